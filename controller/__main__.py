@@ -1,0 +1,100 @@
+"""`python -m controller --topology build/topology.json [options]`: run the fabric controller.
+
+Programs every switch, logs "fabric ready in X s", then keeps running: probes links,
+reroutes on failures, re-programs restarted switches, serves the control socket.
+SIGTERM / SIGINT stop it cleanly.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import signal
+import sys
+import threading
+from pathlib import Path
+
+from controller.control_client import DEFAULT_SOCKET
+from controller.control_server import ControlServer
+from controller.fabric import FabricController
+from controller.p4rt_codec import load_p4info
+from controller.switch_state import SPRAY_MODES, THRESHOLD_NEVER, ForwardingPolicy
+from topologies.topology_file import read_topology
+
+log = logging.getLogger("controller")
+
+
+def _threshold(text: str) -> int:
+    value = int(text)
+    if not 0 <= value <= THRESHOLD_NEVER:
+        raise argparse.ArgumentTypeError(f"{text} is outside 0..{THRESHOLD_NEVER}")
+    return value
+
+
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python -m controller", description=__doc__)
+    parser.add_argument("--topology", default="build/topology.json")
+    parser.add_argument("--p4info", help="P4Info text file (default: from the topology)")
+    parser.add_argument("--device-config", help="device config file (default: from topology)")
+    parser.add_argument("--spray", choices=sorted(SPRAY_MODES), default="ecmp")
+    parser.add_argument("--trim-threshold", type=_threshold, default=32,
+                        help="egress queue depth (packets) at which DATA is trimmed; 0 = never")
+    parser.add_argument("--ecn-threshold", type=_threshold, default=16,
+                        help="egress queue depth (packets) at which ECN CE is set; 0 = never")
+    parser.add_argument("--probe-interval", type=float, default=0.1, help="seconds")
+    parser.add_argument("--miss-limit", type=int, default=3,
+                        help="missed probes before a link is declared down")
+    parser.add_argument("--ready-timeout", type=float, default=60.0,
+                        help="seconds to wait for every switch before reporting the missing")
+    parser.add_argument("--control-socket", default=DEFAULT_SOCKET)
+    parser.add_argument("--log-level", default="INFO")
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    logging.basicConfig(level=args.log_level.upper(),
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    try:
+        topology = read_topology(args.topology)
+        p4info_path = args.p4info or topology.p4info
+        config_path = args.device_config or topology.device_config
+        if not p4info_path or not config_path:
+            raise ValueError("no --p4info / --device-config given and none in the topology")
+        p4info = load_p4info(p4info_path)
+        device_config = Path(config_path).read_bytes()
+        if args.probe_interval <= 0 or args.miss_limit < 1:
+            raise ValueError("--probe-interval must be > 0 and --miss-limit >= 1")
+    except (ValueError, OSError) as exc:
+        print(f"controller: {exc}", file=sys.stderr)
+        return 2
+    except Exception as exc:  # e.g. a P4Info text-format parse error
+        print(f"controller: cannot load P4Info {p4info_path}: {exc}".splitlines()[0],
+              file=sys.stderr)
+        return 2
+    policy = ForwardingPolicy(SPRAY_MODES[args.spray], args.trim_threshold, args.ecn_threshold)
+    try:
+        controller = FabricController(topology, p4info, device_config, policy,
+                                      probe_interval=args.probe_interval,
+                                      miss_limit=args.miss_limit,
+                                      ready_timeout=args.ready_timeout)
+    except KeyError as exc:
+        print(f"controller: {exc.args[0]}", file=sys.stderr)
+        return 2
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    signal.signal(signal.SIGINT, lambda *_: stop.set())
+    server = ControlServer(args.control_socket, controller)
+    server.start()
+    controller.start()
+    log.info("controller started for %s (%d switches), control socket %s",
+             topology.fabric.spec, len(topology.fabric.switches), args.control_socket)
+    stop.wait()
+    log.info("stopping")
+    server.close()
+    controller.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,383 @@
+"""The fabric controller: programs every switch and keeps it programmed.
+
+Holds the desired state (routes from the live topology graph + the forwarding policy), a
+mirror of what each switch holds, the sessions, and the link monitor. Every (re)connection
+of a session runs `sync_switch`: check the pipeline cookie (push only when it differs), read
+the switch's state back and write only the difference. The same path serves first start,
+switch restarts and controller restarts.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, replace
+
+from p4.config.v1 import p4info_pb2
+from p4.v1 import p4runtime_pb2
+
+from controller.link_monitor import LinkEvent, LinkMonitor, LinkStatus, parse_probe, probe_frame
+from controller.p4rt_codec import (
+    DROP_COUNTER,
+    PORT_COUNTERS,
+    Codec,
+    P4Ids,
+    encode_uint,
+    pipeline_cookie,
+)
+from controller.reconcile import apply_ops, plan
+from controller.routes import LinkId, compute_next_hops, enumerate_paths, link_id
+from controller.session import SessionError, SwitchSession
+from controller.switch_state import ForwardingPolicy, SwitchState, build_switch_state
+from topologies.topology_file import TopologyFile
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Reconvergence:
+    link: str
+    status: str
+    detected_at: float  # wall clock
+    detect_s: float | None  # first missed probe → declared down
+    program_s: float  # declared → every affected switch rewritten
+    total_s: float | None  # first missed probe → reprogrammed
+    from_command_s: float | None  # link command (CLI) → reprogrammed
+    switches: int
+    updates: int
+
+
+def link_name(link: LinkId) -> str:
+    (a, pa), (b, pb) = link
+    return f"{a}:{pa}-{b}:{pb}"
+
+
+class FabricController:
+    def __init__(
+        self,
+        topology: TopologyFile,
+        p4info: p4info_pb2.P4Info,
+        device_config: bytes,
+        policy: ForwardingPolicy,
+        probe_interval: float = 0.1,
+        miss_limit: int = 3,
+        ready_timeout: float = 60.0,
+        election_id: int | None = None,
+        session_factory: Callable[..., SwitchSession] = SwitchSession,
+    ) -> None:
+        self.topology = topology
+        self.fabric = topology.fabric
+        self.p4info = p4info
+        self.device_config = device_config
+        self.cookie = pipeline_cookie(p4info, device_config)
+        self.ids = P4Ids(p4info)
+        self.codec = Codec(self.ids)
+        self.policy = policy
+        self.ready_timeout = ready_timeout
+        self._packet_out_ids = self.ids.packet_metadata("packet_out")
+        self._packet_in_ids = {v: k for k, v in self.ids.packet_metadata("packet_in").items()}
+        self._state_lock = threading.Lock()  # guards policy, next_hops, down links
+        self._switch_locks = {name: threading.Lock() for name in self.fabric.switches}
+        self.installed: dict[str, SwitchState | None] = dict.fromkeys(self.fabric.switches)
+        self.synced: dict[str, bool] = dict.fromkeys(self.fabric.switches, False)
+        self.next_hops = compute_next_hops(self.fabric)
+        self._links = {link_id(lk): lk for lk in self.fabric.fabric_links()}
+        self._link_by_sender = {lid[0]: lid for lid in self._links}
+        self.monitor = LinkMonitor(list(self._links), probe_interval, miss_limit)
+        self._monitor_lock = threading.Lock()
+        self._link_events: queue.Queue[LinkEvent | None] = queue.Queue()
+        self._link_commands: dict[LinkId, float] = {}  # link -> wall time of CLI command
+        self.reconvergences: list[Reconvergence] = []
+        self._by_device = {sw.device_id: sw.name for sw in self.fabric.switches.values()}
+        election = election_id if election_id is not None else int(time.time() * 1000)
+        self.sessions = {
+            sw.name: session_factory(sw.name, sw.device_id, sw.grpc_address, election,
+                                   self._on_primary, self._on_lost, self._on_packet_in)
+            for sw in self.fabric.switches.values()
+        }
+        self._stopped = threading.Event()
+        self.started_at = 0.0
+        self.ready_at: float | None = None
+        self.missing: list[str] = []
+        self.ready = threading.Event()
+        self._pool = ThreadPoolExecutor(max_workers=8, thread_name_prefix="write")
+
+    # --- lifecycle ------------------------------------------------------------------------
+    def start(self) -> None:
+        self.started_at = time.monotonic()
+        for session in self.sessions.values():
+            session.start()
+        threading.Thread(target=self._await_ready, name="ready", daemon=True).start()
+        threading.Thread(target=self._handle_link_events, name="reroute", daemon=True).start()
+
+    def stop(self) -> None:
+        self._stopped.set()
+        self._link_events.put(None)
+        for session in self.sessions.values():
+            session.stop()
+        self._pool.shutdown(wait=False, cancel_futures=True)
+
+    def _await_ready(self) -> None:
+        deadline = self.started_at + self.ready_timeout
+        while not self._stopped.is_set() and time.monotonic() < deadline:
+            if all(self.synced.values()):
+                break
+            time.sleep(0.05)
+        if self._stopped.is_set():
+            return
+        self.missing = sorted(name for name, ok in self.synced.items() if not ok)
+        self.ready_at = time.monotonic()
+        elapsed = self.ready_at - self.started_at
+        if self.missing:
+            log.error("switches not answering after %.0f s: %s", self.ready_timeout,
+                      ", ".join(self.missing))
+            log.info("fabric ready in %.2f s without %s", elapsed, ", ".join(self.missing))
+        else:
+            log.info("fabric ready in %.2f s (%d switches, %d entries)", elapsed,
+                     len(self.synced), self.entry_count())
+        self.ready.set()
+        self._probe_loop()
+
+    def entry_count(self) -> int:
+        return sum(s.entry_count() for s in self.installed.values() if s is not None)
+
+    # --- programming ----------------------------------------------------------------------
+    def desired_state(self, name: str) -> SwitchState:
+        with self._state_lock:
+            hops = self.next_hops[name]
+            policy = self.policy
+        return build_switch_state(sorted(self.fabric.switches[name].ports), hops, policy)
+
+    def _on_primary(self, session: SwitchSession) -> None:
+        try:
+            self.sync_switch(session.name)
+        except SessionError as exc:
+            log.error("%s: programming failed: %s", session.name, exc)
+        except Exception:
+            log.exception("%s: programming failed", session.name)
+
+    def _on_lost(self, session: SwitchSession) -> None:
+        self.synced[session.name] = False
+        self.installed[session.name] = None
+
+    def sync_switch(self, name: str) -> int:
+        """Bring one switch to the desired state; returns the number of updates written."""
+        session = self.sessions[name]
+        with self._switch_locks[name]:
+            started = time.monotonic()
+            if session.get_pipeline_cookie() != self.cookie:
+                session.set_pipeline(self.p4info, self.device_config, self.cookie)
+                current = SwitchState()
+                how = "pipeline pushed"
+            else:
+                current = self.codec.parse_state(session.read(self.codec.read_request_entities()))
+                how = "pipeline kept, state read back"
+            written = self._write_plan(name, current, self.desired_state(name))
+            self.synced[name] = True
+        log.info("%s: programmed in %.2f s (%s, %d updates)", name,
+                 time.monotonic() - started, how, written)
+        return written
+
+    def _write_plan(self, name: str, current: SwitchState, desired: SwitchState) -> int:
+        session = self.sessions[name]
+        written = 0
+        failed = False
+        for phase in plan(current, desired):
+            errors = session.write([self.codec.update(op) for op in phase])
+            if errors:
+                failed = True
+                log.error("%s: %d of %d updates failed, first: %s", name, len(errors),
+                          len(phase), errors[0])
+            else:
+                apply_ops(current, phase)
+                written += len(phase)
+        # after a failure the mirror is not trustworthy: the next sync reads the switch back
+        self.installed[name] = None if failed else current
+        return written
+
+    def _reprogram(self, names: list[str]) -> tuple[int, int]:
+        """Rewrite the given switches concurrently from their mirrors; (switches, updates)."""
+        def one(name: str) -> int:
+            with self._switch_locks[name]:  # lock first: a running sync must finish
+                if not self.synced.get(name):
+                    return 0
+                current = self.installed.get(name)
+                if current is None:
+                    current = self.codec.parse_state(
+                        self.sessions[name].read(self.codec.read_request_entities()))
+                return self._write_plan(name, current, self.desired_state(name))
+
+        futures = {name: self._pool.submit(one, name) for name in names}
+        updates = 0
+        touched = 0
+        for name, future in futures.items():
+            try:
+                n = future.result()
+            except SessionError as exc:
+                log.error("%s: rewrite failed: %s", name, exc)
+                continue
+            updates += n
+            touched += n > 0
+        return touched, updates
+
+    def set_spray_mode(self, mode: int) -> int:
+        with self._state_lock:
+            self.policy = replace(self.policy, spray_mode=mode)
+        _, updates = self._reprogram(list(self.fabric.switches))
+        return updates
+
+    # --- link probing ---------------------------------------------------------------------
+    def _probe_loop(self) -> None:
+        interval = self.monitor.interval
+        next_round = time.monotonic()
+        while not self._stopped.is_set():
+            now = time.monotonic()
+            with self._monitor_lock:
+                events, probes = self.monitor.start_round(now)
+            for event in events:
+                self._link_events.put(event)
+            ts_ms = int(time.time() * 1000)
+            for link, seq in probes:
+                sender, port = link[0]
+                if not self.synced.get(sender):
+                    continue
+                sw = self.fabric.switches[sender]
+                metadata = {mid: encode_uint(port if name == "egress_port" else 0)
+                            for name, mid in self._packet_out_ids.items()}
+                self.sessions[sender].packet_out(
+                    probe_frame(sw.device_id, port, seq, ts_ms), metadata)
+            next_round += interval
+            delay = next_round - time.monotonic()
+            if delay < 0:  # fell behind (busy machine): skip rounds, do not burst
+                next_round = time.monotonic()
+                delay = 0
+            self._stopped.wait(delay)
+
+    def _on_packet_in(self, session: SwitchSession, payload: bytes,
+                      metadata: dict[int, bytes]) -> None:
+        probe = parse_probe(payload)
+        if probe is None:
+            return
+        device_id, port, seq, _ = probe
+        sender = self._by_device.get(device_id)
+        link = self._link_by_sender.get((sender, port)) if sender else None
+        if link is None:
+            return
+        ingress = next((int.from_bytes(v, "big") for mid, v in metadata.items()
+                        if self._packet_in_ids.get(mid) == "ingress_port"), None)
+        if link[1] != (session.name, ingress):
+            log.warning("probe from %s:%d arrived at %s:%s, expected %s:%d", sender, port,
+                        session.name, ingress, *link[1])
+            return
+        with self._monitor_lock:
+            event = self.monitor.probe_answered(link, seq, time.monotonic())
+        if event is not None:
+            self._link_events.put(event)
+
+    def note_link_command(self, a: str, b: str, when: float) -> None:
+        """The lab CLI changed a link at wall time `when`; used to report reconvergence."""
+        for lid, lk in self._links.items():
+            if {lk.a, lk.b} == {a, b}:
+                self._link_commands[lid] = when
+
+    def _handle_link_events(self) -> None:
+        while True:
+            event = self._link_events.get()
+            if event is None:
+                return
+            try:
+                self._apply_link_event(event)
+            except Exception:
+                log.exception("handling %s failed", event)
+
+    def _apply_link_event(self, event: LinkEvent) -> None:
+        with self._monitor_lock:
+            down = self.monitor.down_links()
+        with self._state_lock:
+            old = self.next_hops
+            new = compute_next_hops(self.fabric, down)
+            self.next_hops = new
+        changed = [name for name in self.fabric.switches if old[name] != new[name]]
+        declared = time.monotonic()
+        touched, updates = self._reprogram(changed)
+        done = time.monotonic()
+        wall_done = time.time()
+        detect = None if event.first_miss_at is None else event.detected_at - event.first_miss_at
+        total = None if event.first_miss_at is None else done - event.first_miss_at
+        command_at = self._link_commands.pop(event.link, None)
+        from_command = None if command_at is None else wall_done - command_at
+        record = Reconvergence(
+            link=link_name(event.link), status=event.status.value, detected_at=wall_done,
+            detect_s=detect, program_s=done - declared, total_s=total,
+            from_command_s=from_command, switches=touched, updates=updates)
+        self.reconvergences.append(record)
+        extra = "" if from_command is None else f", {from_command:.3f} s from link command"
+        if event.status is LinkStatus.DOWN:
+            log.warning("link %s down: detected %.3f s after first missed probe, fabric "
+                        "reprogrammed in %.3f s (%d switches, %d updates); total %.3f s%s",
+                        record.link, detect or 0.0, record.program_s, touched, updates,
+                        total or 0.0, extra)
+        else:
+            log.warning("link %s up: fabric reprogrammed in %.3f s (%d switches, %d updates)%s",
+                        record.link, record.program_s, touched, updates, extra)
+
+    # --- queries --------------------------------------------------------------------------
+    def counters(self, name: str) -> dict:
+        session = self.sessions[name]
+        ids = {self.ids.counter(c): c for c in (*PORT_COUNTERS, DROP_COUNTER)}
+        entities = [p4runtime_pb2.Entity(counter_entry=p4runtime_pb2.CounterEntry(
+            counter_id=cid)) for cid in ids]
+        ports: dict[int, dict[str, int]] = {}
+        drops: dict[int, int] = {}
+        for entity in session.read(entities):
+            entry = entity.counter_entry
+            counter = ids.get(entry.counter_id, "")
+            index = entry.index.index
+            if counter == DROP_COUNTER:
+                drops[index] = entry.data.packet_count
+                continue
+            short = counter.split(".")[-1]
+            row = ports.setdefault(index, {})
+            row[short] = entry.data.packet_count
+            if short == "tx_packets":
+                row["tx_bytes"] = entry.data.byte_count
+        switch_ports = set(self.fabric.switches[name].ports)
+        return {
+            "ports": {p: row for p, row in sorted(ports.items()) if p in switch_ports},
+            "drops": drops,
+        }
+
+    def paths(self, src: str, dst: str) -> list[list[str]]:
+        hosts = self.fabric.hosts
+        for name in (src, dst):
+            if name not in hosts:
+                raise KeyError(f"unknown host {name!r}")
+        with self._state_lock:
+            hops = self.next_hops
+        result = []
+        for src_nic in hosts[src].nics:
+            for dst_nic in hosts[dst].nics:
+                if src_nic.plane != dst_nic.plane:
+                    continue
+                for path in enumerate_paths(self.fabric, hops, src_nic.ip, dst_nic.ip):
+                    result.append([f"{h.switch}:{h.in_port}>{h.out_port}" for h in path])
+        return result
+
+    def status(self) -> dict:
+        elapsed = None if self.ready_at is None else self.ready_at - self.started_at
+        return {
+            "ready": self.ready.is_set(),
+            "ready_s": elapsed,
+            "missing": self.missing,
+            "spray_mode": self.policy.spray_mode,
+            "entries": self.entry_count(),
+            "switches": {name: {"primary": self.sessions[name].primary.is_set(),
+                                "synced": self.synced[name],
+                                "connects": self.sessions[name].connect_count}
+                         for name in self.fabric.switches},
+            "down_links": sorted(link_name(lk) for lk in self.monitor.down_links()),
+        }

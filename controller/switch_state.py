@@ -1,0 +1,111 @@
+"""The forwarding state of one switch, as plain data, and what the controller wants in it.
+
+Both the desired state (computed from the topology) and the state read back from a switch
+are `SwitchState`s, so reconciliation is a pure diff (controller/reconcile.py).
+
+Ids are derived from content so they are stable across recomputations and restarts:
+  member id = its port; group id = bit mask of its ports (ports 1..31).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+SPRAY_MODES = {"ecmp": 0, "ev": 1, "random": 2, "source": 3}
+SPRAY_NAMES = {v: k for k, v in SPRAY_MODES.items()}
+MAX_GROUP_PORT = 31
+THRESHOLD_NEVER = (1 << 19) - 1  # 19-bit threshold no queue reaches
+
+Prefix = tuple[int, int]  # (IPv4 address as int, prefix length)
+
+
+def group_id_for(ports: frozenset[int]) -> int:
+    """Stable group id: the bit mask of the member ports."""
+    mask = 0
+    for port in ports:
+        if not 1 <= port <= MAX_GROUP_PORT:
+            raise ValueError(f"port {port} cannot be a group member (1..{MAX_GROUP_PORT})")
+        mask |= 1 << port
+    return mask
+
+
+def ports_of_group(group_id: int) -> frozenset[int]:
+    return frozenset(p for p in range(1, MAX_GROUP_PORT + 1) if group_id >> p & 1)
+
+
+def ip_to_int(ip: str) -> int:
+    parts = ip.split(".")
+    if len(parts) != 4:
+        raise ValueError(f"bad IPv4 address {ip!r}")
+    value = 0
+    for part in parts:
+        octet = int(part)
+        if not 0 <= octet <= 255:
+            raise ValueError(f"bad IPv4 address {ip!r}")
+        value = value << 8 | octet
+    return value
+
+
+def int_to_ip(value: int) -> str:
+    return ".".join(str(value >> s & 0xFF) for s in (24, 16, 8, 0))
+
+
+@dataclass
+class SwitchState:
+    members: dict[int, int] = field(default_factory=dict)  # member id -> port
+    groups: dict[int, frozenset[int]] = field(default_factory=dict)  # group id -> member ids
+    downlink: dict[Prefix, int] = field(default_factory=dict)  # prefix -> port
+    uplink: dict[Prefix, int] = field(default_factory=dict)  # prefix -> group id
+    source_label: dict[int, int] = field(default_factory=dict)  # label -> port
+    thresholds: dict[int, tuple[int, int]] = field(default_factory=dict)  # port -> (trim, ecn)
+    spray_mode: int | None = None  # None: not known (forces a write)
+
+    def entry_count(self) -> int:
+        return (len(self.members) + len(self.groups) + len(self.downlink) + len(self.uplink)
+                + len(self.source_label) + len(self.thresholds) + 1)
+
+
+@dataclass(frozen=True)
+class ForwardingPolicy:
+    """Controller knobs applied to every switch."""
+
+    spray_mode: int = SPRAY_MODES["ecmp"]
+    trim_threshold: int = 32  # packets; 0 = never trim
+    ecn_threshold: int = 16  # packets; 0 = never mark
+
+    def thresholds(self) -> tuple[int, int] | None:
+        """(trim, ecn) for port_thresholds entries; None = install no entries."""
+        if self.trim_threshold == 0 and self.ecn_threshold == 0:
+            return None
+        trim = self.trim_threshold or THRESHOLD_NEVER
+        ecn = self.ecn_threshold or THRESHOLD_NEVER
+        return trim, ecn
+
+
+def build_switch_state(
+    ports: list[int], next_hops: dict[str, frozenset[int]], policy: ForwardingPolicy
+) -> SwitchState:
+    """Desired state from one switch's per-destination next-hop port sets.
+
+    One next hop → `downlink` /32 entry; several → `uplink` /32 entry to the group of
+    those ports. The source-route label table maps label L → port L for every port.
+    """
+    state = SwitchState(spray_mode=policy.spray_mode)
+    for ip, hops in next_hops.items():
+        prefix = (ip_to_int(ip), 32)
+        if len(hops) == 1:
+            state.downlink[prefix] = next(iter(hops))
+        elif len(hops) > 1:
+            gid = group_id_for(hops)
+            state.groups[gid] = frozenset(hops)
+            for port in hops:
+                state.members[port] = port
+            state.uplink[prefix] = gid
+    for port in ports:
+        if port <= 255:
+            state.source_label[port] = port
+    thresholds = policy.thresholds()
+    if thresholds is not None:
+        for port in ports:
+            state.thresholds[port] = thresholds
+    return state

@@ -1,0 +1,192 @@
+"""Entropy values (EVs) per plane, their health, and the per-packet choice among them.
+
+An EV stands for one (unknown) path through the fabric. Each EV keeps its own RTT, ECN
+share, trims and losses. Status:
+
+- GOOD: used in round-robin order;
+- CONGESTED: marked recently (ECN echo, trim or high `qmax`); skipped for about one RTT so
+  the load moves to the other paths, then used again;
+- FAILED: retired after `retire_after` losses in a row; not used for data, probed later;
+- PROBING: a PROBE with this EV is out; a PROBE_REPLY reinstates it, silence fails it again
+  with a doubled probe interval.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from enum import Enum
+
+from endpoint.core.rtt import RttEstimator
+
+
+class EvStatus(Enum):
+    GOOD = "good"
+    CONGESTED = "congested"
+    FAILED = "failed"
+    PROBING = "probing"
+
+
+@dataclass(slots=True, eq=False)
+class EvState:
+    ev: int
+    plane: int
+    status: EvStatus = EvStatus.GOOD
+    rtt: RttEstimator = field(default_factory=RttEstimator)
+    ecn_share: float = 0.0
+    acks: int = 0
+    marks: int = 0
+    trims: int = 0
+    losses: int = 0
+    losses_in_row: int = 0
+    sent: int = 0
+    penalty_until: float = 0.0
+    probe_at: float = 0.0
+    probe_deadline: float = 0.0
+    probe_backoff: float = 0.0
+    retired_count: int = 0
+
+    @property
+    def usable(self) -> bool:
+        return self.status in (EvStatus.GOOD, EvStatus.CONGESTED)
+
+
+@dataclass(slots=True)
+class Retirement:
+    """One EV retirement, reported in the sender's stats."""
+
+    time: float
+    plane: int
+    ev: int
+
+
+class EvPool:
+    """The EVs of every plane; picks an EV per packet and tracks retire/probe/reinstate."""
+
+    def __init__(self, planes: int, evs_per_plane: int, rng: random.Random,
+                 retire_after: int = 2, ecn_gain: float = 1 / 8) -> None:
+        if planes < 1 or not 1 <= evs_per_plane <= 65535:
+            raise ValueError("need at least one plane and 1..65535 EVs per plane")
+        self.retire_after = retire_after
+        self.ecn_gain = ecn_gain
+        self.planes: list[list[EvState]] = []
+        self._by_key: dict[tuple[int, int], EvState] = {}
+        for plane in range(planes):
+            values = rng.sample(range(1, 65536), evs_per_plane)
+            states = [EvState(ev, plane) for ev in values]
+            self.planes.append(states)
+            for st in states:
+                self._by_key[(plane, st.ev)] = st
+        self._cursor = [0] * planes
+        self._next_plane = 0
+        self.retirements: list[Retirement] = []
+        self.reinstatements = 0
+        self.used: set[tuple[int, int]] = set()
+        # FAILED or PROBING EVs, insertion-ordered (a dict, for deterministic runs).
+        self._down: dict[EvState, None] = {}
+
+    def lookup(self, plane: int, ev: int) -> EvState | None:
+        return self._by_key.get((plane, ev))
+
+    def all(self) -> list[EvState]:
+        return [st for states in self.planes for st in states]
+
+    def choose(self, now: float, avoid: EvState | None = None) -> EvState:
+        """Next EV for a packet: planes in turn, GOOD EVs round-robin within a plane."""
+        nplanes = len(self.planes)
+        fallback: EvState | None = None
+        for _ in range(nplanes):
+            plane = self._next_plane
+            self._next_plane = (plane + 1) % nplanes
+            pick, soonest = self._choose_in_plane(plane, now, avoid)
+            if pick is not None:
+                return self._use(pick)
+            if soonest is not None and (fallback is None
+                                        or soonest.penalty_until < fallback.penalty_until):
+                fallback = soonest
+        if fallback is not None:
+            return self._use(fallback)
+        # Every EV is retired: send anyway (recovery then rests on timeouts and probes).
+        states = self.planes[self._next_plane]
+        return self._use(states[self._cursor[self._next_plane] % len(states)])
+
+    def _choose_in_plane(self, plane: int, now: float,
+                         avoid: EvState | None) -> tuple[EvState | None, EvState | None]:
+        states = self.planes[plane]
+        n = len(states)
+        start = self._cursor[plane]
+        soonest: EvState | None = None
+        for i in range(n):
+            st = states[(start + i) % n]
+            if not st.usable or st is avoid:
+                continue
+            if st.penalty_until <= now:
+                self._cursor[plane] = (start + i + 1) % n
+                return st, None
+            if soonest is None or st.penalty_until < soonest.penalty_until:
+                soonest = st
+        if soonest is None and avoid is not None and avoid.usable:
+            soonest = avoid
+        return None, soonest
+
+    def _use(self, st: EvState) -> EvState:
+        st.sent += 1
+        self.used.add((st.plane, st.ev))
+        return st
+
+    def on_feedback(self, st: EvState, marked: bool, now: float, penalty: float) -> None:
+        """An ACK/NACK came back on this EV: it is alive; update its congestion view."""
+        st.acks += 1
+        st.losses_in_row = 0
+        st.ecn_share += self.ecn_gain * ((1.0 if marked else 0.0) - st.ecn_share)
+        if marked:
+            st.marks += 1
+            if st.usable:
+                st.status = EvStatus.CONGESTED
+                st.penalty_until = now + penalty
+        elif st.status is EvStatus.CONGESTED and now >= st.penalty_until:
+            st.status = EvStatus.GOOD
+
+    def on_loss(self, st: EvState, now: float, probe_delay: float) -> bool:
+        """A packet sent on this EV was lost; True when that retires the EV."""
+        st.losses += 1
+        st.losses_in_row += 1
+        if st.usable and st.losses_in_row >= self.retire_after:
+            st.status = EvStatus.FAILED
+            st.probe_backoff = probe_delay
+            st.probe_at = now + probe_delay
+            st.retired_count += 1
+            self._down[st] = None
+            self.retirements.append(Retirement(now, st.plane, st.ev))
+            return True
+        return False
+
+    def due_probes(self, now: float) -> list[EvState]:
+        return [st for st in self._down if st.status is EvStatus.FAILED and st.probe_at <= now]
+
+    def start_probe(self, st: EvState, now: float, timeout: float) -> None:
+        st.status = EvStatus.PROBING
+        st.probe_deadline = now + timeout
+
+    def expire_probes(self, now: float, max_backoff: float) -> None:
+        for st in self._down:
+            if st.status is EvStatus.PROBING and st.probe_deadline <= now:
+                st.status = EvStatus.FAILED
+                st.probe_backoff = min(st.probe_backoff * 2, max_backoff)
+                st.probe_at = now + st.probe_backoff
+
+    def reinstate(self, st: EvState) -> None:
+        if st.status in (EvStatus.PROBING, EvStatus.FAILED):
+            st.status = EvStatus.GOOD
+            st.losses_in_row = 0
+            st.penalty_until = 0.0
+            self.reinstatements += 1
+            self._down.pop(st, None)
+
+    def next_deadline(self) -> float | None:
+        times = [st.probe_at if st.status is EvStatus.FAILED else st.probe_deadline
+                 for st in self._down]
+        return min(times) if times else None
+
+    def retired_now(self) -> list[EvState]:
+        return list(self._down)

@@ -1,0 +1,246 @@
+"""Sans-I/O MRC receiver: any number of connections from any number of peers.
+
+``on_packet(peer, hdr, payload, ce, now)`` returns the replies to send back the way the
+packet came (same plane, addresses swapped) and ``take_messages()`` hands over each completed
+message exactly once.
+
+- An open PROBE (``conn == 0``) creates a connection; `conn` is chosen here (random, unique,
+  non-zero) and bound to (peer, nonce), so a repeated open gets the same answer.
+- DATA is placed by `offset` whatever the order; every DATA gets an ACK (cumulative ack, SACK
+  bitmap of the 32 PSNs after it, echo of ev, ECN as ECN_ECHO, qmax and ts). A TRIMMED DATA
+  gets a NACK at once. Duplicates are re-acknowledged and never delivered twice.
+- The message is complete when every PSN is in; it is then checked against the length
+  announced at open and the CRC32 carried by the LAST packet.
+- Anything else (malformed, unknown connection, inconsistent offsets) is counted and ignored.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import random
+import zlib
+from collections.abc import Hashable
+from dataclasses import dataclass
+
+from endpoint.core.packets import Outgoing
+from endpoint.wire import Flag, MrcHeader, MsgType
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(slots=True)
+class ReceiverConfig:
+    max_message: int = 1 << 30
+    idle_timeout: float = 30.0  # forget an unfinished connection silent this long
+    keep_done: int = 4096  # finished connections remembered to re-ack late duplicates
+    seed: int | None = None
+
+
+@dataclass(slots=True)
+class Message:
+    """A completed message."""
+
+    peer: Hashable
+    conn: int
+    data: bytes
+    ok: bool
+    error: str
+    started: float
+    finished: float
+
+
+@dataclass(slots=True)
+class ReceiverStats:
+    data_packets: int = 0
+    bytes_placed: int = 0
+    duplicates: int = 0
+    trimmed: int = 0
+    nacks_sent: int = 0
+    acks_sent: int = 0
+    ecn_marked: int = 0
+    probes: int = 0
+    opens: int = 0
+    unknown_conn: int = 0
+    invalid: int = 0
+    messages_ok: int = 0
+    messages_bad: int = 0
+
+
+@dataclass(slots=True, eq=False)
+class _Connection:
+    conn: int
+    peer: Hashable
+    nonce: int
+    length: int
+    mss: int
+    npkts: int
+    started: float
+    last_seen: float
+    buf: bytearray
+    got: bytearray
+    cum: int = 0
+    count: int = 0
+    crc: int | None = None
+    last_end: int | None = None
+    done: bool = False
+
+
+class MrcReceiver:
+    def __init__(self, config: ReceiverConfig | None = None) -> None:
+        self.cfg = config or ReceiverConfig()
+        self._rng = random.Random(self.cfg.seed)
+        self._conns: dict[int, _Connection] = {}
+        self._opens: dict[tuple[Hashable, int], int] = {}
+        self._ready: list[Message] = []
+        self.stats = ReceiverStats()
+
+    @property
+    def active(self) -> int:
+        return sum(1 for c in self._conns.values() if not c.done)
+
+    def take_messages(self) -> list[Message]:
+        ready, self._ready = self._ready, []
+        return ready
+
+    def on_packet(self, peer: Hashable, hdr: MrcHeader, payload: bytes | memoryview,
+                  ce: bool, now: float) -> list[Outgoing]:
+        if hdr.type == MsgType.PROBE:
+            return self._on_probe(peer, hdr, now)
+        if hdr.type != MsgType.DATA:
+            self.stats.invalid += 1
+            return []
+        conn = self._conns.get(hdr.conn)
+        if conn is None or conn.peer != peer:
+            self.stats.unknown_conn += 1
+            return []
+        return self._on_data(conn, hdr, payload, ce, now)
+
+    # --------------------------------------------------------------------- setup, probes
+    def _on_probe(self, peer: Hashable, hdr: MrcHeader, now: float) -> list[Outgoing]:
+        self.stats.probes += 1
+        if hdr.conn == 0:
+            conn_id = self._open(peer, hdr, now)
+            if conn_id is None:
+                return []
+            reply = MrcHeader(MsgType.PROBE_REPLY, 0, hdr.ev, conn_id, hdr.psn, 0, 0, 0,
+                              hdr.qmax, hdr.ts, 0, hdr.reserved)
+            return [Outgoing(reply)]
+        conn = self._conns.get(hdr.conn)
+        if conn is None or conn.peer != peer:
+            self.stats.unknown_conn += 1
+            return []
+        conn.last_seen = now
+        reply = MrcHeader(MsgType.PROBE_REPLY, 0, hdr.ev, hdr.conn, hdr.psn, conn.cum, 0, 0,
+                          hdr.qmax, hdr.ts)
+        return [Outgoing(reply)]
+
+    def _open(self, peer: Hashable, hdr: MrcHeader, now: float) -> int | None:
+        key = (peer, hdr.reserved)
+        known = self._opens.get(key)
+        if known is not None:
+            return known
+        length, mss = hdr.offset, hdr.length
+        if mss == 0 or length > self.cfg.max_message:
+            self.stats.invalid += 1
+            log.warning("refused open from %s: length %d, mss %d", peer, length, mss)
+            return None
+        conn_id = 0
+        while conn_id == 0 or conn_id in self._conns:
+            conn_id = self._rng.getrandbits(32)
+        npkts = max(1, math.ceil(length / mss))
+        self._conns[conn_id] = _Connection(conn_id, peer, hdr.reserved, length, mss, npkts,
+                                           now, now, bytearray(length), bytearray(npkts))
+        self._opens[key] = conn_id
+        self.stats.opens += 1
+        log.info("open conn 0x%08x from %s: %d bytes", conn_id, peer, length)
+        return conn_id
+
+    # --------------------------------------------------------------------------- data
+    def _on_data(self, conn: _Connection, hdr: MrcHeader, payload: bytes | memoryview,
+                 ce: bool, now: float) -> list[Outgoing]:
+        psn = hdr.psn
+        trimmed = bool(hdr.flags & Flag.TRIMMED)
+        expected = min(conn.mss, conn.length - psn * conn.mss) if psn < conn.npkts else -1
+        if expected < 0 or hdr.offset != psn * conn.mss or hdr.length != expected \
+                or (not trimmed and len(payload) != expected):
+            self.stats.invalid += 1
+            return []
+        conn.last_seen = now
+        self.stats.data_packets += 1
+        self.stats.ecn_marked += ce
+        if conn.got[psn]:
+            self.stats.duplicates += 1
+            return [self._ack(conn, hdr, ce)]
+        if trimmed:
+            self.stats.trimmed += 1
+            self.stats.nacks_sent += 1
+            return [self._reply(conn, hdr, ce, MsgType.NACK, 0)]
+        if hdr.flags & Flag.LAST:
+            if psn != conn.npkts - 1:
+                self.stats.invalid += 1
+                return []
+            conn.crc, conn.last_end = hdr.reserved, hdr.offset + hdr.length
+        conn.buf[hdr.offset:hdr.offset + expected] = payload
+        conn.got[psn] = 1
+        conn.count += 1
+        self.stats.bytes_placed += expected
+        while conn.cum < conn.npkts and conn.got[conn.cum]:
+            conn.cum += 1
+        reply = self._ack(conn, hdr, ce)
+        if conn.count == conn.npkts and not conn.done:
+            self._finish(conn, now)
+        return [reply]
+
+    def _ack(self, conn: _Connection, hdr: MrcHeader, ce: bool) -> Outgoing:
+        bitmap = 0
+        got, base = conn.got, conn.cum + 1
+        for i in range(min(32, conn.npkts - base)):
+            if got[base + i]:
+                bitmap |= 1 << i
+        self.stats.acks_sent += 1
+        return self._reply(conn, hdr, ce, MsgType.ACK, bitmap)
+
+    @staticmethod
+    def _reply(conn: _Connection, hdr: MrcHeader, ce: bool, mtype: MsgType,
+               bitmap: int) -> Outgoing:
+        flags = Flag.ECN_ECHO if ce else 0
+        return Outgoing(MrcHeader(mtype, flags, hdr.ev, conn.conn, hdr.psn, conn.cum, bitmap,
+                                  hdr.length, hdr.qmax, hdr.ts))
+
+    def _finish(self, conn: _Connection, now: float) -> None:
+        conn.done = True
+        data = bytes(conn.buf)
+        error = ""
+        if conn.last_end != conn.length:
+            error = f"length mismatch: LAST packet ends at {conn.last_end}, open said {conn.length}"
+        elif zlib.crc32(data) != conn.crc:
+            error = f"CRC32 mismatch: got 0x{zlib.crc32(data):08x}, LAST said 0x{conn.crc:08x}"
+        ok = not error
+        if ok:
+            self.stats.messages_ok += 1
+        else:
+            self.stats.messages_bad += 1
+            log.error("conn 0x%08x from %s: %s", conn.conn, conn.peer, error)
+        self._ready.append(Message(conn.peer, conn.conn, data, ok, error, conn.started, now))
+        conn.buf = bytearray()  # the message is handed over; keep only what re-acks need
+        self._forget_old_done()
+
+    def _forget_old_done(self) -> None:
+        done = [c for c in self._conns.values() if c.done]
+        for conn in done[:max(0, len(done) - self.cfg.keep_done)]:
+            self._drop(conn)
+
+    def _drop(self, conn: _Connection) -> None:
+        self._conns.pop(conn.conn, None)
+        self._opens.pop((conn.peer, conn.nonce), None)
+
+    def expire(self, now: float) -> int:
+        """Forget unfinished connections idle longer than `idle_timeout`; returns how many."""
+        stale = [c for c in self._conns.values()
+                 if not c.done and now - c.last_seen > self.cfg.idle_timeout]
+        for conn in stale:
+            log.warning("conn 0x%08x from %s abandoned after %d/%d packets", conn.conn,
+                        conn.peer, conn.count, conn.npkts)
+            self._drop(conn)
+        return len(stale)

@@ -1,0 +1,92 @@
+"""Sender-side scoreboard: which PSNs are delivered, in flight (in send order) or to resend."""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass
+
+from endpoint.core.ev_pool import EvState
+
+
+@dataclass(slots=True)
+class Transmission:
+    """The latest transmission of one PSN."""
+
+    psn: int
+    sent_at: float
+    ev: EvState
+    retx: bool
+
+
+class SendScoreboard:
+    """PSN states of one message. `inflight` keeps send order, oldest first."""
+
+    def __init__(self, npkts: int) -> None:
+        self.npkts = npkts
+        self.delivered = bytearray(npkts)
+        self.delivered_count = 0
+        self.cum = 0  # first PSN not yet delivered
+        self.next_new = 0  # first PSN never sent
+        self.inflight: dict[int, Transmission] = {}
+        self._resend: deque[int] = deque()
+        self._resend_set: set[int] = set()
+
+    @property
+    def complete(self) -> bool:
+        return self.delivered_count == self.npkts
+
+    def has_resend(self) -> bool:
+        return bool(self._resend_set)
+
+    def next_psn(self) -> tuple[int, bool] | None:
+        """The PSN to send next and whether it is a retransmission; resends go first."""
+        while self._resend:
+            psn = self._resend.popleft()
+            if psn in self._resend_set:
+                self._resend_set.discard(psn)
+                if not self.delivered[psn]:
+                    return psn, True
+        if self.next_new < self.npkts:
+            self.next_new += 1
+            return self.next_new - 1, False
+        return None
+
+    def on_sent(self, tx: Transmission) -> None:
+        self.inflight.pop(tx.psn, None)  # re-insert: a resend moves to the back
+        self.inflight[tx.psn] = tx
+
+    def deliver(self, psn: int) -> Transmission | None:
+        """Mark one PSN delivered; returns its transmission if it was still in flight."""
+        if not 0 <= psn < self.npkts or self.delivered[psn]:
+            return None
+        self.delivered[psn] = 1
+        self.delivered_count += 1
+        self._resend_set.discard(psn)
+        tx = self.inflight.pop(psn, None)
+        while self.cum < self.npkts and self.delivered[self.cum]:
+            self.cum += 1
+        return tx
+
+    def deliver_through(self, cum_ack: int) -> list[Transmission]:
+        """Everything below `cum_ack` is delivered; returns the transmissions that covered."""
+        covered = []
+        for psn in range(self.cum, min(cum_ack, self.npkts)):
+            if not self.delivered[psn]:
+                tx = self.deliver(psn)
+                if tx is not None:
+                    covered.append(tx)
+        return covered
+
+    def mark_lost(self, psn: int, front: bool = False) -> bool:
+        """Take a PSN out of flight and queue it for resending (front: before other resends).
+
+        False when there is nothing to do: already delivered or already queued."""
+        if self.delivered[psn] or psn in self._resend_set:
+            return False
+        self.inflight.pop(psn, None)
+        self._resend_set.add(psn)
+        if front:
+            self._resend.appendleft(psn)
+        else:
+            self._resend.append(psn)
+        return True

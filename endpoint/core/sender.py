@@ -1,0 +1,348 @@
+"""Sans-I/O MRC sender for one message.
+
+Drive it with ``poll(now)`` (returns packets to send, runs timers), ``on_packet(plane, hdr,
+now)`` for every MRC packet received, and ``next_deadline()`` to know when to poll again.
+
+Connection setup: the sender first sends an *open* PROBE (``conn == 0``) carrying a random
+32-bit nonce in `reserved`, the message length in `offset` and its payload size per packet in
+`length`; it repeats it with exponential backoff on other EVs until a PROBE_REPLY echoes the
+nonce. The receiver chooses `conn` and answers a repeated open with the same `conn`, so setup
+is idempotent. Only then does DATA flow. The LAST DATA packet carries the message CRC32 in
+`reserved`.
+
+Recovery:
+- NACK (the packet was trimmed): the PSN is resent at once, first in line, on another EV. It
+  counts as a congestion mark, never as a loss or a timeout.
+- Loss: a PSN is declared lost when a packet sent after it was acknowledged and its own EV's
+  expected RTT (srtt * (1 + reorder_margin) + 2 * rttvar) has passed, or after the RTO. It is
+  resent on another EV; an EV with `retire_after` losses in a row is retired, then probed.
+- The sender fails (``failed`` set, ``error`` says why) when it hears nothing from the
+  receiver for `idle_timeout` seconds.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import random
+import zlib
+from dataclasses import dataclass
+
+from endpoint.core.congestion import DctcpWindow
+from endpoint.core.ev_pool import EvPool, EvState, EvStatus
+from endpoint.core.packets import Outgoing, ts_age, ts_us
+from endpoint.core.rtt import RttEstimator
+from endpoint.core.sack import SendScoreboard, Transmission
+from endpoint.wire import Flag, MrcHeader, MsgType, sacked_psns
+
+log = logging.getLogger(__name__)
+
+MAX_MESSAGE = 0xFFFFFFFF  # `offset` is 32 bits
+
+
+@dataclass(slots=True)
+class SenderConfig:
+    mss: int = 1432
+    evs_per_plane: int = 64
+    init_cwnd: float = 16.0
+    min_cwnd: float = 2.0
+    max_cwnd: float = 512.0
+    min_rto: float = 0.002
+    max_rto: float = 1.0
+    initial_rto: float = 0.1
+    idle_timeout: float = 10.0
+    retire_after: int = 2
+    max_probe_backoff: float = 0.5
+    qmax_threshold: int = 0  # 0: `qmax` is recorded but never counts as a mark
+    reorder_margin: float = 0.25
+    seed: int = 1
+
+
+@dataclass(slots=True)
+class SenderStats:
+    data_sent: int = 0
+    bytes_sent: int = 0
+    retransmits: int = 0
+    nack_retransmits: int = 0
+    loss_retransmits: int = 0
+    timeouts: int = 0
+    acks: int = 0
+    nacks: int = 0
+    ecn_echoes: int = 0
+    stale_acks: int = 0
+    ignored: int = 0
+    opens_sent: int = 0
+    probes_sent: int = 0
+    probe_replies: int = 0
+    max_qmax: int = 0
+    max_loss_recovery: float = 0.0
+    losses_by_reorder: int = 0
+    losses_by_timeout: int = 0
+
+
+class MrcSender:
+    """Sends one message reliably over all EVs of all planes."""
+
+    def __init__(self, data: bytes | bytearray | memoryview, planes: int = 1,
+                 config: SenderConfig | None = None, now: float = 0.0) -> None:
+        self.cfg = cfg = config or SenderConfig()
+        if len(data) > MAX_MESSAGE:
+            raise ValueError(f"message of {len(data)} bytes exceeds {MAX_MESSAGE}")
+        if not 1 <= cfg.mss <= 0xFFFF:
+            raise ValueError(f"mss {cfg.mss} out of range")
+        self.data = memoryview(data)
+        self.length = len(data)
+        self.crc = zlib.crc32(self.data)
+        self.npkts = max(1, math.ceil(self.length / cfg.mss))
+        rng = random.Random(cfg.seed)
+        self.pool = EvPool(planes, cfg.evs_per_plane, rng, cfg.retire_after)
+        self.board = SendScoreboard(self.npkts)
+        self.cc = DctcpWindow(cwnd=cfg.init_cwnd, min_cwnd=cfg.min_cwnd, max_cwnd=cfg.max_cwnd)
+        self.rtt = RttEstimator()
+        self.stats = SenderStats()
+        self.nonce = rng.getrandbits(32) or 1
+        self.conn = 0
+        self.opening = True
+        self.done = False
+        self.failed = False
+        self.error: str | None = None
+        self.start_time = now
+        self.open_time: float | None = None
+        self.finish_time: float | None = None
+        self._last_heard = now
+        self._open_at = now
+        self._open_backoff = cfg.initial_rto
+        self._rto_backoff = 1
+        self._rack_sent_at = -math.inf  # send time of the latest-sent packet known delivered
+        self._next_check = math.inf
+        self._lost_since: dict[int, float] = {}  # PSN -> first send time of a lost packet
+        self._first_sent: dict[int, float] = {}
+        self._avoid: dict[int, EvState] = {}
+        self._probe_seq = 0
+
+    # ----------------------------------------------------------------- timers and output
+    def poll(self, now: float) -> list[Outgoing]:
+        """Run due timers and return the packets the window allows now."""
+        out: list[Outgoing] = []
+        if self.done or self.failed:
+            return out
+        if now - self._last_heard >= self.cfg.idle_timeout:
+            self._fail(f"no answer from the receiver for {self.cfg.idle_timeout:g} s")
+            return out
+        if self.opening:
+            if now >= self._open_at:
+                out.append(self._open_probe(now))
+            return out
+        self._detect_losses(now)
+        self.pool.expire_probes(now, self.cfg.max_probe_backoff)
+        for st in self.pool.due_probes(now):
+            out.append(self._probe(st, now))
+        window = max(1, int(self.cc.cwnd))
+        while len(self.board.inflight) < window:
+            nxt = self.board.next_psn()
+            if nxt is None:
+                break
+            out.append(self._data(nxt[0], nxt[1], now))
+        return out
+
+    def next_deadline(self) -> float | None:
+        """When `poll` must run again even if no packet arrives."""
+        if self.done or self.failed:
+            return None
+        times = [self._last_heard + self.cfg.idle_timeout]
+        if self.opening:
+            times.append(self._open_at)
+        else:
+            times.append(self._next_check)
+            if self.board.inflight:
+                oldest = next(iter(self.board.inflight.values()))
+                times.append(oldest.sent_at + self._rto())
+            probe = self.pool.next_deadline()
+            if probe is not None:
+                times.append(probe)
+        return min(times)
+
+    def _rto(self) -> float:
+        return self.rtt.rto(self.cfg.min_rto, self.cfg.max_rto, self.cfg.initial_rto) \
+            * self._rto_backoff
+
+    def _expected_rtt(self, st: EvState) -> float:
+        est = st.rtt if st.rtt.samples else self.rtt
+        if not est.samples:
+            return self.cfg.initial_rto
+        return est.srtt * (1 + self.cfg.reorder_margin) + 2 * est.rttvar
+
+    def _detect_losses(self, now: float) -> None:
+        rto = self._rto()
+        floor = self.rtt.min_rtt if self.rtt.samples else 0.0
+        lost_reorder: list[Transmission] = []
+        lost_timeout: list[Transmission] = []
+        next_check = math.inf
+        for tx in self.board.inflight.values():  # oldest first
+            if tx.sent_at > now - floor:
+                next_check = min(next_check, tx.sent_at + floor)
+                break  # younger than the shortest RTT: nothing after it can be judged yet
+            if tx.sent_at < self._rack_sent_at:
+                deadline = tx.sent_at + min(self._expected_rtt(tx.ev), rto)
+                bucket = lost_reorder
+            else:
+                deadline = tx.sent_at + rto
+                bucket = lost_timeout
+            if deadline <= now:
+                bucket.append(tx)
+            else:
+                next_check = min(next_check, deadline)
+        self._next_check = next_check
+        for tx in lost_reorder:
+            self.stats.losses_by_reorder += 1
+            self.cc.on_feedback(True, now, self.rtt.srtt)
+            self._lose(tx, now)
+        if lost_timeout:
+            self.stats.timeouts += 1
+            self.stats.losses_by_timeout += len(lost_timeout)
+            self.cc.on_timeout()
+            self._rto_backoff = min(self._rto_backoff * 2, 64)
+            log.debug("RTO at %.6f: %d packets", now, len(lost_timeout))
+            for tx in lost_timeout:
+                self._lose(tx, now)
+
+    def _lose(self, tx: Transmission, now: float) -> None:
+        self.board.mark_lost(tx.psn)
+        self._avoid[tx.psn] = tx.ev
+        self._lost_since.setdefault(tx.psn, self._first_sent.get(tx.psn, tx.sent_at))
+        self.stats.loss_retransmits += 1
+        probe_delay = max(2 * self.rtt.srtt, self.cfg.min_rto)
+        if self.pool.on_loss(tx.ev, now, probe_delay):
+            log.info("retired EV 0x%04x (plane %d) at %.6f", tx.ev.ev, tx.ev.plane, now)
+
+    def _header(self, mtype: MsgType, st: EvState, now: float, **fields: int) -> MrcHeader:
+        return MrcHeader(type=mtype, ev=st.ev, conn=self.conn, ts=ts_us(now), **fields)
+
+    def _open_probe(self, now: float) -> Outgoing:
+        st = self.pool.choose(now)
+        self.stats.opens_sent += 1
+        self._open_at = now + self._open_backoff
+        self._open_backoff = min(self._open_backoff * 2, self.cfg.max_rto)
+        hdr = self._header(MsgType.PROBE, st, now, offset=self.length, length=self.cfg.mss,
+                           reserved=self.nonce)
+        return Outgoing(hdr, b"", st.plane)
+
+    def _probe(self, st: EvState, now: float) -> Outgoing:
+        self._probe_seq += 1
+        self.stats.probes_sent += 1
+        self.pool.start_probe(st, now, max(2 * self._rto(), self.cfg.min_rto))
+        hdr = self._header(MsgType.PROBE, st, now, psn=self._probe_seq)
+        return Outgoing(hdr, b"", st.plane)
+
+    def _data(self, psn: int, retx: bool, now: float) -> Outgoing:
+        st = self.pool.choose(now, self._avoid.pop(psn, None) if retx else None)
+        offset = psn * self.cfg.mss
+        length = min(self.cfg.mss, self.length - offset)
+        last = psn == self.npkts - 1
+        flags = (Flag.LAST if last else 0) | (Flag.RETX if retx else 0)
+        hdr = self._header(MsgType.DATA, st, now, flags=flags, psn=psn, offset=offset,
+                           length=length, reserved=self.crc if last else 0)
+        self.board.on_sent(Transmission(psn, now, st, retx))
+        self._first_sent.setdefault(psn, now)
+        self.stats.data_sent += 1
+        self.stats.bytes_sent += length
+        if retx:
+            self.stats.retransmits += 1
+        return Outgoing(hdr, self.data[offset:offset + length], st.plane)
+
+    # ----------------------------------------------------------------------- feedback
+    def on_packet(self, plane: int, hdr: MrcHeader, now: float) -> None:
+        """Feed one received ACK/NACK/PROBE_REPLY (anything else is counted and ignored)."""
+        if self.done or self.failed:
+            self.stats.ignored += 1
+            return
+        if hdr.type == MsgType.PROBE_REPLY:
+            self._on_probe_reply(plane, hdr, now)
+        elif hdr.type in (MsgType.ACK, MsgType.NACK) and not self.opening \
+                and hdr.conn == self.conn:
+            self._on_feedback(plane, hdr, now)
+        else:
+            self.stats.ignored += 1
+
+    def _rtt_sample(self, st: EvState | None, hdr: MrcHeader, now: float) -> float | None:
+        age = ts_age(now, hdr.ts)
+        if age > self.cfg.max_rto * 64:
+            return None  # a ts we never sent (or ancient): no sample
+        self.rtt.update(age)
+        if st is not None:
+            st.rtt.update(age)
+        return age
+
+    def _on_probe_reply(self, plane: int, hdr: MrcHeader, now: float) -> None:
+        st = self.pool.lookup(plane, hdr.ev)
+        if self.opening and hdr.conn != 0 and hdr.reserved == self.nonce:
+            self.opening = False
+            self.conn = hdr.conn
+            self.open_time = now
+            self._last_heard = now
+            self._rtt_sample(st, hdr, now)
+            log.info("connection 0x%08x open after %.6f s", self.conn, now - self.start_time)
+        elif not self.opening and hdr.conn == self.conn and st is not None \
+                and st.status in (EvStatus.PROBING, EvStatus.FAILED):
+            self._last_heard = now
+            self.stats.probe_replies += 1
+            self._rtt_sample(st, hdr, now)
+            self.pool.reinstate(st)
+            log.info("reinstated EV 0x%04x (plane %d)", st.ev, st.plane)
+        else:
+            self.stats.ignored += 1
+
+    def _on_feedback(self, plane: int, hdr: MrcHeader, now: float) -> None:
+        if hdr.psn >= self.npkts:
+            self.stats.ignored += 1
+            return
+        self._last_heard = now
+        st = self.pool.lookup(plane, hdr.ev)
+        age = self._rtt_sample(st, hdr, now)
+        ecn = bool(hdr.flags & Flag.ECN_ECHO)
+        high_q = self.cfg.qmax_threshold > 0 and hdr.qmax >= self.cfg.qmax_threshold
+        is_nack = hdr.type == MsgType.NACK
+        marked = ecn or high_q or is_nack
+        self.stats.ecn_echoes += ecn
+        self.stats.max_qmax = max(self.stats.max_qmax, hdr.qmax)
+        if st is not None:
+            if is_nack:
+                st.trims += 1
+            self.pool.on_feedback(st, marked, now, st.rtt.srtt or self.rtt.srtt)
+        before = self.board.delivered_count
+        if is_nack:
+            self.stats.nacks += 1
+            if self.board.mark_lost(hdr.psn, front=True):
+                self.stats.nack_retransmits += 1
+                if st is not None:
+                    self._avoid[hdr.psn] = st
+        else:
+            self.stats.acks += 1
+            if self.board.deliver(hdr.psn) is not None and age is not None:
+                self._rack_sent_at = max(self._rack_sent_at, now - age)
+            for psn in sacked_psns(hdr.ack, hdr.offset):
+                if psn < self.npkts:
+                    self.board.deliver(psn)
+        self.board.deliver_through(hdr.ack)
+        newly = self.board.delivered_count - before
+        if newly:
+            self._rto_backoff = 1
+            self._note_recoveries(now)
+        elif not is_nack:
+            self.stats.stale_acks += 1
+        self.cc.on_feedback(marked, now, self.rtt.srtt)
+        if self.board.complete:
+            self.done = True
+            self.finish_time = now
+            log.info("message of %d bytes delivered in %.6f s", self.length,
+                     now - self.start_time)
+
+    def _note_recoveries(self, now: float) -> None:
+        for psn in [p for p in self._lost_since if self.board.delivered[p]]:
+            self.stats.max_loss_recovery = max(self.stats.max_loss_recovery,
+                                               now - self._lost_since.pop(psn))
+
+    def _fail(self, reason: str) -> None:
+        self.failed = True
+        self.error = reason
+        log.warning("sender failed: %s", reason)

@@ -1,0 +1,727 @@
+"""Parsers, controls, actions, functions and tables (mixin of `ProgramGen`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from p4emu.compiler.exprs import V, lit
+from p4emu.compiler.scope import (
+    ActionB,
+    BlockDeclB,
+    ConstB,
+    Fn,
+    FuncB,
+    InstB,
+    Scope,
+    VarB,
+    py_ident,
+)
+from p4emu.compiler.stmts import is_compound, zero_value
+from p4emu.frontend import ast as A
+from p4emu.frontend.errors import P4CompileError, unsupported
+from p4emu.frontend.types import (
+    BOOL,
+    VOID,
+    BitsT,
+    BoolT,
+    EnumT,
+    InfIntT,
+    ObjectT,
+    StructT,
+    TupleT,
+    Type,
+)
+from p4emu.runtime import match as M
+
+
+@dataclass(eq=False)
+class BlockCtx:
+    kind: str
+    name: str  # prefix of fully qualified names
+    sig: str = ""
+    frame: str = ""
+    frame_fields: list[tuple[str, str]] = field(default_factory=list)
+    prologue: list[str] = field(default_factory=list)
+    scope: Scope | None = None
+    params: list[tuple[A.Param, Type, str]] = field(default_factory=list)
+    apply_py: str = ""
+
+
+def full_name(prefix: str, decl: A.Decl) -> str:
+    anno = A.find_annotation(decl.annotations, "name")
+    local = anno.string() if anno is not None and anno.string() else decl.name
+    if local.startswith("."):
+        return local[1:]
+    return f"{prefix}.{local}" if prefix else local
+
+
+def expr_text(e: A.Expr) -> str:
+    if isinstance(e, A.Path):
+        return e.name
+    if isinstance(e, A.Member):
+        return f"{expr_text(e.expr)}.{e.name}"
+    if isinstance(e, A.Index):
+        return f"{expr_text(e.expr)}[{expr_text(e.index)}]"
+    if isinstance(e, A.Slice):
+        return f"{expr_text(e.expr)}[{expr_text(e.hi)}:{expr_text(e.lo)}]"
+    if isinstance(e, A.IntLit):
+        return str(e.value)
+    if isinstance(e, A.Call) and isinstance(e.func, A.Member) and e.func.name == "isValid":
+        return f"{expr_text(e.func.expr)}.$valid$"
+    if isinstance(e, A.Cast):
+        return expr_text(e.expr)
+    if isinstance(e, A.TypeExpr) and isinstance(e.type, A.TName):
+        return e.type.name
+    if isinstance(e, A.Binary):
+        return f"{expr_text(e.left)} {e.op} {expr_text(e.right)}"
+    return "expr"
+
+
+class BlockGen:
+    # -- frames & params ---------------------------------------------------------------
+    def _setup_params(self, ctx: BlockCtx, params: list[A.Param], scope: Scope) -> list[str]:
+        compound = []
+        for p in params:
+            t = self.resolve_type(p.type, scope)
+            if is_compound(t):
+                py = f"p_{py_ident(p.name)}"
+                compound.append(py)
+            else:
+                py = f"C.v_{py_ident(p.name)}"
+                ctx.frame_fields.append((py[2:], zero_value(t)))
+            scope.bind(p.name, VarB(t, py, writable=p.direction != "in" or True, direction=p.direction))
+            ctx.params.append((p, t, py))
+        return compound
+
+    def _frame_source(self, ctx: BlockCtx) -> list[str]:
+        if not ctx.frame_fields:
+            return []
+        names = tuple(n for n, _ in ctx.frame_fields)
+        L = [f"class {ctx.frame}:", f"    __slots__ = {names!r}", "    def __init__(self):"]
+        for n, init in ctx.frame_fields:
+            L.append(f"        self.{n} = {init}")
+        return L
+
+    def _bind_ctor_params(self, decl, ctor_args: list[A.Arg], scope: Scope, outer_scope: Scope) -> None:
+        pairs = self.bind_args(decl.ctor_params, ctor_args, decl.loc, decl.name)
+        for p, a in pairs:
+            t = self.resolve_type(p.type, scope)
+            if a is None:
+                v = self.const_value(p.default, scope, t)
+            else:
+                v = self.const_value(a.value, outer_scope, t)
+            scope.bind(p.name, ConstB(t, self.coerce(v, t, p.loc).const))
+
+    # -- locals ------------------------------------------------------------------------
+    def _local(self, d: A.Decl, ctx: BlockCtx, scope: Scope) -> None:
+        if isinstance(d, A.VarDecl):
+            t = self.resolve_type(d.type, scope)
+            if d.is_const:
+                v = self.coerce(self.const_value(d.init, scope, t), t, d.loc)
+                scope.bind(d.name, ConstB(t, v.const))
+                return
+            name = f"v_{py_ident(d.name)}_{self.next_id()}"
+            ctx.frame_fields.append((name, zero_value(t)))
+            b = VarB(t, f"C.{name}")
+            if d.init is not None:
+                fn = self.new_fn(ctx)
+                v = self.expr(d.init, scope, fn, t)
+                if is_compound(t):
+                    self.assign_value(V(b.py, t), v, d.loc, fn)
+                else:
+                    fn.emit(f"{b.py} = {self.coerce(v, t, d.loc).py}")
+                ctx.prologue += fn.lines
+            scope.bind(d.name, b)
+        elif isinstance(d, A.ActionDecl):
+            b = ActionB(d, full_name(ctx.name, d), ctx)
+            scope.bind(d.name, b)
+            b.scope = scope
+            self.register_action(b)
+        elif isinstance(d, A.TableDecl):
+            self.gen_table(d, ctx, scope)
+        elif isinstance(d, A.InstanceDecl):
+            self.gen_instance(d, ctx, scope)
+        elif isinstance(d, A.ValueSetDecl):
+            t = self.resolve_type(d.type, scope)
+            size = self.const_int(d.size, scope)
+            name = full_name(ctx.name, d)
+            py = f"VS_{self.next_id()}"
+            self.bindings[py] = ("value_set", name)
+            fields = []
+            if isinstance(t, StructT):
+                for fname, ft in t.fields:
+                    fields.append((fname, _width(ft, d.loc)))
+            else:
+                fields.append(("", _width(t, d.loc)))
+            self.objects["value_sets"].append(dict(name=name, size=size, fields=fields, annotations=d.annotations))
+            scope.bind(d.name, InstB("value_set", t, name, py, d))
+        elif isinstance(d, A.FunctionDecl):
+            raise unsupported(d.loc, "functions declared inside controls/parsers")
+        else:
+            raise unsupported(d.loc, f"declaration {type(d).__name__} here")
+
+    def new_fn(self, ctx: BlockCtx) -> Fn:
+        fn = Fn(self.counter)
+        fn.owner = ctx
+        fn.ret_type = None
+        fn.epilogue = ""
+        return fn
+
+    def gen_instance(self, d: A.InstanceDecl, ctx: BlockCtx, scope: Scope) -> None:
+        t = self.resolve_type(d.type, scope)
+        name = full_name(ctx.name, d)
+        if isinstance(t, ObjectT) and t.kind in ("control", "parser"):
+            sub = self.gen_block(t.decl, name, d.args, scope)
+            scope.bind(d.name, InstB(t.kind, t, name, sub.apply_py, d, {"ctx": sub}))
+            return
+        if isinstance(t, ObjectT) and t.kind == "extern":
+            py = self.extern_instance(t, name, d.args, d, scope, d.annotations)
+            scope.bind(d.name, InstB("extern", t, name, py, d))
+            return
+        raise P4CompileError(d.loc, f"cannot instantiate {t}")
+
+    def extern_instance(self, t: ObjectT, name: str, args: list[A.Arg], d, scope: Scope, annotations) -> str:
+        decl = t.decl
+        ctors = [m for m in decl.methods if m.ret is None]
+        ctor = next((c for c in ctors if len(c.params) == len(args)), None)
+        if ctor is None:
+            raise P4CompileError(d.loc, f"{t.name}: no constructor takes {len(args)} arguments")
+        vals = []
+        tscope = self.tvar_scope(scope, t.type_args)
+        for p, a in self.bind_args(ctor.params, args, d.loc, t.name):
+            pt = self.resolve_type(p.type, tscope)
+            v = self.const_value(a.value, scope, pt if isinstance(pt, BitsT) else None)
+            if isinstance(pt, BitsT):
+                v = self.coerce(self.cast(v, pt, a.loc) if isinstance(v.ty, BitsT) else v, pt, a.loc)
+            vals.append(v)
+        uid = self.next_id()
+        kind = t.name
+        if kind == "register":
+            vt = t.type_args.get("T")
+            self.objects["registers"].append(dict(name=name, size=vals[0].const, bitwidth=_width(vt, d.loc), annotations=annotations))
+            py = f"REG_{uid}"
+            self.bindings[py] = ("register", name)
+        elif kind in ("counter", "direct_counter"):
+            unit = (vals[-1].ty.members[vals[-1].const])
+            size = vals[0].const if kind == "counter" else 0
+            self.objects["counters"].append(dict(name=name, size=size, unit=unit, direct=kind == "direct_counter", annotations=annotations))
+            py = f"CNT_{uid}"
+            if kind == "counter":
+                self.bindings[py] = ("counter", name)
+        elif kind in ("meter", "direct_meter"):
+            unit = (vals[-1].ty.members[vals[-1].const])
+            size = vals[0].const if kind == "meter" else 0
+            self.objects["meters"].append(dict(name=name, size=size, unit=unit, direct=kind == "direct_meter", annotations=annotations))
+            py = f"MTR_{uid}"
+            if kind == "meter":
+                self.bindings[py] = ("meter", name)
+        elif kind == "action_profile":
+            self.objects["action_profiles"].append(dict(name=name, size=vals[0].const, selector=None, annotations=annotations))
+            py = f"AP_{uid}"
+        elif kind == "action_selector":
+            algo = vals[0].ty.members[vals[0].const]
+            if algo == "random":
+                raise unsupported(d.loc, "HashAlgorithm.random (BMv2 has no 'random' hash)")
+            self.objects["action_profiles"].append(dict(name=name, size=vals[1].const, selector=algo, annotations=annotations))
+            py = f"AP_{uid}"
+        else:
+            raise unsupported(d.loc, f"extern {kind}")
+        return py
+
+    # -- blocks ------------------------------------------------------------------------
+    def gen_block(self, decl, prefix: str, ctor_args: list[A.Arg], outer_scope: Scope) -> BlockCtx:
+        if decl.type_params:
+            raise unsupported(decl.loc, f"generic {decl.name}")
+        uid = self.next_id()
+        kind = "parser" if isinstance(decl, A.ParserDecl) else "control"
+        ctx = BlockCtx(kind, prefix, frame=f"F_{uid}")
+        scope = Scope(self.global_scope)
+        ctx.scope = scope
+        self._bind_ctor_params(decl, ctor_args, scope, outer_scope)
+        compound = self._setup_params(ctx, decl.params, scope)
+        ctx.sig = ", ".join(compound + ["C"])
+        self.in_parser = kind == "parser"
+        for d in decl.locals:
+            self._local(d, ctx, scope)
+        ctx.apply_py = f"{'PA' if kind == 'parser' else 'CA'}_{uid}"
+        fn = self.new_fn(ctx)
+        fn.emit(f"C = {ctx.frame}()" if ctx.frame_fields else "C = None")
+        scalar_in = []
+        outs = []
+        for p, t, py in ctx.params:
+            if not is_compound(t):
+                if p.direction in ("", "in", "inout"):
+                    scalar_in.append(f"s_{py_ident(p.name)}")
+                    fn.emit(f"{py} = s_{py_ident(p.name)}")
+                if p.direction in ("out", "inout"):
+                    outs.append(py)
+        for line in ctx.prologue:
+            fn.lines.append(line)
+        fn.epilogue = "(" + "".join(o + ", " for o in outs) + ")" if outs else ""
+        if kind == "control":
+            self.in_parser = False
+            self.block(decl.body, Scope(scope), fn)
+        else:
+            self.in_parser = True
+            states = self.gen_states(decl, ctx, scope)
+            fn.emit(f"st = {states}")
+            fn.emit("n = 0")
+            fn.emit("while st is not None:")
+            fn.emit(f"    st = st({ctx.sig})")
+            fn.emit("    n += 1")
+            fn.emit("    if n > 100000: raise ParserError(5)")
+            self.in_parser = False
+        if fn.epilogue:
+            fn.emit(f"return {fn.epilogue}")
+        params = ", ".join([c for c in compound] + scalar_in)
+        self.code += self._frame_source(ctx)
+        self.code.append(f"def {ctx.apply_py}({params}):")
+        self.code += fn.body()
+        ctx.compound = compound
+        ctx.scalar_in = scalar_in
+        ctx.outs = outs
+        return ctx
+
+    def subblock_apply(self, e: A.Call, b: InstB, scope, fn, as_statement) -> V:
+        sub: BlockCtx = b.data["ctx"]
+        decl = b.ty.decl
+        pairs = self.bind_args(decl.params, e.args, e.loc, decl.name)
+        args = self.gen_args(pairs, {}, scope, fn, e.loc, decl.name)
+        compound_args = []
+        scalar_args = []
+        outs = []
+        for p, v, pt in args:
+            if is_compound(pt):
+                if v is None:
+                    tmp = fn.fresh("dc")
+                    fn.emit(f"{tmp} = {zero_value(pt)}")
+                    v = V(tmp, pt)
+                compound_args.append(v.py)
+            else:
+                if p.direction in ("", "in", "inout"):
+                    scalar_args.append(v.py if v is not None else zero_value(pt))
+                if p.direction in ("out", "inout") and v is not None:
+                    outs.append((v, pt))
+                elif p.direction in ("out", "inout"):
+                    outs.append((V(fn.fresh("dc"), pt), pt))
+        call = f"{b.py}({', '.join(compound_args + scalar_args)})"
+        if sub.outs:
+            tmp = fn.fresh("res")
+            fn.emit(f"{tmp} = {call}")
+            for i, (lv, _t) in enumerate(outs):
+                fn.emit(f"{lv.py} = {tmp}[{i}]")
+        else:
+            fn.emit(call)
+        return V("None", VOID)
+
+    # -- parser states -----------------------------------------------------------------
+    def gen_states(self, decl: A.ParserDecl, ctx: BlockCtx, scope: Scope) -> str:
+        names = {s.name: f"S_{self.next_id()}_{py_ident(s.name)}" for s in decl.states}
+        if "start" not in names:
+            raise P4CompileError(decl.loc, f"parser {decl.name} has no start state")
+        for s in decl.states:
+            fn = self.new_fn(ctx)
+            sscope = Scope(scope)
+            for st in s.stmts:
+                self.stmt(st, sscope, fn)
+            tr = s.transition
+            if tr is None:
+                fn.emit("return None")
+            elif tr.select is None:
+                fn.emit(f"return {self._state_ref(tr.state, names, tr.loc)}")
+            else:
+                self._select(tr, names, sscope, fn)
+            self.code.append(f"def {names[s.name]}({ctx.sig}):")
+            self.code += fn.body()
+        return names["start"]
+
+    def _state_ref(self, name: str, names: dict, loc) -> str:
+        if name in ("accept", "reject"):
+            return "None"  # p4c/BMv2: explicit reject behaves as accept
+        if name not in names:
+            raise P4CompileError(loc, f"{name}: no such parser state")
+        return names[name]
+
+    def _select(self, tr: A.Transition, names, scope, fn) -> None:
+        keys = []
+        for k in tr.select:
+            v = self.expr(k, scope, fn)
+            if isinstance(v.ty, InfIntT):
+                raise P4CompileError(k.loc, "select key width cannot be inferred")
+            tmp = fn.fresh("k")
+            fn.emit(f"{tmp} = {v.py}")
+            keys.append(V(tmp, v.ty))
+        for case in tr.cases:
+            cond = self._case_cond(case.keys, keys, scope, fn, case.loc)
+            target = self._state_ref(case.state, names, case.loc)
+            if cond == "True":
+                fn.emit(f"return {target}")
+                return
+            fn.emit(f"if {cond}: return {target}")
+        fn.emit("return None")
+
+    def _case_cond(self, ksets: list[A.Expr], keys: list[V], scope, fn, loc) -> str:
+        if len(ksets) == 1 and len(keys) > 1:
+            k = ksets[0]
+            if isinstance(k, (A.DefaultKey, A.DontCare)):
+                return "True"
+            if isinstance(k, A.Path):
+                b = scope.lookup(k.name)
+                if isinstance(b, InstB) and b.kind == "value_set":
+                    tup = "(" + "".join(_unsigned(x) + ", " for x in keys) + ")"
+                    return f"{b.py}.contains({tup})"
+            if isinstance(k, A.ListExpr):
+                ksets = k.items
+        if len(ksets) != len(keys):
+            raise P4CompileError(loc, f"select case has {len(ksets)} keysets for {len(keys)} keys")
+        conds = []
+        for k, key in zip(ksets, keys, strict=True):
+            c = self._keyset_cond(k, key, scope, fn)
+            if c != "True":
+                conds.append(c)
+        return " and ".join(conds) if conds else "True"
+
+    def _keyset_cond(self, k: A.Expr, key: V, scope, fn) -> str:
+        if isinstance(k, (A.DefaultKey, A.DontCare)):
+            return "True"
+        if isinstance(k, A.Mask):
+            v = self.coerce(self.expr(k.value, scope, fn, key.ty), key.ty, k.loc)
+            m = self.coerce(self.expr(k.mask, scope, fn, key.ty), key.ty, k.loc)
+            return f"({_unsigned(key)} & {_unsigned(m)}) == ({_unsigned(v)} & {_unsigned(m)})"
+        if isinstance(k, A.Range):
+            lo = self.coerce(self.expr(k.low, scope, fn, key.ty), key.ty, k.loc)
+            hi = self.coerce(self.expr(k.high, scope, fn, key.ty), key.ty, k.loc)
+            return f"{lo.py} <= {key.py} <= {hi.py}"
+        if isinstance(k, A.Path):
+            b = scope.lookup(k.name)
+            if isinstance(b, InstB) and b.kind == "value_set":
+                return f"{b.py}.contains(({_unsigned(key)},))"
+        v = self.coerce(self.expr(k, scope, fn, key.ty), key.ty, k.loc)
+        return f"{key.py} == {v.py}"
+
+    # -- actions -----------------------------------------------------------------------
+    def register_action(self, b: ActionB) -> None:
+        self.actions_by_name.setdefault(b.full_name, b)
+        params = []
+        scope = getattr(b, "scope", self.global_scope)
+        for p in b.decl.params:
+            if p.direction == "":
+                t = self.resolve_type(p.type, scope)
+                params.append((p.name, _width(t, p.loc), p.annotations))
+        self.objects["actions"].setdefault(b.full_name, dict(name=b.full_name, params=params, annotations=b.decl.annotations))
+
+    def ensure_action(self, b: ActionB) -> None:
+        if b.py:
+            return
+        b.py = f"A_{self.next_id()}_{py_ident(b.decl.name)}"
+        ctx = b.owner
+        scope = Scope(getattr(b, "scope", self.global_scope))
+        fn = Fn(self.counter)
+        fn.owner = ctx
+        fn.ret_type = None
+        params = []
+        outs = []
+        b.data_params = []
+        for p in b.decl.params:
+            t = self.resolve_type(p.type, scope)
+            py = f"a_{py_ident(p.name)}"
+            params.append(py)
+            scope.bind(p.name, VarB(t, py, direction=p.direction))
+            if p.direction in ("out", "inout") and not is_compound(t):
+                outs.append(py)
+            if p.direction == "":
+                b.data_params.append((p, t, py))
+        fn.epilogue = "(" + "".join(o + ", " for o in outs) + ")" if outs else ""
+        saved = self.in_parser
+        self.in_parser = False
+        self.block(b.decl.body, scope, fn)
+        self.in_parser = saved
+        if fn.epilogue:
+            fn.emit(f"return {fn.epilogue}")
+        sig = ([ctx.sig] if ctx is not None else []) + params
+        self.code.append(f"def {b.py}({', '.join(sig)}):")
+        self.code += fn.body()
+
+    def ensure_function(self, b: FuncB) -> None:
+        if b.py:
+            return
+        d = b.decl
+        b.py = f"FN_{self.next_id()}_{py_ident(d.name)}"
+        scope = Scope(self.global_scope)
+        fn = Fn(self.counter)
+        fn.owner = None
+        fn.ret_type = self.resolve_type(d.ret, scope)
+        params, outs = [], []
+        for p in d.params:
+            t = self.resolve_type(p.type, scope)
+            py = f"a_{py_ident(p.name)}"
+            params.append(py)
+            scope.bind(p.name, VarB(t, py, direction=p.direction))
+            if p.direction in ("out", "inout") and not is_compound(t):
+                outs.append(py)
+        fn.epilogue = ", ".join(outs) if outs else ""
+        saved = self.in_parser
+        self.in_parser = False
+        self.block(d.body, scope, fn)
+        self.in_parser = saved
+        if isinstance(fn.ret_type, type(VOID)):
+            if outs:
+                fn.emit(f"return (None, {fn.epilogue})")
+        self.code.append(f"def {b.py}({', '.join(params)}):")
+        self.code += fn.body()
+
+    # -- tables ------------------------------------------------------------------------
+    def gen_table(self, d: A.TableDecl, ctx: BlockCtx, scope: Scope) -> None:
+        name = full_name(ctx.name, d)
+        uid = self.next_id()
+        props = {p.name: p for p in d.properties}
+        fn = self.new_fn(ctx)
+        keys = []
+        key_py = []
+        for ke in (props["key"].value if "key" in props else []):
+            v = self.expr(ke.expr, scope, fn)
+            w = _width(v.ty, ke.loc)
+            anno = A.find_annotation(ke.annotations, "name")
+            kname = anno.string() if anno is not None else expr_text(ke.expr)
+            if ke.match_kind not in self.match_kinds:
+                raise P4CompileError(ke.loc, f"{ke.match_kind}: unknown match kind")
+            keys.append(dict(name=kname, match_kind=ke.match_kind, bitwidth=w, annotations=ke.annotations, ty=v.ty))
+            key_py.append(_unsigned(v))
+        refs = []
+        dispatch = []
+        for ar in (props["actions"].value if "actions" in props else []):
+            b = (self.global_scope if ar.is_global else scope).lookup(ar.name)
+            if not isinstance(b, ActionB):
+                raise P4CompileError(ar.loc, f"{ar.name}: not an action")
+            self.ensure_action(b)
+            w = self._action_wrapper(b, ar, ctx, scope, uid)
+            refs.append(dict(action=b.full_name, annotations=ar.annotations))
+            dispatch.append((b.full_name, w))
+        action_names = {r["action"] for r in refs}
+        info = dict(name=name, keys=keys, actions=refs, annotations=d.annotations, size=1024,
+                    default=None, default_args=(), const_default=False, entries=(), is_const=False,
+                    implementation=None, direct_counter=None, direct_meter=None, idle_timeout=False)
+        for pname, prop in props.items():
+            if pname in ("key", "actions"):
+                continue
+            if pname == "size":
+                info["size"] = self.const_int(prop.value, scope)
+            elif pname == "default_action":
+                b, args = self._const_action_call(prop.value, scope, action_names, d)
+                info["default"], info["default_args"] = b.full_name, args
+                info["const_default"] = prop.is_const
+            elif pname == "entries":
+                info["entries"] = self._const_entries(prop.value, keys, scope, action_names, d)
+                info["is_const"] = prop.is_const
+            elif pname == "implementation":
+                info["implementation"] = self._table_impl(prop, ctx, scope, name)
+            elif pname == "counters":
+                info["direct_counter"] = self._direct_ref(prop, scope, "direct_counter")
+            elif pname == "meters":
+                info["direct_meter"] = self._direct_ref(prop, scope, "direct_meter")
+            elif pname == "support_timeout":
+                v = self.const_value(prop.value, scope)
+                info["idle_timeout"] = bool(v.const)
+            elif pname in ("largest_priority_wins", "priority_delta"):
+                raise unsupported(prop.loc, f"table property {pname}")
+            else:
+                self.expr(prop.value, scope, fn) if not isinstance(prop.value, A.ActionRefSyntax) else None
+        if info["default"] is None:
+            info["default"] = "NoAction" if "NoAction" in action_names else None
+            if info["default"] is None:
+                # p4c adds NoAction as the default when none is given
+                b = self.global_scope.lookup("NoAction")
+                if isinstance(b, ActionB):
+                    self.ensure_action(b)
+                    w = self._action_wrapper(b, A.ActionRefSyntax(d.loc, "NoAction", [], []), ctx, scope, uid)
+                    refs.append(dict(action="NoAction", annotations=[A.Annotation("defaultonly", [], d.loc)]))
+                    dispatch.append(("NoAction", w))
+                    info["default"] = "NoAction"
+        self.objects["tables"].append(info)
+        py = f"TA_{uid}"
+        tbl = f"TBL_{uid}"
+        disp = f"TD_{uid}"
+        self.bindings[tbl] = ("table", name)
+        self.dispatch_tables.append((disp, dispatch))
+        fn.emit(f"r = {tbl}.lookup(({''.join(k + ', ' for k in key_py)}), PS.length)")
+        if info["direct_meter"] is not None:
+            fn.emit("PS.meter_color = r.meter_color")
+        fn.emit(f"f = {disp}.get(r.action_id)")
+        fn.emit(f"if f is not None: f({ctx.sig}, r.args)")
+        fn.emit("return r")
+        self.code.append(f"def {py}({ctx.sig}):")
+        self.code += fn.body()
+        scope.bind(d.name, InstB("table", ObjectT("table", d.name, d), name, py, d))
+
+    def _action_wrapper(self, b: ActionB, ar: A.ActionRefSyntax, ctx: BlockCtx, scope, uid) -> str:
+        decl = b.decl
+        dir_params = [p for p in decl.params if p.direction != ""]
+        if len(ar.args) != len(dir_params):
+            raise P4CompileError(ar.loc, f"{decl.name}: expected {len(dir_params)} directional arguments in the actions list, got {len(ar.args)}")
+        wname = f"W_{uid}_{self.next_id()}"
+        fn = self.new_fn(ctx)
+        data = b.data_params
+        names = [py for _, _, py in data]
+        if names:
+            fn.emit(f"{', '.join(names)}, = args")
+        for _p, t, py in data:
+            if isinstance(t, BitsT) and t.signed:
+                h = 1 << (t.width - 1)
+                fn.emit(f"{py} = ({py} ^ {h}) - {h}")
+            elif isinstance(t, BoolT):
+                fn.emit(f"{py} = {py} != 0")
+        pairs = list(zip(dir_params, ar.args, strict=True))
+        args = self.gen_args(pairs, {}, scope, fn, ar.loc, decl.name)
+        argmap = {id(p): v for p, v, _ in args}
+        call_args = []
+        outs = []
+        for p in decl.params:
+            if p.direction == "":
+                call_args.append(f"a_{py_ident(p.name)}")
+            else:
+                v = argmap[id(p)]
+                call_args.append(v.py)
+                if p.direction in ("out", "inout") and not is_compound(v.ty):
+                    outs.append((v, v.ty))
+        prefix = [ctx.sig] if b.owner is not None else []
+        self.emit_call_with_outs(f"{b.py}({', '.join(prefix + call_args)})", outs, False, fn, ar.loc)
+        self.code.append(f"def {wname}({ctx.sig}, args):")
+        self.code += fn.body()
+        return wname
+
+    def _const_action_call(self, ar: A.ActionRefSyntax, scope, allowed, d) -> tuple[ActionB, tuple[int, ...]]:
+        b = (self.global_scope if ar.is_global else scope).lookup(ar.name)
+        if not isinstance(b, ActionB):
+            raise P4CompileError(ar.loc, f"{ar.name}: not an action")
+        if b.full_name not in allowed:
+            raise P4CompileError(ar.loc, f"{ar.name}: not in the actions of table {d.name}")
+        data = [p for p in b.decl.params if p.direction == ""]
+        ndir = len(b.decl.params) - len(data)
+        given = ar.args[ndir:]
+        if len(given) != len(data):
+            raise P4CompileError(ar.loc, f"{ar.name}: expected {len(data)} action data arguments, got {len(given)}")
+        vals = []
+        for p, a in zip(data, given, strict=True):
+            t = self.resolve_type(p.type, getattr(b, "scope", self.global_scope))
+            v = self.coerce(self.const_value(a.value, scope, t), t, a.loc)
+            c = v.const
+            if isinstance(t, BitsT):
+                c &= t.mask
+            vals.append(int(c))
+        return b, tuple(vals)
+
+    def _const_entries(self, entries: list[A.EntrySyntax], keys, scope, allowed, d) -> list:
+        out = []
+        for i, ent in enumerate(entries):
+            ks = ent.keys
+            if len(ks) == 1 and len(keys) > 1 and isinstance(ks[0], A.ListExpr):
+                ks = ks[0].items
+            if len(ks) != len(keys):
+                raise P4CompileError(ent.loc, f"entry has {len(ks)} keys, table {d.name} has {len(keys)}")
+            match = tuple(self._entry_match(k, key, scope) for k, key in zip(ks, keys, strict=True))
+            b, args = self._const_action_call(ent.action, scope, allowed, d)
+            prio = i + 1
+            anno = A.find_annotation(ent.annotations, "priority")
+            if ent.priority is not None:
+                prio = self.const_int(ent.priority, scope)
+            elif anno is not None and anno.integer() is not None:
+                prio = anno.integer()
+            out.append(dict(match=match, action=b.full_name, args=args, priority=prio))
+        return out
+
+    def _entry_match(self, k: A.Expr, key: dict, scope):
+        kind = key["match_kind"]
+        t = key["ty"]
+        w = key["bitwidth"]
+        mask_all = (1 << w) - 1
+        if isinstance(k, (A.DefaultKey, A.DontCare)):
+            if kind == "exact":
+                raise P4CompileError(k.loc, "exact key cannot be a don't-care")
+            return None
+
+        def cv(e) -> int:
+            v = self.coerce(self.const_value(e, scope, t if isinstance(t, BitsT) else None), t, e.loc)
+            c = v.const
+            return int(c) & mask_all
+
+        if isinstance(k, A.Mask):
+            value, mask = cv(k.value), cv(k.mask)
+            if kind == "lpm":
+                plen = bin(mask).count("1")
+                if mask != (((1 << plen) - 1) << (w - plen)):
+                    raise P4CompileError(k.loc, "lpm mask is not a prefix")
+                return M.Lpm(value & mask, plen)
+            if kind != "ternary":
+                raise P4CompileError(k.loc, f"&&& not allowed for a {kind} key")
+            return M.Ternary(value & mask, mask)
+        if isinstance(k, A.Range):
+            if kind != "range":
+                raise P4CompileError(k.loc, f".. not allowed for a {kind} key")
+            return M.Range(cv(k.low), cv(k.high))
+        value = cv(k)
+        if kind == "exact":
+            return M.Exact(value)
+        if kind == "ternary":
+            return M.Ternary(value, mask_all)
+        if kind == "lpm":
+            return M.Lpm(value, w)
+        if kind == "range":
+            return M.Range(value, value)
+        if kind == "optional":
+            return M.Optional(value)
+        raise unsupported(k.loc, f"const entries for {kind} keys")
+
+    def _table_impl(self, prop, ctx, scope, table_name) -> str:
+        v = prop.value
+        if isinstance(v, A.Path):
+            b = scope.lookup(v.name)
+            if not isinstance(b, InstB) or b.ty.name not in ("action_profile", "action_selector"):
+                raise P4CompileError(v.loc, f"{v.name}: not an action profile or selector")
+            self._link(b.full_name, table_name, "action_profiles")
+            return b.full_name
+        if isinstance(v, A.Call) and isinstance(v.func, A.TypeExpr):
+            t = self.resolve_type(v.func.type, scope)
+            if isinstance(t, ObjectT) and t.name in ("action_profile", "action_selector"):
+                self.extern_instance(t, table_name, v.args, prop, scope, [])
+                self._link(table_name, table_name, "action_profiles")
+                return table_name
+        raise P4CompileError(prop.loc, "implementation must be an action_profile or action_selector")
+
+    def _direct_ref(self, prop, scope, kind) -> str:
+        v = prop.value
+        b = scope.lookup(v.name) if isinstance(v, A.Path) else None
+        if not isinstance(b, InstB) or b.ty.name != kind:
+            raise P4CompileError(prop.loc, f"{prop.name} must name a {kind} instance")
+        return b.full_name
+
+    def _link(self, obj_name: str, table_name: str, kind: str) -> None:
+        self.links.setdefault(obj_name, []).append(table_name)
+
+
+def _unsigned(v: V) -> str:
+    if isinstance(v.ty, BitsT) and v.ty.signed:
+        return f"({v.py} & {v.ty.mask})"
+    if isinstance(v.ty, BoolT):
+        return f"int({v.py})"
+    return v.py
+
+
+def _width(t: Type, loc) -> int:
+    if isinstance(t, BitsT):
+        return t.width
+    if isinstance(t, BoolT):
+        return 1
+    if isinstance(t, EnumT) and t.underlying is not None:
+        return t.underlying.width
+    if isinstance(t, type(BOOL)):
+        return 1
+    if isinstance(t, EnumT):
+        return 32
+    if isinstance(t, TupleT):
+        raise unsupported(loc, "tuple-typed table key")
+    if isinstance(t, StructT):
+        return t.bit_width()
+    return 32 if not isinstance(t, InfIntT) else 32
+
+
+__all__ = ["BlockGen", "BlockCtx", "full_name", "expr_text", "BlockDeclB", "FuncB", "lit"]

@@ -1,0 +1,611 @@
+"""Type checking and Python generation of P4 expressions (mixin of `ProgramGen`).
+
+Run-time representation: bit<N> = unsigned int, int<N> = signed int, bool = bool,
+error / enum = int code (serializable enum: its value), varbit = (width, value) tuple,
+headers/structs = generated __slots__ classes, header stacks = `Stack`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from p4emu.compiler.scope import (
+    ActionB,
+    BlockDeclB,
+    ConstB,
+    ExternFuncB,
+    FuncB,
+    InstB,
+    Scope,
+    TypeB,
+    VarB,
+)
+from p4emu.frontend import ast as A
+from p4emu.frontend.errors import P4CompileError, unsupported
+from p4emu.frontend.types import (
+    BOOL,
+    DONTCARE,
+    ERROR,
+    INFINT,
+    MATCH_KIND,
+    STRING,
+    VOID,
+    BitsT,
+    BoolT,
+    EnumT,
+    ErrorT,
+    InfIntT,
+    ObjectT,
+    StackT,
+    StructT,
+    TupleT,
+    Type,
+    TypeVarT,
+    VarbitT,
+    same_type,
+)
+
+
+@dataclass(slots=True)
+class V:
+    py: str
+    ty: Type
+    const: object = None  # compile-time value (int, bool, str) or None
+    ref: object = None  # binding for instance/method targets
+
+
+def wrap(value: int, t: BitsT) -> int:
+    if t.signed:
+        h = 1 << (t.width - 1)
+        return ((value + h) & t.mask) - h
+    return value & t.mask
+
+
+def to_unsigned_py(py: str, t: Type) -> str:
+    if isinstance(t, BitsT) and t.signed:
+        return f"({py} & {t.mask})"
+    if isinstance(t, BoolT):
+        return f"int({py})"
+    return py
+
+
+def lit(value: object) -> str:
+    if isinstance(value, bool):
+        return "True" if value else "False"
+    if isinstance(value, int):
+        return str(value) if -1024 < value < 1024 else (hex(value) if value >= 0 else str(value))
+    if isinstance(value, str):
+        return repr(value)
+    raise TypeError(value)
+
+
+def width_of(t: Type) -> int | None:
+    if isinstance(t, BitsT):
+        return t.width
+    if isinstance(t, BoolT):
+        return 1
+    if isinstance(t, EnumT) and t.underlying is not None:
+        return t.underlying.width
+    return None
+
+
+class ExprGen:
+    """Expression half of the generator; `self` is the `ProgramGen`."""
+
+    errors: dict[str, int]
+
+    # -- types -------------------------------------------------------------------------
+    def resolve_type(self, tr: A.TypeRef, scope: Scope) -> Type:
+        if isinstance(tr, A.TBits):
+            w = self.const_int(tr.width, scope)
+            if tr.varbit:
+                return VarbitT(w)
+            if w <= 0 and not (w == 0 and not tr.signed):
+                raise P4CompileError(tr.loc, f"invalid type width {w}")
+            return BitsT(w, tr.signed)
+        if isinstance(tr, A.TBase):
+            return {"bool": BOOL, "error": ERROR, "string": STRING, "void": VOID,
+                    "match_kind": MATCH_KIND, "int": INFINT, "_": DONTCARE}[tr.name]
+        if isinstance(tr, A.TTuple):
+            return TupleT([self.resolve_type(a, scope) for a in tr.args])
+        if isinstance(tr, A.TStack):
+            elem = self.resolve_type(tr.elem, scope)
+            if not isinstance(elem, StructT) or elem.kind not in ("header", "header_union"):
+                raise P4CompileError(tr.loc, f"header stack element must be a header: {elem}")
+            return StackT(elem, self.const_int(tr.size, scope))
+        if isinstance(tr, A.TName):
+            b = (self.global_scope if tr.is_global else scope).lookup(tr.name)
+            if isinstance(b, TypeB):
+                if tr.args and isinstance(b.ty, ObjectT):
+                    return ObjectT(b.ty.kind, b.ty.name, b.ty.decl,
+                                   self._type_args(b.ty.decl, tr.args, scope))
+                return b.ty
+            if isinstance(b, BlockDeclB):
+                return b.ty
+            raise P4CompileError(tr.loc, f"{tr.name}: unknown type")
+        raise P4CompileError(tr.loc, "invalid type")
+
+    def _type_args(self, decl, args, scope) -> dict:
+        params = getattr(decl, "type_params", []) or []
+        if len(params) != len(args):
+            raise P4CompileError(args[0].loc if args else None,
+                                 f"{decl.name}: expected {len(params)} type arguments, got {len(args)}")
+        return {p: self.resolve_type(a, scope) for p, a in zip(params, args, strict=True)}
+
+    # -- constants ---------------------------------------------------------------------
+    def const_int(self, e: A.Expr, scope: Scope) -> int:
+        v = self.expr(e, scope, None)
+        if not isinstance(v.const, int) or isinstance(v.const, bool):
+            raise P4CompileError(e.loc, "expected a compile-time integer constant")
+        return v.const
+
+    def const_value(self, e: A.Expr, scope: Scope, want: Type | None = None) -> V:
+        v = self.expr(e, scope, None, want)
+        if v.const is None:
+            raise P4CompileError(e.loc, "expected a compile-time constant")
+        return v
+
+    # -- coercion ----------------------------------------------------------------------
+    def coerce(self, v: V, t: Type, loc) -> V:
+        """Implicit conversion of `v` to type `t` (only infint literals and identical types)."""
+        if t is None or isinstance(t, (TypeVarT,)) or t is DONTCARE:
+            return v
+        if same_type(v.ty, t):
+            return v
+        if isinstance(v.ty, InfIntT):
+            if isinstance(t, BitsT):
+                c = wrap(v.const, t) if v.const is not None else None
+                if c is None:
+                    return V(f"({v.py} & {t.mask})" if not t.signed else self._wrap_py(v.py, t), t)
+                return V(lit(c), t, c)
+            if isinstance(t, EnumT) and t.underlying is not None:
+                return V(v.py, t, v.const)
+            if isinstance(t, InfIntT):
+                return v
+        if isinstance(t, TupleT) and isinstance(v.ty, TupleT) and len(t.items) == len(v.ty.items):
+            return v
+        if isinstance(t, StructT) and isinstance(v.ty, TupleT):
+            return v  # list expression assigned to a struct/header: handled by assignment
+        if isinstance(t, BitsT) and isinstance(v.ty, EnumT) and v.ty.underlying == t:
+            return V(v.py, t, v.const)
+        raise P4CompileError(loc, f"type mismatch: expected {t}, got {v.ty}")
+
+    def _wrap_py(self, py: str, t: BitsT) -> str:
+        if t.signed:
+            h = 1 << (t.width - 1)
+            return f"(((({py}) + {h}) & {t.mask}) - {h})"
+        return f"(({py}) & {t.mask})"
+
+    def unify_binary(self, a: V, b: V, loc, op: str) -> tuple[V, V]:
+        if isinstance(a.ty, InfIntT) and not isinstance(b.ty, InfIntT):
+            a = self.coerce(a, b.ty, loc)
+        elif isinstance(b.ty, InfIntT) and not isinstance(a.ty, InfIntT):
+            b = self.coerce(b, a.ty, loc)
+        if not same_type(a.ty, b.ty):
+            if isinstance(a.ty, EnumT) and a.ty.underlying is not None and b.ty == a.ty.underlying:
+                return a, V(b.py, a.ty, b.const)
+            if isinstance(b.ty, EnumT) and b.ty.underlying is not None and a.ty == b.ty.underlying:
+                return V(a.py, b.ty, a.const), b
+            raise P4CompileError(loc, f"{op}: cannot operate on {a.ty} and {b.ty}")
+        return a, b
+
+    # -- expressions -------------------------------------------------------------------
+    def expr(self, e: A.Expr, scope: Scope, fn, want: Type | None = None) -> V:
+        m = getattr(self, "_x_" + type(e).__name__, None)
+        if m is None:
+            raise unsupported(e.loc, f"expression {type(e).__name__}")
+        v = m(e, scope, fn, want)
+        e.ty = v.ty
+        return v
+
+    def _x_IntLit(self, e: A.IntLit, scope, fn, want) -> V:
+        if e.width is None:
+            if isinstance(want, BitsT):
+                c = wrap(e.value, want)
+                return V(lit(c), want, c)
+            return V(lit(e.value), INFINT, e.value)
+        t = BitsT(e.width, e.signed)
+        c = wrap(e.value, t)
+        return V(lit(c), t, c)
+
+    def _x_BoolLit(self, e, scope, fn, want) -> V:
+        return V(lit(e.value), BOOL, e.value)
+
+    def _x_StrLit(self, e, scope, fn, want) -> V:
+        return V(repr(e.value), STRING, e.value)
+
+    def _x_DontCare(self, e, scope, fn, want) -> V:
+        return V("None", DONTCARE)
+
+    def _x_DefaultKey(self, e, scope, fn, want) -> V:
+        return V("None", DONTCARE)
+
+    def _x_Path(self, e: A.Path, scope: Scope, fn, want) -> V:
+        b = (self.global_scope if e.is_global else scope).lookup(e.name)
+        if b is None:
+            raise P4CompileError(e.loc, f"{e.name}: not declared")
+        e.ref = b
+        if isinstance(b, VarB):
+            return V(b.py, b.ty, None, b)
+        if isinstance(b, ConstB):
+            return V(lit(b.value) if not isinstance(b.value, V) else b.value.py, b.ty, b.value, b)
+        if isinstance(b, InstB):
+            return V(b.py, b.ty, None, b)
+        if isinstance(b, TypeB):
+            return V("None", b.ty, None, b)
+        if isinstance(b, (ActionB, FuncB, ExternFuncB, BlockDeclB)):
+            return V("None", VOID, None, b)
+        raise P4CompileError(e.loc, f"{e.name}: cannot be used here")
+
+    def _x_TypeExpr(self, e: A.TypeExpr, scope, fn, want) -> V:
+        t = self.resolve_type(e.type, scope)
+        return V("None", t, None, TypeB(t))
+
+    def _x_Member(self, e: A.Member, scope: Scope, fn, want) -> V:
+        base = self.expr(e.expr, scope, fn)
+        t = base.ty
+        if isinstance(base.ref, TypeB):
+            if isinstance(t, EnumT):
+                if e.name not in t.members:
+                    raise P4CompileError(e.loc, f"{t.name} has no member {e.name}")
+                val = t.values[e.name]
+                return V(lit(val), t, val)
+            if isinstance(t, ErrorT):
+                if e.name not in self.errors:
+                    raise P4CompileError(e.loc, f"error.{e.name}: not declared")
+                val = self.errors[e.name]
+                return V(lit(val), ERROR, val)
+            raise P4CompileError(e.loc, f"{t}.{e.name}: invalid member")
+        if isinstance(t, StructT):
+            ft = t.field_type(e.name)
+            if ft is None:
+                return V("None", VOID, None, ("method", base, e.name))
+            return V(f"{base.py}.f_{e.name}", ft)
+        if isinstance(t, StackT):
+            if e.name == "next":
+                if not self.in_parser:
+                    raise P4CompileError(e.loc, "next: only allowed in parsers")
+                return V(f"{base.py}.next_elem()", t.elem)
+            if e.name == "last":
+                return V(f"{base.py}.last_elem()", t.elem)
+            if e.name == "lastIndex":
+                return V(f"(({base.py}.nxt - 1) & 0xffffffff)", BitsT(32))
+            if e.name in ("size",):
+                return V(lit(t.size), BitsT(32), t.size)
+            if e.name == "nextIndex":
+                return V(f"{base.py}.nxt", BitsT(32))
+            return V("None", VOID, None, ("method", base, e.name))
+        if isinstance(t, ObjectT):
+            if t.kind == "apply_result":
+                if e.name == "hit":
+                    return V(f"{base.py}.hit", BOOL)
+                if e.name == "miss":
+                    return V(f"(not {base.py}.hit)", BOOL)
+                if e.name == "action_run":
+                    return V(f"{base.py}.action_id", ObjectT("action_run", "action_run", base.ref))
+                raise P4CompileError(e.loc, f"table apply result has no member {e.name}")
+            return V("None", VOID, None, ("method", base, e.name))
+        raise P4CompileError(e.loc, f"{t} has no member {e.name}")
+
+    def _x_Index(self, e: A.Index, scope, fn, want) -> V:
+        base = self.expr(e.expr, scope, fn)
+        idx = self.expr(e.index, scope, fn)
+        if isinstance(base.ty, StackT):
+            if idx.const is not None:
+                if not 0 <= idx.const < base.ty.size:
+                    raise P4CompileError(e.loc, f"index {idx.const} out of bounds of {base.ty}")
+                return V(f"{base.py}.items[{idx.const}]", base.ty.elem)
+            return V(f"{base.py}.items[{idx.py}]", base.ty.elem)
+        if isinstance(base.ty, TupleT) and idx.const is not None:
+            return V(f"{base.py}[{idx.const}]", base.ty.items[idx.const])
+        raise P4CompileError(e.loc, f"cannot index a value of type {base.ty}")
+
+    def _x_Slice(self, e: A.Slice, scope, fn, want) -> V:
+        base = self.expr(e.expr, scope, fn)
+        hi = self.const_int(e.hi, scope)
+        lo = self.const_int(e.lo, scope)
+        if isinstance(base.ty, InfIntT) and base.const is not None:
+            w = hi - lo + 1
+            c = (base.const >> lo) & ((1 << w) - 1)
+            return V(lit(c), BitsT(w), c)
+        if not isinstance(base.ty, BitsT):
+            raise P4CompileError(e.loc, f"cannot slice a value of type {base.ty}")
+        if not (0 <= lo <= hi < base.ty.width):
+            raise P4CompileError(e.loc, f"slice [{hi}:{lo}] out of range of {base.ty}")
+        w = hi - lo + 1
+        t = BitsT(w)
+        src = to_unsigned_py(base.py, base.ty)
+        if base.const is not None:
+            c = (base.const & base.ty.mask) >> lo & t.mask
+            return V(lit(c), t, c)
+        if lo == 0:
+            return V(f"({src} & {t.mask})", t)
+        if hi == base.ty.width - 1 and not base.ty.signed:
+            return V(f"({src} >> {lo})", t)
+        return V(f"(({src} >> {lo}) & {t.mask})", t)
+
+    def _x_Cast(self, e: A.Cast, scope, fn, want) -> V:
+        t = self.resolve_type(e.type, scope)
+        v = self.expr(e.expr, scope, fn, t if isinstance(t, BitsT) else None)
+        return self.cast(v, t, e.loc)
+
+    def cast(self, v: V, t: Type, loc) -> V:
+        s = v.ty
+        if same_type(s, t):
+            return V(v.py, t, v.const)
+        if isinstance(t, BitsT):
+            if isinstance(s, (BitsT, InfIntT)):
+                if v.const is not None:
+                    c = wrap(v.const, t)
+                    return V(lit(c), t, c)
+                if isinstance(s, BitsT) and not s.signed and not t.signed and t.width >= s.width:
+                    return V(v.py, t)
+                if t.signed:
+                    h = 1 << (t.width - 1)
+                    return V(f"((({v.py} + {h}) & {t.mask}) - {h})" if s.signed else
+                             f"((({v.py} & {t.mask}) ^ {h}) - {h})", t)
+                return V(f"({v.py} & {t.mask})", t)
+            if isinstance(s, BoolT):
+                if v.const is not None:
+                    return V(lit(int(v.const)), t, int(v.const))
+                return V(f"int({v.py})", t)
+            if isinstance(s, EnumT) and s.underlying is not None:
+                return self.cast(V(v.py, s.underlying, v.const), t, loc)
+        if isinstance(t, BoolT) and isinstance(s, (BitsT, InfIntT)):
+            if v.const is not None:
+                return V(lit(bool(v.const)), BOOL, bool(v.const))
+            return V(f"({v.py} != 0)", BOOL)
+        if isinstance(t, EnumT) and t.underlying is not None and isinstance(s, (BitsT, InfIntT)):
+            inner = self.cast(v, t.underlying, loc)
+            return V(inner.py, t, inner.const)
+        if isinstance(t, StructT) and isinstance(s, TupleT):
+            return V(v.py, t, v.const, v.ref)
+        if isinstance(t, InfIntT) and v.const is not None:
+            return V(lit(v.const), t, v.const)
+        raise P4CompileError(loc, f"cannot cast {s} to {t}")
+
+    def _x_Unary(self, e: A.Unary, scope, fn, want) -> V:
+        v = self.expr(e.expr, scope, fn, want if e.op in ("-", "~", "+") else None)
+        t = v.ty
+        if e.op == "!":
+            if not isinstance(t, BoolT):
+                raise P4CompileError(e.loc, f"!: expected bool, got {t}")
+            if v.const is not None:
+                return V(lit(not v.const), BOOL, not v.const)
+            return V(f"(not {v.py})", BOOL)
+        if isinstance(t, InfIntT):
+            if v.const is None:
+                raise P4CompileError(e.loc, f"{e.op}: operand width unknown")
+            c = {"-": -v.const, "+": v.const, "~": ~v.const}[e.op]
+            return V(lit(c), INFINT, c)
+        if not isinstance(t, BitsT):
+            raise P4CompileError(e.loc, f"{e.op}: expected an integer, got {t}")
+        if v.const is not None:
+            c = wrap({"-": -v.const, "+": v.const, "~": ~v.const}[e.op], t)
+            return V(lit(c), t, c)
+        if e.op == "+":
+            return v
+        if e.op == "~":
+            return V(f"(~{v.py})" if t.signed else f"({v.py} ^ {t.mask})", t)
+        if t.signed:
+            return self._signed_wrap(f"-{v.py}", t)
+        return V(f"(-{v.py} & {t.mask})", t)
+
+    def _signed_wrap(self, py: str, t: BitsT) -> V:
+        h = 1 << (t.width - 1)
+        return V(f"((({py}) + {h} & {t.mask}) - {h})", t)
+
+    def _x_Binary(self, e: A.Binary, scope, fn, want) -> V:
+        op = e.op
+        if op in ("&&", "||"):
+            a = self.expr(e.left, scope, fn)
+            b = self.expr(e.right, scope, fn)
+            for x, side in ((a, e.left), (b, e.right)):
+                if not isinstance(x.ty, BoolT):
+                    raise P4CompileError(side.loc, f"{op}: expected bool, got {x.ty}")
+            if a.const is not None and b.const is not None:
+                c = (a.const and b.const) if op == "&&" else (a.const or b.const)
+                return V(lit(c), BOOL, c)
+            return V(f"({a.py} {'and' if op == '&&' else 'or'} {b.py})", BOOL)
+        if op in ("<<", ">>"):
+            return self._shift(e, scope, fn, want)
+        sub_want = want if op not in ("==", "!=", "<", ">", "<=", ">=", "++") else None
+        a = self.expr(e.left, scope, fn, sub_want)
+        b = self.expr(e.right, scope, fn, a.ty if isinstance(a.ty, BitsT) and op != "++" else sub_want)
+        if isinstance(a.ty, InfIntT) and isinstance(b.ty, BitsT) and op != "++":
+            a = self.coerce(a, b.ty, e.loc)
+        if op == "++":
+            return self._concat(e, a, b)
+        if op in ("==", "!="):
+            if isinstance(a.ty, (StructT, StackT, TupleT)) or isinstance(b.ty, (StructT, StackT, TupleT)):
+                return self._compound_eq(e, a, b)
+            if not (isinstance(a.ty, InfIntT) and isinstance(b.ty, InfIntT)):
+                a, b = self.unify_binary(a, b, e.loc, op)
+            if a.const is not None and b.const is not None:
+                c = (a.const == b.const) == (op == "==")
+                return V(lit(c), BOOL, c)
+            return V(f"({a.py} {op} {b.py})", BOOL)
+        if op in ("<", ">", "<=", ">="):
+            if not (isinstance(a.ty, InfIntT) and isinstance(b.ty, InfIntT)):
+                a, b = self.unify_binary(a, b, e.loc, op)
+            if not isinstance(a.ty, (BitsT, InfIntT)):
+                raise P4CompileError(e.loc, f"{op}: cannot compare values of type {a.ty}")
+            if a.const is not None and b.const is not None:
+                c = {"<": a.const < b.const, ">": a.const > b.const,
+                     "<=": a.const <= b.const, ">=": a.const >= b.const}[op]
+                return V(lit(c), BOOL, c)
+            return V(f"({a.py} {op} {b.py})", BOOL)
+        if isinstance(a.ty, InfIntT) and isinstance(b.ty, InfIntT):
+            if a.const is None or b.const is None:
+                raise P4CompileError(e.loc, f"{op}: operand width unknown")
+            return self._fold_infint(e, op, a.const, b.const)
+        a, b = self.unify_binary(a, b, e.loc, op)
+        t = a.ty
+        if not isinstance(t, BitsT):
+            raise P4CompileError(e.loc, f"{op}: expected integers, got {t}")
+        if op in ("/", "%") and t.signed:
+            raise P4CompileError(e.loc, f"{op}: not supported on signed values ({t})")
+        if a.const is not None and b.const is not None:
+            c = self._fold_bits(e, op, a.const, b.const, t)
+            return V(lit(c), t, c)
+        if op in ("&", "|", "^"):
+            return V(f"({a.py} {op} {b.py})", t)
+        if op in ("+", "-", "*"):
+            if t.signed:
+                return self._signed_wrap(f"{a.py} {op} {b.py}", t)
+            return V(f"(({a.py} {op} {b.py}) & {t.mask})", t)
+        if op == "/":
+            return V(f"({a.py} // {b.py})", t)
+        if op == "%":
+            return V(f"({a.py} % {b.py})", t)
+        if op == "|+|":
+            if t.signed:
+                h = 1 << (t.width - 1)
+                return V(f"max(-{h}, min({a.py} + {b.py}, {h - 1}))", t)
+            return V(f"min({a.py} + {b.py}, {t.mask})", t)
+        if op == "|-|":
+            if t.signed:
+                h = 1 << (t.width - 1)
+                return V(f"max(-{h}, min({a.py} - {b.py}, {h - 1}))", t)
+            return V(f"max({a.py} - {b.py}, 0)", t)
+        raise unsupported(e.loc, f"operator {op}")
+
+    def _fold_infint(self, e, op, x, y) -> V:
+        if op in ("/", "%") and y == 0:
+            raise P4CompileError(e.loc, "division by zero")
+        c = {"+": lambda: x + y, "-": lambda: x - y, "*": lambda: x * y,
+             "/": lambda: x // y, "%": lambda: x % y, "&": lambda: x & y,
+             "|": lambda: x | y, "^": lambda: x ^ y}.get(op)
+        if c is None:
+            raise P4CompileError(e.loc, f"{op}: operand width unknown")
+        v = c()
+        return V(lit(v), INFINT, v)
+
+    def _fold_bits(self, e, op, x, y, t: BitsT) -> int:
+        if op in ("/", "%") and y == 0:
+            raise P4CompileError(e.loc, "division by zero")
+        if op == "|+|":
+            lo, hi = ((-(1 << (t.width - 1)), (1 << (t.width - 1)) - 1) if t.signed else (0, t.mask))
+            return max(lo, min(hi, x + y))
+        if op == "|-|":
+            lo, hi = ((-(1 << (t.width - 1)), (1 << (t.width - 1)) - 1) if t.signed else (0, t.mask))
+            return max(lo, min(hi, x - y))
+        v = {"+": x + y, "-": x - y, "*": x * y, "&": x & y, "|": x | y, "^": x ^ y,
+             "/": x // y if y else 0, "%": x % y if y else 0}[op]
+        return wrap(v, t)
+
+    def _shift(self, e: A.Binary, scope, fn, want) -> V:
+        a = self.expr(e.left, scope, fn, want)
+        b = self.expr(e.right, scope, fn)
+        if isinstance(b.ty, BitsT) and b.ty.signed:
+            raise P4CompileError(e.right.loc, "shift amount must be unsigned")
+        if not isinstance(b.ty, (BitsT, InfIntT)):
+            raise P4CompileError(e.right.loc, f"shift amount must be an integer, got {b.ty}")
+        if isinstance(a.ty, InfIntT):
+            if a.const is None or b.const is None:
+                raise P4CompileError(e.loc, f"{e.op}: width of left operand unknown")
+            c = a.const << b.const if e.op == "<<" else a.const >> b.const
+            return V(lit(c), INFINT, c)
+        t = a.ty
+        if not isinstance(t, BitsT):
+            raise P4CompileError(e.loc, f"{e.op}: expected an integer, got {t}")
+        if a.const is not None and b.const is not None:
+            c = wrap(a.const << b.const, t) if e.op == "<<" else a.const >> b.const
+            return V(lit(c), t, c)
+        if e.op == ">>":
+            if b.const is not None and b.const >= t.width:
+                return V("-1" if t.signed else "0", t) if not t.signed else V(f"(-1 if {a.py} < 0 else 0)", t)
+            return V(f"({a.py} >> {b.py})", t)
+        if b.const is not None:
+            if b.const >= t.width:
+                return V("0", t, 0)
+            if t.signed:
+                return self._signed_wrap(f"{a.py} << {b.const}", t)
+            return V(f"(({a.py} << {b.const}) & {t.mask})", t)
+        if t.signed:
+            h = 1 << (t.width - 1)
+            return V(f"(((({a.py} << {b.py}) + {h}) & {t.mask}) - {h} if {b.py} < {t.width} else 0)", t)
+        return V(f"((({a.py} << {b.py}) & {t.mask}) if {b.py} < {t.width} else 0)", t)
+
+    def _concat(self, e, a: V, b: V) -> V:
+        for x, side in ((a, e.left), (b, e.right)):
+            if not isinstance(x.ty, BitsT):
+                raise P4CompileError(side.loc, f"++: operands must be bit<N> or int<N>, got {x.ty}")
+        t = BitsT(a.ty.width + b.ty.width, a.ty.signed)
+        bw = b.ty.width
+        au = to_unsigned_py(a.py, a.ty)
+        bu = to_unsigned_py(b.py, b.ty)
+        if a.const is not None and b.const is not None:
+            c = wrap(((a.const & a.ty.mask) << bw) | (b.const & b.ty.mask), t)
+            return V(lit(c), t, c)
+        py = f"(({au} << {bw}) | {bu})"
+        if t.signed:
+            h = 1 << (t.width - 1)
+            py = f"(({py} ^ {h}) - {h})"
+        return V(py, t)
+
+    def _compound_eq(self, e, a: V, b: V) -> V:
+        if (isinstance(a.ty, StructT) and isinstance(b.ty, StructT) and a.ty is b.ty) or (
+                isinstance(a.ty, StackT) and isinstance(b.ty, StackT) and same_type(a.ty, b.ty)):
+            py = f"{a.py}.equals({b.py})"
+            return V(py if e.op == "==" else f"(not {py})", BOOL)
+        if isinstance(a.ty, TupleT) and isinstance(b.ty, TupleT) and len(a.ty.items) == len(b.ty.items):
+            return V(f"({a.py} {e.op} {b.py})", BOOL)
+        raise P4CompileError(e.loc, f"{e.op}: cannot compare {a.ty} and {b.ty}")
+
+    def _x_Ternary(self, e: A.Ternary, scope, fn, want) -> V:
+        c = self.expr(e.cond, scope, fn)
+        if not isinstance(c.ty, BoolT):
+            raise P4CompileError(e.cond.loc, f"?: condition must be bool, got {c.ty}")
+        a = self.expr(e.then, scope, fn, want)
+        b = self.expr(e.other, scope, fn, a.ty if isinstance(a.ty, BitsT) else want)
+        if isinstance(a.ty, InfIntT) and not isinstance(b.ty, InfIntT):
+            a = self.coerce(a, b.ty, e.loc)
+        elif not (isinstance(a.ty, InfIntT) and isinstance(b.ty, InfIntT)):
+            a, b = self.unify_binary(a, b, e.loc, "?:")
+        if c.const is not None:
+            return a if c.const else b
+        if isinstance(a.ty, InfIntT):
+            raise P4CompileError(e.loc, "?: width of the result cannot be inferred")
+        return V(f"({a.py} if {c.py} else {b.py})", a.ty)
+
+    def _x_ListExpr(self, e: A.ListExpr, scope, fn, want) -> V:
+        wants = want.items if isinstance(want, TupleT) and len(want.items) == len(e.items) else None
+        if isinstance(want, StructT) and len(want.fields) == len(e.items):
+            wants = [t for _, t in want.fields]
+        vals = [self.expr(x, scope, fn, wants[i] if wants else None) for i, x in enumerate(e.items)]
+        if wants:
+            vals = [self.coerce(v, t, x.loc) if not isinstance(t, (StructT, StackT)) else v
+                    for v, t, x in zip(vals, wants, e.items, strict=True)]
+        if isinstance(want, StructT) and want.kind in ("struct", "header") and wants:
+            return V(f"{want.py}.build({', '.join(v.py for v in vals)})", want, None, ("list", vals))
+        t = TupleT([v.ty for v in vals])
+        py = "(" + "".join(v.py + ", " for v in vals) + ")"
+        const = tuple(v.const for v in vals) if all(v.const is not None for v in vals) else None
+        return V(py, t, const, ("list", vals))
+
+    def _x_StructExpr(self, e: A.StructExpr, scope, fn, want) -> V:
+        target = want if isinstance(want, StructT) else None
+        if e.type is not None:
+            target = self.resolve_type(e.type, scope)
+        if target is None:
+            raise unsupported(e.loc, "struct expression without a known struct type")
+        names = [n for n, _ in target.fields]
+        given = dict(e.fields)
+        if set(given) != set(names):
+            raise P4CompileError(e.loc, f"struct expression fields do not match {target.name}")
+        vals = []
+        for n, ft in target.fields:
+            v = self.expr(given[n], scope, fn, ft)
+            vals.append(self.coerce(v, ft, given[n].loc) if ft.is_scalar() else v)
+        py = f"{target.py}.build({', '.join(v.py for v in vals)})"
+        return V(py, target, None, ("struct", vals))
+
+    def _x_Call(self, e: A.Call, scope, fn, want) -> V:
+        return self.call(e, scope, fn, want, as_statement=False)
+
+    def _x_Mask(self, e, scope, fn, want) -> V:
+        raise P4CompileError(e.loc, "&&& is only allowed in select cases and table entries")
+
+    def _x_Range(self, e, scope, fn, want) -> V:
+        raise P4CompileError(e.loc, ".. is only allowed in select cases and table entries")

@@ -1,0 +1,388 @@
+"""Code generation of core/v1model extern calls (mixin of `ProgramGen`).
+
+Generated code calls helpers of `p4emu.v1model.support` and the per-packet state `PS`.
+"""
+
+from __future__ import annotations
+
+from p4emu.compiler.exprs import V, lit
+from p4emu.compiler.stmts import is_compound, zero_value
+from p4emu.frontend import ast as A
+from p4emu.frontend.errors import P4CompileError, unsupported
+from p4emu.frontend.types import (
+    BOOL,
+    VOID,
+    BitsT,
+    BoolT,
+    EnumT,
+    StackT,
+    StructT,
+    TupleT,
+    Type,
+    VarbitT,
+)
+
+HASH_ALGOS = ("crc32", "crc32_custom", "crc16", "crc16_custom", "random", "identity", "csum16", "xor16")
+
+
+class ExternGen:
+    # -- packet_in / packet_out --------------------------------------------------------
+    def packet_in_call(self, e: A.Call, base: V, name: str, scope, fn, want, as_statement) -> V:
+        pk = base.py
+        if name == "extract":
+            if len(e.args) not in (1, 2):
+                raise P4CompileError(e.loc, "extract expects 1 or 2 arguments")
+            target = self.lvalue(e.args[0].value, scope, fn)
+            t = target.ty
+            if not isinstance(t, StructT) or t.kind != "header":
+                raise P4CompileError(e.args[0].loc, f"extract: {t} is not a header")
+            arg = e.args[0].value
+            union = None
+            if isinstance(arg, A.Member) and isinstance(arg.expr.ty, StructT) and arg.expr.ty.kind == "header_union":
+                union = target.py.rsplit(".", 1)[0]
+            if len(e.args) == 2:
+                n = self.expr(e.args[1].value, scope, fn, BitsT(32))
+                fn.emit(f"{target.py}.extract_var({pk}, {n.py})")
+            else:
+                if t.varbit_field is not None:
+                    raise P4CompileError(e.loc, f"extract of {t.name} (with a varbit field) needs a size argument")
+                fn.emit(f"{target.py}.extract({pk})")
+            if union is not None:
+                fn.emit(f"{union}.only_valid('f_{arg.name}')")
+            return V("None", VOID)
+        if name == "lookahead":
+            if not e.type_args:
+                raise P4CompileError(e.loc, "lookahead needs a type argument")
+            t = self.resolve_type(e.type_args[0], scope)
+            if isinstance(t, BitsT):
+                py = f"{pk}.peek_bits({t.width})"
+                if t.signed:
+                    h = 1 << (t.width - 1)
+                    py = f"(({py} ^ {h}) - {h})"
+                if as_statement:
+                    return V("None", VOID)
+                return V(py, t)
+            if isinstance(t, BoolT):
+                return V(f"({pk}.peek_bits(1) == 1)", BOOL)
+            if isinstance(t, StructT) and t.kind == "header":
+                return V(f"{t.py}.peek({pk})", t)
+            raise unsupported(e.loc, f"lookahead<{t}>")
+        if name == "advance":
+            n = self.expr(e.args[0].value, scope, fn, BitsT(32))
+            fn.emit(f"{pk}.advance({n.py})")
+            return V("None", VOID)
+        if name == "length":
+            return V(f"{pk}.total_length()", BitsT(32))
+        raise P4CompileError(e.loc, f"packet_in has no method {name}")
+
+    def packet_out_call(self, e: A.Call, base: V, name: str, scope, fn) -> V:
+        if name != "emit" or len(e.args) != 1:
+            raise P4CompileError(e.loc, f"packet_out: unknown method {name}")
+        v = self.expr(e.args[0].value, scope, fn)
+        if not isinstance(v.ty, (StructT, StackT)):
+            raise P4CompileError(e.args[0].loc, f"emit: {v.ty} is not a header, stack or struct")
+        fn.emit(f"{v.py}.emit({base.py})")
+        return V("None", VOID)
+
+    # -- helpers -----------------------------------------------------------------------
+    def enum_const(self, e: A.Expr, scope, fn, enum_name: str) -> str:
+        v = self.expr(e, scope, fn)
+        if not isinstance(v.ty, EnumT) or v.ty.name != enum_name or v.const is None:
+            raise P4CompileError(e.loc, f"expected a {enum_name} constant")
+        return v.ty.members[v.const]
+
+    def field_list(self, e: A.Expr, scope, fn) -> str:
+        """Python expression of a list of (value, width) pairs for hashing/checksums."""
+        v = self.expr(e, scope, fn)
+        items = []
+        self._flatten(v, e.loc, items, fn)
+        return "(" + "".join(i + ", " for i in items) + ")"
+
+    def _flatten(self, v: V, loc, items: list[str], fn) -> None:
+        t = v.ty
+        if isinstance(v.ref, tuple) and v.ref[0] in ("list", "struct"):
+            for sub in v.ref[1]:
+                self._flatten(sub, loc, items, fn)
+            return
+        if isinstance(t, BitsT):
+            py = f"({v.py} & {t.mask})" if t.signed else v.py
+            items.append(f"({py}, {t.width})")
+        elif isinstance(t, BoolT):
+            items.append(f"(int({v.py}), 1)")
+        elif isinstance(t, EnumT) and t.underlying is not None:
+            items.append(f"({v.py}, {t.underlying.width})")
+        elif isinstance(t, VarbitT):
+            items.append(f"({v.py}[1], {v.py}[0])")
+        elif isinstance(t, StructT):
+            for fname, ftype in t.fields:
+                self._flatten(V(f"{v.py}.f_{fname}", ftype), loc, items, fn)
+        elif isinstance(t, TupleT):
+            for i, it in enumerate(t.items):
+                self._flatten(V(f"{v.py}[{i}]", it), loc, items, fn)
+        else:
+            raise P4CompileError(loc, f"cannot use a value of type {t} as hash/checksum data")
+
+    def _hash_fn(self, algo: str, loc) -> str:
+        if algo == "random":
+            raise unsupported(loc, "HashAlgorithm.random (BMv2 has no 'random' hash)")
+        return f"HASH_{algo}"
+
+    # -- extern functions --------------------------------------------------------------
+    def extern_function_call(self, e: A.Call, b, scope, fn, want, as_statement) -> V:
+        name = b.name
+        arity = [d for d in b.overloads if self._arity_ok(d, e.args)]
+        if not arity:
+            raise P4CompileError(e.loc, f"{name}: no overload takes {len(e.args)} arguments")
+        decl = arity[0]
+        pairs = self.bind_args(decl.params, e.args, e.loc, name)
+        handler = getattr(self, "_xf_" + name, None)
+        if handler is None:
+            raise unsupported(e.loc, f"extern function {name}")
+        r = handler(e, pairs, scope, fn)
+        return r if r is not None else V("None", VOID)
+
+    @staticmethod
+    def _arity_ok(d, args) -> bool:
+        required = sum(1 for p in d.params if p.default is None)
+        return required <= len(args) <= len(d.params)
+
+    def _arg(self, pairs, i, scope, fn, want: Type | None = None) -> V:
+        p, a = pairs[i]
+        v = self.expr(a.value, scope, fn, want)
+        return self.coerce(v, want, a.loc) if want is not None and not is_compound(want) else v
+
+    def _xf_verify(self, e, pairs, scope, fn):
+        c = self._arg(pairs, 0, scope, fn, BOOL)
+        err = self._arg(pairs, 1, scope, fn)
+        fn.emit(f"if not {c.py}: raise ParserError({err.py})")
+
+    def _xf_mark_to_drop(self, e, pairs, scope, fn):
+        if pairs:
+            sm = self.lvalue(pairs[0][1].value, scope, fn)
+        else:
+            sm = V("PS.sm", None)
+        fn.emit(f"{sm.py}.f_egress_spec = 511")
+        fn.emit(f"{sm.py}.f_mcast_grp = 0")
+
+    def _xf_hash(self, e, pairs, scope, fn):
+        res = self.lvalue(pairs[0][1].value, scope, fn)
+        if not isinstance(res.ty, BitsT):
+            raise P4CompileError(e.loc, f"hash: result must be bit<W>, got {res.ty}")
+        algo = self.enum_const(pairs[1][1].value, scope, fn, "HashAlgorithm")
+        base = self.expr(pairs[2][1].value, scope, fn, res.ty)
+        data = self.field_list(pairs[3][1].value, scope, fn)
+        mx = self.expr(pairs[4][1].value, scope, fn, res.ty)
+        h = self._hash_fn(algo, e.loc)
+        fn.emit(f"{res.py} = hash_value({h}, {base.py}, {data}, {mx.py}) & {res.ty.mask}")
+
+    def _checksum(self, e, pairs, scope, fn, verify: bool, payload: bool):
+        cond = self._arg(pairs, 0, scope, fn, BOOL)
+        data = self.field_list(pairs[1][1].value, scope, fn)
+        ck_expr = pairs[2][1].value
+        ck = self.lvalue(ck_expr, scope, fn) if not verify else self.expr(ck_expr, scope, fn)
+        if not isinstance(ck.ty, BitsT):
+            raise P4CompileError(ck_expr.loc, f"checksum must be bit<W>, got {ck.ty}")
+        algo = self.enum_const(pairs[3][1].value, scope, fn, "HashAlgorithm")
+        h = self._hash_fn(algo, e.loc)
+        valid = ""
+        if isinstance(ck_expr, A.Member) and isinstance(ck_expr.expr.ty, StructT) and ck_expr.expr.ty.kind == "header":
+            valid = f" and {self.expr(ck_expr.expr, scope, fn).py}.valid"
+        pl = " + PS.payload" if payload else ""
+        value = f"({h}(pack_fields({data}){pl}) & {ck.ty.mask})"
+        if verify:
+            fn.emit(f"if {cond.py}{valid} and {value} != {ck.py}: PS.checksum_error = 1")
+        else:
+            fn.emit(f"if {cond.py}{valid}: {ck.py} = {value}")
+
+    def _xf_verify_checksum(self, e, pairs, scope, fn):
+        self._checksum(e, pairs, scope, fn, True, False)
+
+    def _xf_verify_checksum_with_payload(self, e, pairs, scope, fn):
+        self._checksum(e, pairs, scope, fn, True, True)
+
+    def _xf_update_checksum(self, e, pairs, scope, fn):
+        self._checksum(e, pairs, scope, fn, False, False)
+
+    def _xf_update_checksum_with_payload(self, e, pairs, scope, fn):
+        self._checksum(e, pairs, scope, fn, False, True)
+
+    def _xf_random(self, e, pairs, scope, fn):
+        res = self.lvalue(pairs[0][1].value, scope, fn)
+        lo = self._arg(pairs, 1, scope, fn, res.ty)
+        hi = self._arg(pairs, 2, scope, fn, res.ty)
+        tmp = fn.fresh("rnd")
+        fn.emit(f"{tmp} = random_value({lo.py}, {hi.py})")
+        fn.emit(f"if {tmp} is not None: {res.py} = {tmp}")
+
+    def _xf_digest(self, e, pairs, scope, fn):
+        self._arg(pairs, 0, scope, fn, BitsT(32))
+        want = self.resolve_type(e.type_args[0], scope) if e.type_args else None
+        v = self.expr(pairs[1][1].value, scope, fn, want)
+        if not isinstance(v.ty, StructT) or v.ty.kind != "struct":
+            raise unsupported(e.loc, "digest of a value that is not a named struct")
+        self.digest_types[v.ty.name] = v.ty
+        vals = []
+        for fname, ftype in v.ty.fields:
+            if isinstance(ftype, BitsT):
+                vals.append(f"{v.py}.f_{fname} & {ftype.mask}" if ftype.signed else f"{v.py}.f_{fname}")
+            elif isinstance(ftype, BoolT):
+                vals.append(f"int({v.py}.f_{fname})")
+            elif isinstance(ftype, EnumT) and ftype.underlying is not None:
+                vals.append(f"{v.py}.f_{fname}")
+            else:
+                raise unsupported(e.loc, f"digest field {fname} of type {ftype}")
+        fn.emit(f"PS.digest = (DIGEST_IDS[{v.ty.name!r}], ({''.join(x + ', ' for x in vals)}))")
+
+    def _clone_type(self, expr, scope, fn) -> int:
+        name = self.enum_const(expr, scope, fn, "CloneType")
+        return 1 if name == "I2E" else 2
+
+    def _xf_clone(self, e, pairs, scope, fn):
+        kind = self._clone_type(pairs[0][1].value, scope, fn)
+        sess = self._arg(pairs, 1, scope, fn, BitsT(32))
+        fn.emit(f"PS.request_clone({kind}, {sess.py}, 0)")
+
+    def _xf_clone_preserving_field_list(self, e, pairs, scope, fn):
+        kind = self._clone_type(pairs[0][1].value, scope, fn)
+        sess = self._arg(pairs, 1, scope, fn, BitsT(32))
+        idx = self.const_int(pairs[2][1].value, scope)
+        fn.emit(f"PS.request_clone({kind}, {sess.py}, {self.field_list_ref(idx)})")
+
+    def _xf_clone3(self, e, pairs, scope, fn):
+        kind = self._clone_type(pairs[0][1].value, scope, fn)
+        sess = self._arg(pairs, 1, scope, fn, BitsT(32))
+        fl = self.anonymous_field_list(pairs[2][1].value, scope, fn)
+        fn.emit(f"PS.request_clone({kind}, {sess.py}, {fl})")
+
+    def _xf_resubmit_preserving_field_list(self, e, pairs, scope, fn):
+        idx = self.const_int(pairs[0][1].value, scope)
+        fn.emit(f"PS.resubmit = {self.field_list_ref(idx)}")
+
+    def _xf_recirculate_preserving_field_list(self, e, pairs, scope, fn):
+        idx = self.const_int(pairs[0][1].value, scope)
+        fn.emit(f"PS.recirculate = {self.field_list_ref(idx)}")
+
+    def _xf_resubmit(self, e, pairs, scope, fn):
+        fl = self.anonymous_field_list(pairs[0][1].value, scope, fn)
+        fn.emit(f"PS.resubmit = {fl}")
+
+    def _xf_recirculate(self, e, pairs, scope, fn):
+        fl = self.anonymous_field_list(pairs[0][1].value, scope, fn)
+        fn.emit(f"PS.recirculate = {fl}")
+
+    def _xf_truncate(self, e, pairs, scope, fn):
+        n = self._arg(pairs, 0, scope, fn, BitsT(32))
+        fn.emit(f"PS.request_truncate({n.py})")
+
+    def _xf_assert(self, e, pairs, scope, fn):
+        c = self._arg(pairs, 0, scope, fn, BOOL)
+        fn.emit(f"if not {c.py}: assertion_failed({str(e.loc)!r}, 'assert')")
+
+    def _xf_assume(self, e, pairs, scope, fn):
+        c = self._arg(pairs, 0, scope, fn, BOOL)
+        fn.emit(f"if not {c.py}: assertion_failed({str(e.loc)!r}, 'assume')")
+
+    def _xf_log_msg(self, e, pairs, scope, fn):
+        msg = self.expr(pairs[0][1].value, scope, fn)
+        if msg.const is None:
+            raise P4CompileError(e.loc, "log_msg: the message must be a string literal")
+        if len(pairs) == 2:
+            v = self.expr(pairs[1][1].value, scope, fn)
+            items = []
+            self._flatten(v, e.loc, items, fn) if not isinstance(v.ty, BoolT) else items.append(f"(int({v.py}), 1)")
+            fn.emit(f"log_msg({msg.const!r}, tuple(x for x, _ in ({''.join(i + ', ' for i in items)})))")
+        else:
+            fn.emit(f"log_msg({msg.const!r}, ())")
+
+    # -- extern objects ----------------------------------------------------------------
+    def extern_method_call(self, e: A.Call, base: V, name: str, scope, fn, want, as_statement) -> V:
+        inst = base.ref
+        kind = base.ty.name
+        tenv = base.ty.type_args
+        idx_t = tenv.get("I", BitsT(32))
+        if kind == "register":
+            val_t = tenv.get("T")
+            if name == "read":
+                res = self.lvalue(e.args[0].value, scope, fn)
+                idx = self.coerce(self.expr(e.args[1].value, scope, fn, idx_t), idx_t, e.loc)
+                tmp = fn.fresh("rv")
+                fn.emit(f"{tmp} = {inst.py}.read({idx.py})")
+                conv = tmp
+                if isinstance(val_t, BitsT) and val_t.signed:
+                    h = 1 << (val_t.width - 1)
+                    conv = f"(({tmp} ^ {h}) - {h})"
+                elif isinstance(val_t, BoolT):
+                    conv = f"({tmp} != 0)"
+                fn.emit(f"if {tmp} is not None: {res.py} = {conv}")
+                return V("None", VOID)
+            if name == "write":
+                idx = self.coerce(self.expr(e.args[0].value, scope, fn, idx_t), idx_t, e.loc)
+                v = self.coerce(self.expr(e.args[1].value, scope, fn, val_t), val_t, e.loc)
+                py = v.py
+                if isinstance(val_t, BitsT) and val_t.signed:
+                    py = f"({py} & {val_t.mask})"
+                elif isinstance(val_t, BoolT):
+                    py = f"int({py})"
+                fn.emit(f"{inst.py}.write({idx.py}, {py})")
+                return V("None", VOID)
+        if kind == "counter" and name == "count":
+            idx = self.coerce(self.expr(e.args[0].value, scope, fn, idx_t), idx_t, e.loc)
+            fn.emit(f"{inst.py}.count({idx.py}, PS.length)")
+            return V("None", VOID)
+        if kind == "direct_counter" and name == "count":
+            return V("None", VOID)
+        if kind == "meter" and name == "execute_meter":
+            idx = self.coerce(self.expr(e.args[0].value, scope, fn, idx_t), idx_t, e.loc)
+            res = self.lvalue(e.args[1].value, scope, fn)
+            tmp = fn.fresh("color")
+            fn.emit(f"{tmp} = {inst.py}.execute({idx.py}, PS.length, PS.now_us)")
+            fn.emit(f"if {tmp} is not None: {res.py} = {tmp}")
+            return V("None", VOID)
+        if kind == "direct_meter" and name == "read":
+            res = self.lvalue(e.args[0].value, scope, fn)
+            fn.emit(f"if PS.meter_color is not None: {res.py} = PS.meter_color")
+            return V("None", VOID)
+        if kind == "Checksum16":
+            raise unsupported(e.loc, "Checksum16 (deprecated)")
+        raise P4CompileError(e.loc, f"{kind} has no method {name}")
+
+    # -- field lists -------------------------------------------------------------------
+    def field_list_ref(self, idx: int) -> str:
+        self.used_field_lists.add(idx)
+        return f"FIELD_LISTS.get({idx}, NO_FIELDS)"
+
+    def anonymous_field_list(self, expr: A.Expr, scope, fn) -> str:
+        v = self.expr(expr, scope, fn)
+        paths: list[str] = []
+        self._lvalue_paths(expr, v, paths)
+        key = 1000 + len(self.anon_field_lists)
+        self.anon_field_lists[key] = paths
+        return f"FIELD_LISTS.get({key}, NO_FIELDS)"
+
+    def _lvalue_paths(self, expr: A.Expr, v: V, out: list[str]) -> None:
+        if isinstance(v.ref, tuple) and v.ref[0] == "list":
+            for sub_e, sub_v in zip(expr.items, v.ref[1], strict=True):
+                self._lvalue_paths(sub_e, sub_v, out)
+            return
+        if isinstance(expr, A.ListExpr) and not expr.items:
+            return
+        root = expr
+        while isinstance(root, A.Member):
+            root = root.expr
+        if not isinstance(root, A.Path):
+            raise unsupported(expr.loc, "field list entry that is not a metadata field")
+        if isinstance(v.ty, StructT):
+            for fname, ftype in v.ty.fields:
+                self._lvalue_paths_struct(f"{v.py}.f_{fname}", ftype, out)
+            return
+        out.append(v.py)
+
+    def _lvalue_paths_struct(self, py: str, t: Type, out: list[str]) -> None:
+        if isinstance(t, StructT):
+            for fname, ftype in t.fields:
+                self._lvalue_paths_struct(f"{py}.f_{fname}", ftype, out)
+        else:
+            out.append(py)
+
+
+__all__ = ["ExternGen", "HASH_ALGOS", "lit", "zero_value"]

@@ -1,0 +1,307 @@
+"""Whole-program generation: global declarations, the V1Switch package, the generated
+Python module source and the control-plane object list (turned into a ProgramInfo)."""
+
+from __future__ import annotations
+
+from p4emu.compiler.blocks import BlockGen
+from p4emu.compiler.exprs import ExprGen, V
+from p4emu.compiler.externs import ExternGen
+from p4emu.compiler.scope import (
+    ActionB,
+    BlockDeclB,
+    ConstB,
+    ExternFuncB,
+    FuncB,
+    Scope,
+    TypeB,
+)
+from p4emu.compiler.stmts import StmtGen
+from p4emu.compiler.structs import struct_class_source
+from p4emu.frontend import ast as A
+from p4emu.frontend.errors import P4CompileError, unsupported
+from p4emu.frontend.types import (
+    BitsT,
+    EnumT,
+    ObjectT,
+    StackT,
+    StructT,
+    TypeVarT,
+)
+
+V1SWITCH_ROLES = ("parser", "verify", "ingress", "egress", "compute", "deparser")
+
+
+class ProgramGen(ExprGen, StmtGen, ExternGen, BlockGen):
+    def __init__(self, program: A.Program):
+        self.program = program
+        self.global_scope = Scope()
+        self.errors: dict[str, int] = {}
+        self.match_kinds: set[str] = set()
+        self.counter = [0]
+        self.code: list[str] = []
+        self.struct_code: list[str] = []
+        self.bindings: dict[str, tuple[str, str]] = {}
+        self.dispatch_tables: list[tuple[str, list[tuple[str, str]]]] = []
+        self.objects: dict = {"tables": [], "actions": {}, "registers": [], "counters": [],
+                              "meters": [], "action_profiles": [], "value_sets": []}
+        self.links: dict[str, list[str]] = {}
+        self.actions_by_name: dict[str, ActionB] = {}
+        self.digest_types: dict[str, StructT] = {}
+        self.used_field_lists: set[int] = set()
+        self.anon_field_lists: dict[int, list[str]] = {}
+        self.in_parser = False
+        self.struct_types: list[StructT] = []
+        self.roles: dict = {}
+        self.header_types: dict = {}
+
+    def next_id(self) -> int:
+        self.counter[0] += 1
+        return self.counter[0]
+
+    # -- globals -----------------------------------------------------------------------
+    def run(self) -> None:
+        g = self.global_scope
+        for name, kind in (("packet_in", "packet_in"), ("packet_out", "packet_out")):
+            g.bind(name, TypeB(ObjectT(kind, name)))
+        main = None
+        for d in self.program.decls:
+            if isinstance(d, A.InstanceDecl) and d.name == "main":
+                main = d
+                continue
+            self.global_decl(d)
+        if main is not None:
+            self.gen_main(main)
+        self.check_unused_blocks()
+        if main is None:
+            raise P4CompileError(self.program.loc, "no 'main' package instantiation found")
+
+    def check_unused_blocks(self) -> None:
+        """Type-check parsers/controls that main does not use (p4c reports their errors too)."""
+        used = {id(ctx.decl) for ctx in self.roles.values() if hasattr(ctx, "decl")}
+        for d in self.program.decls:
+            if not isinstance(d, (A.ParserDecl, A.ControlDecl)) or id(d) in used:
+                continue
+            if d.type_params or d.ctor_params:
+                continue
+            saved = (self.code, self.objects, self.bindings, self.dispatch_tables, self.links,
+                     dict(self.actions_by_name), self.digest_types, self.anon_field_lists)
+            self.code, self.bindings, self.dispatch_tables, self.links = [], {}, [], {}
+            self.objects = {k: ({} if isinstance(v, dict) else []) for k, v in saved[1].items()}
+            self.digest_types, self.anon_field_lists = {}, {}
+            try:
+                self.gen_block(d, d.name, [], self.global_scope)
+            finally:
+                (self.code, self.objects, self.bindings, self.dispatch_tables, self.links,
+                 self.actions_by_name, self.digest_types, self.anon_field_lists) = saved
+
+    def global_decl(self, d: A.Decl) -> None:
+        g = self.global_scope
+        if isinstance(d, A.ErrorDecl):
+            for m in d.members:
+                self.errors.setdefault(m, len(self.errors))
+        elif isinstance(d, A.MatchKindDecl):
+            self.match_kinds.update(d.members)
+        elif isinstance(d, A.TypedefDecl):
+            g.bind(d.name, TypeB(self.resolve_type(d.type, g)))
+        elif isinstance(d, A.HeaderDecl):
+            if d.type_params:
+                raise unsupported(d.loc, "generic structs/headers")
+            t = StructT(d.kind, d.name, annotations=d.annotations)
+            t.py = f"H_{self.next_id()}_{d.name}"
+            g.bind(d.name, TypeB(t))
+            for f in d.fields:
+                ft = self.resolve_type(f.type, g)
+                if d.kind == "header" and not isinstance(ft, (BitsT, EnumT)) and type(ft).__name__ not in ("BoolT", "VarbitT"):
+                    raise P4CompileError(f.loc, f"header field {f.name}: type {ft} not allowed in a header")
+                if d.kind == "header_union" and not (isinstance(ft, StructT) and ft.kind == "header"):
+                    raise P4CompileError(f.loc, f"header_union field {f.name} must be a header")
+                t.fields.append((f.name, ft))
+                t.field_annotations[f.name] = f.annotations
+            self.struct_code += struct_class_source(t, d.loc)
+            self.struct_types.append(t)
+        elif isinstance(d, A.EnumDecl):
+            under = self.resolve_type(d.underlying, g) if d.underlying is not None else None
+            t = EnumT(d.name, [m for m, _ in d.members], under)
+            nxt = 0
+            for m, e in d.members:
+                if under is None:
+                    t.values[m] = len(t.values)
+                else:
+                    if e is None:
+                        raise P4CompileError(d.loc, f"serializable enum member {m} needs a value")
+                    v = self.coerce(self.const_value(e, g, under), under, e.loc)
+                    t.values[m] = v.const
+                nxt += 1
+            g.bind(d.name, TypeB(t))
+        elif isinstance(d, A.VarDecl):
+            t = self.resolve_type(d.type, g)
+            v = self.coerce(self.const_value(d.init, g, t), t, d.init.loc)
+            g.bind(d.name, ConstB(t, v.const))
+        elif isinstance(d, A.ExternDecl):
+            kind = d.name if d.name in ("packet_in", "packet_out") else "extern"
+            g.bind(d.name, TypeB(ObjectT(kind, d.name, d)))
+        elif isinstance(d, A.ExternFuncDecl):
+            b = g.names.get(d.name)
+            if not isinstance(b, ExternFuncB):
+                b = ExternFuncB(d.name)
+                g.bind(d.name, b)
+            b.overloads.append(d)
+        elif isinstance(d, A.ActionDecl):
+            b = ActionB(d, _global_name(d), None)
+            g.bind(d.name, b)
+            self.register_action(b)
+        elif isinstance(d, A.FunctionDecl):
+            g.bind(d.name, FuncB(d))
+        elif isinstance(d, (A.ParserDecl, A.ControlDecl)):
+            kind = "parser" if isinstance(d, A.ParserDecl) else "control"
+            g.bind(d.name, TypeB(ObjectT(kind, d.name, d)))
+        elif isinstance(d, A.BlockTypeDecl):
+            g.bind(d.name, BlockDeclB(d, ObjectT(d.kind + "_type", d.name, d)))
+        elif isinstance(d, A.InstanceDecl):
+            raise unsupported(d.loc, "top-level instantiations other than main")
+        else:
+            raise unsupported(d.loc, f"top-level {type(d).__name__}")
+
+    # -- main --------------------------------------------------------------------------
+    def gen_main(self, main: A.InstanceDecl) -> None:
+        t = main.type
+        if not isinstance(t, A.TName) or t.name != "V1Switch":
+            raise unsupported(main.loc, f"package {getattr(t, 'name', '?')} (only v1model V1Switch)")
+        if len(main.args) != 6:
+            raise P4CompileError(main.loc, f"V1Switch expects 6 arguments, got {len(main.args)}")
+        decls = []
+        for role, arg in zip(V1SWITCH_ROLES, main.args, strict=True):
+            e = arg.value
+            if not isinstance(e, A.Call) or not isinstance(e.func, (A.TypeExpr, A.Path)):
+                raise P4CompileError(arg.loc, f"V1Switch argument {role}: expected a constructor call")
+            name = e.func.type.name if isinstance(e.func, A.TypeExpr) else e.func.name
+            b = self.global_scope.lookup(name)
+            if not isinstance(b, TypeB) or not isinstance(b.ty, ObjectT) or b.ty.kind not in ("parser", "control"):
+                raise P4CompileError(arg.loc, f"{name}: not a parser or control")
+            want = "parser" if role == "parser" else "control"
+            if b.ty.kind != want:
+                raise P4CompileError(arg.loc, f"V1Switch argument {role}: {name} is not a {want}")
+            decls.append((role, b.ty.decl, e.args))
+        self._check_signatures(decls)
+        for role, decl, args in decls:
+            anno = A.find_annotation(decl.annotations, "name")
+            prefix = anno.string().lstrip(".") if anno is not None and anno.string() else decl.name
+            ctx = self.gen_block(decl, prefix, args, self.global_scope)
+            ctx.decl = decl
+            self.roles[role] = ctx
+
+    def _check_signatures(self, decls) -> None:
+        expected = {"parser": 4, "verify": 2, "ingress": 3, "egress": 3, "compute": 2, "deparser": 2}
+        hdr_t = meta_t = None
+        for role, decl, _ in decls:
+            if len(decl.params) != expected[role]:
+                raise P4CompileError(decl.loc, f"{decl.name}: V1Switch {role} block needs {expected[role]} parameters, has {len(decl.params)}")
+            types = [self.resolve_type(p.type, self.global_scope) for p in decl.params]
+            h = types[1] if role in ("parser", "deparser") else types[0]
+            if hdr_t is None:
+                hdr_t = h
+            elif h is not hdr_t:
+                raise P4CompileError(decl.loc, f"{decl.name}: headers type {h} differs from {hdr_t}")
+            if role != "deparser":
+                m = types[2] if role == "parser" else types[1]
+                if meta_t is None:
+                    meta_t = m
+                elif m is not meta_t:
+                    raise P4CompileError(decl.loc, f"{decl.name}: metadata type {m} differs from {meta_t}")
+        if not isinstance(hdr_t, StructT) or not isinstance(meta_t, StructT):
+            raise P4CompileError(decls[0][1].loc, "V1Switch headers and metadata must be structs")
+        self.header_types = {"H": hdr_t, "M": meta_t, "SM": self.global_scope.lookup("standard_metadata_t").ty}
+
+    # -- field lists -------------------------------------------------------------------
+    def field_list_source(self) -> list[str]:
+        meta_t: StructT = self.header_types["M"]
+        lists: dict[int, list[str]] = {}
+
+        def walk(t: StructT, path: str) -> None:
+            for fname, ft in t.fields:
+                p = f"{path}.f_{fname}"
+                for a in t.field_annotations.get(fname, []):
+                    if a.name == "field_list":
+                        for tok in a.body:
+                            if tok.kind == "num":
+                                lists.setdefault(tok.value[0], []).append(p)
+                if isinstance(ft, StructT) and ft.kind == "struct":
+                    walk(ft, p)
+
+        walk(meta_t, "M")
+        L = ["FIELD_LISTS = {}"]
+        for idx in sorted(set(lists) | self.used_field_lists):
+            L.append(f"def FL_{idx}(M, SM, DM, DSM):")
+            paths = lists.get(idx, [])
+            for p in paths:
+                L.append(f"    D{p} = {p}")
+            L.append("    pass")
+            L.append(f"FIELD_LISTS[{idx}] = FL_{idx}")
+        ingress = self.roles["ingress"]
+        egress = self.roles["egress"]
+        for idx, paths in self.anon_field_lists.items():
+            L.append(f"def FL_{idx}(M, SM, DM, DSM):")
+            for p in paths:
+                root, _, rest = p.partition(".")
+                names = {c.split(".")[0] for c in (ingress.sig, egress.sig)}
+                del names
+                if root == "p_" + ingress.params[1][0].name or root == "p_" + egress.params[1][0].name:
+                    L.append(f"    DM.{rest} = M.{rest}")
+                elif root == "p_" + ingress.params[2][0].name or root == "p_" + egress.params[2][0].name:
+                    L.append(f"    DSM.{rest} = SM.{rest}")
+            L.append("    pass")
+            L.append(f"FIELD_LISTS[{idx}] = FL_{idx}")
+        return L
+
+    # -- module ------------------------------------------------------------------------
+    def module_source(self) -> str:
+        L = ["# generated by p4emu"]
+        L += self.struct_code
+        L += self.code
+        for disp, entries in self.dispatch_tables:
+            items = ", ".join(f"AID[{name!r}]: {w}" for name, w in entries)
+            L.append(f"{disp} = {{{items}}}")
+        L += self.field_list_source()
+        r = self.roles
+        L.append(f"PARSE = {r['parser'].apply_py}")
+        L.append(f"VERIFY = {r['verify'].apply_py}")
+        L.append(f"INGRESS = {r['ingress'].apply_py}")
+        L.append(f"EGRESS = {r['egress'].apply_py}")
+        L.append(f"COMPUTE = {r['compute'].apply_py}")
+        L.append(f"DEPARSE = {r['deparser'].apply_py}")
+        L.append(f"NEW_H = {self.header_types['H'].py}")
+        L.append(f"NEW_M = {self.header_types['M'].py}")
+        L.append(f"NEW_SM = {self.header_types['SM'].py}")
+        return "\n".join(L) + "\n"
+
+    def controller_headers(self) -> list[tuple[str, str, list[tuple[str, int]], list]]:
+        out = []
+        for t in self.struct_types:
+            anno = A.find_annotation(t.annotations, "controller_header")
+            if anno is not None and t.kind == "header":
+                fields = []
+                for fname, ft in t.fields:
+                    w = ft.width if isinstance(ft, BitsT) else ft.underlying.width if isinstance(ft, EnumT) and ft.underlying else 1
+                    fields.append((fname, w, t.field_annotations.get(fname, [])))
+                out.append((t.name, anno.string() or t.name, fields, t.annotations))
+        return out
+
+    def digests(self) -> list[tuple[str, list[tuple[str, int]]]]:
+        out = []
+        for name, t in self.digest_types.items():
+            fields = []
+            for fname, ft in t.fields:
+                w = ft.width if isinstance(ft, BitsT) else ft.underlying.width if isinstance(ft, EnumT) and ft.underlying else 1
+                fields.append((fname, w))
+            out.append((name, fields))
+        return out
+
+
+def _global_name(d: A.Decl) -> str:
+    anno = A.find_annotation(d.annotations, "name")
+    if anno is not None and anno.string():
+        return anno.string().lstrip(".")
+    return d.name
+
+
+__all__ = ["ProgramGen", "V", "StackT", "TypeVarT"]

@@ -1,0 +1,124 @@
+"""Name bindings, scopes and the emitter of one generated Python function."""
+
+from __future__ import annotations
+
+import keyword
+from dataclasses import dataclass, field
+
+from p4emu.frontend.types import Type
+
+
+class Binding:
+    pass
+
+
+@dataclass(eq=False)
+class VarB(Binding):
+    """A run-time value reachable through a Python expression (`py`)."""
+
+    ty: Type
+    py: str
+    writable: bool = True
+    direction: str = ""
+
+
+@dataclass(eq=False)
+class ConstB(Binding):
+    ty: Type
+    value: object
+
+
+@dataclass(eq=False)
+class TypeB(Binding):
+    ty: Type
+
+
+@dataclass(eq=False)
+class ActionB(Binding):
+    decl: object
+    full_name: str
+    owner: object | None  # ControlCtx of the declaring control, None for global actions
+    py: str = ""
+
+
+@dataclass(eq=False)
+class FuncB(Binding):
+    decl: object
+    py: str = ""
+    owner: object | None = None
+
+
+@dataclass(eq=False)
+class ExternFuncB(Binding):
+    name: str
+    overloads: list = field(default_factory=list)
+
+
+@dataclass(eq=False)
+class InstB(Binding):
+    """An instance: table, extern object, sub-parser/sub-control, value set."""
+
+    kind: str
+    ty: Type
+    full_name: str
+    py: str
+    decl: object = None
+    data: dict = field(default_factory=dict)
+
+
+@dataclass(eq=False)
+class BlockDeclB(Binding):
+    """A parser/control/package declaration (a type that can be instantiated)."""
+
+    decl: object
+    ty: Type
+
+
+class Scope:
+    __slots__ = ("names", "parent")
+
+    def __init__(self, parent: Scope | None = None):
+        self.names: dict[str, Binding] = {}
+        self.parent = parent
+
+    def lookup(self, name: str) -> Binding | None:
+        s: Scope | None = self
+        while s is not None:
+            b = s.names.get(name)
+            if b is not None:
+                return b
+            s = s.parent
+        return None
+
+    def root(self) -> Scope:
+        s = self
+        while s.parent is not None:
+            s = s.parent
+        return s
+
+    def bind(self, name: str, b: Binding) -> None:
+        self.names[name] = b
+
+
+def py_ident(name: str) -> str:
+    s = "".join(c if c.isalnum() or c == "_" else "_" for c in name)
+    return s + "_" if keyword.iskeyword(s) else s
+
+
+class Fn:
+    """Lines of one generated Python function, with fresh local names."""
+
+    def __init__(self, counter: list[int]):
+        self.lines: list[str] = []
+        self.indent = 1
+        self._counter = counter
+
+    def emit(self, line: str) -> None:
+        self.lines.append("    " * self.indent + line)
+
+    def fresh(self, base: str) -> str:
+        self._counter[0] += 1
+        return f"{py_ident(base)}_{self._counter[0]}"
+
+    def body(self) -> list[str]:
+        return self.lines if self.lines else ["    " * self.indent + "pass"]

@@ -1,0 +1,238 @@
+"""Python classes for P4 headers, structs and header unions (generated source)."""
+
+from __future__ import annotations
+
+from p4emu.frontend.errors import P4CompileError
+from p4emu.frontend.types import BitsT, BoolT, EnumT, StackT, StructT, Type, VarbitT
+
+
+def _field_init(t: Type) -> str:
+    if isinstance(t, StructT):
+        return f"{t.py}()"
+    if isinstance(t, StackT):
+        return f"Stack({t.elem.py}, {t.size})"
+    if isinstance(t, BoolT):
+        return "False"
+    if isinstance(t, VarbitT):
+        return "(0, 0)"
+    return "0"
+
+
+def _field_copy(expr: str, t: Type) -> str:
+    if isinstance(t, (StructT, StackT)):
+        return f"{expr}.copy()"
+    return expr
+
+
+def _bit_fields(t: StructT, loc) -> list[tuple[str, int, bool, str]]:
+    """(name, width, signed, kind) per field of a header; kind: bits, bool, varbit."""
+    out = []
+    for name, ft in t.fields:
+        if isinstance(ft, BitsT):
+            out.append((name, ft.width, ft.signed, "bits"))
+        elif isinstance(ft, BoolT):
+            out.append((name, 1, False, "bool"))
+        elif isinstance(ft, EnumT) and ft.underlying is not None:
+            out.append((name, ft.underlying.width, ft.underlying.signed, "bits"))
+        elif isinstance(ft, VarbitT):
+            out.append((name, ft.max_width, False, "varbit"))
+        else:
+            raise P4CompileError(loc, f"header {t.name}: field {name} has unsupported type {ft}")
+    return out
+
+
+def struct_class_source(t: StructT, loc) -> list[str]:
+    names = [n for n, _ in t.fields]
+    slots = (["valid"] if t.kind == "header" else []) + [f"f_{n}" for n in names]
+    L = [f"class {t.py}:", f"    __slots__ = {tuple(slots)!r}", f"    p4name = {t.name!r}"]
+    # __init__
+    L.append("    def __init__(self):")
+    if t.kind == "header":
+        L.append("        self.valid = False")
+    for n, ft in t.fields:
+        L.append(f"        self.f_{n} = {_field_init(ft)}")
+    if len(slots) == 0:
+        L.append("        pass")
+    # build (from struct expression)
+    L.append("    @staticmethod")
+    L.append(f"    def build({', '.join('a' + str(i) for i in range(len(names)))}):")
+    L.append(f"        o = {t.py}()")
+    for i, (n, ft) in enumerate(t.fields):
+        if isinstance(ft, (StructT, StackT)):
+            L.append(f"        o.f_{n}.assign(a{i})")
+        else:
+            L.append(f"        o.f_{n} = a{i}")
+    if t.kind == "header":
+        L.append("        o.valid = True")
+    L.append("        return o")
+    # copy / assign / equals
+    L.append("    def copy(self):")
+    L.append(f"        o = {t.py}.__new__({t.py})")
+    for s in slots:
+        ft = t.field_type(s[2:]) if s != "valid" else None
+        L.append(f"        o.{s} = {_field_copy('self.' + s, ft) if ft is not None else 'self.' + s}")
+    L.append("        return o")
+    L.append("    def assign(self, o):")
+    for s in slots:
+        ft = t.field_type(s[2:]) if s != "valid" else None
+        if isinstance(ft, (StructT, StackT)):
+            L.append(f"        self.{s}.assign(o.{s})")
+        else:
+            L.append(f"        self.{s} = o.{s}")
+    if not slots:
+        L.append("        pass")
+    L.append("    def equals(self, o):")
+    if t.kind == "header":
+        L.append("        if self.valid != o.valid: return False")
+        L.append("        if not self.valid: return True")
+    conds = []
+    for n, ft in t.fields:
+        if isinstance(ft, (StructT, StackT)):
+            conds.append(f"self.f_{n}.equals(o.f_{n})")
+        else:
+            conds.append(f"self.f_{n} == o.f_{n}")
+    L.append(f"        return {' and '.join(conds) if conds else 'True'}")
+    if t.kind == "header":
+        L += _header_methods(t, loc)
+    elif t.kind == "header_union":
+        L += _union_methods(t)
+    else:
+        L.append("    def emit(self, out):")
+        emitted = False
+        for n, ft in t.fields:
+            if isinstance(ft, (StructT, StackT)):
+                L.append(f"        self.f_{n}.emit(out)")
+                emitted = True
+        if not emitted:
+            L.append("        pass")
+    return L
+
+
+def _union_methods(t: StructT) -> list[str]:
+    L = ["    def is_valid(self):"]
+    L.append("        return " + (" or ".join(f"self.f_{n}.valid" for n, _ in t.fields) or "False"))
+    L.append("    def only_valid(self, keep):")
+    for n, _ in t.fields:
+        L.append(f"        if keep != 'f_{n}': self.f_{n}.valid = False")
+    L.append("        pass")
+    L.append("    def emit(self, out):")
+    for n, _ in t.fields:
+        L.append(f"        self.f_{n}.emit(out)")
+    if not t.fields:
+        L.append("        pass")
+    return L
+
+
+def _header_methods(t: StructT, loc) -> list[str]:
+    fields = _bit_fields(t, loc)
+    fixed_bits = sum(w for _, w, _, k in fields if k != "varbit")
+    has_varbit = any(k == "varbit" for *_, k in fields)
+    if has_varbit and sum(1 for *_, k in fields if k == "varbit") > 1:
+        raise P4CompileError(loc, f"header {t.name}: more than one varbit field")
+    if fixed_bits % 8 != 0:
+        raise P4CompileError(loc, f"header {t.name}: size {fixed_bits} bits is not a multiple of 8 (unsupported by BMv2)")
+    L = ["    def set_valid(self):", "        if not self.valid:", "            self.valid = True"]
+    for n, _w, _s, k in fields:
+        zero = "False" if k == "bool" else "(0, 0)" if k == "varbit" else "0"
+        L.append(f"            self.f_{n} = {zero}")
+    L.append("    def set_fields(self, v, vb=None):")
+    # v: the fixed bits as one integer (MSB first); vb: (width, value) of the varbit field
+    if has_varbit:
+        idx = [k for *_, k in fields].index("varbit")
+        before = sum(w for _, w, _, _ in fields[:idx])
+        after = fixed_bits - before
+        del before
+        pos = fixed_bits
+        for n, w, s, k in fields:
+            if k == "varbit":
+                L.append(f"        self.f_{n} = vb")
+                continue
+            pos -= w
+            L.append(_unpack_line(n, w, s, k, pos))
+        del after
+    else:
+        pos = fixed_bits
+        for n, w, s, k in fields:
+            pos -= w
+            L.append(_unpack_line(n, w, s, k, pos))
+    L.append("        self.valid = True")
+    nbytes = fixed_bits // 8
+    L.append("    def extract(self, pk):")
+    L.append("        pos = pk.pos")
+    L.append(f"        end = pos + {nbytes}")
+    L.append("        if end > pk.end: raise ParserError(1)")
+    L.append("        pk.pos = end")
+    L.append("        self.set_fields(int.from_bytes(pk.data[pos:end], 'big'))")
+    L.append("    def extract_var(self, pk, nbits):")
+    if has_varbit:
+        idx = [k for *_, k in fields].index("varbit")
+        before_bits = sum(w for _, w, _, _ in fields[:idx])
+        after_bits = fixed_bits - before_bits
+        maxw = fields[idx][1]
+        L.append("        if nbits % 8: raise ParserError(6)")
+        L.append(f"        if nbits > {maxw}: raise ParserError(4)")
+        L.append("        pos = pk.pos")
+        L.append(f"        end = pos + {nbytes} + (nbits >> 3)")
+        L.append("        if end > pk.end: raise ParserError(1)")
+        L.append("        pk.pos = end")
+        L.append("        v = int.from_bytes(pk.data[pos:end], 'big')")
+        L.append(f"        tail = v & {(1 << after_bits) - 1}")
+        L.append(f"        head = v >> ({after_bits} + nbits)")
+        L.append(f"        vb = (nbits, (v >> {after_bits}) & ((1 << nbits) - 1))")
+        L.append(f"        self.set_fields((head << {after_bits}) | tail, vb)")
+    else:
+        L.append("        raise ParserError(6)")
+    L.append("    @staticmethod")
+    L.append("    def peek(pk):")
+    L.append(f"        o = {t.py}()")
+    L.append(f"        o.set_fields(pk.peek_bits({fixed_bits}))")
+    L.append("        return o")
+    L.append("    def emit(self, out):")
+    L.append("        if self.valid:")
+    if has_varbit:
+        parts = []
+        for n, w, s, k in fields:
+            if k == "varbit":
+                parts.append(("vb", n))
+            else:
+                parts.append(("f", n, w, s, k))
+        L.append("            acc = 0")
+        L.append("            bits = 0")
+        for p in parts:
+            if p[0] == "vb":
+                L.append(f"            vw, vv = self.f_{p[1]}")
+                L.append("            acc = (acc << vw) | vv")
+                L.append("            bits += vw")
+            else:
+                _, n, w, s, k = p
+                val = f"int(self.f_{n})" if k == "bool" else (f"(self.f_{n} & {(1 << w) - 1})" if s else f"self.f_{n}")
+                L.append(f"            acc = (acc << {w}) | {val}")
+                L.append(f"            bits += {w}")
+        L.append("            out += acc.to_bytes(bits >> 3, 'big')")
+    else:
+        terms = []
+        pos = fixed_bits
+        for n, w, s, k in fields:
+            pos -= w
+            val = f"int(self.f_{n})" if k == "bool" else (f"(self.f_{n} & {(1 << w) - 1})" if s else f"self.f_{n}")
+            terms.append(f"({val} << {pos})" if pos else val)
+        expr = " | ".join(terms) if terms else "0"
+        L.append(f"            out += ({expr}).to_bytes({nbytes}, 'big')")
+    L.append("    def size_bytes(self):")
+    if has_varbit:
+        vname = [n for n, *_, k in fields if k == "varbit"][0]
+        L.append(f"        return {nbytes} + (self.f_{vname}[0] >> 3)")
+    else:
+        L.append(f"        return {nbytes}")
+    return L
+
+
+def _unpack_line(n: str, w: int, s: bool, k: str, pos: int) -> str:
+    m = (1 << w) - 1
+    raw = f"(v >> {pos}) & {m}" if pos else f"v & {m}"
+    if k == "bool":
+        return f"        self.f_{n} = ({raw}) != 0"
+    if s:
+        h = 1 << (w - 1)
+        return f"        self.f_{n} = (({raw}) ^ {h}) - {h}"
+    return f"        self.f_{n} = {raw}"

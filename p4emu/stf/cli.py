@@ -1,0 +1,113 @@
+"""`python -m p4emu stf PROG.p4 TEST.stf [TEST2.stf ...] [-I DIR] [-D NAME[=VALUE]]`.
+
+Exit status: 0 when every expectation of every file is met, 1 when some is not, 2 for bad
+input (unreadable file, compile error, bad STF line).
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from p4emu.runtime.device import DeviceState
+from p4emu.stf.parser import StfError, parse_stf
+from p4emu.stf.runner import FileResult, ProcessFn, run_commands
+
+
+class _ArgumentParser(argparse.ArgumentParser):
+    def error(self, message: str):  # one line, no usage dump
+        print(f"p4emu stf: {message}", file=sys.stderr)
+        raise SystemExit(2)
+
+
+def _parse_args(argv: list[str]) -> argparse.Namespace:
+    ap = _ArgumentParser(prog="p4emu stf", description="Run STF tests on p4emu.")
+    ap.add_argument("program", help="P4_16 v1model program")
+    ap.add_argument("stf", nargs="+", help="STF test files")
+    ap.add_argument("-I", dest="include", action="append", default=[], metavar="DIR")
+    ap.add_argument("-D", dest="define", action="append", default=[], metavar="NAME[=VALUE]")
+    ap.add_argument("-v", "--verbose", action="store_true", help="log at INFO level")
+    return ap.parse_args(argv)
+
+
+def _defines(items: list[str]) -> dict[str, str]:
+    out = {}
+    for item in items:
+        name, sep, value = item.partition("=")
+        out[name] = value if sep else "1"
+    return out
+
+
+def build_device(program_path: str, include_dirs: list[str], defines: dict[str, str]
+                 ) -> Callable[[], tuple[DeviceState, ProcessFn]]:
+    """Compile once; return a factory of fresh (device state, process) pairs."""
+    from p4emu.compiler import load_ir
+    from p4emu.frontend import compile_file
+    from p4emu.v1model.pipeline import Pipeline
+
+    result = compile_file(program_path, include_dirs=tuple(include_dirs), defines=defines)
+    program = load_ir(result.ir)
+
+    def fresh() -> tuple[DeviceState, ProcessFn]:
+        clock = [0]
+        state = DeviceState.from_program(program.info, clock_us=lambda: clock[0])
+        pipeline = Pipeline(program, state)
+
+        def process(port: int, data: bytes, now_us: int) -> list[tuple[int, bytes]]:
+            clock[0] = now_us
+            return pipeline.process(port, data, now_us)
+
+        return state, process
+
+    return fresh
+
+
+def run_files(fresh: Callable[[], tuple[DeviceState, ProcessFn]], paths: list[str]
+              ) -> tuple[list[FileResult], list[str]]:
+    """Run each STF file on a fresh device; returns results and input errors."""
+    results: list[FileResult] = []
+    errors: list[str] = []
+    for path in paths:
+        try:
+            text = Path(path).read_text()
+        except OSError as exc:
+            errors.append(f"{path}: error: cannot read: {exc.strerror}")
+            continue
+        try:
+            commands = parse_stf(text, path)
+            state, process = fresh()
+            results.append(run_commands(commands, state, process, path))
+        except StfError as exc:
+            errors.append(str(exc))
+    return results, errors
+
+
+def main(argv: list[str]) -> int:
+    args = _parse_args(argv)
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
+                        format="%(levelname)s %(name)s: %(message)s")
+    if not Path(args.program).is_file():
+        print(f"p4emu stf: {args.program}: no such file", file=sys.stderr)
+        return 2
+    from p4emu.frontend.errors import P4CompileError
+
+    try:
+        fresh = build_device(args.program, args.include, _defines(args.define))
+    except P4CompileError as exc:
+        print(str(exc), file=sys.stderr)
+        return 2
+    except OSError as exc:
+        print(f"p4emu stf: {exc.filename}: {exc.strerror}", file=sys.stderr)
+        return 2
+    results, errors = run_files(fresh, args.stf)
+    for result in results:
+        for line in result.report_lines():
+            print(line)
+    for error in errors:
+        print(error, file=sys.stderr)
+    if errors:
+        return 2
+    return 0 if all(r.ok for r in results) else 1

@@ -1,0 +1,133 @@
+"""Primary/backup arbitration of P4Runtime stream clients (pure, no gRPC).
+
+As PI/simple_switch_grpc: per (device, role) the connected client with the highest
+election id is primary. A client's arbitration update is answered to that client alone,
+unless it changes the primary, in which case every client of the role is told. Answers
+carry the primary's election id and OK (to the primary) or ALREADY_EXISTS (to a backup).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+from dataclasses import dataclass
+
+from google.rpc import code_pb2
+
+
+class ArbitrationError(Exception):
+    """The update is refused; the stream must end with `code`."""
+
+    def __init__(self, code: int, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+@dataclass(frozen=True)
+class Notice:
+    """What one client must be told."""
+
+    client: Hashable
+    role: str
+    primary_election_id: int | None  # None: no client left in the role
+    is_primary: bool
+
+    @property
+    def code(self) -> int:
+        return code_pb2.OK if self.is_primary else code_pb2.ALREADY_EXISTS
+
+
+@dataclass
+class _Client:
+    device_id: int
+    role: str
+    election_id: int
+
+
+class Arbiter:
+    """Tracks stream clients of one device and who is primary for each role."""
+
+    def __init__(self, device_id: int) -> None:
+        self.device_id = device_id
+        self._clients: dict[Hashable, _Client] = {}
+
+    def primary(self, role: str = "") -> tuple[Hashable, int] | None:
+        """(client, election id) of the role's primary, or None."""
+        best: tuple[Hashable, int] | None = None
+        for key, client in self._clients.items():
+            if client.role == role and (best is None or client.election_id > best[1]):
+                best = (key, client.election_id)
+        return best
+
+    def is_primary_request(self, role: str, election_id: int) -> bool:
+        """Whether a Write/SetPipeline carrying `election_id` comes from the primary.
+
+        As PI, with no client connected for the role a request without an election id
+        is accepted (debugging and tests without a stream).
+        """
+        primary = self.primary(role)
+        if primary is None:
+            return election_id == 0
+        return primary[1] == election_id
+
+    def is_client_primary(self, client: Hashable) -> bool:
+        state = self._clients.get(client)
+        if state is None:
+            return False
+        primary = self.primary(state.role)
+        return primary is not None and primary[0] == client
+
+    def _notices(self, role: str, only: Hashable | None) -> list[Notice]:
+        primary = self.primary(role)
+        primary_key = primary[0] if primary else None
+        primary_id = primary[1] if primary else None
+        return [
+            Notice(key, role, primary_id, key == primary_key)
+            for key, client in self._clients.items()
+            if client.role == role and (only is None or key == only)
+        ]
+
+    def update(self, client: Hashable, device_id: int, role: str,
+               election_id: int) -> list[Notice]:
+        """Apply an arbitration update from `client`; raise ArbitrationError to refuse."""
+        current = self._clients.get(client)
+        if current is not None and device_id != current.device_id:
+            raise ArbitrationError(code_pb2.FAILED_PRECONDITION,
+                                   f"device id changed from {current.device_id} to {device_id}")
+        if device_id != self.device_id:
+            raise ArbitrationError(code_pb2.NOT_FOUND, f"no device with id {device_id}")
+        for key, other in self._clients.items():
+            if key != client and other.role == role and other.election_id == election_id:
+                raise ArbitrationError(code_pb2.INVALID_ARGUMENT,
+                                       f"election id {election_id} is already used in role "
+                                       f"{role!r}")
+        old_role = current.role if current else None
+        before = {r: self.primary(r) for r in {role, old_role} if r is not None}
+        self._clients[client] = _Client(device_id, role, election_id)
+        notices: list[Notice] = []
+        for r, was in before.items():
+            now = self.primary(r)
+            changed = (was[0] if was else None) != (now[0] if now else None)
+            if changed:
+                notices.extend(self._notices(r, None))
+            elif r == role:
+                notices.extend(self._notices(r, client))
+        return notices
+
+    def remove(self, client: Hashable) -> list[Notice]:
+        """Forget a client whose stream ended; notices for the rest if the primary changed."""
+        state = self._clients.pop(client, None)
+        if state is None:
+            return []
+        remaining = self.primary(state.role)
+        if remaining is None:
+            return []
+        was_primary = state.election_id > remaining[1]
+        return self._notices(state.role, None) if was_primary else []
+
+    def role_of(self, client: Hashable) -> str | None:
+        state = self._clients.get(client)
+        return state.role if state else None
+
+    def election_id_of(self, client: Hashable) -> int | None:
+        state = self._clients.get(client)
+        return state.election_id if state else None

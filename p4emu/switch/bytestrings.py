@@ -1,0 +1,38 @@
+"""P4Runtime bytestrings <-> ints, with the spec's width checks.
+
+A server accepts a value in canonical form (no leading zero bytes, zero as one zero byte)
+or padded to ceil(bitwidth/8) bytes; anything longer, empty, or with bits set above the
+width is INVALID_ARGUMENT. Reads answer in canonical form.
+"""
+
+from __future__ import annotations
+
+from p4emu.switch.p4rt_errors import invalid
+
+
+def byte_width(bitwidth: int) -> int:
+    return (bitwidth + 7) // 8
+
+
+def decode(data: bytes, bitwidth: int, what: str) -> int:
+    """The unsigned value of `data` for a field of `bitwidth` bits."""
+    if not data:
+        raise invalid(f"{what}: empty bytestring")
+    if len(data) > max(1, byte_width(bitwidth)):
+        raise invalid(f"{what}: {len(data)} bytes is too long for bit<{bitwidth}>")
+    value = int.from_bytes(data, "big")
+    if value >> bitwidth:
+        raise invalid(f"{what}: value 0x{value:x} does not fit bit<{bitwidth}>")
+    return value
+
+
+def encode(value: int) -> bytes:
+    """Canonical bytestring of a non-negative int."""
+    if value < 0:
+        raise ValueError("bytestrings encode non-negative values")
+    return value.to_bytes(max(1, (value.bit_length() + 7) // 8), "big")
+
+
+def encode_padded(value: int, bitwidth: int) -> bytes:
+    """Bytestring padded to the field's byte width (for packed controller headers)."""
+    return value.to_bytes(byte_width(bitwidth), "big")

@@ -1,0 +1,132 @@
+"""Switch ports bound to Linux interfaces with AF_PACKET sockets.
+
+Frames the kernel reports as our own transmissions (PACKET_OUTGOING) are skipped so a
+port never hears its own echo; interfaces are put in promiscuous mode by packet
+membership (released when the socket closes).
+"""
+
+from __future__ import annotations
+
+import logging
+import socket
+import struct
+from dataclasses import dataclass, field
+
+log = logging.getLogger(__name__)
+
+ETH_P_ALL = 0x0003
+SOL_PACKET = 263
+PACKET_ADD_MEMBERSHIP = 1
+PACKET_MR_PROMISC = 1
+PACKET_OUTGOING = 4
+MAX_FRAME = 9216  # jumbo limit; longer frames (e.g. GSO super-packets) are dropped
+MIN_FRAME = 14  # an Ethernet header
+RECV_BUFFER = 65536
+
+
+@dataclass
+class PortStats:
+    rx_packets: int = 0
+    rx_bytes: int = 0
+    tx_packets: int = 0
+    tx_bytes: int = 0
+    rx_dropped: int = 0  # malformed or oversized on receive
+    tx_errors: int = 0
+
+
+@dataclass
+class Port:
+    number: int
+    iface: str
+    sock: socket.socket | None = None
+    stats: PortStats = field(default_factory=PortStats)
+
+    def fileno(self) -> int:
+        assert self.sock is not None
+        return self.sock.fileno()
+
+
+def open_interface(iface: str) -> socket.socket:
+    """A non-blocking raw socket bound to `iface`, in promiscuous mode."""
+    sock = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(ETH_P_ALL))
+    try:
+        sock.bind((iface, 0))
+        ifindex = socket.if_nametoindex(iface)
+        mreq = struct.pack("iHH8s", ifindex, PACKET_MR_PROMISC, 0, b"")
+        sock.setsockopt(SOL_PACKET, PACKET_ADD_MEMBERSHIP, mreq)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4 * 1024 * 1024)
+        sock.setblocking(False)
+    except OSError:
+        sock.close()
+        raise
+    return sock
+
+
+def frame_problem(frame: bytes) -> str | None:
+    """Why a received frame cannot enter the pipeline, or None."""
+    if len(frame) < MIN_FRAME:
+        return f"runt frame of {len(frame)} bytes"
+    if len(frame) > MAX_FRAME:
+        return f"oversized frame of {len(frame)} bytes (> {MAX_FRAME})"
+    return None
+
+
+class PortSet:
+    """The switch's data ports: open, receive, send, close."""
+
+    def __init__(self) -> None:
+        self.ports: dict[int, Port] = {}
+
+    def add(self, number: int, iface: str) -> Port:
+        if number in self.ports:
+            raise ValueError(f"port {number} is given twice")
+        port = Port(number, iface, open_interface(iface))
+        self.ports[number] = port
+        log.info("port %d bound to %s", number, iface)
+        return port
+
+    def receive(self, port: Port) -> list[bytes]:
+        """All frames waiting on `port` (at most 64), without our own transmissions."""
+        frames: list[bytes] = []
+        assert port.sock is not None
+        for _ in range(64):
+            try:
+                data, addr = port.sock.recvfrom(RECV_BUFFER)
+            except (BlockingIOError, InterruptedError):
+                break
+            except OSError as exc:  # the interface went away
+                log.warning("port %d (%s): receive failed: %s", port.number, port.iface, exc)
+                break
+            if addr[2] == PACKET_OUTGOING:
+                continue
+            problem = frame_problem(data)
+            if problem is not None:
+                port.stats.rx_dropped += 1
+                log.warning("port %d (%s): dropped %s", port.number, port.iface, problem)
+                continue
+            port.stats.rx_packets += 1
+            port.stats.rx_bytes += len(data)
+            frames.append(data)
+        return frames
+
+    def send(self, number: int, frame: bytes) -> bool:
+        """Transmit on port `number`; an unknown port silently loses the frame (as BMv2)."""
+        port = self.ports.get(number)
+        if port is None or port.sock is None:
+            log.debug("egress to port %d without an interface: frame lost", number)
+            return False
+        try:
+            port.sock.send(frame)
+        except OSError as exc:  # link down, frame too big for the MTU, buffer full
+            port.stats.tx_errors += 1
+            log.debug("port %d (%s): send failed: %s", number, port.iface, exc)
+            return False
+        port.stats.tx_packets += 1
+        port.stats.tx_bytes += len(frame)
+        return True
+
+    def close(self) -> None:
+        for port in self.ports.values():
+            if port.sock is not None:
+                port.sock.close()
+                port.sock = None

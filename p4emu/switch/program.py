@@ -1,0 +1,96 @@
+"""A loaded forwarding pipeline: P4Info, device config, cookie, run-time state, pipeline."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from p4.config.v1 import p4info_pb2
+
+from p4emu.runtime.device import DeviceState
+from p4emu.runtime.meters import Clock
+from p4emu.runtime.model import ProgramInfo
+from p4emu.switch.p4rt_errors import invalid
+
+log = logging.getLogger(__name__)
+
+
+class DataplanePipeline(Protocol):
+    """What the traffic manager needs of p4emu.v1model.pipeline.Pipeline."""
+
+    def ingress(self, port: int, data: bytes, now_us: int) -> list[Any]: ...
+
+    def egress(self, job: Any, *, enq_timestamp: int, enq_qdepth: int, deq_timedelta: int,
+               deq_qdepth: int, now_us: int) -> list[tuple[int, bytes]]: ...
+
+
+@dataclass
+class LoadedProgram:
+    p4info: p4info_pb2.P4Info
+    device_config: bytes
+    cookie: int
+    info: ProgramInfo
+    state: DeviceState
+    pipeline: DataplanePipeline
+
+
+# device config bytes -> (ProgramInfo, factory(state) -> pipeline); raises on bad bytes
+Loader = Callable[[bytes], tuple[ProgramInfo, Callable[[DeviceState], DataplanePipeline]]]
+
+
+def ir_loader(cpu_port: int | None) -> Loader:
+    """The real loader: device config = the IR `p4emu compile -o` writes."""
+
+    def load(device_config: bytes):
+        from p4emu.compiler import load_ir  # imported late: the compiler is heavy
+        from p4emu.v1model.pipeline import Pipeline
+
+        program = load_ir(device_config)
+        return program.info, lambda state: Pipeline(program, state, cpu_port=cpu_port)
+
+    return load
+
+
+def check_p4info_matches(p4info: p4info_pb2.P4Info, info: ProgramInfo) -> None:
+    """The controller's P4Info must describe the program in the device config."""
+    checks = [
+        ("table", p4info.tables, info.tables),
+        ("action", p4info.actions, info.actions),
+        ("action profile", p4info.action_profiles, info.action_profiles),
+        ("register", p4info.registers, info.registers),
+        ("digest", p4info.digests, info.digests),
+    ]
+    for kind, listed, known in checks:
+        for obj in listed:
+            ours = known.get(obj.preamble.id)
+            if ours is None or ours.name != obj.preamble.name:
+                raise invalid(f"P4Info {kind} {obj.preamble.name!r} (id {obj.preamble.id}) "
+                              "is not in the device config's program")
+    for kind, listed in (("counter", list(p4info.counters) + list(p4info.direct_counters)),
+                         ("meter", list(p4info.meters) + list(p4info.direct_meters))):
+        known = info.counters if kind == "counter" else info.meters
+        for obj in listed:
+            if obj.preamble.id not in known:
+                raise invalid(f"P4Info {kind} {obj.preamble.name!r} (id {obj.preamble.id}) "
+                              "is not in the device config's program")
+
+
+def build_program(loader: Loader, p4info: p4info_pb2.P4Info, device_config: bytes,
+                  cookie: int, *, port_up: Callable[[int], bool],
+                  clock_us: Clock) -> LoadedProgram:
+    """Load and check a pipeline config; INVALID_ARGUMENT when it cannot be used."""
+    if not device_config:
+        raise invalid("the pipeline config has no p4_device_config")
+    try:
+        info, make_pipeline = loader(device_config)
+    except Exception as exc:  # any loader failure means bad device config bytes
+        raise invalid(f"cannot load the device config: {exc}") from None
+    check_p4info_matches(p4info, info)
+    state = DeviceState.from_program(info, port_up=port_up, clock_us=clock_us)
+    try:
+        pipeline = make_pipeline(state)
+    except Exception as exc:
+        raise invalid(f"cannot build the pipeline: {exc}") from None
+    return LoadedProgram(p4info, device_config, cookie, info, state, pipeline)

@@ -1,0 +1,149 @@
+"""Egress queue model: pure, clock-injected, no threads.
+
+One `PortQueues` per egress port: ``priorities`` strict-priority FIFOs (highest value
+served first), a depth limit in packets per FIFO, and one server whose service time per
+packet is the larger of ``1/rate_pps`` and ``bits/line_rate_bps``. Times are µs since
+switch start, as BMv2's queueing metadata.
+
+BMv2 semantics kept: ``enq_qdepth`` is the number of packets already queued for the
+port when this one joins; ``deq_qdepth`` the number left after it leaves; a full FIFO
+drops silently; a priority outside ``[0, priorities)`` is dropped.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+DEFAULT_QUEUE_DEPTH = 64
+
+
+class DropReason(StrEnum):
+    QUEUE_FULL = "queue_full"
+    BAD_PRIORITY = "bad_priority"
+
+
+@dataclass
+class QueueConfig:
+    depth: int = DEFAULT_QUEUE_DEPTH  # packets per priority FIFO
+    rate_pps: float = 0.0  # 0 = unlimited, as BMv2
+    line_rate_bps: float = 0.0  # 0 = unlimited; p4emu's own
+
+    def service_time_us(self, size_bytes: int) -> float:
+        """Time the port's server is busy sending one packet of `size_bytes`."""
+        by_rate = 1e6 / self.rate_pps if self.rate_pps > 0 else 0.0
+        by_line = size_bytes * 8e6 / self.line_rate_bps if self.line_rate_bps > 0 else 0.0
+        return max(by_rate, by_line)
+
+
+@dataclass(frozen=True)
+class Enqueued:
+    enq_timestamp: int
+    enq_qdepth: int
+
+
+@dataclass(frozen=True)
+class Dequeued:
+    item: Any
+    priority: int
+    enq_timestamp: int
+    enq_qdepth: int
+    deq_timedelta: int
+    deq_qdepth: int
+    start_us: float  # when service began (model time; may precede the caller's clock)
+
+
+@dataclass
+class _Queued:
+    item: Any
+    enq_timestamp: int
+    enq_qdepth: int
+
+
+class PortQueues:
+    """The strict-priority FIFOs and the server of one egress port."""
+
+    def __init__(self, config: QueueConfig | None = None, priorities: int = 1) -> None:
+        if priorities < 1:
+            raise ValueError("priorities must be >= 1")
+        self.config = config or QueueConfig()
+        self.fifos: list[deque[_Queued]] = [deque() for _ in range(priorities)]
+        self.busy_until_us = 0.0
+        self.enqueued = 0
+        self.dequeued = 0
+        self.drops: dict[DropReason, int] = {reason: 0 for reason in DropReason}
+
+    @property
+    def depth(self) -> int:
+        return sum(len(fifo) for fifo in self.fifos)
+
+    def offer(self, item: Any, *, priority: int, now_us: int) -> Enqueued | DropReason:
+        """Queue `item`, or say why it was dropped."""
+        if not 0 <= priority < len(self.fifos):
+            self.drops[DropReason.BAD_PRIORITY] += 1
+            return DropReason.BAD_PRIORITY
+        fifo = self.fifos[priority]
+        if len(fifo) >= self.config.depth:
+            self.drops[DropReason.QUEUE_FULL] += 1
+            return DropReason.QUEUE_FULL
+        entry = _Queued(item, now_us, self.depth)
+        fifo.append(entry)
+        self.enqueued += 1
+        return Enqueued(entry.enq_timestamp, entry.enq_qdepth)
+
+    def _head_arrival_us(self) -> int | None:
+        heads = [fifo[0].enq_timestamp for fifo in self.fifos if fifo]
+        return min(heads) if heads else None
+
+    def next_ready_us(self) -> float | None:
+        """Earliest time `pop` returns a packet, or None when all FIFOs are empty."""
+        arrival = self._head_arrival_us()
+        if arrival is None:
+            return None
+        return max(self.busy_until_us, arrival)
+
+    def pop(self, now_us: int) -> Dequeued | None:
+        """Start serving the highest-priority head if the server is free at `now_us`.
+
+        Service starts at the model time the server became free (not at `now_us`), so
+        a late caller does not lose throughput; the caller must `charge` the packet.
+        """
+        ready = self.next_ready_us()
+        if ready is None or ready > now_us:
+            return None
+        start = ready
+        for priority in range(len(self.fifos) - 1, -1, -1):
+            fifo = self.fifos[priority]
+            # strict priority among the packets that had arrived when service started
+            if fifo and fifo[0].enq_timestamp <= start:
+                entry = fifo.popleft()
+                break
+        else:  # pragma: no cover - next_ready_us guarantees a head has arrived
+            return None
+        self.dequeued += 1
+        # hold the server until charge(); a zero-cost packet releases it at `start`
+        self.busy_until_us = start
+        return Dequeued(
+            item=entry.item,
+            priority=priority,
+            enq_timestamp=entry.enq_timestamp,
+            enq_qdepth=entry.enq_qdepth,
+            deq_timedelta=max(0, int(start) - entry.enq_timestamp),
+            deq_qdepth=self.depth,
+            start_us=start,
+        )
+
+    def charge(self, dequeued: Dequeued, sent_bytes: int) -> None:
+        """Account the service time of a packet `pop` returned, once its size is known."""
+        self.busy_until_us = max(
+            self.busy_until_us, dequeued.start_us + self.config.service_time_us(sent_bytes)
+        )
+
+    def clear(self) -> int:
+        """Drop everything queued; returns how many packets were discarded."""
+        dropped = self.depth
+        for fifo in self.fifos:
+            fifo.clear()
+        return dropped

@@ -1,0 +1,233 @@
+"""The data-plane loop: receive on ports, ingress, egress queues, egress, transmit.
+
+One thread does it all, so queue state needs no locking of its own: it waits in
+select() on the port sockets and a wake-up pipe, with a timeout set by the next packet
+an egress queue may release. Frames injected by other threads (PacketOut) come in through
+a deque and the pipe. Pipeline work holds `core.lock`, as do control-plane changes.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import select
+import threading
+from collections import deque
+from dataclasses import dataclass, field
+
+from p4emu.switch.core import SwitchCore
+from p4emu.switch.pcap import PortPcaps
+from p4emu.switch.ports import PortSet
+from p4emu.switch.program import LoadedProgram
+from p4emu.switch.queues import DropReason, Enqueued, PortQueues, QueueConfig
+
+log = logging.getLogger(__name__)
+
+IDLE_WAIT_S = 0.1
+MAX_INJECT_BACKLOG = 10000
+
+
+@dataclass
+class QueueSettings:
+    """Start-up queue settings; per-port overrides come from the runtime control."""
+
+    depth: int = 64
+    rate_pps: float = 0.0
+    line_rate_bps: float = 0.0
+    priorities: int = 1
+    per_port: dict[int, QueueConfig] = field(default_factory=dict)
+
+    def config_for(self, port: int) -> QueueConfig:
+        base = self.per_port.get(port)
+        if base is not None:
+            return QueueConfig(base.depth, base.rate_pps, base.line_rate_bps)
+        return QueueConfig(self.depth, self.rate_pps, self.line_rate_bps)
+
+
+class TrafficManager:
+    def __init__(self, core: SwitchCore, ports: PortSet, settings: QueueSettings,
+                 pcaps: PortPcaps | None = None) -> None:
+        self.core = core
+        self.ports = ports
+        self.settings = settings
+        self.pcaps = pcaps
+        self.queues: dict[int, PortQueues] = {}
+        self._injected: deque[tuple[int, bytes]] = deque()
+        self._wake_r, self._wake_w = os.pipe()
+        os.set_blocking(self._wake_r, False)
+        os.set_blocking(self._wake_w, False)
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self.pipeline_errors = 0
+        self.injected_dropped = 0
+        core.inject = self.inject
+        core.on_program_change(self._program_changed)
+        for number in ports.ports:
+            self.queue(number)
+
+    # --- queues (call with core.lock held from other threads)
+    def queue(self, port: int) -> PortQueues:
+        q = self.queues.get(port)
+        if q is None:
+            q = self.queues[port] = PortQueues(self.settings.config_for(port),
+                                               self.settings.priorities)
+        return q
+
+    def set_depth(self, depth: int, port: int | None = None) -> None:
+        for number, q in self._targets(port):
+            q.config.depth = depth
+            self.settings.per_port[number] = q.config
+        if port is None:
+            self.settings.depth = depth
+        self._wake()
+
+    def set_rate(self, rate_pps: float, port: int | None = None) -> None:
+        for number, q in self._targets(port):
+            q.config.rate_pps = rate_pps
+            self.settings.per_port[number] = q.config
+        if port is None:
+            self.settings.rate_pps = rate_pps
+        self._wake()
+
+    def set_line_rate(self, bps: float, port: int | None = None) -> None:
+        for number, q in self._targets(port):
+            q.config.line_rate_bps = bps
+            self.settings.per_port[number] = q.config
+        if port is None:
+            self.settings.line_rate_bps = bps
+        self._wake()
+
+    def _targets(self, port: int | None) -> list[tuple[int, PortQueues]]:
+        if port is None:
+            return list(self.queues.items())
+        return [(port, self.queue(port))]
+
+    def _program_changed(self, program: LoadedProgram) -> None:
+        # queued jobs belong to the old program's state: discard them
+        dropped = sum(q.clear() for q in self.queues.values())
+        if dropped:
+            log.info("pipeline change discarded %d queued packets", dropped)
+
+    # --- other threads
+    def inject(self, port: int, frame: bytes) -> None:
+        """Treat `frame` as received on `port` (PacketOut on the CPU port)."""
+        if len(self._injected) >= MAX_INJECT_BACKLOG:
+            self.injected_dropped += 1
+            return
+        self._injected.append((port, frame))
+        self._wake()
+
+    def _wake(self) -> None:
+        try:
+            os.write(self._wake_w, b"x")
+        except (BlockingIOError, OSError):
+            pass  # the pipe is full: a wake-up is already pending
+
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self._run, name="dataplane", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._wake()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+        os.close(self._wake_r)
+        os.close(self._wake_w)
+
+    # --- the loop
+    def _run(self) -> None:
+        sockets = {port.fileno(): port for port in self.ports.ports.values()}
+        while not self._stop.is_set():
+            try:
+                timeout = self._next_timeout()
+                readable, _, _ = select.select([self._wake_r, *sockets], [], [], timeout)
+                for fd in readable:
+                    if fd == self._wake_r:
+                        self._drain_wake()
+                        continue
+                    port = sockets[fd]
+                    for frame in self.ports.receive(port):
+                        self._ingress(port.number, frame)
+                while self._injected:
+                    port_number, frame = self._injected.popleft()
+                    self._ingress(port_number, frame)
+                self._serve_egress()
+            except Exception:  # the data plane must survive any one bad packet or bug
+                log.exception("data-plane loop error")
+
+    def _drain_wake(self) -> None:
+        try:
+            while os.read(self._wake_r, 4096):
+                pass
+        except BlockingIOError:
+            pass
+
+    def _next_timeout(self) -> float:
+        if self._injected:
+            return 0.0
+        now = self.core.clock_us()
+        with self.core.lock:
+            ready = [t for t in (q.next_ready_us() for q in self.queues.values())
+                     if t is not None]
+        if not ready:
+            return IDLE_WAIT_S
+        return max(0.0, (min(ready) - now) / 1e6)
+
+    def _ingress(self, port: int, frame: bytes) -> None:
+        if self.pcaps is not None:
+            self.pcaps.received(port, frame)
+        with self.core.lock:
+            program = self.core.program
+            if program is None:
+                return  # no pipeline: drop, as simple_switch_grpc --no-p4
+            now = self.core.clock_us()
+            try:
+                jobs = program.pipeline.ingress(port, frame, now)
+            except Exception:
+                self.pipeline_errors += 1
+                log.exception("ingress failed on a %d-byte frame from port %d; dropped",
+                              len(frame), port)
+                return
+            for job in jobs:
+                result = self.queue(job.port).offer(job, priority=job.priority, now_us=now)
+                if isinstance(result, Enqueued):
+                    log.debug("port %d -> queue %d prio %d depth %d", port, job.port,
+                              job.priority, result.enq_qdepth)
+                elif result == DropReason.BAD_PRIORITY:
+                    log.error("priority %d >= %d queues: packet to port %d dropped",
+                              job.priority, len(self.queue(job.port).fifos), job.port)
+
+    def _serve_egress(self) -> None:
+        while True:
+            served = False
+            for number, q in list(self.queues.items()):
+                with self.core.lock:
+                    program = self.core.program
+                    dequeued = q.pop(self.core.clock_us())
+                    if dequeued is None or program is None:
+                        continue
+                    served = True
+                    try:
+                        outputs = program.pipeline.egress(
+                            dequeued.item, enq_timestamp=dequeued.enq_timestamp,
+                            enq_qdepth=dequeued.enq_qdepth,
+                            deq_timedelta=dequeued.deq_timedelta,
+                            deq_qdepth=dequeued.deq_qdepth, now_us=self.core.clock_us())
+                    except Exception:
+                        self.pipeline_errors += 1
+                        log.exception("egress failed for port %d; packet dropped", number)
+                        outputs = []
+                    q.charge(dequeued, sum(len(data) for _, data in outputs))
+                    for out_port, data in outputs:
+                        self._transmit(out_port, data)
+            if not served:
+                return
+
+    def _transmit(self, port: int, frame: bytes) -> None:
+        if port == self.core.cpu_port:
+            self.core.packet_in(frame)
+            return
+        if self.pcaps is not None:
+            self.pcaps.sent(port, frame)
+        self.ports.send(port, frame)

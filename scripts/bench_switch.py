@@ -1,0 +1,356 @@
+#!/usr/bin/env python3
+"""Benchmark one p4emu switch between two network namespaces (root needed); prints figures.
+
+Measures: packets/s forwarded h1 -> h2 (64 B and 1500 B frames, offered as fast as a
+Python sender can), added latency (ping RTT through the switch vs a direct veth pair),
+and the P4Runtime write rate (table entries/s, one per Write and batched).
+
+Modes: ``l3`` compiles tests/p4/switch/l3_qdepth.p4 with p4emu's front end and runs
+`python -m p4emu switch` as a separate process; ``synthetic`` runs the same switch code in a
+child process with a one-table LPM pipeline written in Python (no compiler needed), so the
+port/queue/P4Runtime path can be measured before the interpreter exists.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ipaddress
+import json
+import multiprocessing
+import os
+import re
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+PY = sys.executable
+TAG = f"{os.getpid() % 10000}"
+H1, H2, D1, D2 = f"bh1-{TAG}", f"bh2-{TAG}", f"bd1-{TAG}", f"bd2-{TAG}"
+SW1, SW2, DV = f"bs{TAG}a", f"bs{TAG}b", f"bd{TAG}v"
+LPM_ID, FWD_ID = 0x02000001, 0x01000001
+
+
+def sh(*cmd: str, check: bool = True) -> subprocess.CompletedProcess:
+    return subprocess.run(cmd, check=check, capture_output=True, text=True, timeout=120)
+
+
+def ns(name: str, *cmd: str, check: bool = True) -> subprocess.CompletedProcess:
+    return sh("ip", "netns", "exec", name, *cmd, check=check)
+
+
+def quiet(iface: str, netns: str | None = None) -> None:
+    prefix = ("ip", "netns", "exec", netns) if netns else ()
+    sh(*prefix, "ethtool", "-K", iface, "tx", "off", "rx", "off", "tso", "off", "gso", "off",
+       "gro", "off", check=False)
+    sh(*prefix, "sysctl", "-q", "-w", f"net.ipv6.conf.{iface}.disable_ipv6=1", check=False)
+
+
+def build() -> None:
+    for host, sw, addr, subnet in ((H1, SW1, "10.0.1.1/24", 1), (H2, SW2, "10.0.2.2/24", 2)):
+        sh("ip", "netns", "add", host)
+        sh("ip", "link", "add", sw, "type", "veth", "peer", "name", "eth0", "netns", host)
+        ns(host, "ip", "link", "set", "eth0", "address", f"00:00:00:00:00:0{subnet}")
+        ns(host, "ip", "addr", "add", addr, "dev", "eth0")
+        for iface, where in (("eth0", host), (sw, None)):
+            quiet(iface, where)
+        ns(host, "ip", "link", "set", "eth0", "up")
+        ns(host, "ip", "link", "set", "lo", "up")
+        sh("ip", "link", "set", sw, "up")
+        gw = f"10.0.{subnet}.254"
+        ns(host, "ip", "neigh", "add", gw, "lladdr", f"00:00:00:00:0{subnet}:fe", "dev", "eth0")
+        ns(host, "ip", "route", "add", "default", "via", gw)
+    # the baseline: the same two hosts' worth of veth, directly connected
+    sh("ip", "netns", "add", D1)
+    sh("ip", "netns", "add", D2)
+    sh("ip", "link", "add", DV, "netns", D1, "type", "veth", "peer", "name", "eth0", "netns", D2)
+    ns(D1, "ip", "link", "set", DV, "name", "eth0")
+    for host, addr in ((D1, "10.9.0.1/24"), (D2, "10.9.0.2/24")):
+        ns(host, "ip", "addr", "add", addr, "dev", "eth0")
+        quiet("eth0", host)
+        ns(host, "ip", "link", "set", "eth0", "up")
+
+
+def teardown() -> None:
+    for name in (H1, H2, D1, D2):
+        sh("ip", "netns", "del", name, check=False)
+    for iface in (SW1, SW2):
+        sh("ip", "link", "del", iface, check=False)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+# ------------------------------------------------------------------ synthetic program
+def synthetic_program():
+    from p4.config.v1 import p4info_pb2
+
+    from p4emu.runtime.model import (
+        ActionInfo,
+        ActionRef,
+        KeyField,
+        MatchKind,
+        ParamInfo,
+        ProgramInfo,
+        TableInfo,
+    )
+    info = ProgramInfo(
+        actions={FWD_ID: ActionInfo(FWD_ID, "ingress.forward", (ParamInfo(1, "port", 9),))},
+        tables={LPM_ID: TableInfo(LPM_ID, "ingress.ipv4_lpm",
+                                  (KeyField(1, "hdr.ipv4.dstAddr", MatchKind.LPM, 32),),
+                                  (ActionRef(FWD_ID),), size=100000)})
+    p4info = p4info_pb2.P4Info()
+    table = p4info.tables.add()
+    table.preamble.id, table.preamble.name = LPM_ID, "ingress.ipv4_lpm"
+    table.match_fields.add(id=1, name="hdr.ipv4.dstAddr", bitwidth=32, match_type=3)
+    table.action_refs.add(id=FWD_ID)
+    table.size = 100000
+    action = p4info.actions.add()
+    action.preamble.id, action.preamble.name = FWD_ID, "ingress.forward"
+    action.params.add(id=1, name="port", bitwidth=9)
+    return info, p4info
+
+
+class _Job:
+    __slots__ = ("port", "priority", "data")
+
+    def __init__(self, port: int, data: bytes) -> None:
+        self.port, self.priority, self.data = port, 0, data
+
+
+class SyntheticPipeline:
+    """ipv4 dst -> LPM table -> egress port; everything else dropped."""
+
+    def __init__(self, state) -> None:
+        self.table = state.tables[LPM_ID]
+
+    def ingress(self, port, data, now_us):
+        if data[12:14] != b"\x08\x00" or len(data) < 34:
+            return []
+        result = self.table.lookup((int.from_bytes(data[30:34], "big"),), len(data))
+        if not result.hit:
+            return []
+        port = result.args[0]
+        # next-hop MACs as the L3 program's ipv4_forward sets them
+        mac = bytes([0, 0, 0, 0, 0, port]) + bytes([0, 0, 0, 0, port, 0xFE])
+        return [_Job(port, mac + data[12:])]
+
+    def egress(self, job, **_):
+        return [(job.port, job.data)]
+
+
+def synthetic_switch(grpc_port: int, ready) -> None:
+    """Child process: the switch parts wired as `p4emu switch` wires them."""
+    import threading
+
+    from p4emu.switch.core import SwitchCore
+    from p4emu.switch.grpc_server import serve
+    from p4emu.switch.ports import PortSet
+    from p4emu.switch.traffic_manager import QueueSettings, TrafficManager
+
+    info, _ = synthetic_program()
+    core = SwitchCore(device_id=1)
+    ports = PortSet()
+    ports.add(1, SW1)
+    ports.add(2, SW2)
+    tm = TrafficManager(core, ports, QueueSettings())
+    server, _, _ = serve(core, lambda cfg: (info, SyntheticPipeline),
+                        f"127.0.0.1:{grpc_port}")
+    tm.start()
+    ready.set()
+    threading.Event().wait()
+
+
+# ------------------------------------------------------------------ P4Runtime client
+def push_and_route(grpc_port: int, p4info, device_config: bytes, fwd_action: str):
+    import grpc
+    from p4.v1 import p4runtime_pb2 as pb
+    from p4.v1 import p4runtime_pb2_grpc
+
+    channel = grpc.insecure_channel(f"127.0.0.1:{grpc_port}")
+    grpc.channel_ready_future(channel).result(timeout=30)
+    stub = p4runtime_pb2_grpc.P4RuntimeStub(channel)
+    req = pb.SetForwardingPipelineConfigRequest(
+        device_id=1, action=pb.SetForwardingPipelineConfigRequest.VERIFY_AND_COMMIT)
+    req.config.p4info.CopyFrom(p4info)
+    req.config.p4_device_config = device_config
+    stub.SetForwardingPipelineConfig(req)
+    table = next(t for t in p4info.tables if t.preamble.name.endswith("ipv4_lpm"))
+    action = next(a for a in p4info.actions if a.preamble.name == fwd_action)
+
+    def entry(addr: int, plen: int, port: int, subnet: int) -> pb.Update:
+        te = pb.TableEntry(table_id=table.preamble.id)
+        fm = te.match.add(field_id=table.match_fields[0].id)
+        fm.lpm.value = addr.to_bytes(4, "big")
+        fm.lpm.prefix_len = plen
+        te.action.action.action_id = action.preamble.id
+        for param in action.params:
+            value = {"port": port.to_bytes(2, "big"),
+                     "dstAddr": bytes([0, 0, 0, 0, 0, subnet]),
+                     "srcAddr": bytes([0, 0, 0, 0, subnet, 0xFE])}[param.name]
+            te.action.action.params.add(param_id=param.id, value=value)
+        return pb.Update(type=pb.Update.INSERT, entity=pb.Entity(table_entry=te))
+
+    routes = [entry(int(ipaddress.IPv4Address("10.0.1.1")), 32, 1, 1),
+              entry(int(ipaddress.IPv4Address("10.0.2.2")), 32, 2, 2)]
+    stub.Write(pb.WriteRequest(device_id=1, updates=routes))
+    return stub, entry, table.size
+
+
+def write_rate(stub, entry, count: int, batch: int) -> tuple[float, float]:
+    from p4.v1 import p4runtime_pb2 as pb
+
+    base = int(ipaddress.IPv4Address("20.0.0.0"))
+    updates = [entry(base + i, 32, 2, 2) for i in range(2 * count)]
+    start = time.perf_counter()
+    for update in updates[:count]:
+        stub.Write(pb.WriteRequest(device_id=1, updates=[update]))
+    single = count / (time.perf_counter() - start)
+    start = time.perf_counter()
+    for i in range(count, 2 * count, batch):
+        stub.Write(pb.WriteRequest(device_id=1, updates=updates[i:i + batch]))
+    batched = count / (time.perf_counter() - start)
+    return single, batched
+
+
+# ------------------------------------------------------------------ traffic
+RECEIVER = """
+import socket, time, sys
+s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(3))
+s.bind(("eth0", 0)); s.settimeout(0.2)
+end = time.time() + float(sys.argv[1]); n = 0; first = last = None
+while time.time() < end:
+    try:
+        data, addr = s.recvfrom(65535)
+    except socket.timeout:
+        continue
+    if addr[2] != 4 and len(data) > 37 and data[23] == 17 and data[36:38] == b"\\x12\\xb9":
+        n += 1; last = time.time(); first = first or last
+print(n, first or 0, last or 0)
+"""
+
+SENDER = """
+import socket, time, sys
+size, duration = int(sys.argv[1]), float(sys.argv[2])
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+payload = bytes(size - 42); end = time.time() + duration; n = 0
+while time.time() < end:
+    for _ in range(100):
+        try:
+            s.sendto(payload, ("10.0.2.2", 4793)); n += 1
+        except OSError:
+            pass
+print(n)
+"""
+
+
+def throughput(size: int, duration: float) -> tuple[float, float, int, int]:
+    receiver = subprocess.Popen(["ip", "netns", "exec", H2, PY, "-c", RECEIVER,
+                                 str(duration + 2.0)], stdout=subprocess.PIPE, text=True)
+    time.sleep(0.3)
+    sender = ns(H1, PY, "-c", SENDER, str(size), str(duration))
+    out, _ = receiver.communicate(timeout=duration + 30)
+    sent = int(sender.stdout.strip())
+    received, first, last = out.split()
+    received_n = int(received)
+    span = max(float(last) - float(first), 1e-6)
+    return sent / duration, received_n / span if received_n > 1 else 0.0, sent, received_n
+
+
+def ping_rtt(netns: str, dst: str, count: int = 50) -> float:
+    out = ns(netns, "ping", "-q", "-c", str(count), "-i", "0.02", dst).stdout
+    match = re.search(r"= [\d.]+/([\d.]+)/", out)
+    return float(match.group(1)) if match else float("nan")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--mode", choices=("auto", "l3", "synthetic"), default="auto")
+    parser.add_argument("--duration", type=float, default=3.0)
+    parser.add_argument("--entries", type=int, default=2000)
+    parser.add_argument("--batch", type=int, default=500)
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    args = parser.parse_args()
+    if os.geteuid() != 0:
+        print("bench_switch: needs root (network namespaces)", file=sys.stderr)
+        return 1
+    mode = args.mode
+    if mode == "auto":
+        try:
+            from p4emu.frontend import compile_file  # noqa: F401
+            mode = "l3"
+        except ImportError:
+            mode = "synthetic"
+    child = proc = None
+    results: dict[str, object] = {"mode": mode}
+    try:
+        build()
+        grpc_port = free_port()
+        if mode == "synthetic":
+            ctx = multiprocessing.get_context("fork")
+            ready = ctx.Event()
+            child = ctx.Process(target=synthetic_switch, args=(grpc_port, ready), daemon=True)
+            child.start()
+            ready.wait(30)
+            _, p4info = synthetic_program()
+            stub, entry, size = push_and_route(grpc_port, p4info, b"synthetic",
+                                               "ingress.forward")
+        else:
+            from google.protobuf import text_format
+            from p4.config.v1 import p4info_pb2
+
+            from p4emu.frontend import compile_file
+            result = compile_file(str(REPO / "tests/p4/switch/l3_qdepth.p4"))
+            p4info = result.p4info
+            if isinstance(p4info, str | bytes):
+                p4info = text_format.Parse(p4info, p4info_pb2.P4Info())
+            proc = subprocess.Popen(
+                [PY, "-m", "p4emu", "switch", "--device-id", "1", "-i", f"1@{SW1}",
+                 "-i", f"2@{SW2}", "--thrift-port", str(free_port()), "--no-p4", "--",
+                 "--grpc-server-addr", f"127.0.0.1:{grpc_port}", "--cpu-port", "255"],
+                cwd=REPO)
+            stub, entry, size = push_and_route(grpc_port, p4info, result.ir,
+                                               "MyIngress.ipv4_forward")
+        ping_rtt(H1, "10.0.2.2", 5)  # warm-up
+        for size in (64, 1500):
+            offered, forwarded, sent, received = throughput(size, args.duration)
+            results[f"pps_{size}B"] = round(forwarded)
+            results[f"offered_pps_{size}B"] = round(offered)
+            results[f"delivered_{size}B"] = f"{received}/{sent}"
+        through = ping_rtt(H1, "10.0.2.2")
+        direct = ping_rtt(D1, "10.9.0.2")
+        results["rtt_switch_ms"] = through
+        results["rtt_direct_ms"] = direct
+        results["added_latency_ms"] = round(through - direct, 3)
+        # both phases must fit the table next to the two routes
+        count = min(args.entries, (size - 2) // 2) if size else args.entries
+        print("DEBUG entries before", sum(len(r.entities) for r in stub.Read(__import__("p4.v1.p4runtime_pb2", fromlist=["x"]).ReadRequest(device_id=1, entities=[__import__("p4.v1.p4runtime_pb2", fromlist=["x"]).Entity(table_entry=__import__("p4.v1.p4runtime_pb2", fromlist=["x"]).TableEntry())]))))
+        results["write_entries"] = count
+        single, batched = write_rate(stub, entry, count, args.batch)
+        results["writes_per_s_single"] = round(single)
+        results[f"writes_per_s_batch{args.batch}"] = round(batched)
+    finally:
+        if proc is not None:
+            proc.terminate()
+            proc.wait(timeout=10)
+        if child is not None:
+            child.terminate()
+            child.join(5)
+        teardown()
+    if args.json:
+        print(json.dumps(results))
+    else:
+        for key, value in results.items():
+            print(f"{key:>28}: {value}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,348 @@
+"""p4emu switch between two network namespaces: real AF_PACKET ports, queues, P4Runtime.
+
+h1 (10.0.0.1) and h2 (10.0.0.2 / 10.0.2.2) each have one veth into the root namespace,
+whose other end is a switch port. Names carry the test's pid and a counter, and the
+namespaces (with their veths) are removed in a finally block.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from p4emu.switch.core import SwitchCore
+from p4emu.switch.link_monitor import LinkMonitor
+from p4emu.switch.pcap import PortPcaps
+from p4emu.switch.ports import PortSet
+from p4emu.switch.queues import DropReason
+from p4emu.switch.traffic_manager import QueueSettings, TrafficManager
+
+pytestmark = [
+    pytest.mark.integration,
+    pytest.mark.skipif(os.geteuid() != 0, reason="needs root for network namespaces"),
+]
+
+REPO = Path(__file__).resolve().parents[2]
+PYTHON = sys.executable
+_counter = itertools.count()
+
+
+def sh(*cmd: str, check: bool = True) -> subprocess.CompletedProcess:
+    return subprocess.run(cmd, check=check, capture_output=True, text=True, timeout=60)
+
+
+def in_ns(ns: str, *cmd: str, check: bool = True) -> subprocess.CompletedProcess:
+    return sh("ip", "netns", "exec", ns, *cmd, check=check)
+
+
+@dataclass
+class TwoHosts:
+    tag: str
+    h1: str
+    h2: str
+    sw1: str
+    sw2: str
+
+
+def _quiet(iface: str, ns: str | None = None) -> None:
+    """No offloads (a user-space switch must see real checksums and frames) and no IPv6
+    chatter on the link."""
+    prefix = ("ip", "netns", "exec", ns) if ns else ()
+    sh(*prefix, "ethtool", "-K", iface, "tx", "off", "rx", "off", "tso", "off", "gso", "off",
+       "gro", "off", check=False)
+    sh(*prefix, "sysctl", "-q", "-w", f"net.ipv6.conf.{iface}.disable_ipv6=1", check=False)
+
+
+def _build(topo: TwoHosts, specs) -> None:
+    """specs: per host (ns, switch-side veth, address, MAC, gateway or None)."""
+    for ns, sw, addr, mac, _ in specs:
+        sh("ip", "netns", "add", ns)
+        sh("ip", "link", "add", sw, "type", "veth", "peer", "name", "eth0", "netns", ns)
+        in_ns(ns, "ip", "link", "set", "eth0", "address", mac)
+        in_ns(ns, "ip", "addr", "add", addr, "dev", "eth0")
+        in_ns(ns, "ip", "link", "set", "lo", "up")
+        _quiet("eth0", ns)
+        _quiet(sw)
+        in_ns(ns, "ip", "link", "set", "eth0", "up")
+        sh("ip", "link", "set", sw, "up")
+
+
+def _teardown(topo: TwoHosts) -> None:
+    for ns in (topo.h1, topo.h2):
+        sh("ip", "netns", "del", ns, check=False)
+    for sw in (topo.sw1, topo.sw2):
+        sh("ip", "link", "del", sw, check=False)
+
+
+def _names() -> TwoHosts:
+    tag = f"{os.getpid() % 100000}{next(_counter)}"
+    return TwoHosts(tag, f"p4h1-{tag}", f"p4h2-{tag}", f"p4s{tag}a", f"p4s{tag}b")
+
+
+@pytest.fixture
+def hosts():
+    """One subnet: the switch acts as a wire between h1 and h2."""
+    topo = _names()
+    try:
+        _build(topo, [(topo.h1, topo.sw1, "10.0.0.1/24", "00:00:00:00:00:01", None),
+                      (topo.h2, topo.sw2, "10.0.0.2/24", "00:00:00:00:00:02", None)])
+        # static neighbours: the tests count packets, ARP would add noise
+        in_ns(topo.h1, "ip", "neigh", "add", "10.0.0.2", "lladdr", "00:00:00:00:00:02",
+              "dev", "eth0")
+        in_ns(topo.h2, "ip", "neigh", "add", "10.0.0.1", "lladdr", "00:00:00:00:00:01",
+              "dev", "eth0")
+        yield topo
+    finally:
+        _teardown(topo)
+
+
+@pytest.fixture
+def l3_hosts():
+    """Two subnets routed by the switch: h1 10.0.1.1/24, h2 10.0.2.2/24."""
+    topo = _names()
+    try:
+        _build(topo, [(topo.h1, topo.sw1, "10.0.1.1/24", "00:00:00:00:00:01", None),
+                      (topo.h2, topo.sw2, "10.0.2.2/24", "00:00:00:00:00:02", None)])
+        for ns, subnet in ((topo.h1, 1), (topo.h2, 2)):
+            gw = f"10.0.{subnet}.254"
+            in_ns(ns, "ip", "neigh", "add", gw, "lladdr", f"00:00:00:00:0{subnet}:fe",
+                  "dev", "eth0")
+            in_ns(ns, "ip", "route", "add", "default", "via", gw)
+        yield topo
+    finally:
+        _teardown(topo)
+
+
+def udp_burst(ns: str, dst: str, count: int, size: int = 64, port: int = 4793) -> None:
+    code = ("import socket,sys\n"
+            "s=socket.socket(socket.AF_INET,socket.SOCK_DGRAM)\n"
+            f"for i in range({count}): s.sendto(bytes({size}), ('{dst}', {port}))\n")
+    in_ns(ns, PYTHON, "-c", code)
+
+
+def wait_for(predicate, timeout: float = 5.0) -> bool:
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.02)
+    return predicate()
+
+
+# --------------------------------------------------------------------- toy pipeline
+@dataclass
+class WireJob:
+    port: int
+    priority: int
+    data: bytes
+
+
+class WirePipeline:
+    """A two-port wire that records the queue metadata egress sees."""
+
+    def __init__(self) -> None:
+        self.enq_qdepths: list[int] = []
+
+    def ingress(self, port, data, now_us):
+        if len(data) > 20 and data[12:14] == b"\x88\xb5":  # local experimental ethertype
+            raise ValueError("malformed test frame")
+        return [WireJob(2 if port == 1 else 1, 0, data)]
+
+    def egress(self, job, *, enq_timestamp, enq_qdepth, deq_timedelta, deq_qdepth, now_us):
+        self.enq_qdepths.append(enq_qdepth)
+        return [(job.port, job.data)]
+
+
+class _Loaded:
+    def __init__(self, pipeline) -> None:
+        self.pipeline = pipeline
+        self.cookie = 0
+
+
+@pytest.fixture
+def wire_switch(hosts, tmp_path):
+    core = SwitchCore(device_id=0)
+    ports = PortSet()
+    ports.add(1, hosts.sw1)
+    ports.add(2, hosts.sw2)
+    pcaps = PortPcaps(tmp_path)
+    pcaps.add_port(1, hosts.sw1)
+    pcaps.add_port(2, hosts.sw2)
+    monitor = LinkMonitor({1: hosts.sw1, 2: hosts.sw2})
+    core.port_up = monitor.is_up
+    tm = TrafficManager(core, ports, QueueSettings(), pcaps)
+    pipeline = WirePipeline()
+    core.program = _Loaded(pipeline)  # type: ignore[assignment]
+    tm.start()
+    monitor.start()
+    try:
+        yield core, ports, tm, pipeline, monitor, tmp_path
+    finally:
+        monitor.stop()
+        tm.stop()
+        ports.close()
+        pcaps.close()
+
+
+def test_ports_forward_ping_without_echo_and_write_pcaps(hosts, wire_switch):
+    core, ports, tm, pipeline, monitor, pcap_dir = wire_switch
+    result = in_ns(hosts.h1, "ping", "-c", "3", "-i", "0.2", "-W", "2", "10.0.0.2", check=False)
+    assert result.returncode == 0, result.stdout + result.stderr
+    s1, s2 = ports.ports[1].stats, ports.ports[2].stats
+    # 3 requests in on port 1, 3 replies in on port 2: our own transmissions are not heard
+    assert (s1.rx_packets, s2.rx_packets) == (3, 3)
+    assert (s1.tx_packets, s2.tx_packets) == (3, 3)
+    from scapy.utils import rdpcap
+    assert len(rdpcap(str(pcap_dir / f"{hosts.sw1}_in.pcap"))) == 3
+    assert len(rdpcap(str(pcap_dir / f"{hosts.sw2}_out.pcap"))) == 3
+
+
+def test_rate_limited_queue_builds_depth_then_tail_drops(hosts, wire_switch):
+    core, ports, tm, pipeline, monitor, _ = wire_switch
+    with core.lock:
+        tm.set_rate(200, 2)
+        tm.set_depth(20, 2)
+    udp_burst(hosts.h1, "10.0.0.2", 60)
+    assert wait_for(lambda: tm.queue(2).depth == 0 and ports.ports[2].stats.tx_packets >= 20,
+                    timeout=5)
+    assert max(pipeline.enq_qdepths) >= 15  # the queue really filled up
+    assert tm.queue(2).drops[DropReason.QUEUE_FULL] >= 30
+    sent = ports.ports[2].stats.tx_packets
+    assert sent + tm.queue(2).drops[DropReason.QUEUE_FULL] == 60
+
+
+def test_link_down_seen_and_bad_frames_dropped_while_forwarding_goes_on(hosts, wire_switch):
+    core, ports, tm, pipeline, monitor, _ = wire_switch
+    assert monitor.is_up(1) and monitor.is_up(2)
+    sh("ip", "link", "set", hosts.sw2, "down")
+    assert wait_for(lambda: not monitor.is_up(2), timeout=2)
+    sh("ip", "link", "set", hosts.sw2, "up")
+    assert wait_for(lambda: monitor.is_up(2), timeout=3)
+    # an oversized frame (jumbo MTU on the link) and a frame the pipeline chokes on
+    for iface, ns in ((hosts.sw1, None), ("eth0", hosts.h1)):
+        prefix = ("ip", "netns", "exec", ns) if ns else ()
+        sh(*prefix, "ip", "link", "set", iface, "mtu", "12000")
+    code = ("import socket\n"
+            "s=socket.socket(socket.AF_PACKET,socket.SOCK_RAW)\n"
+            "s.bind(('eth0',0))\n"
+            "s.send(b'\\xff'*6+b'\\x00'*5+b'\\x01'+b'\\x08\\x00'+bytes(10000))\n"
+            "s.send(b'\\xff'*6+b'\\x00'*5+b'\\x01'+b'\\x88\\xb5'+bytes(50))\n")
+    in_ns(hosts.h1, PYTHON, "-c", code)
+    assert wait_for(lambda: ports.ports[1].stats.rx_dropped == 1)
+    assert wait_for(lambda: tm.pipeline_errors == 1)
+    udp_burst(hosts.h1, "10.0.0.2", 5)
+    assert wait_for(lambda: ports.ports[2].stats.tx_packets >= 5)
+
+
+# --------------------------------------------------------------------- real L3 program
+L3_PROGRAM = REPO / "tests" / "p4" / "switch" / "l3_qdepth.p4"
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def l3_config(tmp_path):
+    """IR + P4Info of the L3 program, compiled by p4emu's front end."""
+    frontend = pytest.importorskip("p4emu.frontend")
+    if not hasattr(frontend, "compile_file"):
+        pytest.skip("p4emu.frontend.compile_file is not available yet")
+    from google.protobuf import text_format
+
+    result = frontend.compile_file(str(L3_PROGRAM))
+    p4info = result.p4info
+    if not isinstance(p4info, str | bytes):
+        p4info = text_format.MessageToString(p4info)
+    p4info_path = tmp_path / "l3.p4info.txtpb"
+    p4info_path.write_text(p4info if isinstance(p4info, str) else p4info.decode())
+    ir_path = tmp_path / "l3.json"
+    ir_path.write_bytes(result.ir)
+    return str(p4info_path), str(ir_path)
+
+
+def cli(thrift_port: int, *command: str) -> str:
+    proc = subprocess.run([PYTHON, "-m", "p4emu", "cli", "--thrift-port", str(thrift_port),
+                           *command], capture_output=True, text=True, timeout=30, cwd=REPO)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout
+
+
+@pytest.fixture
+def l3_switch(l3_hosts, l3_config, tmp_path):
+    grpc_port, thrift_port = _free_port(), _free_port()
+    log_file = tmp_path / "switch.log"
+    proc = subprocess.Popen(
+        [PYTHON, "-m", "p4emu", "switch", "--device-id", "1",
+         "-i", f"1@{l3_hosts.sw1}", "-i", f"2@{l3_hosts.sw2}", "--thrift-port",
+         str(thrift_port), "--log-file", str(log_file), "--no-p4", "--",
+         "--grpc-server-addr", f"127.0.0.1:{grpc_port}", "--cpu-port", "255"],
+        cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        import grpc
+
+        channel = grpc.insecure_channel(f"127.0.0.1:{grpc_port}")
+        grpc.channel_ready_future(channel).result(timeout=20)
+        channel.close()
+        yield proc, grpc_port, thrift_port, l3_config, log_file
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def test_l3_program_forwards_counts_and_reports_queue_depth(l3_hosts, l3_switch):
+    import p4runtime_sh.shell as p4sh
+
+    proc, grpc_port, thrift_port, (p4info_path, ir_path), log_file = l3_switch
+    p4sh.setup(device_id=1, grpc_addr=f"127.0.0.1:{grpc_port}", election_id=(0, 1),
+               config=p4sh.FwdPipeConfig(p4info_path, ir_path), verbose=False)
+    try:
+        for host, port, subnet in (("10.0.1.1", "1", 1), ("10.0.2.2", "2", 2)):
+            te = p4sh.TableEntry("MyIngress.ipv4_lpm")(action="MyIngress.ipv4_forward")
+            te.match["hdr.ipv4.dstAddr"] = f"{host}/32"
+            te.action["dstAddr"] = f"00:00:00:00:00:0{subnet}"
+            te.action["srcAddr"] = f"00:00:00:00:0{subnet}:fe"
+            te.action["port"] = port
+            te.insert()
+        ping = in_ns(l3_hosts.h1, "ping", "-c", "3", "-i", "0.2", "-W", "2", "10.0.2.2",
+                     check=False)
+        assert ping.returncode == 0, ping.stdout + ping.stderr
+        udp_burst(l3_hosts.h1, "10.0.2.2", 10)
+        time.sleep(0.5)
+
+        def tx_packets(port: int) -> int:
+            entry = p4sh.CounterEntry("MyEgress.tx_count")
+            entry.index = port
+            return next(iter(entry.read())).packet_count
+
+        assert tx_packets(2) == 13  # 3 echo requests + 10 datagrams
+        assert tx_packets(1) >= 3  # 3 echo replies (and maybe ICMP port unreachables)
+        # a slow queue on port 2 builds up, and egress sees it in enq_qdepth
+        cli(thrift_port, "set_queue_rate", "100", "2")
+        udp_burst(l3_hosts.h1, "10.0.2.2", 40)
+        time.sleep(1.0)
+        out = cli(thrift_port, "register_read", "MyEgress.max_qdepth", "2")
+        depth = int(out.strip().rsplit("=", 1)[1])
+        assert depth >= 20, out
+        stats = cli(thrift_port, "port_stats")
+        assert stats.splitlines()[0].split()[0] == "port"
+    finally:
+        p4sh.teardown()
+    assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
+    log = log_file.read_text()
+    assert "pipeline set" in log

@@ -1,0 +1,58 @@
+// digest() has no effect on the packet.
+#include <core.p4>
+#include <v1model.p4>
+
+header h_t {
+    bit<8>  a;
+    bit<8>  b;
+    bit<16> c;
+}
+
+struct headers_t {
+    h_t h;
+}
+
+struct meta_t {
+}
+
+struct learn_t {
+    bit<8> a;
+    bit<9> port;
+}
+
+parser MyParser(packet_in pkt, out headers_t hdr, inout meta_t meta,
+                inout standard_metadata_t sm) {
+    state start {
+        pkt.extract(hdr.h);
+        transition accept;
+    }
+}
+
+control MyVerifyChecksum(inout headers_t hdr, inout meta_t meta) {
+    apply { }
+}
+
+control MyIngress(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {
+
+    apply {
+        sm.egress_spec = 1;
+        digest<learn_t>(1, { hdr.h.a, sm.ingress_port });
+    }
+}
+
+control MyEgress(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {
+    apply { }
+}
+
+control MyComputeChecksum(inout headers_t hdr, inout meta_t meta) {
+    apply { }
+}
+
+control MyDeparser(packet_out pkt, in headers_t hdr) {
+    apply {
+        pkt.emit(hdr.h);
+    }
+}
+
+V1Switch(MyParser(), MyVerifyChecksum(), MyIngress(), MyEgress(), MyComputeChecksum(),
+         MyDeparser()) main;

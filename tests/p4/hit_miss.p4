@@ -1,0 +1,71 @@
+// table.apply().hit and .miss in conditions.
+#include <core.p4>
+#include <v1model.p4>
+
+header h_t {
+    bit<8>  a;
+    bit<8>  b;
+    bit<16> c;
+}
+
+struct headers_t {
+    h_t h;
+}
+
+struct meta_t {
+}
+
+parser MyParser(packet_in pkt, out headers_t hdr, inout meta_t meta,
+                inout standard_metadata_t sm) {
+    state start {
+        pkt.extract(hdr.h);
+        transition accept;
+    }
+}
+
+control MyVerifyChecksum(inout headers_t hdr, inout meta_t meta) {
+    apply { }
+}
+
+control MyIngress(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {
+
+    action nop() { }
+    table t {
+        key = { hdr.h.a: exact; }
+        actions = { nop; NoAction; }
+        default_action = NoAction();
+    }
+    table t2 {
+        key = { hdr.h.b: exact; }
+        actions = { nop; NoAction; }
+        default_action = NoAction();
+    }
+    apply {
+        sm.egress_spec = 1;
+        if (t.apply().hit) {
+            hdr.h.b = 1;
+        } else {
+            hdr.h.b = 2;
+        }
+        if (t2.apply().miss) {
+            hdr.h.c = 0xbeef;
+        }
+    }
+}
+
+control MyEgress(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {
+    apply { }
+}
+
+control MyComputeChecksum(inout headers_t hdr, inout meta_t meta) {
+    apply { }
+}
+
+control MyDeparser(packet_out pkt, in headers_t hdr) {
+    apply {
+        pkt.emit(hdr.h);
+    }
+}
+
+V1Switch(MyParser(), MyVerifyChecksum(), MyIngress(), MyEgress(), MyComputeChecksum(),
+         MyDeparser()) main;

@@ -1,0 +1,59 @@
+// register read/modify/write per index; out-of-range index: no read, no write.
+#include <core.p4>
+#include <v1model.p4>
+
+header h_t {
+    bit<8>  a;
+    bit<8>  b;
+    bit<16> c;
+}
+
+struct headers_t {
+    h_t h;
+}
+
+struct meta_t {
+}
+
+parser MyParser(packet_in pkt, out headers_t hdr, inout meta_t meta,
+                inout standard_metadata_t sm) {
+    state start {
+        pkt.extract(hdr.h);
+        transition accept;
+    }
+}
+
+control MyVerifyChecksum(inout headers_t hdr, inout meta_t meta) {
+    apply { }
+}
+
+control MyIngress(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {
+
+    register<bit<32>>(4) r;
+
+    apply {
+        sm.egress_spec = 1;
+        bit<32> v = 0;
+        r.read(v, (bit<32>)hdr.h.a);
+        v = v + 1;
+        r.write((bit<32>)hdr.h.a, v);
+        hdr.h.c = (bit<16>)v;
+    }
+}
+
+control MyEgress(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {
+    apply { }
+}
+
+control MyComputeChecksum(inout headers_t hdr, inout meta_t meta) {
+    apply { }
+}
+
+control MyDeparser(packet_out pkt, in headers_t hdr) {
+    apply {
+        pkt.emit(hdr.h);
+    }
+}
+
+V1Switch(MyParser(), MyVerifyChecksum(), MyIngress(), MyEgress(), MyComputeChecksum(),
+         MyDeparser()) main;

@@ -1,0 +1,58 @@
+// truncate(n) cuts the transmitted packet; the smallest length wins.
+#include <core.p4>
+#include <v1model.p4>
+
+header h_t {
+    bit<8>  a;
+    bit<8>  b;
+    bit<16> c;
+}
+
+struct headers_t {
+    h_t h;
+}
+
+struct meta_t {
+}
+
+parser MyParser(packet_in pkt, out headers_t hdr, inout meta_t meta,
+                inout standard_metadata_t sm) {
+    state start {
+        pkt.extract(hdr.h);
+        transition accept;
+    }
+}
+
+control MyVerifyChecksum(inout headers_t hdr, inout meta_t meta) {
+    apply { }
+}
+
+control MyIngress(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {
+
+    apply {
+        sm.egress_spec = 1;
+        if (hdr.h.a == 1) {
+            truncate(32w6);
+            truncate(32w3);
+        } else if (hdr.h.a == 2) {
+            truncate(32w100);
+        }
+    }
+}
+
+control MyEgress(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {
+    apply { }
+}
+
+control MyComputeChecksum(inout headers_t hdr, inout meta_t meta) {
+    apply { }
+}
+
+control MyDeparser(packet_out pkt, in headers_t hdr) {
+    apply {
+        pkt.emit(hdr.h);
+    }
+}
+
+V1Switch(MyParser(), MyVerifyChecksum(), MyIngress(), MyEgress(), MyComputeChecksum(),
+         MyDeparser()) main;

@@ -1,0 +1,62 @@
+"""The controller's JSON-lines control socket, end to end over a real Unix socket."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from controller.control_client import ControlClientError, request
+from controller.control_server import ControlServer
+from controller.fabric import FabricController
+from controller.switch_state import ForwardingPolicy
+from tests.unit.controller.fake_switch import FakeSession
+from topologies.spec import parse_spec
+from topologies.topology_file import TopologyFile
+
+
+@pytest.fixture
+def served(p4info, tmp_path):
+    topo = TopologyFile(fabric=parse_spec("fattree:k=4"), target="p4emu")
+    ctl = FabricController(topo, p4info, b"cfg", ForwardingPolicy(), election_id=1,
+                           session_factory=FakeSession, probe_interval=10)
+    server = ControlServer(tmp_path / "ctl.sock", ctl)
+    server.start()
+    ctl.start()
+    deadline = time.monotonic() + 5
+    while not ctl.ready.is_set() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    yield tmp_path / "ctl.sock", ctl
+    server.close()
+    ctl.stop()
+
+
+def test_status_paths_spray(served):
+    path, ctl = served
+    status = request(path, "status")
+    assert status["ready"] and status["missing"] == []
+    assert set(status["switches"]) == set(ctl.fabric.switches)
+    paths = request(path, "paths", src="h1", dst="h16")
+    assert len(paths) == 4
+    assert paths[0][0] == "e1:1>3"
+    assert request(path, "spray", mode="ev") == {"updates": 20}
+    assert request(path, "status")["spray_mode"] == 1
+    request(path, "link_command", a="c1", b="a1", time=123.0)
+    assert request(path, "reconvergence") == []
+
+
+@pytest.mark.parametrize("cmd,args,message", [
+    ("spray", {"mode": "fastest"}, "unknown spray mode 'fastest'"),
+    ("counters", {"switch": "zz9"}, "unknown switch 'zz9'"),
+    ("paths", {"src": "h1", "dst": "h99"}, "unknown host 'h99'"),
+    ("reboot", {}, "unknown command 'reboot'"),
+])
+def test_bad_requests_are_reported(served, cmd, args, message):
+    path, _ = served
+    with pytest.raises(ControlClientError, match=message):
+        request(path, cmd, **args)
+
+
+def test_unreachable_controller(tmp_path):
+    with pytest.raises(ControlClientError, match="unreachable"):
+        request(tmp_path / "nobody.sock", "status")

@@ -1,0 +1,164 @@
+"""FabricController logic against fake switch sessions (no gRPC, no Mininet)."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from controller.fabric import FabricController
+from controller.link_monitor import LinkEvent, LinkStatus, parse_probe
+from controller.p4rt_codec import Codec, P4Ids
+from controller.routes import link_id
+from controller.switch_state import SPRAY_MODES, ForwardingPolicy, ip_to_int
+from tests.unit.controller.fake_switch import FakeSession
+from topologies.spec import parse_spec
+from topologies.topology_file import TopologyFile
+
+
+def _controller(p4info, spec="fattree:k=4", **kwargs):
+    topo = TopologyFile(fabric=parse_spec(spec), target="p4emu")
+    ctl = FabricController(topo, p4info, b"device-config", ForwardingPolicy(), election_id=1,
+                           session_factory=FakeSession, **kwargs)
+    return ctl
+
+
+def _wait(predicate, timeout=5.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.01)
+    return False
+
+
+def _read_state(ctl, name):
+    codec = Codec(P4Ids(ctl.p4info))
+    session = ctl.sessions[name]
+    return codec.parse_state(session.read(codec.read_request_entities()))
+
+
+@pytest.fixture
+def running(p4info):
+    ctl = _controller(p4info)
+    ctl.start()
+    assert _wait(ctl.ready.is_set)
+    yield ctl
+    ctl.stop()
+
+
+def test_bring_up_programs_every_switch(running):
+    ctl = running
+    assert ctl.missing == []
+    for name in ctl.fabric.switches:
+        session = ctl.sessions[name]
+        assert session.pipeline_pushes == 1
+        assert _read_state(ctl, name) == ctl.desired_state(name)
+    e1 = _read_state(ctl, "e1")
+    assert len(e1.downlink) == 2 and len(e1.uplink) == 14
+    assert ctl.status()["entries"] == sum(ctl.desired_state(n).entry_count()
+                                          for n in ctl.fabric.switches)
+
+
+def test_restarted_controller_writes_nothing(p4info, running):
+    first = running
+    second = _controller(p4info)
+    for name, session in second.sessions.items():  # the same switches, still programmed
+        session.store = first.sessions[name].store
+        session.cookie = first.sessions[name].cookie
+    second.start()
+    assert _wait(second.ready.is_set)
+    for session in second.sessions.values():
+        assert session.pipeline_pushes == 0
+        assert session.writes == []
+    second.stop()
+
+
+def test_restarted_switch_gets_pipeline_and_state_back(running):
+    ctl = running
+    session = ctl.sessions["a3"]
+    session.cookie = None
+    session.store.clear()  # the new process is empty
+    session.on_lost(session)
+    assert not ctl.synced["a3"]
+    session.start()
+    assert ctl.synced["a3"]
+    assert session.pipeline_pushes == 2
+    assert _read_state(ctl, "a3") == ctl.desired_state("a3")
+
+
+def test_link_failure_rewrites_only_affected_switches(running):
+    ctl = running
+    for session in ctl.sessions.values():
+        session.writes.clear()
+    dead = link_id(ctl.fabric.find_link("c1", "a7"))
+    with ctl._monitor_lock:
+        ctl.monitor._links[dead].up = False
+    now = time.monotonic()
+    ctl._apply_link_event(LinkEvent(dead, LinkStatus.DOWN, now, now - 0.3))
+    rewritten = {n for n, s in ctl.sessions.items() if s.writes}
+    assert {"a1", "a3", "a5", "a7", "c1"} <= rewritten  # remote aggs drop c1 for pod 3
+    assert "e1" not in rewritten and "c2" not in rewritten
+    a1 = _read_state(ctl, "a1")
+    assert a1.downlink[(ip_to_int("10.0.3.4"), 32)] == 4  # only c2 is left
+    record = ctl.reconvergences[-1]
+    assert record.status == "down" and record.total_s >= 0.3
+    assert record.switches == len(rewritten)
+    for name in ctl.fabric.switches:
+        assert _read_state(ctl, name) == ctl.desired_state(name)
+    paths = ctl.paths("h1", "h16")
+    assert len(paths) == 3
+
+
+def test_spray_mode_change_writes_one_update_per_switch(running):
+    ctl = running
+    for session in ctl.sessions.values():
+        session.writes.clear()
+    assert ctl.set_spray_mode(SPRAY_MODES["random"]) == len(ctl.fabric.switches)
+    assert _read_state(ctl, "c4").spray_mode == SPRAY_MODES["random"]
+
+
+def test_probes_travel_and_answers_are_matched(running):
+    ctl = running
+    assert _wait(lambda: len(ctl.sessions["a1"].packets_out) >= 2)
+    payload, metadata = ctl.sessions["a1"].packets_out[-1]
+    device_id, port, seq, _ = parse_probe(payload)
+    assert device_id == ctl.fabric.switches["a1"].device_id
+    peer = ctl.fabric.switches["a1"].ports[port]
+    link = link_id(ctl.fabric.find_link("a1", peer.node))
+    assert metadata[1] == bytes([port])  # egress_port
+    receiver = ctl.sessions[peer.node]
+    ctl._on_packet_in(receiver, payload, {1: bytes([peer.port])})
+    assert ctl.monitor._links[link].answered == seq
+    # a probe seen on the wrong port is not taken as an answer
+    ctl._on_packet_in(receiver, payload, {1: bytes([peer.port + 1])})
+    assert ctl.monitor._links[link].answered == seq
+
+
+def test_unanswered_probes_take_links_down(p4info):
+    ctl = _controller(p4info, spec="leafspine:leaves=2,spines=2,hosts=1",
+                      probe_interval=0.02, miss_limit=3)
+    ctl.start()
+    assert _wait(ctl.ready.is_set)
+    # the fake switches never answer probes: every fabric link goes down and is rerouted
+    assert _wait(lambda: len(ctl.monitor.down_links()) == 4)
+    assert _wait(lambda: len(ctl.reconvergences) >= 1)
+    assert _wait(lambda: "10.0.1.1" not in ctl.next_hops["l1"])
+    ctl.stop()
+
+
+def test_switch_that_never_answers_is_reported(p4info):
+    class DeadSession(FakeSession):
+        def start(self):
+            if self.name != "s2":
+                super().start()
+
+    topo = TopologyFile(fabric=parse_spec("leafspine:leaves=2,spines=2,hosts=1"),
+                        target="p4emu")
+    ctl = FabricController(topo, p4info, b"cfg", ForwardingPolicy(), election_id=1,
+                           session_factory=DeadSession, ready_timeout=0.3)
+    ctl.start()
+    assert _wait(ctl.ready.is_set)
+    assert ctl.missing == ["s2"]
+    assert ctl.synced["l1"] and ctl.synced["l2"]
+    ctl.stop()

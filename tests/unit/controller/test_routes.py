@@ -1,0 +1,72 @@
+"""Route computation on the topology graph."""
+
+from __future__ import annotations
+
+from controller.routes import compute_next_hops, enumerate_paths, link_id
+from topologies.spec import parse_spec
+
+
+def test_fattree_k4_next_hops():
+    fabric = parse_spec("fattree:k=4")
+    hops = compute_next_hops(fabric)
+    h16 = "10.0.3.4"  # on e8, port 2, pod 3
+    assert hops["e8"][h16] == {2}
+    assert hops["e1"][h16] == {3, 4}  # both aggregation switches
+    assert hops["a1"][h16] == {3, 4}  # both cores of its group
+    assert hops["c1"][h16] == {4}  # the pod-3 port
+    assert hops["a7"][h16] == {2}  # down to e8
+    assert hops["e1"]["10.0.0.2"] == {2}  # same edge switch: host port
+    assert hops["e1"]["10.0.0.3"] == {3, 4}  # same pod: via either aggregation switch
+    assert hops["a1"]["10.0.0.3"] == {2}
+
+
+def test_core_pod_link_failure_prunes_remote_aggregation_groups():
+    fabric = parse_spec("fattree:k=4")
+    dead = link_id(fabric.find_link("c1", "a7"))  # core c1's link into pod 3
+    hops = compute_next_hops(fabric, {dead})
+    h16 = "10.0.3.4"
+    assert hops["a1"][h16] == {4}  # a1 must not send pod-3 traffic to c1 any more
+    assert hops["a3"][h16] == {4}
+    assert hops["e1"][h16] == {3, 4}  # a1 still reaches pod 3 through c2
+    assert hops["c2"][h16] == {4}
+    # c1 now reaches pod 3 only the long way, through another pod
+    assert len(hops["c1"][h16]) == 3
+    # the destination pod's own aggregation switch a7 now uses c2 only for other pods
+    assert hops["a7"]["10.0.0.1"] == {4}
+    unaffected = compute_next_hops(fabric)
+    assert hops["a2"] == unaffected["a2"]
+
+
+def test_paths_between_hosts():
+    fabric = parse_spec("fattree:k=4")
+    hops = compute_next_hops(fabric)
+    inter_pod = enumerate_paths(fabric, hops, "10.0.0.1", "10.0.3.4")
+    assert len(inter_pod) == 4
+    assert {p[2].switch for p in inter_pod} == {"c1", "c2", "c3", "c4"}
+    assert all(len(p) == 5 for p in inter_pod)
+    assert len(enumerate_paths(fabric, hops, "10.0.0.1", "10.0.0.3")) == 2
+    same_edge = enumerate_paths(fabric, hops, "10.0.0.1", "10.0.0.2")
+    assert [(h.switch, h.in_port, h.out_port) for h in same_edge[0]] == [("e1", 1, 2)]
+    dead = link_id(fabric.find_link("c1", "a7"))
+    assert len(enumerate_paths(fabric, compute_next_hops(fabric, {dead}),
+                               "10.0.0.1", "10.0.3.4")) == 3
+
+
+def test_leafspine_and_multiplane():
+    fabric = parse_spec("leafspine:leaves=3,spines=4,hosts=1")
+    hops = compute_next_hops(fabric)
+    assert hops["l1"]["10.0.2.1"] == {2, 3, 4, 5}
+    assert hops["s2"]["10.0.2.1"] == {3}
+    multi = parse_spec("multiplane:planes=2,base=leafspine:leaves=2,spines=2,hosts=1")
+    hops = compute_next_hops(multi)
+    assert "10.1.1.1" not in hops["p0l1"]  # planes are separate fabrics
+    assert hops["p1l1"]["10.1.1.1"] == {2, 3}
+    assert hops["p0l1"]["10.0.1.1"] == {2, 3}
+
+
+def test_partition_leaves_no_route():
+    fabric = parse_spec("leafspine:leaves=2,spines=1,hosts=1")
+    dead = link_id(fabric.find_link("l2", "s1"))
+    hops = compute_next_hops(fabric, {dead})
+    assert "10.0.1.1" not in hops["l1"]
+    assert hops["l2"]["10.0.1.1"] == {1}

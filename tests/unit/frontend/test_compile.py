@@ -1,0 +1,96 @@
+"""Front end: P4Info, ProgramInfo, error reporting and the compile CLI."""
+
+import os
+
+import pytest
+
+from p4emu.compile_cmd import main as compile_main
+from p4emu.frontend import P4CompileError, compile_file
+from p4emu.p4info import assign_ids, jenkins_one_at_a_time
+from p4emu.runtime.match import Exact, Ternary
+
+PROGRAMS = os.path.join(os.path.dirname(__file__), "programs")
+
+
+def prog(name):
+    return os.path.join(PROGRAMS, name)
+
+
+def test_ids_match_p4c():
+    ids = assign_ids([("table", "MyIngress.ipv4_lpm", None), ("action", "NoAction", None)])
+    assert ids[("table", "MyIngress.ipv4_lpm")] == 37375156
+    assert ids[("action", "NoAction")] == 21257015
+
+
+def test_id_collision_and_explicit_id():
+    h = jenkins_one_at_a_time("a") & 0xFFFFFF
+    ids = assign_ids([("action", "a", None), ("action", "b", h)])
+    assert ids[("action", "b")] == (1 << 24) | h
+    assert ids[("action", "a")] == (1 << 24) | (h + 1)
+
+
+def test_l3_p4info():
+    r = compile_file(prog("l3.p4"))
+    t = r.info.by_name("tables", "RouterIngress.ipv4_lpm")
+    assert [k.name for k in t.keys] == ["hdr.ipv4.dstAddr"]
+    assert t.keys[0].match_kind == "lpm" and t.keys[0].bitwidth == 32
+    fwd = r.info.by_name("actions", "RouterIngress.ipv4_forward")
+    assert [(p.name, p.bitwidth) for p in fwd.params] == [("dstAddr", 48), ("port", 9)]
+    assert t.default_action_id == r.info.by_name("actions", "RouterIngress.drop").id
+    pt = r.p4info.tables[0]
+    assert pt.preamble.alias == "ipv4_lpm" and pt.match_fields[0].match_type == 3  # LPM
+    assert {a.preamble.name for a in r.p4info.actions} == {
+        "NoAction", "RouterIngress.drop", "RouterIngress.ipv4_forward"}
+
+
+def test_features_const_entries_and_externs():
+    r = compile_file(prog("features.p4"))
+    t = r.info.by_name("tables", "I.tern")
+    assert [k.name for k in t.keys] == ["hdr.small.a", "small_valid"]
+    assert t.is_const and t.direct_counter == "I.dctr"
+    assert t.const_entries[0].match == (Ternary(0x10, 0xF0), Exact(1))
+    assert t.const_entries[1].match == (None, Exact(1))
+    assert [e.priority for e in t.const_entries] == [1, 2]
+    assert r.info.by_name("registers", "I.regs").bitwidth == 32
+    assert r.info.by_name("counters", "I.dctr").direct_table_id == t.id
+    assert r.info.by_name("value_sets", "P.extra_types").size == 4
+
+
+@pytest.mark.parametrize("body, message", [
+    ("control X() { apply { bit<8> x = ; } }", "4:34: error: syntax error, expected an expression, found ';'"),
+    ("control X() { apply { y = 1; } }", "4:23: error: y: not declared"),
+    ("control X() { apply { bool b = 8w1; } }", "4:32: error: type mismatch: expected bool, got bit<8>"),
+])
+def test_errors_are_located(tmp_path, body, message):
+    src = tmp_path / "bad.p4"
+    src.write_text("#include <core.p4>\n#include <v1model.p4>\n\n" + body + "\n")
+    with pytest.raises(P4CompileError) as ei:
+        r = compile_file(str(src))
+        del r
+    assert str(ei.value) == f"{src}:{message}"
+
+
+def test_hash_random_is_unsupported(tmp_path):
+    text = open(prog("l3.p4")).read().replace(
+        "ipv4_lpm.apply();",
+        "ipv4_lpm.apply(); hash(meta.unused, HashAlgorithm.random, 8w0, {hdr.ipv4.ttl}, 8w4);")
+    src = tmp_path / "r.p4"
+    src.write_text(text.replace("#include <core.p4>", "#include <core.p4>\n"))
+    with pytest.raises(P4CompileError, match="unsupported: HashAlgorithm.random"):
+        compile_file(str(src))
+
+
+def test_cli_writes_p4info_and_ir(tmp_path, capsys):
+    p4info = tmp_path / "out.p4info.txtpb"
+    ir = tmp_path / "out.json"
+    assert compile_main([prog("l3.p4"), "--p4runtime-files", str(p4info), "-o", str(ir)]) == 0
+    assert 'name: "RouterIngress.ipv4_lpm"' in p4info.read_text()
+    assert ir.read_bytes().startswith(b'{"format":"p4emu-ir/1"')
+
+
+def test_cli_error_exit_code(tmp_path, capsys):
+    src = tmp_path / "bad.p4"
+    src.write_text("header h { bit<8> x }\n")
+    assert compile_main([str(src)]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"{src}:1:21: error:") and "\n" == err[-1] and err.count("\n") == 1

@@ -1,0 +1,79 @@
+"""A running p4emu switch without ports: P4Runtime on 127.0.0.1, the toy pipeline."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import grpc
+import pytest
+from google.protobuf import text_format
+from p4.v1 import p4runtime_pb2, p4runtime_pb2_grpc
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from fake_program import CPU_PORT, DEVICE_CONFIG, fake_loader, make_info, make_p4info  # noqa: E402
+
+from p4emu.switch.core import SwitchCore  # noqa: E402
+from p4emu.switch.grpc_server import serve  # noqa: E402
+from p4emu.switch.ports import PortSet  # noqa: E402
+from p4emu.switch.traffic_manager import QueueSettings, TrafficManager  # noqa: E402
+
+DEVICE_ID = 1
+
+
+class RunningSwitch:
+    def __init__(self) -> None:
+        self.core = SwitchCore(device_id=DEVICE_ID, cpu_port=CPU_PORT)
+        self.tm = TrafficManager(self.core, PortSet(), QueueSettings())
+        self.server, self.service, port = serve(self.core, fake_loader(), "127.0.0.1:0")
+        self.addr = f"127.0.0.1:{port}"
+        self.tm.start()
+
+    def stop(self) -> None:
+        self.server.stop(grace=0).wait()
+        self.service.stop()
+        self.tm.stop()
+
+
+@pytest.fixture
+def switch():
+    running = RunningSwitch()
+    try:
+        yield running
+    finally:
+        running.stop()
+
+
+@pytest.fixture
+def stub(switch):
+    channel = grpc.insecure_channel(switch.addr)
+    try:
+        yield p4runtime_pb2_grpc.P4RuntimeStub(channel)
+    finally:
+        channel.close()
+
+
+@pytest.fixture
+def p4info():
+    return make_p4info(make_info())
+
+
+@pytest.fixture
+def config_files(tmp_path, p4info):
+    p4info_path = tmp_path / "fake.p4info.txtpb"
+    p4info_path.write_text(text_format.MessageToString(p4info))
+    bin_path = tmp_path / "fake.bin"
+    bin_path.write_bytes(DEVICE_CONFIG)
+    return str(p4info_path), str(bin_path)
+
+
+def push_pipeline(stub, p4info, election_id: int = 0, cookie: int = 7) -> None:
+    req = p4runtime_pb2.SetForwardingPipelineConfigRequest(
+        device_id=DEVICE_ID,
+        action=p4runtime_pb2.SetForwardingPipelineConfigRequest.VERIFY_AND_COMMIT)
+    req.election_id.low = election_id
+    req.config.p4info.CopyFrom(p4info)
+    req.config.p4_device_config = DEVICE_CONFIG
+    req.config.cookie.cookie = cookie
+    stub.SetForwardingPipelineConfig(req)

@@ -1,0 +1,97 @@
+"""The pure egress queue model: depth, priorities, rates and BMv2 queue metadata."""
+
+from __future__ import annotations
+
+import pytest
+
+from p4emu.switch.queues import DropReason, Enqueued, PortQueues, QueueConfig
+
+
+def test_depth_limit_drops_tail_and_counts():
+    q = PortQueues(QueueConfig(depth=3))
+    results = [q.offer(i, priority=0, now_us=0) for i in range(5)]
+    assert [isinstance(r, Enqueued) for r in results] == [True, True, True, False, False]
+    assert results[3] == DropReason.QUEUE_FULL
+    assert q.drops[DropReason.QUEUE_FULL] == 2
+    assert q.depth == 3
+
+
+def test_enq_qdepth_counts_packets_already_queued_on_port():
+    q = PortQueues(QueueConfig(depth=10), priorities=2)
+    depths = [q.offer(i, priority=i % 2, now_us=i).enq_qdepth for i in range(4)]
+    assert depths == [0, 1, 2, 3]
+
+
+def test_bad_priority_dropped():
+    q = PortQueues(priorities=2)
+    assert q.offer("x", priority=2, now_us=0) == DropReason.BAD_PRIORITY
+    assert q.drops[DropReason.BAD_PRIORITY] == 1
+    assert q.depth == 0
+
+
+def test_strict_priority_serves_highest_value_first():
+    q = PortQueues(QueueConfig(rate_pps=1000), priorities=3)
+    for item, prio in [("low", 0), ("mid", 1), ("high", 2), ("low2", 0)]:
+        q.offer(item, priority=prio, now_us=0)
+    served = []
+    now = 0
+    while q.depth:
+        d = q.pop(now)
+        if d is None:
+            now = int(q.next_ready_us())
+            continue
+        served.append(d.item)
+        q.charge(d, 100)
+    assert served == ["high", "mid", "low", "low2"]
+
+
+def test_rate_limit_spaces_departures_and_sets_deq_metadata():
+    q = PortQueues(QueueConfig(rate_pps=1000))  # 1 ms per packet
+    for i in range(3):
+        q.offer(i, priority=0, now_us=0)
+    first = q.pop(0)
+    assert first.deq_timedelta == 0 and first.deq_qdepth == 2
+    q.charge(first, 64)
+    assert q.pop(999) is None
+    assert q.next_ready_us() == 1000
+    second = q.pop(1500)  # a late poll still starts service at the model time
+    assert second.start_us == 1000 and second.deq_timedelta == 1000 and second.deq_qdepth == 1
+    q.charge(second, 64)
+    assert q.next_ready_us() == 2000
+
+
+def test_line_rate_charges_by_size_so_small_packets_go_faster():
+    cfg = QueueConfig(line_rate_bps=8_000_000)  # 1 byte per µs
+    q = PortQueues(cfg)
+    q.offer("big", priority=0, now_us=0)
+    q.offer("small", priority=0, now_us=0)
+    big = q.pop(0)
+    q.charge(big, 1500)
+    assert q.next_ready_us() == 1500
+    small = q.pop(1500)
+    q.charge(small, 64)
+    assert q.next_ready_us() is None
+    assert cfg.service_time_us(64) == pytest.approx(64)
+
+
+def test_service_time_is_max_of_rate_and_line_rate():
+    cfg = QueueConfig(rate_pps=10_000, line_rate_bps=8_000_000)
+    assert cfg.service_time_us(64) == pytest.approx(100)  # packet rate dominates
+    assert cfg.service_time_us(1500) == pytest.approx(1500)  # line rate dominates
+
+
+def test_unlimited_queue_serves_immediately_and_idle_server_waits_for_arrival():
+    q = PortQueues()
+    assert q.pop(0) is None and q.next_ready_us() is None
+    q.offer("a", priority=0, now_us=50)
+    d = q.pop(60)
+    assert d.item == "a" and d.enq_timestamp == 50 and d.deq_timedelta == 10 - 10
+    q.charge(d, 1000)
+    assert q.next_ready_us() is None
+
+
+def test_clear_discards_everything():
+    q = PortQueues(priorities=2)
+    q.offer(1, priority=0, now_us=0)
+    q.offer(2, priority=1, now_us=0)
+    assert q.clear() == 2 and q.depth == 0

@@ -1,0 +1,158 @@
+"""v1model pipeline on compiled programs."""
+
+import os
+
+import pytest
+
+from p4emu.compiler import load_ir
+from p4emu.frontend import compile_file
+from p4emu.runtime.actions import ActionCall
+from p4emu.runtime.device import DeviceState
+from p4emu.runtime.match import Lpm
+from p4emu.runtime.tables import TableEntry
+from p4emu.v1model.pipeline import Pipeline
+
+PROGRAMS = os.path.join(os.path.dirname(__file__), "..", "frontend", "programs")
+
+ETH = bytes.fromhex("000000000001" "000000000002")
+
+
+def ipv4(dst: bytes, ttl: int = 64) -> bytes:
+    hdr = bytearray(bytes.fromhex("4500001c00010000") + bytes([ttl, 17]) + b"\0\0" + bytes([1, 2, 3, 4]) + dst)
+    s = sum(int.from_bytes(hdr[i:i + 2], "big") for i in range(0, 20, 2))
+    s = (s & 0xFFFF) + (s >> 16)
+    hdr[10:12] = (~s & 0xFFFF).to_bytes(2, "big")
+    return bytes(hdr)
+
+
+def checksum_ok(hdr: bytes) -> bool:
+    s = sum(int.from_bytes(hdr[i:i + 2], "big") for i in range(0, 20, 2))
+    while s >> 16:
+        s = (s & 0xFFFF) + (s >> 16)
+    return s == 0xFFFF
+
+
+@pytest.fixture(scope="module")
+def l3():
+    r = compile_file(os.path.join(PROGRAMS, "l3.p4"))
+    return load_ir(r.ir)
+
+
+@pytest.fixture(scope="module")
+def features():
+    return compile_file(os.path.join(PROGRAMS, "features.p4")).program
+
+
+def make(program):
+    state = DeviceState.from_program(program.info)
+    return Pipeline(program, state), state
+
+
+def test_l3_forwards_and_rewrites(l3):
+    pl, st = make(l3)
+    fwd = l3.info.by_name("actions", "RouterIngress.ipv4_forward")
+    st.tables["RouterIngress.ipv4_lpm"].insert(
+        TableEntry(match=(Lpm(0x0A000000, 8),), action=ActionCall(fwd.id, (0x112233445566, 3))))
+    pkt = ETH + b"\x08\x00" + ipv4(bytes([10, 1, 1, 1])) + b"payload!"
+    out = pl.process(1, pkt)
+    assert len(out) == 1
+    port, data = out[0]
+    assert port == 3
+    assert data[:6] == bytes.fromhex("112233445566") and data[6:12] == ETH[:6]
+    assert data[14 + 8] == 63 and checksum_ok(data[14:34])
+    assert data[34:] == b"payload!"
+
+
+def test_l3_miss_drops_and_short_packet_survives(l3):
+    pl, _ = make(l3)
+    assert pl.process(1, ETH + b"\x08\x00" + ipv4(bytes([11, 0, 0, 1]))) == []
+    assert pl.process(2, b"\x01") == [(0, b"\x01")]  # parser error: not dropped, egress_spec 0
+    assert pl.process(2, ETH + b"\x08\x00" + b"\x45") == [(0, ETH + b"\x08\x00\x45")]
+
+
+def test_features_ternary_subcontrol_register(features):
+    pl, st = make(features)
+    out = pl.process(1, ETH + bytes.fromhex("9abc") + bytes([0x15, 0x80]) + b"pay")
+    # tern: 0x15 matches 0x10&&&0xF0 -> set_color(1) -> port 1; a = sat(0x15 + 3 + 250) | 0xF; s = -128 >> 1
+    assert out == [(1, bytes.fromhex("000000000002") + out[0][1][6:12] + bytes.fromhex("9abc") + b"\xff\xc0pay")]
+    assert out[0][1][6:12] != bytes(6)  # source MAC := crc16 hash
+    assert pl.process(1, ETH + bytes.fromhex("9abc") + bytes([0x25, 0x80]))[0][0] == 2
+    assert st.registers["I.regs"].values[2] == 2
+
+
+def test_features_union_and_source_route(features):
+    pl, _ = make(features)
+    assert pl.process(1, ETH + bytes.fromhex("8801") + b"\x01\x02zz") == [(5, ETH + bytes.fromhex("8801") + b"\x42zz")]
+    route = ETH + bytes.fromhex("1234") + bytes([0x00, 0x02, 0x80, 0x03]) + ipv4(bytes([5, 6, 7, 8]))
+    assert pl.process(1, route) == []  # route table miss: drop()
+
+
+@pytest.fixture(scope="module")
+def replicate():
+    return compile_file(os.path.join(PROGRAMS, "replicate.p4")).program
+
+
+def replicate_device(program):
+    from p4emu.runtime.pre import CloneSession
+
+    pl, st = make(program)
+    st.pre.set_clone_session(CloneSession(5, egress_port=9))
+    st.pre.create_group(7)
+    st.pre.associate(7, st.pre.create_node(3, [4, 2]))
+    return pl, st
+
+
+def run_mode(pl, mode):
+    pkt = bytes([0, 0, 0, 0, 0, mode]) + bytes.fromhex("0000000000aa8888") + b"PAY"
+    return [(p, d[14:18].hex(), d[18:]) for p, d in pl.process(6, pkt)]
+
+
+def test_clone_i2e_preserves_field_list(replicate):
+    pl, _ = replicate_device(replicate)
+    # tag = instance_type, egress_port, kept (field list 1), egress_rid
+    assert run_mode(pl, 1) == [(9, "01091100", b"PAY"), (1, "00011100", b"PAY")]
+    assert run_mode(pl, 5) == [(9, "01090000", b"PAY")]  # plain clone keeps nothing; original dropped
+
+
+def test_resubmit_multicast_truncate(replicate):
+    pl, _ = replicate_device(replicate)
+    assert run_mode(pl, 2) == [(1, "00011100", b"PAY")]
+    assert run_mode(pl, 3) == [(2, "05021103", b"PAY"), (4, "05041103", b"PAY")]
+    out = pl.process(6, bytes([0, 0, 0, 0, 0, 4]) + bytes.fromhex("0000000000aa8888") + b"PAY")
+    assert out == [(1, bytes([0, 0, 0, 0, 0, 4, 0, 0, 0, 0]))]
+
+
+def test_recirculate_and_e2e_clone(replicate):
+    pl, _ = replicate_device(replicate)
+    out = run_mode(pl, 6)  # recirculated once: the first pass's tag is now payload
+    assert out == [(1, "00011100", bytes.fromhex("00011100") + b"PAY")]
+    assert run_mode(pl, 8) == [(1, "00011100", b"PAY"), (9, "02091100", b"PAY")]
+
+
+def test_digest_pushed_once_per_packet(replicate):
+    pl, st = replicate_device(replicate)
+    run_mode(pl, 0)
+    run_mode(pl, 2)  # resubmitted pass does not digest again (instance_type != 0)
+    (did,) = replicate.info.digests
+    assert [f.name for f in replicate.info.digests[did].fields] == ["srcAddr", "port"]
+    assert st.digest_queue.pushed[did] == 2
+
+
+def test_calc_lookahead_const_entries_and_stack_push(calc):
+    pl, _ = make(calc)
+    eth = bytes.fromhex("000000000001000000000002")
+    calc_hdr = bytes.fromhex("5034012b") + (5).to_bytes(4, "big") + (7).to_bytes(4, "big") + bytes(4)
+    (port, data), = pl.process(3, eth + bytes.fromhex("1234") + calc_hdr)
+    assert port == 3 and data[:6] == eth[6:] and data[-4:] == (12).to_bytes(4, "big")
+    sub = bytes.fromhex("5034012d") + (5).to_bytes(4, "big") + (7).to_bytes(4, "big") + bytes(4)
+    assert pl.process(3, eth + bytes.fromhex("1234") + sub)[0][1][-4:] == bytes.fromhex("fffffffe")
+    assert pl.process(3, eth + bytes.fromhex("1234") + bytes.fromhex("5034017f") + bytes(12)) == []
+    full = eth + bytes.fromhex("5678") + bytes([3]) + bytes.fromhex("000000090003") * 3 + b"xy"
+    (port, data), = pl.process(3, full)
+    trace = bytes.fromhex("0000002a0000")
+    assert port == 2 and data[14:] == bytes([4]) + trace + bytes.fromhex("000000090003") * 2 + b"xy"
+
+
+@pytest.fixture(scope="module")
+def calc():
+    return compile_file(os.path.join(PROGRAMS, "calc_mri.p4")).program

@@ -1,0 +1,143 @@
+"""`mrclab`: bring up a P4 fabric in Mininet with its controller.
+
+  mrclab run --topo fattree:k=4 [--target auto] [--script FILE] [--spray ecmp|ev|random|source]
+  mrclab demo [--topo fattree:k=4]    bring up, pingall, print a summary table, tear down
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+from pathlib import Path
+
+from controller.control_client import ControlClientError
+from controller.switch_state import SPRAY_MODES
+from topologies.lab import Lab, LabConfig, LabError
+from topologies.p4switch import REPO_ROOT, QueueOptions
+from topologies.target import TARGETS, CompileError
+
+log = logging.getLogger("mrclab")
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"{text} must be > 0")
+    return value
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # one line, no usage dump
+        print(f"mrclab: {message}", file=sys.stderr)
+        sys.exit(2)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="mrclab", description="MRC Lab fabric runner")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    for name in ("run", "demo"):
+        p = sub.add_parser(name)
+        p.add_argument("--topo", default="fattree:k=4",
+                       help="fattree:k=4 | leafspine:leaves=4,spines=2,hosts=2 | "
+                            "multiplane:planes=2,base=fattree:k=4 (+ bw=,delay=,loss=)")
+        p.add_argument("--target", choices=TARGETS, default="auto")
+        p.add_argument("--spray", choices=sorted(SPRAY_MODES), default="ecmp")
+        p.add_argument("--trim-threshold", type=int)
+        p.add_argument("--ecn-threshold", type=int)
+        p.add_argument("--queue-depth", type=_positive_int)
+        p.add_argument("--queue-rate", type=_positive_int, help="packets per second")
+        p.add_argument("--line-rate", type=_positive_int, help="bits per second (p4emu)")
+        p.add_argument("--pcap", action="store_true", help="write per-port pcaps")
+        p.add_argument("--build-dir", type=Path, default=REPO_ROOT / "build")
+        p.add_argument("-v", "--verbose", action="store_true")
+        if name == "run":
+            p.add_argument("--script", help="run the Mininet CLI commands of FILE and exit")
+    return parser
+
+
+def config_from_args(args: argparse.Namespace) -> LabConfig:
+    extra = []
+    if args.trim_threshold is not None:
+        extra += ["--trim-threshold", str(args.trim_threshold)]
+    if args.ecn_threshold is not None:
+        extra += ["--ecn-threshold", str(args.ecn_threshold)]
+    return LabConfig(
+        spec=args.topo, target=args.target, build_dir=args.build_dir, spray=args.spray,
+        controller_args=extra, pcap=args.pcap,
+        queues=QueueOptions(depth=args.queue_depth, rate_pps=args.queue_rate,
+                            line_rate_bps=args.line_rate))
+
+
+def run_cli(lab: Lab, script: str | None) -> None:
+    from topologies.lab_cli import LabCLI  # imports mininet.cli: only when needed
+
+    status = lab.ask("status")
+    print(f"fabric {lab.fabric.spec} ({lab.target}) ready in {lab.bring_up_s:.1f} s: "
+          f"{len(lab.fabric.switches)} switches, {len(lab.fabric.hosts)} hosts, "
+          f"{status['entries']} entries")
+    LabCLI(lab, script=script)
+
+
+def run_demo(lab: Lab) -> int:
+    loss = lab.net.net.pingAll(timeout="1")
+    status = lab.ask("status")
+    rows = [
+        ("topology", lab.fabric.spec),
+        ("target", lab.target),
+        ("switches", str(len(lab.fabric.switches))),
+        ("hosts", str(len(lab.fabric.hosts))),
+        ("links", str(len(lab.fabric.links))),
+        ("entries installed", str(status["entries"])),
+        ("controller ready (s)", f"{status['ready_s']:.2f}"),
+        ("bring-up total (s)", f"{lab.bring_up_s:.2f}"),
+        ("pingall loss (%)", f"{loss:.1f}"),
+    ]
+    width = max(len(k) for k, _ in rows)
+    for key, value in rows:
+        print(f"{key:<{width}}  {value}")
+    return 0 if loss == 0 else 1
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(sys.argv[1:] if argv is None else argv)
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
+                        format="%(levelname)s %(name)s: %(message)s")
+    if args.command == "run" and args.script and not Path(args.script).is_file():
+        print(f"mrclab: script {args.script} not found", file=sys.stderr)
+        return 2
+    try:
+        lab = Lab(config_from_args(args))
+    except ValueError as exc:
+        print(f"mrclab: {exc}", file=sys.stderr)
+        return 2
+    if os.geteuid() != 0:
+        print("mrclab: Mininet needs root (run with sudo)", file=sys.stderr)
+        return 2
+    from mininet.log import setLogLevel
+
+    setLogLevel("info" if args.verbose else "warning")
+    try:
+        lab.start()
+        if lab.missing_switches:
+            print(f"mrclab: switches not answering: {', '.join(lab.missing_switches)}",
+                  file=sys.stderr)
+        if args.command == "demo":
+            return run_demo(lab)
+        run_cli(lab, args.script)
+        return 0
+    except (LabError, CompileError, ControlClientError, ValueError) as exc:
+        print(f"mrclab: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    finally:
+        lab.stop()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

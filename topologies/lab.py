@@ -1,0 +1,159 @@
+"""A running lab: fabric network + compiled program + controller process.
+
+Used by `mrclab run`, the demo, the benchmark and the integration tests:
+
+    with Lab(LabConfig(spec="fattree:k=4")) as lab:
+        lab.start()
+        lab.net.net.pingAll()
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from controller.control_client import ControlClientError, request
+from topologies.cleanup import clean_leftovers
+from topologies.generators import PortBases
+from topologies.network import FabricNetwork
+from topologies.p4switch import REPO_ROOT, QueueOptions, kill_process_group
+from topologies.spec import parse_spec
+from topologies.target import DEFAULT_PROGRAM, compile_program, resolve_target
+from topologies.topology_file import TopologyFile, write_topology
+
+log = logging.getLogger(__name__)
+
+
+class LabError(Exception):
+    """The lab could not be brought up; one-line message."""
+
+
+@dataclass
+class LabConfig:
+    spec: str
+    target: str = "auto"
+    build_dir: Path = REPO_ROOT / "build"
+    program: Path = DEFAULT_PROGRAM
+    spray: str = "ecmp"
+    controller_args: list[str] = field(default_factory=list)
+    pcap: bool = False
+    queues: QueueOptions = field(default_factory=QueueOptions)
+    bases: PortBases = field(default_factory=PortBases)
+    ready_timeout: float = 90.0
+
+
+class Lab:
+    def __init__(self, config: LabConfig) -> None:
+        self.config = config
+        self.build_dir = Path(config.build_dir).resolve()
+        self.run_dir = self.build_dir / "run"
+        self.socket_path = self.build_dir / "controller.sock"
+        self.topology_path = self.build_dir / "topology.json"
+        self.fabric = parse_spec(config.spec, config.bases)  # ValueError on a bad spec
+        self.target = resolve_target(config.target)
+        self.net: FabricNetwork | None = None
+        self.controller: subprocess.Popen[bytes] | None = None
+        self.missing_switches: list[str] = []
+        self.bring_up_s: float | None = None
+
+    def __enter__(self) -> Lab:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    # --- bring-up -------------------------------------------------------------------------
+    def start(self) -> float:
+        """Bring the whole lab up; returns seconds until the controller reported ready."""
+        started = time.monotonic()
+        clean_leftovers(self.build_dir, self.run_dir)
+        program = compile_program(self.target, self.build_dir, self.config.program)
+        self.net = FabricNetwork(self.fabric, self.target, self.build_dir,
+                                 pcap=self.config.pcap, queues=self.config.queues)
+        self.missing_switches = self.net.start()
+        write_topology(self.topology_path, TopologyFile(
+            fabric=self.fabric, target=self.target, p4info=str(program.p4info),
+            device_config=str(program.device_config)))
+        self.start_controller()
+        self.wait_ready(self.config.ready_timeout)
+        self.bring_up_s = time.monotonic() - started
+        return self.bring_up_s
+
+    def start_controller(self, extra_args: list[str] | None = None) -> None:
+        cmd = [sys.executable, "-m", "controller", "--topology", str(self.topology_path),
+               "--control-socket", str(self.socket_path), "--spray", self.config.spray,
+               *self.config.controller_args, *(extra_args or [])]
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO_ROOT),
+                                                          env.get("PYTHONPATH")]))
+        log_path = self.build_dir / "logs" / "controller.log"
+        log_path.parent.mkdir(parents=True, exist_ok=True)
+        self.socket_path.unlink(missing_ok=True)
+        with open(log_path, "ab") as out:
+            self.controller = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=out,
+                                               stderr=subprocess.STDOUT,
+                                               start_new_session=True, cwd=REPO_ROOT, env=env)
+        (self.run_dir / "controller.pid").write_text(f"{self.controller.pid}\n")
+
+    def wait_ready(self, timeout: float) -> dict:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.controller is None or self.controller.poll() is not None:
+                raise LabError(f"controller exited: {self._controller_last_line()}")
+            try:
+                status = request(self.socket_path, "status", timeout=5)
+            except ControlClientError:
+                status = None
+            if isinstance(status, dict) and status.get("ready"):
+                if status.get("missing"):
+                    log.error("fabric up without %s", ", ".join(status["missing"]))
+                return status
+            time.sleep(0.2)
+        raise LabError(f"controller not ready after {timeout:.0f} s "
+                       f"(see {self.build_dir / 'logs' / 'controller.log'})")
+
+    def _controller_last_line(self) -> str:
+        try:
+            lines = (self.build_dir / "logs" / "controller.log").read_text().splitlines()
+        except OSError:
+            return "no log"
+        return lines[-1] if lines else "no output"
+
+    # --- operations -----------------------------------------------------------------------
+    def ask(self, cmd: str, **args: object) -> object:
+        return request(self.socket_path, cmd, **args)
+
+    def set_link(self, a: str, b: str, up: bool) -> None:
+        """Change a link and tell the controller when, so it can report reconvergence."""
+        when = time.time()
+        self.net.set_link(a, b, up)
+        try:
+            self.ask("link_command", a=a, b=b, time=when)
+        except ControlClientError as exc:
+            log.warning("controller not told about the link change: %s", exc)
+
+    def stop_controller(self) -> None:
+        if self.controller is not None:
+            kill_process_group(self.controller.pid, grace=5.0)
+            self.controller.wait()
+            self.controller = None
+        (self.run_dir / "controller.pid").unlink(missing_ok=True)
+
+    def restart_switch(self, name: str) -> None:
+        switch = self.net.switch(name)
+        switch.kill_process()
+        switch.start()
+        if not switch.wait_ready(time.monotonic() + 30):
+            raise LabError(f"switch {name} did not come back")
+
+    def stop(self) -> None:
+        self.stop_controller()
+        if self.net is not None:
+            self.net.stop()
+            self.net = None
+        self.socket_path.unlink(missing_ok=True)

@@ -1,0 +1,122 @@
+"""Build a Mininet network from a `Fabric`: P4 switches, hosts, (TC) links, host setup."""
+
+from __future__ import annotations
+
+import logging
+import time
+from pathlib import Path
+
+from mininet.link import Link as MnLink
+from mininet.link import TCLink
+from mininet.net import Mininet
+from mininet.node import Host
+
+from topologies.model import Fabric
+from topologies.p4switch import P4Switch, QueueOptions
+
+log = logging.getLogger(__name__)
+
+
+class FabricNetwork:
+    """A started Mininet network for one fabric. `start()` returns switches not answering."""
+
+    def __init__(self, fabric: Fabric, target: str, build_dir: Path, cpu_port: int = 255,
+                 pcap: bool = False, queues: QueueOptions | None = None) -> None:
+        self.fabric = fabric
+        self.target = target
+        self.build_dir = build_dir
+        self.run_dir = build_dir / "run"
+        self.cpu_port = cpu_port
+        self.pcap = pcap
+        self.queues = queues or QueueOptions()
+        self.net: Mininet | None = None
+
+    def _build(self) -> Mininet:
+        net = Mininet(topo=None, build=False, controller=None, autoSetMacs=False,
+                      autoStaticArp=False)
+        for sw in self.fabric.switches.values():
+            net.addSwitch(sw.name, cls=P4Switch, device_id=sw.device_id,
+                          grpc_port=sw.grpc_port, thrift_port=sw.thrift_port,
+                          target=self.target, cpu_port=self.cpu_port,
+                          log_dir=self.build_dir / "logs", run_dir=self.run_dir,
+                          pcap_dir=self.build_dir / "pcap" if self.pcap else None,
+                          queues=self.queues)
+        for host in self.fabric.hosts.values():
+            net.addHost(host.name, cls=Host, ip=None)
+        for link in self.fabric.links:
+            shaping = link.params.as_tclink_kwargs()
+            net.addLink(link.a, link.b, port1=link.a_port, port2=link.b_port,
+                        cls=TCLink if shaping else MnLink, **shaping)
+        net.build()
+        return net
+
+    def start(self, ready_timeout: float = 30.0) -> list[str]:
+        """Build and start everything; returns the names of switches whose gRPC never opened."""
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        self.net = self._build()
+        self._configure_switch_interfaces()
+        self._configure_hosts()
+        self.net.start()  # starts the switch processes (they return at once)
+        deadline = time.monotonic() + ready_timeout
+        missing = [sw.name for sw in self.net.switches if not sw.wait_ready(deadline)]
+        for name in missing:
+            log.error("switch %s did not open its gRPC port (see %s)", name,
+                      self.build_dir / "logs" / f"{name}.log")
+        return missing
+
+    def _configure_switch_interfaces(self) -> None:
+        # no IPv6 chatter (router solicitations, MLD) into the switches
+        names = [intf.name for sw in self.net.switches for intf in sw.intfList()
+                 if intf.name != "lo"]
+        args = " ".join(f"net.ipv6.conf.{n}.disable_ipv6=1" for n in names)
+        self.net.switches[0].cmd(f"sysctl -qw {args}")
+
+    def _configure_hosts(self) -> None:
+        arp_dir = self.build_dir / "arp"
+        arp_dir.mkdir(parents=True, exist_ok=True)
+        for host in self.fabric.hosts.values():
+            node = self.net.get(host.name)
+            (self.run_dir / f"{host.name}.pid").write_text(f"{node.pid}\n")
+            node.cmd("sysctl -qw net.ipv6.conf.all.disable_ipv6=1 "
+                     "net.ipv6.conf.default.disable_ipv6=1")
+            batch = []
+            for nic in host.nics:
+                intf = node.intf(host.interface(nic.index))
+                intf.setMAC(nic.mac)
+                intf.setIP(nic.ip, nic.prefix_len)
+                # software checksums: the switch forwards bytes as captured
+                node.cmd(f"ethtool -K {intf.name} tx off rx off sg off tso off gso off gro off"
+                         " >/dev/null 2>&1")
+                for other in self.fabric.hosts.values():
+                    if other.name == host.name:
+                        continue
+                    for onic in other.nics:
+                        if onic.plane == nic.plane:
+                            batch.append(f"neigh replace {onic.ip} lladdr {onic.mac} "
+                                         f"dev {intf.name} nud permanent")
+            batch_file = arp_dir / f"{host.name}.batch"
+            batch_file.write_text("\n".join(batch) + "\n")
+            node.cmd(f"ip -batch {batch_file}")
+
+    def switch(self, name: str) -> P4Switch:
+        return self.net.get(name)
+
+    def set_link(self, a: str, b: str, up: bool) -> None:
+        """Administratively bring both ends of the a-b link up or down."""
+        for node in (a, b):
+            if node not in self.net.nameToNode:
+                raise KeyError(f"unknown node {node!r}")
+        connections = self.net.get(a).connectionsTo(self.net.get(b))
+        if not connections:
+            raise KeyError(f"{a} and {b} are not connected")
+        for intf_a, intf_b in connections:
+            intf_a.ifconfig("up" if up else "down")
+            intf_b.ifconfig("up" if up else "down")
+
+    def stop(self) -> None:
+        if self.net is None:
+            return
+        self.net.stop()
+        self.net = None
+        for pid_file in self.run_dir.glob("h*.pid"):
+            pid_file.unlink(missing_ok=True)
