@@ -37,6 +37,11 @@ def main(argv: list[str] | None = None) -> int:
     except RecursionError:
         print(f"{args.program}: error: program nested too deeply", file=sys.stderr)
         return 1
+    except Exception as e:  # a p4emu bug: still one line, no traceback
+        log.debug("internal error", exc_info=True)
+        print(f"{args.program}: error: internal compiler error: {type(e).__name__}: {e}",
+              file=sys.stderr)
+        return 1
     try:
         if args.p4info:
             with open(args.p4info, "w", encoding="utf-8") as f:

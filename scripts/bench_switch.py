@@ -300,7 +300,7 @@ def main() -> int:
             child.start()
             ready.wait(30)
             _, p4info = synthetic_program()
-            stub, entry, size = push_and_route(grpc_port, p4info, b"synthetic",
+            stub, entry, table_size = push_and_route(grpc_port, p4info, b"synthetic",
                                                "ingress.forward")
         else:
             from google.protobuf import text_format
@@ -316,22 +316,21 @@ def main() -> int:
                  "-i", f"2@{SW2}", "--thrift-port", str(free_port()), "--no-p4", "--",
                  "--grpc-server-addr", f"127.0.0.1:{grpc_port}", "--cpu-port", "255"],
                 cwd=REPO)
-            stub, entry, size = push_and_route(grpc_port, p4info, result.ir,
+            stub, entry, table_size = push_and_route(grpc_port, p4info, result.ir,
                                                "MyIngress.ipv4_forward")
         ping_rtt(H1, "10.0.2.2", 5)  # warm-up
-        for size in (64, 1500):
-            offered, forwarded, sent, received = throughput(size, args.duration)
-            results[f"pps_{size}B"] = round(forwarded)
-            results[f"offered_pps_{size}B"] = round(offered)
-            results[f"delivered_{size}B"] = f"{received}/{sent}"
+        for frame_size in (64, 1500):
+            offered, forwarded, sent, received = throughput(frame_size, args.duration)
+            results[f"pps_{frame_size}B"] = round(forwarded)
+            results[f"offered_pps_{frame_size}B"] = round(offered)
+            results[f"delivered_{frame_size}B"] = f"{received}/{sent}"
         through = ping_rtt(H1, "10.0.2.2")
         direct = ping_rtt(D1, "10.9.0.2")
         results["rtt_switch_ms"] = through
         results["rtt_direct_ms"] = direct
         results["added_latency_ms"] = round(through - direct, 3)
         # both phases must fit the table next to the two routes
-        count = min(args.entries, (size - 2) // 2) if size else args.entries
-        print("DEBUG entries before", sum(len(r.entities) for r in stub.Read(__import__("p4.v1.p4runtime_pb2", fromlist=["x"]).ReadRequest(device_id=1, entities=[__import__("p4.v1.p4runtime_pb2", fromlist=["x"]).Entity(table_entry=__import__("p4.v1.p4runtime_pb2", fromlist=["x"]).TableEntry())]))))
+        count = min(args.entries, (table_size - 2) // 2) if table_size else args.entries
         results["write_entries"] = count
         single, batched = write_rate(stub, entry, count, args.batch)
         results["writes_per_s_single"] = round(single)

@@ -82,4 +82,12 @@ def decode_ir(ir: bytes) -> list[SourceLine]:
 
 
 def load_ir(ir: bytes) -> CompiledProgram:
-    return compile_lines(decode_ir(ir))
+    """Build a CompiledProgram from IR bytes; any problem raises P4CompileError."""
+    lines = decode_ir(ir)
+    try:
+        return compile_lines(lines)
+    except P4CompileError:
+        raise
+    except Exception as e:  # a malformed config must not take a switch down
+        log.debug("load_ir failed", exc_info=True)
+        raise P4CompileError(None, f"internal compiler error: {type(e).__name__}: {e}") from None

@@ -27,6 +27,7 @@ from p4emu.frontend.types import (
     EnumT,
     InfIntT,
     ObjectT,
+    StackT,
     StructT,
     TupleT,
     Type,
@@ -309,7 +310,7 @@ class BlockGen:
             tmp = fn.fresh("res")
             fn.emit(f"{tmp} = {call}")
             for i, (lv, _t) in enumerate(outs):
-                fn.emit(f"{lv.py} = {tmp}[{i}]")
+                self.store(lv, f"{tmp}[{i}]", fn)
         else:
             fn.emit(call)
         return V("None", VOID)
@@ -431,6 +432,8 @@ class BlockGen:
                 outs.append(py)
             if p.direction == "":
                 b.data_params.append((p, t, py))
+            if p.direction == "out":
+                self.emit_out_init(py, t, fn)
         fn.epilogue = "(" + "".join(o + ", " for o in outs) + ")" if outs else ""
         saved = self.in_parser
         self.in_parser = False
@@ -459,6 +462,8 @@ class BlockGen:
             scope.bind(p.name, VarB(t, py, direction=p.direction))
             if p.direction in ("out", "inout") and not is_compound(t):
                 outs.append(py)
+            if p.direction == "out":
+                self.emit_out_init(py, t, fn)
         fn.epilogue = ", ".join(outs) if outs else ""
         saved = self.in_parser
         self.in_parser = False
@@ -469,6 +474,18 @@ class BlockGen:
                 fn.emit(f"return (None, {fn.epilogue})")
         self.code.append(f"def {b.py}({', '.join(params)}):")
         self.code += fn.body()
+
+    def emit_out_init(self, py: str, t: Type, fn) -> None:
+        """`out` parameters start uninitialized: headers in them start invalid."""
+        if isinstance(t, StructT):
+            if t.kind == "header":
+                fn.emit(f"{py}.valid = False")
+            else:
+                for fname, ft in t.fields:
+                    self.emit_out_init(f"{py}.f_{fname}", ft, fn)
+        elif isinstance(t, StackT):
+            fn.emit(f"for h in {py}.items: h.valid = False")
+            fn.emit(f"{py}.nxt = 0")
 
     # -- tables ------------------------------------------------------------------------
     def gen_table(self, d: A.TableDecl, ctx: BlockCtx, scope: Scope) -> None:

@@ -116,6 +116,16 @@ class StmtGen:
         self.assign_value(lv, v, s.rhs.loc, fn)
 
     def lvalue(self, e: A.Expr, scope: Scope, fn) -> V:
+        if isinstance(e, A.Slice):
+            base = self.lvalue(e.expr, scope, fn)
+            if not isinstance(base.ty, BitsT):
+                raise P4CompileError(e.loc, f"cannot slice a value of type {base.ty}")
+            hi = self.const_int(e.hi, scope)
+            lo = self.const_int(e.lo, scope)
+            if not (0 <= lo <= hi < base.ty.width):
+                raise P4CompileError(e.loc, f"slice [{hi}:{lo}] out of range of {base.ty}")
+            read = self.expr(e, scope, fn)
+            return V(read.py, read.ty, None, ("slice", base, hi, lo))
         root = e
         while isinstance(root, (A.Member, A.Index, A.Slice)):
             root = root.expr
@@ -175,23 +185,25 @@ class StmtGen:
         fn.emit(f"{lv.py} = {v.py}")
 
     def _assign_slice(self, s: A.Assign, scope, fn) -> None:
-        sl = s.lhs
-        base = self.lvalue(sl.expr, scope, fn)
-        if not isinstance(base.ty, BitsT):
-            raise P4CompileError(sl.loc, f"cannot slice a value of type {base.ty}")
-        hi = self.const_int(sl.hi, scope)
-        lo = self.const_int(sl.lo, scope)
-        if not (0 <= lo <= hi < base.ty.width):
-            raise P4CompileError(sl.loc, f"slice [{hi}:{lo}] out of range of {base.ty}")
+        lv = self.lvalue(s.lhs, scope, fn)
+        v = self.coerce(self.expr(s.rhs, scope, fn, lv.ty), lv.ty, s.rhs.loc)
+        self.store(lv, v.py, fn)
+
+    def store(self, lv: V, value_py: str, fn) -> None:
+        """Write a Python value to an lvalue (which may be a slice)."""
+        if not (isinstance(lv.ref, tuple) and lv.ref[0] == "slice"):
+            fn.emit(f"{lv.py} = {value_py}")
+            return
+        _, base, hi, lo = lv.ref
         w = hi - lo + 1
-        v = self.coerce(self.expr(s.rhs, scope, fn, BitsT(w)), BitsT(w), s.rhs.loc)
+        v = V(value_py, BitsT(w))
         m = ((1 << w) - 1) << lo
         keep = base.ty.mask & ~m
         py = f"(({base.py} & {keep}) | (({v.py} << {lo}) & {m}))"
         if base.ty.signed:
             h = 1 << (base.ty.width - 1)
             py = f"(((({base.py} & {base.ty.mask}) & {keep}) | (({v.py} << {lo}) & {m})) ^ {h}) - {h}"
-        fn.emit(f"{base.py} = {py}")
+        self.store(base, py, fn)
 
     def _s_CallStmt(self, s: A.CallStmt, scope, fn):
         self.call(s.call, scope, fn, None, as_statement=True)
@@ -374,7 +386,7 @@ class StmtGen:
         for i, (lv, t) in enumerate(outs):
             if isinstance(lv.ty, BitsT) and isinstance(t, BitsT) and lv.ty != t:
                 raise P4CompileError(loc, f"out argument type {lv.ty} does not match {t}")
-            fn.emit(f"{lv.py} = {tmp}[{i + off}]")
+            self.store(lv, f"{tmp}[{i + off}]", fn)
         return f"{tmp}[0]" if has_ret else None
 
     def action_call(self, e: A.Call, b: ActionB, scope, fn, as_statement) -> V:

@@ -162,4 +162,8 @@ class Pre:
         return out
 
     def reset(self) -> None:
-        self.__init__()  # type: ignore[misc]
+        """Forget every group, node and clone session."""
+        self.nodes.clear()
+        self.groups.clear()
+        self.clone_sessions.clear()
+        self._next_handle = 0

@@ -55,3 +55,23 @@ def test_direct_counter_reads_entry_cells():
     assert isinstance(counter, DirectCounter)
     data = counter.read(table.get((Exact(0xAA),)))
     assert (data.packets, data.bytes) == (1, 64)
+
+
+def test_direct_meter_and_idle_time_through_device():
+    from p4emu.runtime.meters import RED, MeterConfig
+    from p4emu.runtime.model import MeterInfo, MeterUnit
+
+    info = program()
+    t1 = info.tables[10]
+    info.tables[10] = TableInfo(t1.id, t1.name, t1.keys, t1.actions, default_action_id=1,
+                                direct_meter="MyIngress.dm", idle_timeout=True)
+    info.meters = {40: MeterInfo(40, "MyIngress.dm", 0, MeterUnit.PACKETS)}
+    now = [5]
+    dev = DeviceState.from_program(info, clock_us=lambda: now[0])
+    table = dev.tables["MyIngress.fwd_table"]
+    table.insert(TableEntry((Exact(1),), action=ActionCall(2, (1,))))
+    entry = table.get((Exact(1),))
+    dev.resolve_meter("dm").set_config(entry, MeterConfig(0, 0, 0, 0))
+    now[0] = 42
+    result = table.lookup((1,), 64)
+    assert result.meter_color == RED and entry.last_hit_us == 42

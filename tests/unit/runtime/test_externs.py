@@ -117,3 +117,35 @@ def test_digest_batching_ack_and_suppression():
     assert q.pushed[10] == 6
     with pytest.raises(InvalidEntry):
         q.insert_config(11, DigestConfig())
+
+
+def test_digest_timeout_and_immediate_lists():
+    q = DigestQueue({1, 2})
+    q.insert_config(1, DigestConfig(max_timeout_ns=0, max_list_size=1))
+    q.insert_config(2, DigestConfig(max_timeout_ns=500, max_list_size=0, ack_timeout_ns=100))
+    q.push(1, (7,), 0)
+    q.push(2, (8,), 0)
+    q.push(2, (9,), 10)
+    [now] = q.poll(10)
+    assert (now.digest_id, now.messages) == (1, ((7,),))
+    [late] = q.poll(500)  # no size limit: the timeout sends everything buffered
+    assert (late.digest_id, late.messages) == (2, ((8,), (9,)))
+    q.push(2, (8,), 550)  # suppressed: list 1 of digest 2 is not acked yet
+    assert q.poll(560) == []
+    assert q.poll(700) == []  # ack timeout passed: nothing buffered, nothing to send
+    q.push(2, (8,), 710)  # no longer suppressed
+    [again] = q.poll(1300)
+    assert again.messages == ((8,),) and again.list_id == 2
+
+
+def test_pre_reset_and_update_node():
+    pre = Pre()
+    pre.create_group(3)
+    handle = pre.create_node(1, [1])
+    pre.associate(3, handle)
+    pre.update_node(handle, [6, 5])
+    assert pre.replicas(3) == [(1, 5), (1, 6)]
+    pre.dissociate(3, handle)
+    assert pre.replicas(3) == []
+    pre.reset()
+    assert pre.groups == {} and pre.create_node(0, []) == 0

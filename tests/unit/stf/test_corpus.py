@@ -16,9 +16,7 @@ PROGRAMS = sorted(CORPUS.glob("*.p4"))
 
 # p4emu defects found by this corpus (see the runtime engineer's report); strict, so a fix
 # shows up as XPASS and the entry must then be removed.
-KNOWN_P4EMU_BUGS: dict[str, str] = {
-    "recirculate": "pipeline runs the recirculated pass twice: two packets come out",
-}
+KNOWN_P4EMU_BUGS: dict[str, str] = {}
 
 
 def test_corpus_is_complete():
