@@ -87,9 +87,8 @@ def build(gen) -> tuple[m.ProgramInfo, p4info_pb2.P4Info, dict[str, int], dict[s
     for t in objs["tables"]:
         for r in t["actions"]:
             used_actions.add(r["action"])
-    # p4c lists actions used by tables or called directly from control code
-    actions = {n: a for n, a in objs["actions"].items()
-               if n in used_actions or gen.actions_by_name.get(n) is not None and gen.actions_by_name[n].py}
+    # p4c's P4Info lists the actions tables refer to (directly called ones are inlined)
+    actions = {n: a for n, a in objs["actions"].items() if n in used_actions}
     req: list[tuple[str, str, int | None]] = []
     for n, a in actions.items():
         req.append(("action", n, _explicit_id(a["annotations"])))

@@ -179,7 +179,7 @@ class MrcSender:
         lost_timeout: list[Transmission] = []
         next_check = math.inf
         for tx in self.board.inflight.values():  # oldest first
-            if tx.sent_at > now - floor:
+            if tx.sent_at + floor > now:
                 next_check = min(next_check, tx.sent_at + floor)
                 break  # younger than the shortest RTT: nothing after it can be judged yet
             if tx.sent_at < self._rack_sent_at:

@@ -346,7 +346,12 @@ class BlockGen:
     def _select(self, tr: A.Transition, names, scope, fn) -> None:
         keys = []
         for k in tr.select:
-            v = self.expr(k, scope, fn)
+            # BMv2 does not bounds-check a lookahead in a select key
+            self.in_select_key = True
+            try:
+                v = self.expr(k, scope, fn)
+            finally:
+                self.in_select_key = False
             if isinstance(v.ty, InfIntT):
                 raise P4CompileError(k.loc, "select key width cannot be inferred")
             tmp = fn.fresh("k")

@@ -54,8 +54,9 @@ class ExternGen:
             if not e.type_args:
                 raise P4CompileError(e.loc, "lookahead needs a type argument")
             t = self.resolve_type(e.type_args[0], scope)
+            peek = "peek_bits_unchecked" if getattr(self, "in_select_key", False) else "peek_bits"
             if isinstance(t, BitsT):
-                py = f"{pk}.peek_bits({t.width})"
+                py = f"{pk}.{peek}({t.width})"
                 if t.signed:
                     h = 1 << (t.width - 1)
                     py = f"(({py} ^ {h}) - {h})"
@@ -63,9 +64,9 @@ class ExternGen:
                     return V("None", VOID)
                 return V(py, t)
             if isinstance(t, BoolT):
-                return V(f"({pk}.peek_bits(1) == 1)", BOOL)
+                return V(f"({pk}.{peek}(1) == 1)", BOOL)
             if isinstance(t, StructT) and t.kind == "header":
-                return V(f"{t.py}.peek({pk})", t)
+                return V(f"{t.py}.peek({pk}, {peek == 'peek_bits'})", t)
             raise unsupported(e.loc, f"lookahead<{t}>")
         if name == "advance":
             n = self.expr(e.args[0].value, scope, fn, BitsT(32))
@@ -127,6 +128,12 @@ class ExternGen:
             raise unsupported(loc, "HashAlgorithm.random (BMv2 has no 'random' hash)")
         return f"HASH_{algo}"
 
+    def store_if(self, cond: str, lv: V, value_py: str, fn) -> None:
+        fn.emit(f"if {cond}:")
+        fn.indent += 1
+        self.store(lv, value_py, fn)
+        fn.indent -= 1
+
     # -- extern functions --------------------------------------------------------------
     def extern_function_call(self, e: A.Call, b, scope, fn, want, as_statement) -> V:
         name = b.name
@@ -173,7 +180,7 @@ class ExternGen:
         data = self.field_list(pairs[3][1].value, scope, fn)
         mx = self.expr(pairs[4][1].value, scope, fn, res.ty)
         h = self._hash_fn(algo, e.loc)
-        fn.emit(f"{res.py} = hash_value({h}, {base.py}, {data}, {mx.py}) & {res.ty.mask}")
+        self.store(res, f"hash_value({h}, {base.py}, {data}, {mx.py}) & {res.ty.mask}", fn)
 
     def _checksum(self, e, pairs, scope, fn, verify: bool, payload: bool):
         cond = self._arg(pairs, 0, scope, fn, BOOL)
@@ -192,7 +199,7 @@ class ExternGen:
         if verify:
             fn.emit(f"if {cond.py}{valid} and {value} != {ck.py}: PS.checksum_error = 1")
         else:
-            fn.emit(f"if {cond.py}{valid}: {ck.py} = {value}")
+            self.store_if(f"{cond.py}{valid}", ck, value, fn)
 
     def _xf_verify_checksum(self, e, pairs, scope, fn):
         self._checksum(e, pairs, scope, fn, True, False)
@@ -212,7 +219,7 @@ class ExternGen:
         hi = self._arg(pairs, 2, scope, fn, res.ty)
         tmp = fn.fresh("rnd")
         fn.emit(f"{tmp} = random_value({lo.py}, {hi.py})")
-        fn.emit(f"if {tmp} is not None: {res.py} = {tmp}")
+        self.store_if(f"{tmp} is not None", res, tmp, fn)
 
     def _xf_digest(self, e, pairs, scope, fn):
         self._arg(pairs, 0, scope, fn, BitsT(32))
@@ -313,7 +320,7 @@ class ExternGen:
                     conv = f"(({tmp} ^ {h}) - {h})"
                 elif isinstance(val_t, BoolT):
                     conv = f"({tmp} != 0)"
-                fn.emit(f"if {tmp} is not None: {res.py} = {conv}")
+                self.store_if(f"{tmp} is not None", res, conv, fn)
                 return V("None", VOID)
             if name == "write":
                 idx = self.coerce(self.expr(e.args[0].value, scope, fn, idx_t), idx_t, e.loc)
@@ -336,11 +343,11 @@ class ExternGen:
             res = self.lvalue(e.args[1].value, scope, fn)
             tmp = fn.fresh("color")
             fn.emit(f"{tmp} = {inst.py}.execute({idx.py}, PS.length, PS.now_us)")
-            fn.emit(f"if {tmp} is not None: {res.py} = {tmp}")
+            self.store_if(f"{tmp} is not None", res, tmp, fn)
             return V("None", VOID)
         if kind == "direct_meter" and name == "read":
             res = self.lvalue(e.args[0].value, scope, fn)
-            fn.emit(f"if PS.meter_color is not None: {res.py} = PS.meter_color")
+            self.store_if("PS.meter_color is not None", res, "PS.meter_color", fn)
             return V("None", VOID)
         if kind == "Checksum16":
             raise unsupported(e.loc, "Checksum16 (deprecated)")

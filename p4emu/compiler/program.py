@@ -12,6 +12,7 @@ from p4emu.compiler.scope import (
     ConstB,
     ExternFuncB,
     FuncB,
+    InstB,
     Scope,
     TypeB,
 )
@@ -50,6 +51,7 @@ class ProgramGen(ExprGen, StmtGen, ExternGen, BlockGen):
         self.used_field_lists: set[int] = set()
         self.anon_field_lists: dict[int, list[str]] = {}
         self.in_parser = False
+        self.in_select_key = False
         self.struct_types: list[StructT] = []
         self.roles: dict = {}
         self.header_types: dict = {}
@@ -158,7 +160,11 @@ class ProgramGen(ExprGen, StmtGen, ExternGen, BlockGen):
         elif isinstance(d, A.BlockTypeDecl):
             g.bind(d.name, BlockDeclB(d, ObjectT(d.kind + "_type", d.name, d)))
         elif isinstance(d, A.InstanceDecl):
-            raise unsupported(d.loc, "top-level instantiations other than main")
+            t = self.resolve_type(d.type, g)
+            if not isinstance(t, ObjectT) or t.kind != "extern":
+                raise unsupported(d.loc, f"top-level instantiation of {t}")
+            py = self.extern_instance(t, _global_name(d), d.args, d, g, d.annotations)
+            g.bind(d.name, InstB("extern", t, _global_name(d), py, d))
         else:
             raise unsupported(d.loc, f"top-level {type(d).__name__}")
 

@@ -183,9 +183,9 @@ def _header_methods(t: StructT, loc) -> list[str]:
     else:
         L.append("        raise ParserError(6)")
     L.append("    @staticmethod")
-    L.append("    def peek(pk):")
+    L.append("    def peek(pk, checked=True):")
     L.append(f"        o = {t.py}()")
-    L.append(f"        o.set_fields(pk.peek_bits({fixed_bits}))")
+    L.append(f"        o.set_fields(pk.peek_bits({fixed_bits}) if checked else pk.peek_bits_unchecked({fixed_bits}))")
     L.append("        return o")
     L.append("    def emit(self, out):")
     L.append("        if self.valid:")

@@ -58,6 +58,12 @@ class Arbiter:
                 best = (key, client.election_id)
         return best
 
+    def primaries(self) -> list[Hashable]:
+        """The primary client of every role that has clients."""
+        roles = {client.role for client in self._clients.values()}
+        found = (self.primary(role) for role in sorted(roles))
+        return [p[0] for p in found if p is not None]
+
     def is_primary_request(self, role: str, election_id: int) -> bool:
         """Whether a Write/SetPipeline carrying `election_id` comes from the primary.
 

@@ -59,11 +59,22 @@ def decode_group_members(pb: p4runtime_pb2.ActionProfileGroup) -> list[GroupMemb
     return members
 
 
-def encode_group_member(member: GroupMember) -> p4runtime_pb2.ActionProfileGroup.Member:
+def watch_forms(pb: p4runtime_pb2.ActionProfileGroup) -> dict[int, str]:
+    """member id -> "watch" or "watch_port": how the client gave each watch port."""
+    return {m.member_id: m.WhichOneof("watch_kind") for m in pb.members
+            if m.WhichOneof("watch_kind")}
+
+
+def encode_group_member(member: GroupMember, form: str | None = None,
+                        ) -> p4runtime_pb2.ActionProfileGroup.Member:
+    """A group member; the watch port in the form it was written (bytes by default)."""
     pb = p4runtime_pb2.ActionProfileGroup.Member(member_id=member.member_id,
                                                  weight=member.weight)
     if member.watch_port is not None:
-        pb.watch_port = encode(member.watch_port)
+        if form == "watch":
+            pb.watch = member.watch_port
+        else:
+            pb.watch_port = encode(member.watch_port)
     return pb
 
 
@@ -78,7 +89,16 @@ def decode_replicas(replicas, what: str) -> list[Replica]:
     return out
 
 
-def encode_replica(rid: int, port: int) -> p4runtime_pb2.Replica:
+def replica_form(replicas) -> str:
+    """"egress_port" (P4Runtime < 1.4 clients) or "port" (bytes, 1.4)."""
+    kinds = {r.WhichOneof("port_kind") for r in replicas}
+    return "egress_port" if kinds == {"egress_port"} else "port"
+
+
+def encode_replica(rid: int, port: int, form: str = "port") -> p4runtime_pb2.Replica:
+    """A replica, its port in the form the client wrote it (read-write symmetry)."""
+    if form == "egress_port":
+        return p4runtime_pb2.Replica(egress_port=port, instance=rid)
     return p4runtime_pb2.Replica(port=encode(port), instance=rid)
 
 

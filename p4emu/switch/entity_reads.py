@@ -30,9 +30,10 @@ def _indexes(pb, size: int) -> range | list[int]:
 
 
 class EntityReader:
-    def __init__(self, state: DeviceState) -> None:
+    def __init__(self, state: DeviceState, forms: dict | None = None) -> None:
         self.state = state
         self.info = state.info
+        self.forms = forms if forms is not None else {}
 
     def read(self, entity: p4runtime_pb2.Entity) -> Iterator[p4runtime_pb2.Entity]:
         """Every stored entity matching the (possibly wildcard) `entity`."""
@@ -119,7 +120,9 @@ class EntityReader:
                 out = p4runtime_pb2.ActionProfileGroup(
                     action_profile_id=profile.info.id, group_id=group.group_id,
                     max_size=group.max_size)
-                out.members.extend(ce.encode_group_member(m) for m in group.members)
+                forms = self.forms.get(("group", profile.info.id, group.group_id), {})
+                out.members.extend(ce.encode_group_member(m, forms.get(m.member_id))
+                                   for m in group.members)
                 yield Entity(action_profile_group=out)
 
     # --- counters, meters, registers
@@ -216,7 +219,8 @@ class EntityReader:
                 if wanted and gid != wanted:
                     continue
                 group = p4runtime_pb2.MulticastGroupEntry(multicast_group_id=gid)
-                group.replicas.extend(ce.encode_replica(rid, port)
+                form = self.forms.get(("mcast", gid), "port")
+                group.replicas.extend(ce.encode_replica(rid, port, form)
                                       for rid, port in pre.group_replicas(gid))
                 yield Entity(packet_replication_engine_entry=p4runtime_pb2
                              .PacketReplicationEngineEntry(multicast_group_entry=group))
@@ -227,7 +231,8 @@ class EntityReader:
                     continue
                 session = pre.clone_sessions[sid]
                 out = p4runtime_pb2.CloneSessionEntry(session_id=sid)
-                out.replicas.extend(ce.encode_replica(rid, port)
+                form = self.forms.get(("clone", sid), "port")
+                out.replicas.extend(ce.encode_replica(rid, port, form)
                                     for rid, port in session.targets())
                 yield Entity(packet_replication_engine_entry=p4runtime_pb2
                              .PacketReplicationEngineEntry(clone_session_entry=out))

@@ -51,9 +51,11 @@ def find_entry(table: Table, pb: p4runtime_pb2.TableEntry) -> TableEntry:
 class EntityWriter:
     """Turns Updates into calls on the run-time state; raises P4RTError on refusal."""
 
-    def __init__(self, state: DeviceState) -> None:
+    def __init__(self, state: DeviceState, forms: dict | None = None) -> None:
         self.state = state
         self.info = state.info
+        # how the client encoded ports (deprecated ints or bytes), echoed back on reads
+        self.forms = forms if forms is not None else {}
 
     def apply(self, update: p4runtime_pb2.Update) -> None:
         if update.type not in (INSERT, MODIFY, DELETE):
@@ -164,6 +166,7 @@ class EntityWriter:
             profile.insert_group(pb.group_id, members, pb.max_size)
         else:
             profile.modify_group(pb.group_id, members, pb.max_size or None)
+        self.forms[("group", pb.action_profile_id, pb.group_id)] = ce.watch_forms(pb)
 
     # --- counters, meters, registers
     def _write_counter_entry(self, op: int, pb: p4runtime_pb2.CounterEntry) -> None:
@@ -236,6 +239,7 @@ class EntityWriter:
                 return
             replicas = ce.decode_replicas(group.replicas, f"multicast group {gid}")
             (pre.insert_group if op == INSERT else pre.modify_group)(gid, replicas)
+            self.forms[("mcast", gid)] = ce.replica_form(group.replicas)
         elif kind == "clone_session_entry":
             session = pb.clone_session_entry
             sid = session.session_id
@@ -251,6 +255,7 @@ class EntityWriter:
             replicas = tuple(ce.decode_replicas(session.replicas, f"clone session {sid}"))
             obj = CloneSession(sid, replicas=replicas)
             (pre.insert_clone_session if op == INSERT else pre.modify_clone_session)(obj)
+            self.forms[("clone", sid)] = ce.replica_form(session.replicas)
         else:
             raise invalid("packet replication engine entry has no type")
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import logging
 import threading
-import time
 from collections.abc import Iterator
 from concurrent import futures
 
@@ -103,7 +102,7 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
                 log.info("pipeline reconciled: same program, state kept, cookie %d", cookie)
                 return p4runtime_pb2.SetForwardingPipelineConfigResponse()
             program = build_program(self.loader, config.p4info, config.p4_device_config,
-                                    cookie, port_up=self.core.port_up,
+                                    cookie, port_up=lambda port: self.core.port_up(port),
                                     clock_us=self.core.clock_us)
         except P4RTError as exc:
             _abort(context, exc.code, exc.message)
@@ -138,7 +137,8 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
         failed = 0
         with self.core.lock:
             # taken under the lock: a concurrent pipeline change cannot split the batch
-            writer = EntityWriter(self._program(context).state)
+            program = self._program(context)
+            writer = EntityWriter(program.state, program.encodings)
             for update in request.updates:
                 try:
                     writer.apply(update)
@@ -168,7 +168,8 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
         found: list[p4runtime_pb2.Entity] = []
         try:
             with self.core.lock:
-                reader = EntityReader(self._program(context).state)
+                program = self._program(context)
+                reader = EntityReader(program.state, program.encodings)
                 for entity in request.entities:
                     found.extend(reader.read(entity))
         except P4RTError as exc:
@@ -304,10 +305,10 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
         session.send(self._stream_error(problem[0], problem[1], packet))
 
     # --- switch -> controller
-    def _primary_session(self) -> StreamSession | None:
+    def _primary_sessions(self) -> list[StreamSession]:
+        """The primary of each role (roles carry no config here: all see everything)."""
         with self.arb_lock:
-            primary = self.arbiter.primary("")
-        return primary[0] if primary else None  # type: ignore[return-value]
+            return self.arbiter.primaries()  # type: ignore[return-value]
 
     def send_packet_in(self, frame: bytes) -> None:
         program = self.core.program
@@ -318,15 +319,16 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
         if split is None:
             log.debug("packet to the CPU port shorter than packet_in header: dropped")
             return
-        session = self._primary_session()
-        if session is None:
+        sessions = self._primary_sessions()
+        if not sessions:
             log.debug("PacketIn dropped: no primary client")
             return
         metadata, payload = split
         msg = p4runtime_pb2.StreamMessageResponse()
         msg.packet.payload = payload
         msg.packet.metadata.extend(metadata)
-        session.send(msg)
+        for session in sessions:
+            session.send(msg)
 
     def _digest_loop(self) -> None:
         while not self._stop.wait(DIGEST_POLL_S):
@@ -335,10 +337,11 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
                 continue
             try:
                 with self.core.lock:
-                    lists = program.state.digest_queue.poll(time.monotonic_ns())
+                    # the pipeline stamps digests with the switch clock (µs since start)
+                    lists = program.state.digest_queue.poll(self.core.clock_us() * 1000)
                 if not lists:
                     continue
-                session = self._primary_session()
+                sessions = self._primary_sessions()
                 for dlist in lists:
                     msg = p4runtime_pb2.StreamMessageResponse()
                     msg.digest.digest_id = dlist.digest_id
@@ -348,7 +351,7 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
                         struct = msg.digest.data.add().struct
                         for value in message:
                             struct.members.add().bitstring = encode(value)
-                    if session is not None:
+                    for session in sessions:
                         session.send(msg)
             except Exception:
                 log.exception("digest delivery failed")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from p4.config.v1 import p4info_pb2
@@ -34,6 +34,8 @@ class LoadedProgram:
     info: ProgramInfo
     state: DeviceState
     pipeline: DataplanePipeline
+    # how clients encoded ports in PRE entries and groups, echoed back on reads
+    encodings: dict = field(default_factory=dict)
 
 
 # device config bytes -> (ProgramInfo, factory(state) -> pipeline); raises on bad bytes

@@ -60,6 +60,7 @@ class TrafficManager:
         self._thread: threading.Thread | None = None
         self.pipeline_errors = 0
         self.injected_dropped = 0
+        self._bad_priority_ports: set[int] = set()
         core.inject = self.inject
         core.on_program_change(self._program_changed)
         for number in ports.ports:
@@ -195,8 +196,12 @@ class TrafficManager:
                     log.debug("port %d -> queue %d prio %d depth %d", port, job.port,
                               job.priority, result.enq_qdepth)
                 elif result == DropReason.BAD_PRIORITY:
-                    log.error("priority %d >= %d queues: packet to port %d dropped",
-                              job.priority, len(self.queue(job.port).fifos), job.port)
+                    # as BMv2, an error; once per port, then only counted (port_stats)
+                    first = job.port not in self._bad_priority_ports
+                    self._bad_priority_ports.add(job.port)
+                    log.log(logging.ERROR if first else logging.DEBUG,
+                            "priority %d >= %d queues: packet to port %d dropped",
+                            job.priority, len(self.queue(job.port).fifos), job.port)
 
     def _serve_egress(self) -> None:
         while True:

@@ -40,11 +40,16 @@ class Packet:
         self.end = len(data)
 
     def peek_bits(self, nbits: int) -> int:
-        # lookahead: not bounds-checked beyond the data (zero-filled), like BMv2 in select
         nbytes = (nbits + 7) >> 3
         chunk = self.data[self.pos:self.pos + nbytes]
         if len(chunk) < nbytes:
             raise ParserError(PACKET_TOO_SHORT)
+        return int.from_bytes(chunk, "big") >> (nbytes * 8 - nbits)
+
+    def peek_bits_unchecked(self, nbits: int) -> int:
+        """lookahead in a select key: past the end reads as zeros."""
+        nbytes = (nbits + 7) >> 3
+        chunk = self.data[self.pos:self.pos + nbytes].ljust(nbytes, b"\0")
         return int.from_bytes(chunk, "big") >> (nbytes * 8 - nbits)
 
     def advance(self, nbits: int) -> None:

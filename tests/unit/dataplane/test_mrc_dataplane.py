@@ -456,3 +456,46 @@ def test_tx_counter_counts_packets_and_bytes(tm_switch):
     data = sw.state.resolve_counter("MrcEgress.tx_packets").read(HOST_PORT)
     assert data.packets == 3
     assert data.bytes == 3 * len(frame)
+
+
+class StrictPriorityPort:
+    """One egress port as BMv2 queues it with --priority-queues 2: a FIFO per priority,
+    enq_qdepth = packets already in that FIFO, deq_qdepth = packets left in it after the
+    dequeue, the higher priority served first."""
+
+    def __init__(self, sw: Switch) -> None:
+        self.sw = sw
+        self.fifos: dict[int, list] = {0: [], 1: []}
+
+    def enqueue(self, job) -> None:
+        fifo = self.fifos[job.priority]
+        fifo.append((job, len(fifo)))
+
+    def dequeue(self) -> bytes:
+        fifo = self.fifos[1] if self.fifos[1] else self.fifos[0]
+        job, enq = fifo.pop(0)
+        return egress(self.sw, job, enq_qdepth=enq, deq_qdepth=len(fifo))
+
+
+def test_burst_is_trimmed_once_the_data_queue_reaches_the_threshold(tm_switch):
+    sw = tm_switch
+    port = StrictPriorityPort(sw)
+    burst = 30
+    for _ in range(burst):  # arrives faster than the port drains: no dequeue in between
+        port.enqueue(ingress_one(sw, host_mrc()))
+    assert len(port.fifos[0]) == TRIM_AT
+    assert len(port.fifos[1]) == burst - TRIM_AT
+    assert estimate(sw) == TRIM_AT
+
+    sent = [port.dequeue() for _ in range(burst)]
+    headers, full = sent[:burst - TRIM_AT], sent[burst - TRIM_AT:]
+    assert all(len(f) == 82 and f[MRC_OFF + 1] & 1 for f in headers)
+    assert all(len(f) == len(host_mrc()) and not f[MRC_OFF + 1] & 1 for f in full)
+    # each full packet reports the data-queue depth it met, 0..TRIM_AT-1
+    assert [int.from_bytes(f[MRC_OFF + 22:MRC_OFF + 24], "big") for f in full] == \
+        list(range(TRIM_AT))
+    assert sw.counter("MrcEgress.trimmed", HOST_PORT) == burst - TRIM_AT
+
+    # drained: the estimate is back to 0 and DATA is admitted again
+    assert estimate(sw) == 0
+    assert ingress_one(sw, host_mrc()).priority == 0

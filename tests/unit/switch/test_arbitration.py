@@ -82,3 +82,11 @@ def test_client_raising_its_id_takes_over():
     arb.update("b", 1, "", 3)
     notices = by_client(arb.update("b", 1, "", 8))
     assert notices == {"a": (code_pb2.ALREADY_EXISTS, 8), "b": (code_pb2.OK, 8)}
+
+
+def test_primaries_one_per_role():
+    arb = Arbiter(1)
+    arb.update("a", 1, "", 5)
+    arb.update("b", 1, "", 3)
+    arb.update("c", 1, "ops", 1)
+    assert sorted(arb.primaries()) == ["a", "c"]

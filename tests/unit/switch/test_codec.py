@@ -318,3 +318,29 @@ def test_unsupported_entity_is_unimplemented(state):
     w = EntityWriter(state)
     assert code_of(lambda: w.apply(update(INSERT, extern_entry=pb.ExternEntry()))) == \
         code_pb2.UNIMPLEMENTED
+
+
+def test_reads_echo_the_port_encoding_the_client_wrote(state):
+    forms: dict = {}
+    w = EntityWriter(state, forms)
+    old_style = pb.MulticastGroupEntry(multicast_group_id=3)
+    old_style.replicas.add(egress_port=4, instance=1)
+    new_style = pb.MulticastGroupEntry(multicast_group_id=4)
+    new_style.replicas.add(port=b"\x04", instance=1)
+    for group in (old_style, new_style):
+        w.apply(update(INSERT, packet_replication_engine_entry=pb.PacketReplicationEngineEntry(
+            multicast_group_entry=group)))
+    member = pb.ActionProfileMember(action_profile_id=SELECTOR, member_id=1)
+    member.action.action_id = SET_NHOP
+    member.action.params.add(param_id=1, value=b"\x01")
+    w.apply(update(INSERT, action_profile_member=member))
+    group = pb.ActionProfileGroup(action_profile_id=SELECTOR, group_id=1)
+    group.members.add(member_id=1, watch=6)
+    w.apply(update(INSERT, action_profile_group=group))
+    reader = EntityReader(state, forms)
+    read = [e.packet_replication_engine_entry.multicast_group_entry for e in reader.read(
+        pb.Entity(packet_replication_engine_entry=pb.PacketReplicationEngineEntry(
+            multicast_group_entry=pb.MulticastGroupEntry())))]
+    assert read[0] == old_style and read[1] == new_style
+    got = next(reader.read(pb.Entity(action_profile_group=pb.ActionProfileGroup())))
+    assert got.action_profile_group.members[0].watch == 6

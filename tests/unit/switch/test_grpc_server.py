@@ -294,7 +294,8 @@ def test_digest_lists_reach_the_primary_and_acks_are_taken(switch, stub, p4info)
         client.arbitrate(1)
         client.next("arbitration")
         with switch.core.lock:
-            switch.core.program.state.digest_queue.push(LEARN, (0xAABB, 3), time.monotonic_ns())
+            switch.core.program.state.digest_queue.push(LEARN, (0xAABB, 3),
+                                                        switch.core.clock_us() * 1000)
         msg = client.next("digest").digest
         assert msg.digest_id == LEARN
         members = [m.bitstring for m in msg.data[0].struct.members]
@@ -329,3 +330,27 @@ def test_large_failed_batch_still_reports_codes_within_metadata_limits(stub, p4i
     assert last.canonical_code == code_pb2.ALREADY_EXISTS
     huge = [pb.Error(canonical_code=code_pb2.OK)] * 1000
     assert len(write_error_details(huge, "x")) <= MAX_DETAILS_BYTES
+
+
+def test_watch_ports_follow_the_switch_link_state(switch, stub, p4info):
+    from fake_program import SELECTOR, SET_NHOP
+
+    links = {1: True, 2: True}
+    switch.core.port_up = links.__getitem__
+    push_pipeline(stub, p4info)
+    updates = []
+    for mid in (1, 2):
+        member = pb.ActionProfileMember(action_profile_id=SELECTOR, member_id=mid)
+        member.action.action_id = SET_NHOP
+        member.action.params.add(param_id=1, value=bytes([mid]))
+        updates.append(pb.Update(type=pb.Update.INSERT,
+                                 entity=pb.Entity(action_profile_member=member)))
+    group = pb.ActionProfileGroup(action_profile_id=SELECTOR, group_id=1)
+    group.members.add(member_id=1, watch_port=b"\x01")
+    group.members.add(member_id=2, watch_port=b"\x02")
+    updates.append(pb.Update(type=pb.Update.INSERT, entity=pb.Entity(action_profile_group=group)))
+    write(stub, *updates)
+    profile = switch.core.program.state.action_profiles[SELECTOR]
+    assert [m.member_id for m in profile.active_members(1)] == [1, 2]
+    links[2] = False  # what the link monitor reports when the interface goes down
+    assert [m.member_id for m in profile.active_members(1)] == [1]
