@@ -30,7 +30,13 @@ from controller.p4rt_codec import (
     pipeline_cookie,
 )
 from controller.reconcile import apply_ops, plan
-from controller.routes import LinkId, compute_next_hops, enumerate_paths, link_id
+from controller.routes import (
+    LinkId,
+    compute_next_hops,
+    enumerate_paths,
+    link_id,
+    switch_tiers,
+)
 from controller.session import SessionError, SwitchSession
 from controller.switch_state import ForwardingPolicy, SwitchState, build_switch_state
 from topologies.topology_file import TopologyFile
@@ -85,6 +91,7 @@ class FabricController:
         self.installed: dict[str, SwitchState | None] = dict.fromkeys(self.fabric.switches)
         self.synced: dict[str, bool] = dict.fromkeys(self.fabric.switches, False)
         self.next_hops = compute_next_hops(self.fabric)
+        self.tiers = switch_tiers(self.fabric)
         self._links = {link_id(lk): lk for lk in self.fabric.fabric_links()}
         self._link_by_sender = {lid[0]: lid for lid in self._links}
         self.monitor = LinkMonitor(list(self._links), probe_interval, miss_limit)
@@ -150,7 +157,8 @@ class FabricController:
         with self._state_lock:
             hops = self.next_hops[name]
             policy = self.policy
-        return build_switch_state(sorted(self.fabric.switches[name].ports), hops, policy)
+        return build_switch_state(sorted(self.fabric.switches[name].ports), hops, policy,
+                                  self.tiers[name])
 
     def _on_primary(self, session: SwitchSession) -> None:
         try:

@@ -159,8 +159,9 @@ class Codec:
             group.action_profile_id = self.ap_uplink
             group.group_id = op.key  # type: ignore[assignment]
             if op.type is not OpType.DELETE:
-                for member_id in sorted(op.value):  # type: ignore[arg-type]
-                    group.members.add(member_id=member_id, weight=1,
+                for member_id, weight in sorted(op.value):  # type: ignore[arg-type]
+                    # member id == its port, so the member watches its own port
+                    group.members.add(member_id=member_id, weight=weight,
                                       watch_port=encode_uint(member_id))
         elif op.kind is Kind.SPRAY:
             entry = entity.table_entry
@@ -209,7 +210,7 @@ class Codec:
                 state.members[m.member_id] = decode_uint(m.action.params[0].value)
             elif which == "action_profile_group":
                 g = entity.action_profile_group
-                state.groups[g.group_id] = frozenset(m.member_id for m in g.members)
+                state.groups[g.group_id] = frozenset((m.member_id, m.weight) for m in g.members)
             elif which == "table_entry":
                 self._parse_table_entry(entity.table_entry, state)
         return state

@@ -5,6 +5,13 @@ are `SwitchState`s, so reconciliation is a pure diff (controller/reconcile.py).
 
 Ids are derived from content so they are stable across recomputations and restarts:
   member id = its port; group id = bit mask of its ports (ports 1..31).
+
+Hash decorrelation: every switch hashes the same header fields with the same function, so
+a flow that took member i at one tier would take member i at the next as well and only a
+fraction of the paths would ever be used (ECMP polarization). Selection is
+`slot = hash % total_weight` over members ordered by id, each repeated `weight` times; giving
+every member of a tier-t group weight n^t (n = group size) makes the choice
+floor(hash / n^t) mod n, i.e. a different base-n digit of the hash at each tier.
 """
 
 from __future__ import annotations
@@ -14,6 +21,7 @@ from dataclasses import dataclass, field
 SPRAY_MODES = {"ecmp": 0, "ev": 1, "random": 2, "source": 3}
 SPRAY_NAMES = {v: k for k, v in SPRAY_MODES.items()}
 MAX_GROUP_PORT = 31
+MAX_GROUP_SLOTS = 256  # cap on total weight per group
 THRESHOLD_NEVER = (1 << 19) - 1  # 19-bit threshold no queue reaches
 
 Prefix = tuple[int, int]  # (IPv4 address as int, prefix length)
@@ -53,7 +61,8 @@ def int_to_ip(value: int) -> str:
 @dataclass
 class SwitchState:
     members: dict[int, int] = field(default_factory=dict)  # member id -> port
-    groups: dict[int, frozenset[int]] = field(default_factory=dict)  # group id -> member ids
+    # group id -> {(member id, weight)}
+    groups: dict[int, frozenset[tuple[int, int]]] = field(default_factory=dict)
     downlink: dict[Prefix, int] = field(default_factory=dict)  # prefix -> port
     uplink: dict[Prefix, int] = field(default_factory=dict)  # prefix -> group id
     source_label: dict[int, int] = field(default_factory=dict)  # label -> port
@@ -82,8 +91,18 @@ class ForwardingPolicy:
         return trim, ecn
 
 
+def member_weight(group_size: int, tier: int) -> int:
+    """Weight of each member of a group of `group_size` at `tier` (see module docstring)."""
+    weight = group_size ** tier
+    while tier > 0 and weight * group_size > MAX_GROUP_SLOTS:
+        tier -= 1
+        weight = group_size ** tier
+    return weight
+
+
 def build_switch_state(
-    ports: list[int], next_hops: dict[str, frozenset[int]], policy: ForwardingPolicy
+    ports: list[int], next_hops: dict[str, frozenset[int]], policy: ForwardingPolicy,
+    tier: int = 0,
 ) -> SwitchState:
     """Desired state from one switch's per-destination next-hop port sets.
 
@@ -97,7 +116,8 @@ def build_switch_state(
             state.downlink[prefix] = next(iter(hops))
         elif len(hops) > 1:
             gid = group_id_for(hops)
-            state.groups[gid] = frozenset(hops)
+            weight = member_weight(len(hops), tier)
+            state.groups[gid] = frozenset((port, weight) for port in hops)
             for port in hops:
                 state.members[port] = port
             state.uplink[prefix] = gid

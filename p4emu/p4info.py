@@ -111,7 +111,9 @@ def build(gen) -> tuple[m.ProgramInfo, p4info_pb2.P4Info, dict[str, int], dict[s
     for name, _ in digests:
         req.append(("digest", name, None))
     ids = assign_ids(req)
-    aliases = alias_map([n for _, n, _ in req])
+    aliases_by_kind: dict[str, dict[str, str]] = {}
+    for kind in {k for k, _, _ in req}:
+        aliases_by_kind[kind] = alias_map([n for k, n, _ in req if k == kind])
     info = m.ProgramInfo()
     p4 = p4info_pb2.P4Info()
     p4.pkg_info.arch = "v1model"
@@ -119,7 +121,7 @@ def build(gen) -> tuple[m.ProgramInfo, p4info_pb2.P4Info, dict[str, int], dict[s
     def pre(msg, kind, name, display=None):
         msg.preamble.id = ids[(kind, name)]
         msg.preamble.name = display or name
-        msg.preamble.alias = aliases.get(name, name) if display is None else display
+        msg.preamble.alias = aliases_by_kind[kind].get(name, name) if display is None else display
 
     aid = {n: ids[("action", n)] for n in actions}
     for n in sorted(actions, key=lambda x: aid[x]):
@@ -183,7 +185,7 @@ def build(gen) -> tuple[m.ProgramInfo, p4info_pb2.P4Info, dict[str, int], dict[s
             pt.idle_timeout_behavior = p4info_pb2.Table.NOTIFY_CONTROL
         if t["is_const"]:
             pt.is_const_table = True
-        if t["entries"] and not t["is_const"]:
+        if t["entries"]:
             pt.has_initial_entries = True
     for p in objs["action_profiles"]:
         pid = ids[("action_profile", p["name"])]

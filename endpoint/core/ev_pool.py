@@ -1,7 +1,10 @@
 """Entropy values (EVs) per plane, their health, and the per-packet choice among them.
 
 An EV stands for one (unknown) path through the fabric. Each EV keeps its own RTT, ECN
-share, trims and losses. Status:
+share, trims and losses. An EV whose ACK came back unmarked is *recycled*: the next packet
+goes on it again (as in REPS, recycled entropy packet spraying), so each path carries a share
+of the window proportional to how fast it returns clean ACKs, whatever number of EVs happen
+to hash onto it. Without a recycled EV at hand the choice is round-robin. Status:
 
 - GOOD: used in round-robin order;
 - CONGESTED: marked recently (ECN echo, trim or high `qmax`); skipped for about one RTT so
@@ -14,6 +17,7 @@ share, trims and losses. Status:
 from __future__ import annotations
 
 import random
+from collections import deque
 from dataclasses import dataclass, field
 from enum import Enum
 
@@ -79,6 +83,7 @@ class EvPool:
                 self._by_key[(plane, st.ev)] = st
         self._cursor = [0] * planes
         self._next_plane = 0
+        self._recycled: deque[EvState] = deque(maxlen=4 * planes * evs_per_plane)
         self.retirements: list[Retirement] = []
         self.reinstatements = 0
         self.used: set[tuple[int, int]] = set()
@@ -92,7 +97,12 @@ class EvPool:
         return [st for states in self.planes for st in states]
 
     def choose(self, now: float, avoid: EvState | None = None) -> EvState:
-        """Next EV for a packet: planes in turn, GOOD EVs round-robin within a plane."""
+        """Next EV for a packet: a recycled one if any, else planes in turn and GOOD EVs
+        round-robin within a plane."""
+        while self._recycled:
+            st = self._recycled.popleft()
+            if st.usable and st is not avoid and st.penalty_until <= now:
+                return self._use(st)
         nplanes = len(self.planes)
         fallback: EvState | None = None
         for _ in range(nplanes):
@@ -144,8 +154,11 @@ class EvPool:
             if st.usable:
                 st.status = EvStatus.CONGESTED
                 st.penalty_until = now + penalty
-        elif st.status is EvStatus.CONGESTED and now >= st.penalty_until:
-            st.status = EvStatus.GOOD
+        else:
+            if st.status is EvStatus.CONGESTED and now >= st.penalty_until:
+                st.status = EvStatus.GOOD
+            if st.usable:
+                self._recycled.append(st)
 
     def on_loss(self, st: EvState, now: float, probe_delay: float) -> bool:
         """A packet sent on this EV was lost; True when that retires the EV."""

@@ -16,6 +16,7 @@ class Transmission:
     sent_at: float
     ev: EvState
     retx: bool
+    seq: int = 0  # send order across all transmissions (set by the scoreboard)
 
 
 class SendScoreboard:
@@ -27,6 +28,7 @@ class SendScoreboard:
         self.delivered_count = 0
         self.cum = 0  # first PSN not yet delivered
         self.next_new = 0  # first PSN never sent
+        self.sends = 0
         self.inflight: dict[int, Transmission] = {}
         self._resend: deque[int] = deque()
         self._resend_set: set[int] = set()
@@ -52,13 +54,15 @@ class SendScoreboard:
         return None
 
     def on_sent(self, tx: Transmission) -> None:
+        self.sends += 1
+        tx.seq = self.sends
         self.inflight.pop(tx.psn, None)  # re-insert: a resend moves to the back
         self.inflight[tx.psn] = tx
 
     def deliver(self, psn: int) -> Transmission | None:
         """Mark one PSN delivered; returns its transmission if it was still in flight."""
-        if not 0 <= psn < self.npkts or self.delivered[psn]:
-            return None
+        if not 0 <= psn < self.next_new or self.delivered[psn]:
+            return None  # never sent (a confused or stale peer) or already known
         self.delivered[psn] = 1
         self.delivered_count += 1
         self._resend_set.discard(psn)
@@ -70,7 +74,7 @@ class SendScoreboard:
     def deliver_through(self, cum_ack: int) -> list[Transmission]:
         """Everything below `cum_ack` is delivered; returns the transmissions that covered."""
         covered = []
-        for psn in range(self.cum, min(cum_ack, self.npkts)):
+        for psn in range(self.cum, min(cum_ack, self.next_new)):
             if not self.delivered[psn]:
                 tx = self.deliver(psn)
                 if tx is not None:
@@ -81,9 +85,9 @@ class SendScoreboard:
         """Take a PSN out of flight and queue it for resending (front: before other resends).
 
         False when there is nothing to do: already delivered or already queued."""
+        self.inflight.pop(psn, None)
         if self.delivered[psn] or psn in self._resend_set:
             return False
-        self.inflight.pop(psn, None)
         self._resend_set.add(psn)
         if front:
             self._resend.appendleft(psn)

@@ -13,8 +13,8 @@ is idempotent. Only then does DATA flow. The LAST DATA packet carries the messag
 Recovery:
 - NACK (the packet was trimmed): the PSN is resent at once, first in line, on another EV. It
   counts as a congestion mark, never as a loss or a timeout.
-- Loss: a PSN is declared lost when a packet sent after it was acknowledged and its own EV's
-  expected RTT (srtt * (1 + reorder_margin) + 2 * rttvar) has passed, or after the RTO. It is
+- Loss: a PSN is declared lost when a packet sent after it was acknowledged (RACK-like, by
+  send order) and its own EV's expected RTT (srtt * (1 + reorder_margin) + 2 * rttvar) has passed, or after the RTO. It is
   resent on another EV; an EV with `retire_after` losses in a row is retired, then probed.
 - The sender fails (``failed`` set, ``error`` says why) when it hears nothing from the
   receiver for `idle_timeout` seconds.
@@ -51,11 +51,12 @@ class SenderConfig:
     max_rto: float = 1.0
     initial_rto: float = 0.1
     idle_timeout: float = 10.0
-    retire_after: int = 2
+    retire_after: int = 1
     max_probe_backoff: float = 0.5
     qmax_threshold: int = 0  # 0: `qmax` is recorded but never counts as a mark
     reorder_margin: float = 0.25
     seed: int = 1
+    nonce: int | None = None  # connection-open nonce; None: drawn from `seed`
 
 
 @dataclass(slots=True)
@@ -100,7 +101,7 @@ class MrcSender:
         self.cc = DctcpWindow(cwnd=cfg.init_cwnd, min_cwnd=cfg.min_cwnd, max_cwnd=cfg.max_cwnd)
         self.rtt = RttEstimator()
         self.stats = SenderStats()
-        self.nonce = rng.getrandbits(32) or 1
+        self.nonce = (cfg.nonce if cfg.nonce is not None else rng.getrandbits(32)) or 1
         self.conn = 0
         self.opening = True
         self.done = False
@@ -113,7 +114,7 @@ class MrcSender:
         self._open_at = now
         self._open_backoff = cfg.initial_rto
         self._rto_backoff = 1
-        self._rack_sent_at = -math.inf  # send time of the latest-sent packet known delivered
+        self._rack_seq = 0  # send order of the latest-sent transmission known delivered
         self._next_check = math.inf
         self._lost_since: dict[int, float] = {}  # PSN -> first send time of a lost packet
         self._first_sent: dict[int, float] = {}
@@ -167,10 +168,14 @@ class MrcSender:
             * self._rto_backoff
 
     def _expected_rtt(self, st: EvState) -> float:
-        est = st.rtt if st.rtt.samples else self.rtt
-        if not est.samples:
+        # The larger of the EV's and the connection's estimate: one EV has few samples and
+        # queueing moves fast, so its own estimate alone makes for spurious retransmissions.
+        glob, own = self.rtt, st.rtt
+        if not glob.samples:
             return self.cfg.initial_rto
-        return est.srtt * (1 + self.cfg.reorder_margin) + 2 * est.rttvar
+        srtt = max(own.srtt, glob.srtt)
+        rttvar = max(own.rttvar, glob.rttvar)
+        return srtt * (1 + self.cfg.reorder_margin) + 2 * rttvar
 
     def _detect_losses(self, now: float) -> None:
         rto = self._rto()
@@ -182,7 +187,7 @@ class MrcSender:
             if tx.sent_at + floor > now:
                 next_check = min(next_check, tx.sent_at + floor)
                 break  # younger than the shortest RTT: nothing after it can be judged yet
-            if tx.sent_at < self._rack_sent_at:
+            if tx.seq < self._rack_seq:
                 deadline = tx.sent_at + min(self._expected_rtt(tx.ev), rto)
                 bucket = lost_reorder
             else:
@@ -298,7 +303,7 @@ class MrcSender:
             return
         self._last_heard = now
         st = self.pool.lookup(plane, hdr.ev)
-        age = self._rtt_sample(st, hdr, now)
+        self._rtt_sample(st, hdr, now)
         ecn = bool(hdr.flags & Flag.ECN_ECHO)
         high_q = self.cfg.qmax_threshold > 0 and hdr.qmax >= self.cfg.qmax_threshold
         is_nack = hdr.type == MsgType.NACK
@@ -318,8 +323,9 @@ class MrcSender:
                     self._avoid[hdr.psn] = st
         else:
             self.stats.acks += 1
-            if self.board.deliver(hdr.psn) is not None and age is not None:
-                self._rack_sent_at = max(self._rack_sent_at, now - age)
+            tx = self.board.deliver(hdr.psn)
+            if tx is not None and ts_us(tx.sent_at) == hdr.ts:  # this very transmission
+                self._rack_seq = max(self._rack_seq, tx.seq)
             for psn in sacked_psns(hdr.ack, hdr.offset):
                 if psn < self.npkts:
                     self.board.deliver(psn)

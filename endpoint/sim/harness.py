@@ -17,7 +17,7 @@ from endpoint.core.receiver import Message, MrcReceiver, ReceiverConfig
 from endpoint.core.sender import MrcSender, SenderConfig
 from endpoint.sim.events import EventLoop
 from endpoint.sim.links import Path, PathCounters, PathSpec, SimPacket
-from endpoint.wire import HEADER_LEN, ETH_IP_UDP_LEN
+from endpoint.wire import ETH_IP_UDP_LEN, HEADER_LEN
 
 PEER = "sender"
 
@@ -37,6 +37,7 @@ class TransferResult:
     finish_time: float | None
     path_counters: list[list[PathCounters]]
     progress: list[tuple[float, int]] = field(default_factory=list)  # (time, bytes placed)
+    sends: list[tuple[float, int, int]] = field(default_factory=list)  # (time, plane, ev)
     events: int = 0
 
     @property
@@ -71,6 +72,7 @@ class _Harness:
         self.receiver = MrcReceiver(ReceiverConfig(seed=rng.getrandbits(32)))
         self.messages: list[Message] = []
         self.progress: list[tuple[float, int]] = [(0.0, 0)]
+        self.sends: list[tuple[float, int, int]] = []
         self._timer_at: float | None = None
 
     def path(self, plane: int, ev: int) -> Path:
@@ -81,6 +83,7 @@ class _Harness:
         now = self.loop.now
         for out in self.sender.poll(now):
             pkt = SimPacket(out.header, out.payload, out.plane)
+            self.sends.append((now, out.plane, out.header.ev))
             self.path(out.plane, out.header.ev).forward(pkt, self.at_receiver)
         deadline = self.sender.next_deadline()
         if deadline is not None and (self._timer_at is None or deadline < self._timer_at
@@ -130,4 +133,4 @@ def run_transfer(size_or_data: int | bytes, planes: list[list[PathSpec]], seed: 
         sender=h.sender, receiver=h.receiver, messages=h.messages, intact=intact,
         completed=h.sender.done, finish_time=h.sender.finish_time,
         path_counters=[[p.counters for p in plane] for plane in h.paths],
-        progress=h.progress, events=h.loop.events_run)
+        progress=h.progress, sends=h.sends, events=h.loop.events_run)

@@ -238,6 +238,12 @@ class ExprGen:
         raise P4CompileError(e.loc, f"{e.name}: cannot be used here")
 
     def _x_TypeExpr(self, e: A.TypeExpr, scope, fn, want) -> V:
+        tr = e.type
+        if isinstance(tr, A.TName) and not tr.args:
+            b = (self.global_scope if tr.is_global else scope).lookup(tr.name)
+            if b is not None and not isinstance(b, (TypeB, BlockDeclB)):
+                # a variable or parameter shadowing a type name
+                return self._x_Path(A.Path(tr.loc, tr.name, tr.is_global), scope, fn, want)
         t = self.resolve_type(e.type, scope)
         return V("None", t, None, TypeB(t))
 
@@ -259,6 +265,9 @@ class ExprGen:
         if isinstance(t, StructT):
             ft = t.field_type(e.name)
             if ft is None:
+                if e.name not in ("isValid", "setValid", "setInvalid", "minSizeInBits",
+                                  "minSizeInBytes"):
+                    raise P4CompileError(e.loc, f"{t.name} has no field {e.name}")
                 return V("None", VOID, None, ("method", base, e.name))
             return V(f"{base.py}.f_{e.name}", ft)
         if isinstance(t, StackT):

@@ -1,5 +1,28 @@
 """Whole-program generation: global declarations, the V1Switch package, the generated
-Python module source and the control-plane object list (turned into a ProgramInfo)."""
+Python module source and the control-plane object list (turned into a ProgramInfo).
+
+How a program becomes Python (one pass that type-checks and generates):
+
+- every header/struct/union type becomes a `__slots__` class (`structs.py`): fields are
+  attributes `f_<name>`, headers add `valid`, `extract(pk)`, `emit(out)`, `set_valid()`,
+  `copy()`, `assign()`, `equals()`;
+- every parser/control *instance* (top-level blocks and sub-blocks, so two instances of one
+  control get their own tables) becomes functions (`blocks.py`): the apply function takes
+  the compound parameters by reference plus scalar `in`/`inout` values and returns scalar
+  `out`/`inout` results; control-level variables and scalar parameters live in a per-apply
+  frame object `C`; actions and table-apply functions take the same `(params..., C)`;
+  parser states are functions returning the next state (None = accept);
+- a table becomes `TA_n(...)`: key tuple → `Table.lookup` → dispatch dict `TD_n`
+  (action id → wrapper that unpacks action data) → returns the LookupResult, so
+  `.hit`/`.action_run` are attribute reads (`tables.py`);
+- externs become calls into `p4emu.v1model.support` and the run-time objects (`externs.py`);
+  per-packet requests (clone, resubmit, digest, truncate ...) go to the global `PS`;
+- module-level names `TBL_n`, `REG_n`, `CNT_n`, `MTR_n`, `VS_n` are bound by the Pipeline to
+  a DeviceState's objects (`bindings`), `AID` maps action names to P4Info ids.
+
+Values: bit<N> = unsigned int, int<N> = signed int, bool, error/enum = int, varbit =
+(width, value). Arithmetic is masked at each operation, as p4c's BMv2 back end does.
+"""
 
 from __future__ import annotations
 
@@ -18,6 +41,7 @@ from p4emu.compiler.scope import (
 )
 from p4emu.compiler.stmts import StmtGen
 from p4emu.compiler.structs import struct_class_source
+from p4emu.compiler.tables import TableGen
 from p4emu.frontend import ast as A
 from p4emu.frontend.errors import P4CompileError, unsupported
 from p4emu.frontend.types import (
@@ -32,7 +56,7 @@ from p4emu.frontend.types import (
 V1SWITCH_ROLES = ("parser", "verify", "ingress", "egress", "compute", "deparser")
 
 
-class ProgramGen(ExprGen, StmtGen, ExternGen, BlockGen):
+class ProgramGen(ExprGen, StmtGen, ExternGen, BlockGen, TableGen):
     def __init__(self, program: A.Program):
         self.program = program
         self.global_scope = Scope()
@@ -52,6 +76,7 @@ class ProgramGen(ExprGen, StmtGen, ExternGen, BlockGen):
         self.anon_field_lists: dict[int, list[str]] = {}
         self.in_parser = False
         self.in_select_key = False
+        self.top_prefixes: set[str] = set()
         self.struct_types: list[StructT] = []
         self.roles: dict = {}
         self.header_types: dict = {}
@@ -189,6 +214,10 @@ class ProgramGen(ExprGen, StmtGen, ExternGen, BlockGen):
                 raise P4CompileError(arg.loc, f"V1Switch argument {role}: {name} is not a {want}")
             decls.append((role, b.ty.decl, e.args))
         self._check_signatures(decls)
+        self.top_prefixes = set()
+        for _, decl, _ in decls:
+            anno = A.find_annotation(decl.annotations, "name")
+            self.top_prefixes.add(anno.string().lstrip(".") if anno is not None and anno.string() else decl.name)
         for role, decl, args in decls:
             anno = A.find_annotation(decl.annotations, "name")
             prefix = anno.string().lstrip(".") if anno is not None and anno.string() else decl.name

@@ -260,6 +260,73 @@ class StmtGen:
             fn.indent -= 1
         del has_default
 
+    def _s_For(self, s: A.For, scope: Scope, fn):
+        inner = Scope(scope)
+        loops = fn.__dict__.setdefault("loops", [])
+        if s.var is not None:
+            t = self.resolve_type(s.var.type, inner)
+            py = fn.fresh("v_" + s.var.name)
+            it = s.iterable
+            if isinstance(it, A.Range):
+                lo = self.coerce(self.expr(it.low, inner, fn, t), t, it.loc)
+                hi = self.coerce(self.expr(it.high, inner, fn, t), t, it.loc)
+                src = f"range({lo.py}, {hi.py} + 1)"
+            else:
+                v = self.expr(it, inner, fn)
+                if isinstance(v.ty, StackT):
+                    src = f"{v.py}.items"
+                elif isinstance(v.ty, TupleT):
+                    src = v.py
+                else:
+                    raise unsupported(it.loc, f"for-in over a value of type {v.ty}")
+            inner.bind(s.var.name, VarB(t, py))
+            fn.emit(f"for {py} in {src}:")
+            fn.indent += 1
+            loops.append(([], fn.indent))
+            n = len(fn.lines)
+            self.stmt(s.body, Scope(inner), fn)
+            if len(fn.lines) == n:
+                fn.emit("pass")
+            loops.pop()
+            fn.indent -= 1
+            return
+        for st in s.init:
+            self.stmt(st, inner, fn)
+        update_fn_lines: list[str] = []
+        probe = type(fn)(fn._counter)
+        probe.indent = fn.indent + 1
+        probe.__dict__.update({k: v for k, v in fn.__dict__.items() if k not in ("lines", "indent")})
+        for st in s.update:
+            self.stmt(st, inner, probe)
+        update_fn_lines = probe.lines
+        fn.emit("while True:")
+        fn.indent += 1
+        if s.cond is not None:
+            c = self.expr(s.cond, inner, fn)
+            if not isinstance(c.ty, BoolT):
+                raise P4CompileError(s.cond.loc, f"for: condition must be bool, got {c.ty}")
+            fn.emit(f"if not {c.py}: break")
+        loops.append((update_fn_lines, fn.indent))
+        self.stmt(s.body, Scope(inner), fn)
+        loops.pop()
+        fn.lines.extend(update_fn_lines)
+        fn.indent -= 1
+
+    def _s_Break(self, s, scope, fn):
+        if not fn.__dict__.get("loops"):
+            raise P4CompileError(s.loc, "break outside a loop")
+        fn.emit("break")
+
+    def _s_Continue(self, s, scope, fn):
+        loops = fn.__dict__.get("loops")
+        if not loops:
+            raise P4CompileError(s.loc, "continue outside a loop")
+        # the update clause runs before the next iteration (re-indented to this depth)
+        lines, indent = loops[-1]
+        for line in lines:
+            fn.lines.append("    " * fn.indent + line[4 * indent:])
+        fn.emit("continue")
+
     def _s_Exit(self, s, scope, fn):
         fn.emit("raise ExitSignal()")
 
@@ -279,9 +346,12 @@ class StmtGen:
                 v = self.coerce(v, ret_type, s.loc)
             fn.emit(f"return ({v.py}, {epilogue})" if epilogue else f"return {v.py}")
             return
+        if epilogue:
+            fn.emit(f"return ({epilogue})")
+            return
         if ret_type is not None and not isinstance(ret_type, type(VOID)):
             raise P4CompileError(s.loc, "return without a value in a function returning a value")
-        fn.emit(f"return {epilogue}" if epilogue else "return")
+        fn.emit("return")
 
     # -- calls -------------------------------------------------------------------------
     def bind_args(self, params: list[A.Param], args: list[A.Arg], loc, what: str) -> list[tuple[A.Param, A.Arg | None]]:
@@ -329,11 +399,14 @@ class StmtGen:
             return self.cast(self.expr(e.args[0].value, scope, fn), b.ty, e.loc)
         raise P4CompileError(e.loc, "called expression is not a function, action or method")
 
-    def gen_args(self, pairs, tyenv, scope, fn, loc, what: str) -> list[tuple[A.Param, V | None, Type]]:
+    def gen_args(self, pairs, tyenv, scope, fn, loc, what: str, type_params=()) -> list[tuple[A.Param, V | None, Type]]:
         """Type-check arguments against parameters; infers type variables into `tyenv`."""
         out = []
-        pscope = self.tvar_scope(scope, tyenv)
         for p, a in pairs:
+            pscope = self.tvar_scope(scope, tyenv)
+            for tp in type_params:
+                if tp not in tyenv:
+                    pscope.bind(tp, TypeB(TypeVarT(tp)))
             pt = self.resolve_type(p.type, pscope)
             if a is None or a.value is None:
                 if a is None and p.default is not None:
@@ -416,14 +489,19 @@ class StmtGen:
     def function_call(self, e: A.Call, b: FuncB, scope, fn, want, as_statement) -> V:
         decl = b.decl
         tyenv: dict = {}
+        if e.type_args:
+            if len(e.type_args) != len(decl.type_params):
+                raise P4CompileError(e.loc, f"{decl.name}: expected {len(decl.type_params)} type arguments")
+            tyenv = {tp: self.resolve_type(ta, scope) for tp, ta in zip(decl.type_params, e.type_args, strict=True)}
         pairs = self.bind_args(decl.params, e.args, e.loc, decl.name)
-        args = self.gen_args(pairs, tyenv, scope, fn, e.loc, decl.name)
-        if decl.type_params:
-            raise unsupported(e.loc, "generic functions")
+        args = self.gen_args(pairs, tyenv, scope, fn, e.loc, decl.name, decl.type_params)
+        missing = [tp for tp in decl.type_params if tp not in tyenv]
+        if missing:
+            raise P4CompileError(e.loc, f"{decl.name}: cannot infer type argument {missing[0]}")
         outs = [(v, pt) for p, v, pt in args if p.direction in ("out", "inout") and not is_compound(pt)]
-        ret_t = self.resolve_type(decl.ret, scope)
-        self.ensure_function(b)
-        call_py = f"{b.py}({', '.join(v.py if v else zero_value(pt) for _, v, pt in args)})"
+        ret_t = self.resolve_type(decl.ret, self.tvar_scope(scope, tyenv))
+        fname = self.ensure_function(b, tyenv)
+        call_py = f"{fname}({', '.join(v.py if v else zero_value(pt) for _, v, pt in args)})"
         has_ret = not isinstance(ret_t, type(VOID))
         if outs and not as_statement and fn is not None:
             r = self.emit_call_with_outs(call_py, outs, has_ret, fn, e.loc)

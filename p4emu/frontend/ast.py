@@ -259,6 +259,28 @@ class Exit(Stmt):
 
 
 @dataclass(eq=False)
+class Break(Stmt):
+    pass
+
+
+@dataclass(eq=False)
+class Continue(Stmt):
+    pass
+
+
+@dataclass(eq=False)
+class For(Stmt):
+    """`for (init; cond; update) body` or, with `var`, `for (T x in iterable) body`."""
+
+    init: list[Stmt]
+    cond: Expr | None
+    update: list[Stmt]
+    body: Stmt
+    var: VarDecl | None = None
+    iterable: Expr | None = None
+
+
+@dataclass(eq=False)
 class Return(Stmt):
     value: Expr | None
 

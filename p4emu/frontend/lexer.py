@@ -9,7 +9,8 @@ from p4emu.frontend.errors import Loc, P4CompileError
 from p4emu.frontend.preprocess import SourceLine
 
 KEYWORDS = {
-    "action", "apply", "bit", "bool", "const", "control", "default", "else",
+    "action", "apply", "bit", "bool", "break", "const", "continue", "control", "default", "else",
+    "for",
     "enum", "error", "exit", "extern", "false", "header", "header_union", "if", "in",
     "inout", "int", "match_kind", "out", "parser", "package", "return", "select",
     "state", "string", "struct", "switch", "table", "this", "transition", "true", "tuple",
@@ -18,14 +19,15 @@ KEYWORDS = {
 # `type`, `key`, `actions`, `entries`, `priority`, `list` are contextual: lexed as identifiers
 
 PUNCT = [
-    "&&&", "|+|", "|-|", "...", "<<", "<=", ">=", "==", "!=", "&&", "||", "++", "..",
+    "&&&", "|+|=", "|-|=", "|+|", "|-|", "...", "<<=", "<<", "<=", ">=", "==", "!=", "&&", "||",
+    "++", "..", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=",
     "+", "-", "*", "/", "%", "&", "|", "^", "~", "!", "?", ":", ";", ",", ".", "(", ")",
     "{", "}", "[", "]", "<", ">", "=", "@",
 ]
 
 _TOKEN_RE = re.compile(
     r"(?P<ws>\s+)"
-    r"|(?P<num>(?:\d+[ws])?(?:0[xX][0-9a-fA-F_]+|0[bB][01_]+|0[oO][0-7_]+|0[dD][0-9_]+|\d[\d_]*))"
+    r"|(?P<num>(?:\d+w|\d+s-?)?(?:0[xX][0-9a-fA-F_]+|0[bB][01_]+|0[oO][0-7_]+|0[dD][0-9_]+|\d[\d_]*))"
     r"|(?P<id>[A-Za-z_]\w*)"
     r'|(?P<str>"(?:\\.|[^"\\])*")'
     r"|(?P<punct>" + "|".join(re.escape(p) for p in PUNCT) + ")"
@@ -47,9 +49,11 @@ class Token:
 def parse_number(text: str, loc: Loc) -> tuple[int, int | None, bool]:
     width: int | None = None
     signed = False
-    m = re.match(r"(\d+)([ws])(.*)$", text)
+    m = re.match(r"(\d+)([ws])(-?)(.*)$", text)
+    negative = False
     if m:
-        width, signed, text = int(m.group(1)), m.group(2) == "s", m.group(3)
+        width, signed, text = int(m.group(1)), m.group(2) == "s", m.group(4)
+        negative = m.group(3) == "-"
     body = text.replace("_", "")
     try:
         if len(body) > 1 and body[0] == "0" and body[1] in "xXbBoOdD":
@@ -59,6 +63,8 @@ def parse_number(text: str, loc: Loc) -> tuple[int, int | None, bool]:
             value = int(body, 10)
     except ValueError:
         raise P4CompileError(loc, f"invalid integer literal {text!r}") from None
+    if negative:
+        value = -value
     if width is not None and width <= 0:
         raise P4CompileError(loc, f"invalid width in integer literal {text!r}")
     return value, width, signed

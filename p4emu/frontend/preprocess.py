@@ -154,7 +154,7 @@ class Preprocessor:
                     self.macros.pop(rest.split()[0] if rest else "", None)
                 elif directive == "error":
                     raise P4CompileError(loc, f"#error {rest}")
-                elif directive in ("pragma", "line", "warning", ""):
+                elif directive in ("pragma", "line", "warning", "") or directive.isdigit():
                     if rest == "once":
                         self._once.add(os.path.abspath(path))
                 else:

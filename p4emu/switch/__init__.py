@@ -1,1 +1,18 @@
-"""`p4emu switch`: a simple_switch_grpc-compatible process (P4Runtime, ports, queues)."""
+"""`p4emu switch`: a simple_switch_grpc-compatible process (P4Runtime, ports, queues).
+
+Entry points: `python -m p4emu switch ...` (`main.main`), `python -m p4emu cli ...`
+(`runtime_cli.main`). Parts, each usable alone:
+
+- `options.parse_switch_args` - simple_switch_grpc's command line -> `SwitchOptions`
+- `core.SwitchCore` - device id, CPU port, committed program, the data-plane lock
+- `grpc_server.serve(core, loader, addr)` - the P4Runtime service
+  (`program.ir_loader(cpu_port)` loads `p4emu compile -o` IR)
+- `entity_writes.EntityWriter` / `entity_reads.EntityReader` - P4Runtime entities <->
+  `p4emu.runtime.DeviceState`, pure; `codec_tables`, `codec_entities`, `bytestrings`,
+  `packet_io` - the protobuf translation and validation underneath
+- `arbitration.Arbiter` - primary election, pure
+- `queues.PortQueues` - the egress queue model, pure and clock-injected;
+  `traffic_manager.TrafficManager` - the data-plane thread around it
+- `ports.PortSet` (AF_PACKET), `link_monitor.LinkMonitor`, `pcap.PortPcaps`
+- `runtime_control.RuntimeControlServer` - simple_switch_CLI-style commands over TCP
+"""

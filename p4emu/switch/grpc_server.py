@@ -29,6 +29,7 @@ Req = p4runtime_pb2.SetForwardingPipelineConfigRequest
 GetReq = p4runtime_pb2.GetForwardingPipelineConfigRequest
 READ_BATCH = 256
 DIGEST_POLL_S = 0.01
+IDLE_DIGEST_POLL_S = 0.2
 
 
 def election_int(eid: p4runtime_pb2.Uint128) -> int:
@@ -47,6 +48,7 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
         self.arbiter = Arbiter(core.device_id)
         self.arb_lock = threading.Lock()
         self.saved: LoadedProgram | None = None
+        self._config_lock = threading.Lock()
         self._stop = threading.Event()
         core.packet_in = self.send_packet_in
         self._digest_thread = threading.Thread(target=self._digest_loop, name="digests",
@@ -81,6 +83,10 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
     def SetForwardingPipelineConfig(self, request, context):
         self._check_device(request.device_id, context)
         self._check_primary(request.role, election_int(request.election_id), context)
+        with self._config_lock:  # one pipeline change at a time (saved config included)
+            return self._set_pipeline(request, context)
+
+    def _set_pipeline(self, request, context):
         action = request.action
         config = request.config
         cookie = config.cookie.cookie if config.HasField("cookie") else 0
@@ -215,7 +221,9 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
             was_primary = self.arbiter.is_client_primary(session)
             notices = self.arbiter.remove(session)
             if was_primary:
-                log.info("primary client %s left", session.peer)
+                promoted = next((n for n in notices if n.is_primary), None)
+                log.info("primary client %s left; primary is now %s", session.peer,
+                         promoted.client.peer if promoted else None)  # type: ignore[attr-defined]
             self._deliver(notices)
 
     def _deliver(self, notices: list[Notice]) -> None:
@@ -331,10 +339,16 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
             session.send(msg)
 
     def _digest_loop(self) -> None:
-        while not self._stop.wait(DIGEST_POLL_S):
+        wait = IDLE_DIGEST_POLL_S
+        while not self._stop.wait(wait):
             program = self.core.program
+            wait = IDLE_DIGEST_POLL_S
             if program is None:
                 continue
+            queue_state = program.state.digest_queue
+            if not any(queue_state.get_config(d) for d in program.info.digests):
+                continue  # nothing configured: poll rarely, idle switches stay cheap
+            wait = DIGEST_POLL_S
             try:
                 with self.core.lock:
                     # the pipeline stamps digests with the switch clock (µs since start)

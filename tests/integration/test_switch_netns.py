@@ -1,12 +1,13 @@
-"""p4emu switch between two network namespaces: real AF_PACKET ports, queues, P4Runtime.
+"""p4emu switch between network namespaces: real AF_PACKET ports, queues, P4Runtime.
 
-h1 (10.0.0.1) and h2 (10.0.0.2 / 10.0.2.2) each have one veth into the root namespace,
-whose other end is a switch port. Names carry the test's pid and a counter, and the
-namespaces (with their veths) are removed in a finally block.
+Each host namespace (h1, h2, h3) has one veth into the root namespace, whose other end
+is a switch port. Names carry the test's pid and a counter, and the namespaces (with
+their veths) are removed in a finally block, also when a test fails.
 """
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import os
 import subprocess
@@ -43,12 +44,19 @@ def in_ns(ns: str, *cmd: str, check: bool = True) -> subprocess.CompletedProcess
 
 
 @dataclass
-class TwoHosts:
+class Hosts:
+    """Host namespaces and, index for index, their switch-side veth names."""
+
     tag: str
-    h1: str
-    h2: str
-    sw1: str
-    sw2: str
+    namespaces: list[str]
+    switch_ifaces: list[str]
+
+    h1 = property(lambda self: self.namespaces[0])
+    h2 = property(lambda self: self.namespaces[1])
+    h3 = property(lambda self: self.namespaces[2])
+    sw1 = property(lambda self: self.switch_ifaces[0])
+    sw2 = property(lambda self: self.switch_ifaces[1])
+    sw3 = property(lambda self: self.switch_ifaces[2])
 
 
 def _quiet(iface: str, ns: str | None = None) -> None:
@@ -60,9 +68,9 @@ def _quiet(iface: str, ns: str | None = None) -> None:
     sh(*prefix, "sysctl", "-q", "-w", f"net.ipv6.conf.{iface}.disable_ipv6=1", check=False)
 
 
-def _build(topo: TwoHosts, specs) -> None:
-    """specs: per host (ns, switch-side veth, address, MAC, gateway or None)."""
-    for ns, sw, addr, mac, _ in specs:
+def _build(topo: Hosts, specs: list[tuple[str, str]]) -> None:
+    """specs: per host, in order, (address/prefix, MAC)."""
+    for ns, sw, (addr, mac) in zip(topo.namespaces, topo.switch_ifaces, specs, strict=True):
         sh("ip", "netns", "add", ns)
         sh("ip", "link", "add", sw, "type", "veth", "peer", "name", "eth0", "netns", ns)
         in_ns(ns, "ip", "link", "set", "eth0", "address", mac)
@@ -74,16 +82,17 @@ def _build(topo: TwoHosts, specs) -> None:
         sh("ip", "link", "set", sw, "up")
 
 
-def _teardown(topo: TwoHosts) -> None:
-    for ns in (topo.h1, topo.h2):
+def _teardown(topo: Hosts) -> None:
+    for ns in topo.namespaces:
         sh("ip", "netns", "del", ns, check=False)
-    for sw in (topo.sw1, topo.sw2):
+    for sw in topo.switch_ifaces:
         sh("ip", "link", "del", sw, check=False)
 
 
-def _names() -> TwoHosts:
+def _names(count: int = 2) -> Hosts:
     tag = f"{os.getpid() % 100000}{next(_counter)}"
-    return TwoHosts(tag, f"p4h1-{tag}", f"p4h2-{tag}", f"p4s{tag}a", f"p4s{tag}b")
+    return Hosts(tag, [f"p4h{i}-{tag}" for i in range(1, count + 1)],
+                 [f"p4s{tag}{'abc'[i]}" for i in range(count)])
 
 
 @pytest.fixture
@@ -91,8 +100,8 @@ def hosts():
     """One subnet: the switch acts as a wire between h1 and h2."""
     topo = _names()
     try:
-        _build(topo, [(topo.h1, topo.sw1, "10.0.0.1/24", "00:00:00:00:00:01", None),
-                      (topo.h2, topo.sw2, "10.0.0.2/24", "00:00:00:00:00:02", None)])
+        _build(topo, [("10.0.0.1/24", "00:00:00:00:00:01"),
+                      ("10.0.0.2/24", "00:00:00:00:00:02")])
         # static neighbours: the tests count packets, ARP would add noise
         in_ns(topo.h1, "ip", "neigh", "add", "10.0.0.2", "lladdr", "00:00:00:00:00:02",
               "dev", "eth0")
@@ -108,8 +117,8 @@ def l3_hosts():
     """Two subnets routed by the switch: h1 10.0.1.1/24, h2 10.0.2.2/24."""
     topo = _names()
     try:
-        _build(topo, [(topo.h1, topo.sw1, "10.0.1.1/24", "00:00:00:00:00:01", None),
-                      (topo.h2, topo.sw2, "10.0.2.2/24", "00:00:00:00:00:02", None)])
+        _build(topo, [("10.0.1.1/24", "00:00:00:00:00:01"),
+                      ("10.0.2.2/24", "00:00:00:00:00:02")])
         for ns, subnet in ((topo.h1, 1), (topo.h2, 2)):
             gw = f"10.0.{subnet}.254"
             in_ns(ns, "ip", "neigh", "add", gw, "lladdr", f"00:00:00:00:0{subnet}:fe",
@@ -241,8 +250,8 @@ def test_link_down_seen_and_bad_frames_dropped_while_forwarding_goes_on(hosts, w
     assert wait_for(lambda: ports.ports[2].stats.tx_packets >= 5)
 
 
-# --------------------------------------------------------------------- real L3 program
-L3_PROGRAM = REPO / "tests" / "p4" / "switch" / "l3_qdepth.p4"
+# --------------------------------------------------------------------- real programs
+P4_DIR = REPO / "tests" / "p4" / "switch"
 
 
 def _free_port() -> int:
@@ -253,21 +262,16 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture
-def l3_config(tmp_path):
-    """IR + P4Info of the L3 program, compiled by p4emu's front end."""
-    frontend = pytest.importorskip("p4emu.frontend")
-    if not hasattr(frontend, "compile_file"):
-        pytest.skip("p4emu.frontend.compile_file is not available yet")
+def compile_config(program: str, tmp_path: Path) -> tuple[str, str]:
+    """(P4Info path, IR path) of tests/p4/switch/<program>.p4, compiled by p4emu."""
     from google.protobuf import text_format
 
-    result = frontend.compile_file(str(L3_PROGRAM))
-    p4info = result.p4info
-    if not isinstance(p4info, str | bytes):
-        p4info = text_format.MessageToString(p4info)
-    p4info_path = tmp_path / "l3.p4info.txtpb"
-    p4info_path.write_text(p4info if isinstance(p4info, str) else p4info.decode())
-    ir_path = tmp_path / "l3.json"
+    from p4emu.frontend import compile_file
+
+    result = compile_file(str(P4_DIR / f"{program}.p4"))
+    p4info_path = tmp_path / f"{program}.p4info.txtpb"
+    p4info_path.write_text(text_format.MessageToString(result.p4info))
+    ir_path = tmp_path / f"{program}.json"
     ir_path.write_bytes(result.ir)
     return str(p4info_path), str(ir_path)
 
@@ -279,23 +283,26 @@ def cli(thrift_port: int, *command: str) -> str:
     return proc.stdout
 
 
-@pytest.fixture
-def l3_switch(l3_hosts, l3_config, tmp_path):
+@contextlib.contextmanager
+def switch_process(topo: Hosts, tmp_path: Path):
+    """`python -m p4emu switch --no-p4` on the hosts' switch ports, as Mininet starts it;
+    yields (process, gRPC port, thrift port, log file)."""
+    import grpc
+
     grpc_port, thrift_port = _free_port(), _free_port()
     log_file = tmp_path / "switch.log"
+    ifaces = [arg for i, sw in enumerate(topo.switch_ifaces, start=1)
+              for arg in ("-i", f"{i}@{sw}")]
     proc = subprocess.Popen(
-        [PYTHON, "-m", "p4emu", "switch", "--device-id", "1",
-         "-i", f"1@{l3_hosts.sw1}", "-i", f"2@{l3_hosts.sw2}", "--thrift-port",
+        [PYTHON, "-m", "p4emu", "switch", "--device-id", "1", *ifaces, "--thrift-port",
          str(thrift_port), "--log-file", str(log_file), "--no-p4", "--",
          "--grpc-server-addr", f"127.0.0.1:{grpc_port}", "--cpu-port", "255"],
         cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     try:
-        import grpc
-
         channel = grpc.insecure_channel(f"127.0.0.1:{grpc_port}")
         grpc.channel_ready_future(channel).result(timeout=20)
         channel.close()
-        yield proc, grpc_port, thrift_port, l3_config, log_file
+        yield proc, grpc_port, thrift_port, log_file
     finally:
         proc.terminate()
         try:
@@ -303,6 +310,13 @@ def l3_switch(l3_hosts, l3_config, tmp_path):
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+
+
+@pytest.fixture
+def l3_switch(l3_hosts, tmp_path):
+    config = compile_config("l3_qdepth", tmp_path)
+    with switch_process(l3_hosts, tmp_path) as (proc, grpc_port, thrift_port, log_file):
+        yield proc, grpc_port, thrift_port, config, log_file
 
 
 def test_l3_program_forwards_counts_and_reports_queue_depth(l3_hosts, l3_switch):
@@ -346,3 +360,80 @@ def test_l3_program_forwards_counts_and_reports_queue_depth(l3_hosts, l3_switch)
     assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
     log = log_file.read_text()
     assert "pipeline set" in log
+
+
+# --------------------------------------------------------------------- watch ports
+@pytest.fixture
+def three_hosts():
+    """h1 sends to 10.0.9.9, which both h2 and h3 answer to: two paths."""
+    topo = _names(3)
+    try:
+        _build(topo, [("10.0.9.1/24", "00:00:00:00:00:01"),
+                      ("10.0.9.9/24", "00:00:00:00:00:02"),
+                      ("10.0.9.9/24", "00:00:00:00:00:03")])
+        in_ns(topo.h1, "ip", "neigh", "add", "10.0.9.9", "lladdr", "00:00:00:00:00:99",
+              "dev", "eth0")
+        yield topo
+    finally:
+        _teardown(topo)
+
+
+def udp_flows(ns: str, dst: str, count: int) -> None:
+    """One datagram from each of `count` source ports: many flows for the selector."""
+    code = ("import socket\n"
+            f"for i in range({count}):\n"
+            "    s=socket.socket(socket.AF_INET,socket.SOCK_DGRAM)\n"
+            "    s.bind(('',20000+i))\n"
+            f"    s.sendto(bytes(20),('{dst}',4793))\n"
+            "    s.close()\n")
+    in_ns(ns, PYTHON, "-c", code)
+
+
+def test_watch_port_group_skips_a_link_that_goes_down(three_hosts, tmp_path):
+    import p4runtime_sh.shell as p4sh
+
+    topo = three_hosts
+    p4info_path, ir_path = compile_config("ecmp_watch", tmp_path)
+    with switch_process(topo, tmp_path) as (proc, grpc_port, thrift_port, log_file):
+        p4sh.setup(device_id=1, grpc_addr=f"127.0.0.1:{grpc_port}", election_id=(0, 1),
+                   config=p4sh.FwdPipeConfig(p4info_path, ir_path), verbose=False)
+        try:
+            profile = "MyIngress.ecmp"
+            for member_id, port in ((1, 2), (2, 3)):
+                member = p4sh.ActionProfileMember(profile)(member_id=member_id,
+                                                           action="MyIngress.set_nhop")
+                member.action["dstAddr"] = f"00:00:00:00:00:0{port}"
+                member.action["port"] = str(port)
+                member.insert()
+            group = p4sh.ActionProfileGroup(profile)(group_id=1)
+            group.add(1, weight=1, watch_port=b"\x02")
+            group.add(2, weight=1, watch_port=b"\x03")
+            group.insert()
+            entry = p4sh.TableEntry("MyIngress.ecmp")
+            entry.match["hdr.ipv4.dstAddr"] = "10.0.9.9"
+            entry.group_id = 1
+            entry.insert()
+
+            def sent_on(port: int) -> int:
+                counter = p4sh.CounterEntry("MyIngress.port_tx")
+                counter.index = port
+                return next(iter(counter.read())).packet_count
+
+            udp_flows(topo.h1, "10.0.9.9", 64)
+            assert wait_for(lambda: sent_on(2) + sent_on(3) == 64)
+            assert sent_on(2) > 0 and sent_on(3) > 0  # both paths carry flows
+            before = sent_on(2)
+            sh("ip", "link", "set", topo.sw2, "down")
+            time.sleep(0.8)  # the link monitor polls every 200 ms
+            udp_flows(topo.h1, "10.0.9.9", 64)
+            assert wait_for(lambda: sent_on(2) + sent_on(3) == 128)
+            assert sent_on(2) == before  # nothing chose the dead member
+            sh("ip", "link", "set", topo.sw2, "up")
+            time.sleep(0.8)
+            udp_flows(topo.h1, "10.0.9.9", 64)
+            assert wait_for(lambda: sent_on(2) + sent_on(3) == 192)
+            assert sent_on(2) > before  # the member is back
+        finally:
+            p4sh.teardown()
+        log = log_file.read_text()
+        assert "port 2 (" in log and "is down" in log and "is up" in log

@@ -21,11 +21,12 @@ def test_canonical_bytestrings():
 
 def test_entities_carry_the_right_ids(p4info):
     codec = Codec(P4Ids(p4info))
-    group = codec.update(Op(OpType.INSERT, Kind.GROUP, 24, frozenset({3, 4})))
+    group = codec.update(Op(OpType.INSERT, Kind.GROUP, 24, frozenset({(3, 2), (4, 2)})))
     g = group.entity.action_profile_group
     assert group.type == p4runtime_pb2.Update.INSERT
     assert g.action_profile_id == 0x11000001 and g.group_id == 24
-    assert [(m.member_id, m.watch_port) for m in g.members] == [(3, b"\x03"), (4, b"\x04")]
+    assert [(m.member_id, m.weight, m.watch_port) for m in g.members] == [
+        (3, 2, b"\x03"), (4, 2, b"\x04")]
     uplink = codec.entity(Op(OpType.INSERT, Kind.UPLINK, (0x0A000304, 32), 24)).table_entry
     assert uplink.table_id == 0x02000002
     assert uplink.match[0].lpm.value == b"\x0a\x00\x03\x04"
@@ -46,7 +47,7 @@ def test_written_state_reads_back_equal(p4info):
     codec = Codec(P4Ids(p4info))
     fabric = parse_spec("fattree:k=4")
     desired = build_switch_state([1, 2, 3, 4], compute_next_hops(fabric)["a3"],
-                                 ForwardingPolicy(2, 30, 12))
+                                 ForwardingPolicy(2, 30, 12), tier=1)
     switch = FakeSession("a3", 1, "", 1, None, None, None)
     for phase in plan(SwitchState(), desired):
         assert switch.write([codec.update(op) for op in phase]) == []

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from controller.reconcile import Kind, OpType, apply_ops, plan
-from controller.routes import compute_next_hops, link_id
+from controller.routes import compute_next_hops, link_id, switch_tiers
 from controller.switch_state import (
     THRESHOLD_NEVER,
     ForwardingPolicy,
@@ -13,6 +13,7 @@ from controller.switch_state import (
     build_switch_state,
     group_id_for,
     ip_to_int,
+    member_weight,
     ports_of_group,
 )
 from topologies.spec import parse_spec
@@ -32,11 +33,30 @@ def test_edge_switch_state_in_fattree():
     assert state.downlink == {(ip_to_int("10.0.0.1"), 32): 1, (ip_to_int("10.0.0.2"), 32): 2}
     assert len(state.uplink) == 14  # every other host through the aggregation group
     assert set(state.uplink.values()) == {group_id_for(frozenset({3, 4}))}
-    assert state.groups == {0b11000: frozenset({3, 4})}
+    assert state.groups == {0b11000: frozenset({(3, 1), (4, 1)})}
     assert state.members == {3: 3, 4: 4}
     assert state.source_label == {1: 1, 2: 2, 3: 3, 4: 4}
     assert state.thresholds == dict.fromkeys([1, 2, 3, 4], (40, 10))
     assert state.spray_mode == 1
+
+
+def test_group_weights_use_a_different_hash_digit_per_tier():
+    fabric = parse_spec("fattree:k=4")
+    tiers = switch_tiers(fabric)
+    assert (tiers["e1"], tiers["a1"], tiers["c1"]) == (0, 1, 2)
+    hops = compute_next_hops(fabric)
+    agg = build_switch_state([1, 2, 3, 4], hops["a1"], ForwardingPolicy(), tiers["a1"])
+    assert agg.groups[0b11000] == {(3, 2), (4, 2)}
+    # slot = hash % total weight over members in id order, each repeated weight times:
+    # edge and aggregation choices are independent, so every core is reachable from e1
+    def pick(state, gid, h):
+        slots = [m for m, w in sorted(state.groups[gid]) for _ in range(w)]
+        return slots[h % len(slots)]
+    edge = build_switch_state([1, 2, 3, 4], hops["e1"], ForwardingPolicy(), tiers["e1"])
+    combos = {(pick(edge, 0b11000, h), pick(agg, 0b11000, h)) for h in range(16)}
+    assert combos == {(3, 3), (3, 4), (4, 3), (4, 4)}
+    assert member_weight(3, 1) == 3
+    assert member_weight(16, 2) == 16  # 16 * 16^2 slots would exceed the cap: one tier less
 
 
 def test_threshold_policy():

@@ -94,3 +94,30 @@ def test_cli_error_exit_code(tmp_path, capsys):
     assert compile_main([str(src)]) == 1
     err = capsys.readouterr().err
     assert err.startswith(f"{src}:1:21: error:") and "\n" == err[-1] and err.count("\n") == 1
+
+
+def test_control_plane_objects():
+    r = compile_file(prog("p4rt.p4"))
+    info, p4 = r.info, r.p4info
+    (pin,) = [h for h in info.controller_headers.values() if h.name == "packet_in"]
+    assert [(f.id, f.name, f.bitwidth) for f in pin.fields] == [(1, "ingress_port", 9), (2, "pad", 7)]
+    assert pin.id >> 24 == 0x04
+    assert info.by_name("actions", "PI.set_port").id == 0x01000042
+    assert info.by_name("actions", "global_drop").id >> 24 == 0x01
+    acl = info.by_name("tables", "PI.acl_table")
+    assert [(k.name, k.match_kind) for k in acl.keys] == [("hdr.ethernet.dstAddr", "ternary"), ("etype", "range")]
+    assert [r.scope for r in acl.actions] == ["TABLE_AND_DEFAULT", "TABLE_AND_DEFAULT", "DEFAULT_ONLY"]
+    assert info.by_name("counters", "PI.acl_counter").direct_table_id == acl.id
+    assert info.by_name("counters", "PI.port_counter").size == 16
+    assert info.by_name("meters", "PI.port_meter").unit == "bytes"
+    ecmp = info.by_name("tables", "PI.ecmp")
+    sel = info.by_name("action_profiles", "PI.sel")
+    assert sel.with_selector and sel.selector_algorithm == "crc32" and sel.table_ids == (ecmp.id,)
+    assert [k.match_kind for k in ecmp.keys] == ["exact", "selector"]
+    (pt,) = [t for t in p4.tables if t.preamble.name == "PI.ecmp"]
+    assert [m.name for m in pt.match_fields] == ["hdr.ethernet.dstAddr"]  # selector keys hidden
+    assert pt.implementation_id == sel.id
+    (dg,) = info.digests.values()
+    assert dg.name == "learn_t" and [f.bitwidth for f in dg.fields] == [48, 9]
+    assert [d.preamble.name for d in p4.digests] == ["learn_t"]
+    assert {c.preamble.name for c in p4.controller_packet_metadata} == {"packet_in", "packet_out"}

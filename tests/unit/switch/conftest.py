@@ -2,24 +2,17 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import grpc
 import pytest
 from google.protobuf import text_format
-from p4.v1 import p4runtime_pb2, p4runtime_pb2_grpc
+from p4.v1 import p4runtime_pb2_grpc
 
-sys.path.insert(0, str(Path(__file__).parent))
+from p4emu.switch.core import SwitchCore
+from p4emu.switch.grpc_server import serve
+from p4emu.switch.ports import PortSet
+from p4emu.switch.traffic_manager import QueueSettings, TrafficManager
 
-from fake_program import CPU_PORT, DEVICE_CONFIG, fake_loader, make_info, make_p4info  # noqa: E402
-
-from p4emu.switch.core import SwitchCore  # noqa: E402
-from p4emu.switch.grpc_server import serve  # noqa: E402
-from p4emu.switch.ports import PortSet  # noqa: E402
-from p4emu.switch.traffic_manager import QueueSettings, TrafficManager  # noqa: E402
-
-DEVICE_ID = 1
+from .fake_program import CPU_PORT, DEVICE_CONFIG, DEVICE_ID, fake_loader, make_info, make_p4info
 
 
 class RunningSwitch:
@@ -66,14 +59,3 @@ def config_files(tmp_path, p4info):
     bin_path = tmp_path / "fake.bin"
     bin_path.write_bytes(DEVICE_CONFIG)
     return str(p4info_path), str(bin_path)
-
-
-def push_pipeline(stub, p4info, election_id: int = 0, cookie: int = 7) -> None:
-    req = p4runtime_pb2.SetForwardingPipelineConfigRequest(
-        device_id=DEVICE_ID,
-        action=p4runtime_pb2.SetForwardingPipelineConfigRequest.VERIFY_AND_COMMIT)
-    req.election_id.low = election_id
-    req.config.p4info.CopyFrom(p4info)
-    req.config.p4_device_config = DEVICE_CONFIG
-    req.config.cookie.cookie = cookie
-    stub.SetForwardingPipelineConfig(req)

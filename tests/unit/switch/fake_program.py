@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from p4.config.v1 import p4info_pb2
+from p4.v1 import p4runtime_pb2
 
 from p4emu.runtime.match import Exact
 from p4emu.runtime.model import (
@@ -32,6 +33,7 @@ from p4emu.runtime.model import (
     TableInfo,
 )
 
+DEVICE_ID = 1
 DEVICE_CONFIG = b"fake-l3-program"
 NO_ACTION = 0x01000001
 DROP = 0x01000002
@@ -219,3 +221,14 @@ def fake_loader(cpu_port: int = CPU_PORT):
         return make_info(), lambda state: FakePipeline(state, cpu_port)
 
     return load
+
+
+def push_pipeline(stub, p4info, election_id: int = 0, cookie: int = 7) -> None:
+    req = p4runtime_pb2.SetForwardingPipelineConfigRequest(
+        device_id=DEVICE_ID,
+        action=p4runtime_pb2.SetForwardingPipelineConfigRequest.VERIFY_AND_COMMIT)
+    req.election_id.low = election_id
+    req.config.p4info.CopyFrom(p4info)
+    req.config.p4_device_config = DEVICE_CONFIG
+    req.config.cookie.cookie = cookie
+    stub.SetForwardingPipelineConfig(req)

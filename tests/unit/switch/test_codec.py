@@ -3,7 +3,18 @@
 from __future__ import annotations
 
 import pytest
-from fake_program import (
+from google.rpc import code_pb2
+from p4.v1 import p4runtime_pb2 as pb
+
+from p4emu.runtime.device import DeviceState
+from p4emu.runtime.match import Lpm, Range, Ternary
+from p4emu.switch import bytestrings
+from p4emu.switch.codec_tables import decode_match
+from p4emu.switch.entity_reads import EntityReader
+from p4emu.switch.entity_writes import EntityWriter
+from p4emu.switch.p4rt_errors import P4RTError
+
+from .fake_program import (
     ACL,
     CONSTS,
     DROP,
@@ -19,16 +30,6 @@ from fake_program import (
     SET_NHOP,
     make_info,
 )
-from google.rpc import code_pb2
-from p4.v1 import p4runtime_pb2 as pb
-
-from p4emu.runtime.device import DeviceState
-from p4emu.runtime.match import Lpm, Range, Ternary
-from p4emu.switch import bytestrings
-from p4emu.switch.codec_tables import decode_match
-from p4emu.switch.entity_reads import EntityReader
-from p4emu.switch.entity_writes import EntityWriter
-from p4emu.switch.p4rt_errors import P4RTError
 
 INSERT, MODIFY, DELETE = pb.Update.INSERT, pb.Update.MODIFY, pb.Update.DELETE
 

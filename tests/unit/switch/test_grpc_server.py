@@ -7,11 +7,11 @@ import time
 
 import grpc
 import pytest
-from conftest import DEVICE_ID, push_pipeline
-from fake_program import CPU_PORT, DEVICE_CONFIG, FORWARD, LPM
 from google.rpc import code_pb2, status_pb2
 from p4.v1 import p4runtime_pb2 as pb
-from stream_client import StreamClient
+
+from .fake_program import CPU_PORT, DEVICE_CONFIG, DEVICE_ID, FORWARD, LPM, push_pipeline
+from .stream_client import StreamClient
 
 SetReq = pb.SetForwardingPipelineConfigRequest
 GetReq = pb.GetForwardingPipelineConfigRequest
@@ -206,13 +206,18 @@ def test_racing_clients_end_with_one_primary(switch, stub, p4info):
             t.start()
         for t in threads:
             t.join()
-        time.sleep(0.5)
-        last = {}
-        for i, c in enumerate(clients):
-            while not c.responses.empty():
-                msg = c.responses.get_nowait()
-                if msg is not None and msg.HasField("arbitration"):
-                    last[i] = msg.arbitration
+        last: dict[int, pb.MasterArbitrationUpdate] = {}
+        deadline = time.time() + 10
+        # every client ends up told that election id 6 won
+        while time.time() < deadline and not (
+                len(last) == len(clients)
+                and all(m.election_id.low == 6 for m in last.values())):
+            for i, c in enumerate(clients):
+                while not c.responses.empty():
+                    msg = c.responses.get_nowait()
+                    if msg is not None and msg.HasField("arbitration"):
+                        last[i] = msg.arbitration
+            time.sleep(0.01)
         assert [i for i, m in last.items() if m.status.code == code_pb2.OK] == [5]
         assert all(m.election_id.low == 6 for m in last.values())
         push_pipeline(stub, p4info, election_id=6)
@@ -284,7 +289,7 @@ def test_pipeline_crash_on_one_packet_keeps_switch_forwarding(switch, stub, p4in
 
 
 def test_digest_lists_reach_the_primary_and_acks_are_taken(switch, stub, p4info):
-    from fake_program import LEARN
+    from .fake_program import LEARN
     push_pipeline(stub, p4info)
     digest = pb.DigestEntry(digest_id=LEARN)
     digest.config.max_list_size = 1
@@ -333,7 +338,7 @@ def test_large_failed_batch_still_reports_codes_within_metadata_limits(stub, p4i
 
 
 def test_watch_ports_follow_the_switch_link_state(switch, stub, p4info):
-    from fake_program import SELECTOR, SET_NHOP
+    from .fake_program import SELECTOR, SET_NHOP
 
     links = {1: True, 2: True}
     switch.core.port_up = links.__getitem__

@@ -6,8 +6,9 @@ import time
 
 import p4runtime_sh.shell as sh
 import pytest
-from fake_program import CPU_PORT
 from p4runtime_sh.p4runtime import P4RuntimeWriteException
+
+from .fake_program import CPU_PORT
 
 
 @pytest.fixture

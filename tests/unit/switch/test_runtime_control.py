@@ -6,8 +6,6 @@ import io
 import sys
 
 import pytest
-from conftest import push_pipeline
-from fake_program import PORT_COUNTER
 
 from p4emu.switch import runtime_cli
 from p4emu.switch.ports import PortSet
@@ -17,6 +15,8 @@ from p4emu.switch.runtime_control import (
     RuntimeControlServer,
     answer,
 )
+
+from .fake_program import PORT_COUNTER, push_pipeline
 
 
 @pytest.fixture

@@ -70,15 +70,19 @@ def test_strict_priority_and_depth_limit_through_the_loop(running):
     core, tm, pipeline, received, got_all = running
     with core.lock:
         tm.set_rate(20, CPU)  # 50 ms per packet: the burst queues up
-    for i, prio in enumerate([0, 0, 0, 0, 0, 0, 2, 1, 3]):
+    core.inject(1, b"\x00\x00")
+    deadline = time.time() + 2
+    while not pipeline.meta and time.time() < deadline:
+        time.sleep(0.001)
+    for i, prio in enumerate([0, 0, 0, 0, 0, 2, 1, 3], start=1):
         core.inject(1, bytes([prio, i]))
     assert got_all.wait(5)
-    # the first low packet was already in service; then high before mid before low;
-    # the 5th and 6th low ones found their FIFO full (depth 4), priority 3 has no queue
+    # the first packet was in service; then high before mid before low; the 5th queued
+    # low one found its FIFO full (depth 4); priority 3 has no queue (3 queues)
     assert [bytes(f) for f in received[:6]] == [b"\x00\x00", b"\x02\x06", b"\x01\x07",
                                                 b"\x00\x01", b"\x00\x02", b"\x00\x03"]
     q = tm.queue(CPU)
-    assert q.drops[DropReason.QUEUE_FULL] == 2
+    assert q.drops[DropReason.QUEUE_FULL] == 1
     assert q.drops[DropReason.BAD_PRIORITY] == 1
     depths = {data: enq for data, enq, _ in pipeline.meta}
     assert depths[b"\x02\x06"] >= 3  # it joined behind the queued low-priority packets

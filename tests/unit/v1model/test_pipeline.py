@@ -156,3 +156,44 @@ def test_calc_lookahead_const_entries_and_stack_push(calc):
 @pytest.fixture(scope="module")
 def calc():
     return compile_file(os.path.join(PROGRAMS, "calc_mri.p4")).program
+
+
+def test_for_loops_break_continue_compound_assign():
+    program = compile_file(os.path.join(PROGRAMS, "loops.p4")).program
+    pl, _ = make(program)
+    out = pl.process(1, bytes([10, 0, 0, 1, 0, 0, 2, 0, 0, 3, 0, 0]))
+    # b = 0+1+3+4+5 (2 skipped, stop at 6); c = (1+2+3) | 0x10 | 0x20 | 0x30
+    assert out == [(1, bytes([10, 13, 0x36, 1, 0, 0, 2, 0, 0, 3, 0, 0]))]
+
+
+def test_function_and_action_parameter_passing():
+    program = compile_file(os.path.join(PROGRAMS, "functions.p4")).program
+    pl, _ = make(program)
+    out = pl.process(1, bytes([5, 0x2F, 0, 0, 9, 9]))
+    # h.a: `in` copy untouched then doubled; g.a = 6; h.b[3:0] = 0xF + 1 wraps to 0;
+    # g.b = 0 + 100, then max(100, 150); k reset by an `out` parameter: invalid, not emitted
+    assert out == [(1, bytes([10, 0x20, 6, 150]))]
+
+
+def test_packet_out_packet_in_counters_and_digest():
+    from p4emu.runtime.match import Exact
+
+    program = compile_file(os.path.join(PROGRAMS, "p4rt.p4")).program
+    pl, st = make(program)
+    eth = bytes.fromhex("0000000000aa" "0000000000bb" "0800")
+    # packet-out: header says egress port 3 (bit<9> 3 then 7 pad bits)
+    assert pl.process(64, bytes([0x01, 0x80]) + eth) == [(3, eth)]
+    # to the CPU: ecmp miss -> default NoAction; acl miss; egress_spec from set_port
+    set_port = program.info.by_name("actions", "PI.set_port").id
+    acl = st.tables["PI.acl_table"]
+    from p4emu.runtime.match import Range, Ternary
+    acl.insert(TableEntry(match=(Ternary(0xAA, 0xFF), Range(0x800, 0x800)), priority=1,
+                          action=ActionCall(set_port, (64,))))
+    learn = program.info.by_name("actions", "PI.learn").id
+    st.tables["PI.smac"].insert(TableEntry(match=(Exact(0xBB),), action=ActionCall(learn, ())))
+    out = pl.process(5, eth + b"xyz")
+    assert out == [(64, bytes([0x02, 0x80]) + eth + b"xyz")]  # packet_in.ingress_port = 5
+    assert st.counters["PI.port_counter"].read(5).packets == 1
+    assert st.counters["PI.port_counter"].read(5).bytes == len(eth) + 3
+    (did,) = program.info.digests
+    assert st.digest_queue.pushed[did] == 1

@@ -1,0 +1,244 @@
+"""`python -m endpoint send|recv`: the MRC endpoint on a real host (root, raw sockets).
+
+    python -m endpoint recv [--iface IF ...] [--out FILE|DIR] [--once | --count N] [--json F]
+    python -m endpoint send --dst IP[,IP...] (--size 8M | --file PATH) [--evs 64]
+                            [--json stats.json] [--timeout S]
+
+Each `--dst` IP (or each `--iface` for one IP) is a plane with its own EV pool. Exit status:
+0 on success, 1 when the transfer failed, 2 for bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import logging
+import random
+import re
+import signal
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import NoReturn
+
+from endpoint.core.receiver import Message, ReceiverConfig
+from endpoint.core.sender import SenderConfig
+from endpoint.routes import Plane, RouteError, host_interfaces, resolve_plane
+from endpoint.runner import mss_for, run_receiver, run_sender, write_message
+
+_SUFFIX = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
+
+
+class UsageError(Exception):
+    """Bad user input: reported as one line, exit status 2."""
+
+
+def parse_size(text: str) -> int:
+    """'8M' -> 8388608; K/M/G are powers of 1024; a plain number is bytes."""
+    m = re.fullmatch(r"\s*(\d+)\s*([KMGkmg]?)(?:i?[Bb])?\s*", text)
+    if not m:
+        raise UsageError(f"bad size {text!r}: expected a number with optional K/M/G suffix")
+    size = int(m.group(1)) * _SUFFIX[m.group(2).upper()]
+    if size > 0xFFFFFFFF:
+        raise UsageError(f"size {text!r} exceeds the 4 GiB message limit")
+    return size
+
+
+def _positive(kind: Callable[[str], float], name: str) -> Callable[[str], float]:
+    """An argparse type that accepts only positive numbers of `kind`."""
+
+    def check(text: str) -> float:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"bad {name} {text!r}") from None
+        if value <= 0:
+            raise argparse.ArgumentTypeError(f"{name} must be positive, got {text!r}")
+        return value
+    return check
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(message)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="python -m endpoint", description=__doc__.split("\n")[0])
+    parser.add_argument("-v", "--verbose", action="count", default=0)
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    send = sub.add_parser("send", help="send one message")
+    send.add_argument("--dst", required=True, help="receiver IPv4 address(es), comma-separated")
+    what = send.add_mutually_exclusive_group(required=True)
+    what.add_argument("--size", help="send this many pseudo-random bytes (K/M/G suffixes)")
+    what.add_argument("--file", type=Path, help="send this file")
+    send.add_argument("--iface", action="append", default=[], help="source interface(s)")
+    send.add_argument("--evs", type=_positive(int, "--evs"), default=64,
+                      help="entropy values per plane (default 64)")
+    send.add_argument("--mss", type=_positive(int, "--mss"), help="payload bytes per packet")
+    send.add_argument("--timeout", type=_positive(float, "--timeout"), default=60.0,
+                      help="give up after this many seconds (default 60)")
+    send.add_argument("--idle-timeout", type=_positive(float, "--idle-timeout"), default=5.0,
+                      help="give up when the receiver is silent this long (default 5)")
+    send.add_argument("--min-rto", type=_positive(float, "--min-rto"), default=0.01,
+                      help="minimum retransmission timeout in seconds (default 0.01)")
+    send.add_argument("--init-cwnd", type=_positive(float, "--init-cwnd"), default=16.0)
+    send.add_argument("--max-cwnd", type=_positive(float, "--max-cwnd"), default=256.0)
+    send.add_argument("--qmax-threshold", type=int, default=0,
+                      help="echoed qmax at or above this counts as congestion (0: off)")
+    send.add_argument("--seed", type=int, default=None, help="EV pool / payload seed")
+    send.add_argument("--json", type=Path, help="write the summary as JSON here")
+
+    recv = sub.add_parser("recv", help="receive messages")
+    recv.add_argument("--iface", action="append", default=[],
+                      help="interface(s) to listen on (default: every non-loopback one)")
+    recv.add_argument("--out", type=Path, help="file (or directory) for received messages")
+    recv.add_argument("--once", action="store_true", help="exit after one message")
+    recv.add_argument("--count", type=_positive(int, "--count"),
+                      help="exit after this many messages")
+    recv.add_argument("--linger", type=_positive(float, "--linger"), default=1.0,
+                      help="keep answering this long after the last message (default 1 s)")
+    recv.add_argument("--json", type=Path, help="write receiver statistics as JSON here")
+    return parser
+
+
+def _planes(args: argparse.Namespace) -> list[Plane]:
+    dsts = [d.strip() for d in args.dst.split(",") if d.strip()]
+    ifaces = [i for arg in args.iface for i in arg.split(",") if i]
+    if not dsts:
+        raise UsageError("--dst: no address given")
+    if ifaces and len(dsts) == 1:
+        pairs = [(dsts[0], i) for i in ifaces]
+    elif ifaces and len(ifaces) == len(dsts):
+        pairs = list(zip(dsts, ifaces, strict=True))
+    elif ifaces:
+        raise UsageError("--iface: give one per --dst address, or several for one address")
+    else:
+        pairs = [(d, None) for d in dsts]
+    try:
+        return [resolve_plane(d, i) for d, i in pairs]
+    except RouteError as exc:
+        raise UsageError(f"--dst: {exc}") from None
+
+
+def _payload(args: argparse.Namespace, seed: int) -> bytes:
+    if args.file is not None:
+        try:
+            return args.file.read_bytes()
+        except OSError as exc:
+            raise UsageError(f"--file {args.file}: {exc.strerror}") from None
+    return pseudo_random_bytes(parse_size(args.size), seed)
+
+
+def pseudo_random_bytes(size: int, seed: int) -> bytes:
+    """Reproducible payload (`randbytes` alone cannot make more than 256 MiB at once)."""
+    rng = random.Random(seed)
+    block = 1 << 20
+    return b"".join(rng.randbytes(min(block, size - i)) for i in range(0, size, block))
+
+
+def _write_json(path: Path | None, data: dict[str, object], flag: str) -> None:
+    if path is None:
+        return
+    try:
+        path.write_text(json.dumps(data, indent=2) + "\n")
+    except OSError as exc:
+        raise UsageError(f"{flag} {path}: {exc.strerror}") from None
+
+
+def cmd_send(args: argparse.Namespace) -> int:
+    if args.size is not None:
+        parse_size(args.size)  # bad sizes fail before any network lookup
+    seed = args.seed if args.seed is not None else random.SystemRandom().getrandbits(32)
+    planes = _planes(args)
+    try:
+        mss = mss_for(planes, args.mss)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    data = _payload(args, seed)
+    cfg = SenderConfig(mss=mss, evs_per_plane=min(args.evs, 65535), init_cwnd=args.init_cwnd,
+                       max_cwnd=args.max_cwnd, qmax_threshold=args.qmax_threshold,
+                       idle_timeout=min(args.idle_timeout, args.timeout), seed=seed,
+                       min_rto=args.min_rto, max_rto=max(1.0, args.min_rto),
+                       nonce=random.SystemRandom().getrandbits(32))
+    print(f"sending {len(data)} bytes to {args.dst} over {len(planes)} plane(s), "
+          f"{cfg.evs_per_plane} EVs each, mss {mss}", flush=True)
+    report = run_sender(planes, data, cfg, args.timeout,
+                        progress=lambda line: print(line, flush=True))
+    _write_json(args.json, report.summary, "--json")
+    s = report.summary
+    if not report.ok:
+        print(f"send failed: {report.error}", file=sys.stderr)
+        return 1
+    print(f"done: {s['bytes']} bytes in {s['completion_time_s']} s, goodput "
+          f"{s['goodput_mbps']} Mb/s, retransmits {s['retransmits']} (timeouts "
+          f"{s['timeouts']}), trims seen {s['trims_seen']}, NACKs {s['nacks']}, ECN echoes "
+          f"{s['ecn_echoes']}, EVs used {s['evs_used_count']}, retired "
+          f"{s['evs_retired_count']}, sha256 {s['sha256']}", flush=True)
+    return 0
+
+
+def cmd_recv(args: argparse.Namespace) -> int:
+    if args.out is not None and not args.out.is_dir() and not args.out.parent.is_dir():
+        raise UsageError(f"--out {args.out}: directory {args.out.parent} does not exist")
+    count = 1 if args.once else args.count
+    ifaces = [i for arg in args.iface for i in arg.split(",") if i]
+    if not ifaces:
+        try:
+            ifaces = host_interfaces()
+        except RouteError as exc:
+            raise UsageError(f"--iface: {exc}") from None
+    if not ifaces:
+        raise UsageError("--iface: no interface to listen on")
+    bad: list[str] = []
+
+    def on_message(msg: Message) -> None:
+        status = "ok" if msg.ok else f"CORRUPT ({msg.error})"
+        target = write_message(msg, args.out)
+        print(f"message from {msg.peer} conn 0x{msg.conn:08x}: {len(msg.data)} bytes in "
+              f"{msg.finished - msg.started:.3f} s, {status}, sha256 "
+              f"{hashlib.sha256(msg.data).hexdigest()}" + (f" -> {target}" if target else ""),
+              flush=True)
+        if not msg.ok:
+            bad.append(msg.error)
+
+    stopping = False
+
+    def on_signal(_sig: int, _frame: object) -> None:
+        nonlocal stopping
+        stopping = True
+
+    signal.signal(signal.SIGTERM, on_signal)
+    print(f"listening on {', '.join(ifaces)} (UDP port 4793)", flush=True)
+    try:
+        outcome = run_receiver(ifaces, on_message, count, args.linger, ReceiverConfig(),
+                               stop=lambda: stopping)
+    except OSError as exc:
+        raise UsageError(f"--iface {','.join(ifaces)}: {exc.strerror or exc}") from None
+    _write_json(args.json, {**outcome.stats, "messages": len(outcome.messages)}, "--json")
+    print(f"received {len(outcome.messages)} message(s); ignored {outcome.garbage} malformed, "
+          f"{outcome.stats['unknown_conn']} unknown-connection, {outcome.stats['duplicates']} "
+          "duplicate packets", flush=True)
+    return 1 if bad else 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    try:
+        args = build_parser().parse_args(argv)
+        logging.basicConfig(level=logging.WARNING - 10 * min(args.verbose, 2),
+                            format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+        return cmd_send(args) if args.command == "send" else cmd_recv(args)
+    except UsageError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    except PermissionError as exc:
+        print(f"error: {exc.strerror}: raw sockets need root (CAP_NET_RAW)", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        print(f"error: {exc.strerror or exc}", file=sys.stderr)
+        return 1

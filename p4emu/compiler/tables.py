@@ -1,0 +1,241 @@
+"""Tables: keys, action lists, default actions, const entries, implementations and the
+generated apply/dispatch functions (mixin of `ProgramGen`)."""
+
+from __future__ import annotations
+
+from p4emu.compiler.blocks import BlockCtx, _unsigned, _width, expr_text, full_name
+from p4emu.compiler.scope import ActionB, InstB, Scope, py_ident
+from p4emu.compiler.stmts import is_compound
+from p4emu.frontend import ast as A
+from p4emu.frontend.errors import P4CompileError, unsupported
+from p4emu.frontend.types import BitsT, BoolT, ObjectT
+from p4emu.runtime import match as M
+
+
+class TableGen:
+    # -- tables ------------------------------------------------------------------------
+    def gen_table(self, d: A.TableDecl, ctx: BlockCtx, scope: Scope) -> None:
+        name = full_name(ctx.name, d)
+        uid = self.next_id()
+        props = {p.name: p for p in d.properties}
+        fn = self.new_fn(ctx)
+        keys = []
+        key_py = []
+        for ke in (props["key"].value if "key" in props else []):
+            v = self.expr(ke.expr, scope, fn)
+            w = _width(v.ty, ke.loc)
+            anno = A.find_annotation(ke.annotations, "name")
+            kname = anno.string() if anno is not None else expr_text(ke.expr)
+            if ke.match_kind not in self.match_kinds:
+                raise P4CompileError(ke.loc, f"{ke.match_kind}: unknown match kind")
+            keys.append(dict(name=kname, match_kind=ke.match_kind, bitwidth=w, annotations=ke.annotations, ty=v.ty))
+            key_py.append(_unsigned(v))
+        refs = []
+        dispatch = []
+        for ar in (props["actions"].value if "actions" in props else []):
+            b = (self.global_scope if ar.is_global else scope).lookup(ar.name)
+            if not isinstance(b, ActionB):
+                raise P4CompileError(ar.loc, f"{ar.name}: not an action")
+            self.ensure_action(b)
+            w = self._action_wrapper(b, ar, ctx, scope, uid)
+            refs.append(dict(action=b.full_name, annotations=ar.annotations))
+            dispatch.append((b.full_name, w))
+        action_names = {r["action"] for r in refs}
+        info = dict(name=name, keys=keys, actions=refs, annotations=d.annotations, size=1024,
+                    default=None, default_args=(), const_default=False, entries=(), is_const=False,
+                    implementation=None, direct_counter=None, direct_meter=None, idle_timeout=False)
+        for pname, prop in props.items():
+            if pname in ("key", "actions"):
+                continue
+            if pname == "size":
+                info["size"] = self.const_int(prop.value, scope)
+            elif pname == "default_action":
+                b, args = self._const_action_call(prop.value, scope, action_names, d)
+                info["default"], info["default_args"] = b.full_name, args
+                info["const_default"] = prop.is_const
+            elif pname == "entries":
+                info["entries"] = self._const_entries(prop.value, keys, scope, action_names, d)
+                info["is_const"] = prop.is_const
+            elif pname == "implementation":
+                info["implementation"] = self._table_impl(prop, ctx, scope, name)
+            elif pname == "counters":
+                info["direct_counter"] = self._direct_ref(prop, scope, "direct_counter")
+            elif pname == "meters":
+                info["direct_meter"] = self._direct_ref(prop, scope, "direct_meter")
+            elif pname == "support_timeout":
+                v = self.const_value(prop.value, scope)
+                info["idle_timeout"] = bool(v.const)
+            elif pname in ("largest_priority_wins", "priority_delta"):
+                raise unsupported(prop.loc, f"table property {pname}")
+            else:
+                self.expr(prop.value, scope, fn) if not isinstance(prop.value, A.ActionRefSyntax) else None
+        if info["default"] is None:
+            info["default"] = "NoAction" if "NoAction" in action_names else None
+            if info["default"] is None:
+                # p4c adds NoAction as the default when none is given
+                b = self.global_scope.lookup("NoAction")
+                if isinstance(b, ActionB):
+                    self.ensure_action(b)
+                    w = self._action_wrapper(b, A.ActionRefSyntax(d.loc, "NoAction", [], []), ctx, scope, uid)
+                    refs.append(dict(action="NoAction", annotations=[A.Annotation("defaultonly", [], d.loc)]))
+                    dispatch.append(("NoAction", w))
+                    info["default"] = "NoAction"
+        self.objects["tables"].append(info)
+        py = f"TA_{uid}"
+        tbl = f"TBL_{uid}"
+        disp = f"TD_{uid}"
+        self.bindings[tbl] = ("table", name)
+        self.dispatch_tables.append((disp, dispatch))
+        fn.emit(f"r = {tbl}.lookup(({''.join(k + ', ' for k in key_py)}), PS.length)")
+        if info["direct_meter"] is not None:
+            fn.emit("PS.meter_color = r.meter_color")
+        fn.emit(f"f = {disp}.get(r.action_id)")
+        fn.emit(f"if f is not None: f({ctx.sig}, r.args)")
+        fn.emit("return r")
+        self.code.append(f"def {py}({ctx.sig}):")
+        self.code += fn.body()
+        scope.bind(d.name, InstB("table", ObjectT("table", d.name, d), name, py, d))
+
+    def _action_wrapper(self, b: ActionB, ar: A.ActionRefSyntax, ctx: BlockCtx, scope, uid) -> str:
+        decl = b.decl
+        dir_params = [p for p in decl.params if p.direction != ""]
+        if len(ar.args) != len(dir_params):
+            raise P4CompileError(ar.loc, f"{decl.name}: expected {len(dir_params)} directional arguments in the actions list, got {len(ar.args)}")
+        wname = f"W_{uid}_{self.next_id()}"
+        fn = self.new_fn(ctx)
+        data = b.data_params
+        names = [py for _, _, py in data]
+        if names:
+            fn.emit(f"{', '.join(names)}, = args")
+        for _p, t, py in data:
+            if isinstance(t, BitsT) and t.signed:
+                h = 1 << (t.width - 1)
+                fn.emit(f"{py} = ({py} ^ {h}) - {h}")
+            elif isinstance(t, BoolT):
+                fn.emit(f"{py} = {py} != 0")
+        pairs = list(zip(dir_params, ar.args, strict=True))
+        args = self.gen_args(pairs, {}, scope, fn, ar.loc, decl.name)
+        argmap = {id(p): v for p, v, _ in args}
+        call_args = []
+        outs = []
+        for p in decl.params:
+            if p.direction == "":
+                call_args.append(f"a_{py_ident(p.name)}")
+            else:
+                v = argmap[id(p)]
+                call_args.append(v.py)
+                if p.direction in ("out", "inout") and not is_compound(v.ty):
+                    outs.append((v, v.ty))
+        prefix = [ctx.sig] if b.owner is not None else []
+        self.emit_call_with_outs(f"{b.py}({', '.join(prefix + call_args)})", outs, False, fn, ar.loc)
+        self.code.append(f"def {wname}({ctx.sig}, args):")
+        self.code += fn.body()
+        return wname
+
+    def _const_action_call(self, ar: A.ActionRefSyntax, scope, allowed, d) -> tuple[ActionB, tuple[int, ...]]:
+        b = (self.global_scope if ar.is_global else scope).lookup(ar.name)
+        if not isinstance(b, ActionB):
+            raise P4CompileError(ar.loc, f"{ar.name}: not an action")
+        if b.full_name not in allowed:
+            raise P4CompileError(ar.loc, f"{ar.name}: not in the actions of table {d.name}")
+        data = [p for p in b.decl.params if p.direction == ""]
+        ndir = len(b.decl.params) - len(data)
+        given = ar.args[ndir:]
+        if len(given) != len(data):
+            raise P4CompileError(ar.loc, f"{ar.name}: expected {len(data)} action data arguments, got {len(given)}")
+        vals = []
+        for p, a in zip(data, given, strict=True):
+            t = self.resolve_type(p.type, getattr(b, "scope", self.global_scope))
+            v = self.coerce(self.const_value(a.value, scope, t), t, a.loc)
+            c = v.const
+            if isinstance(t, BitsT):
+                c &= t.mask
+            vals.append(int(c))
+        return b, tuple(vals)
+
+    def _const_entries(self, entries: list[A.EntrySyntax], keys, scope, allowed, d) -> list:
+        out = []
+        for i, ent in enumerate(entries):
+            ks = ent.keys
+            if len(ks) == 1 and len(keys) > 1 and isinstance(ks[0], A.ListExpr):
+                ks = ks[0].items
+            if len(ks) != len(keys):
+                raise P4CompileError(ent.loc, f"entry has {len(ks)} keys, table {d.name} has {len(keys)}")
+            match = tuple(self._entry_match(k, key, scope) for k, key in zip(ks, keys, strict=True))
+            b, args = self._const_action_call(ent.action, scope, allowed, d)
+            prio = i + 1
+            anno = A.find_annotation(ent.annotations, "priority")
+            if ent.priority is not None:
+                prio = self.const_int(ent.priority, scope)
+            elif anno is not None and anno.integer() is not None:
+                prio = anno.integer()
+            out.append(dict(match=match, action=b.full_name, args=args, priority=prio))
+        return out
+
+    def _entry_match(self, k: A.Expr, key: dict, scope):
+        kind = key["match_kind"]
+        t = key["ty"]
+        w = key["bitwidth"]
+        mask_all = (1 << w) - 1
+        if isinstance(k, (A.DefaultKey, A.DontCare)):
+            if kind == "exact":
+                raise P4CompileError(k.loc, "exact key cannot be a don't-care")
+            return None
+
+        def cv(e) -> int:
+            v = self.coerce(self.const_value(e, scope, t if isinstance(t, BitsT) else None), t, e.loc)
+            c = v.const
+            return int(c) & mask_all
+
+        if isinstance(k, A.Mask):
+            value, mask = cv(k.value), cv(k.mask)
+            if kind == "lpm":
+                plen = bin(mask).count("1")
+                if mask != (((1 << plen) - 1) << (w - plen)):
+                    raise P4CompileError(k.loc, "lpm mask is not a prefix")
+                return M.Lpm(value & mask, plen)
+            if kind != "ternary":
+                raise P4CompileError(k.loc, f"&&& not allowed for a {kind} key")
+            return M.Ternary(value & mask, mask)
+        if isinstance(k, A.Range):
+            if kind != "range":
+                raise P4CompileError(k.loc, f".. not allowed for a {kind} key")
+            return M.Range(cv(k.low), cv(k.high))
+        value = cv(k)
+        if kind == "exact":
+            return M.Exact(value)
+        if kind == "ternary":
+            return M.Ternary(value, mask_all)
+        if kind == "lpm":
+            return M.Lpm(value, w)
+        if kind == "range":
+            return M.Range(value, value)
+        if kind == "optional":
+            return M.Optional(value)
+        raise unsupported(k.loc, f"const entries for {kind} keys")
+
+    def _table_impl(self, prop, ctx, scope, table_name) -> str:
+        v = prop.value
+        if isinstance(v, A.Path):
+            b = scope.lookup(v.name)
+            if not isinstance(b, InstB) or b.ty.name not in ("action_profile", "action_selector"):
+                raise P4CompileError(v.loc, f"{v.name}: not an action profile or selector")
+            self._link(b.full_name, table_name, "action_profiles")
+            return b.full_name
+        if isinstance(v, A.Call) and isinstance(v.func, A.TypeExpr):
+            t = self.resolve_type(v.func.type, scope)
+            if isinstance(t, ObjectT) and t.name in ("action_profile", "action_selector"):
+                self.extern_instance(t, table_name, v.args, prop, scope, [])
+                self._link(table_name, table_name, "action_profiles")
+                return table_name
+        raise P4CompileError(prop.loc, "implementation must be an action_profile or action_selector")
+
+    def _direct_ref(self, prop, scope, kind) -> str:
+        v = prop.value
+        b = scope.lookup(v.name) if isinstance(v, A.Path) else None
+        if not isinstance(b, InstB) or b.ty.name != kind:
+            raise P4CompileError(prop.loc, f"{prop.name} must name a {kind} instance")
+        return b.full_name
+
+    def _link(self, obj_name: str, table_name: str, kind: str) -> None:
+        self.links.setdefault(obj_name, []).append(table_name)

@@ -1,0 +1,135 @@
+"""MrcReceiver: setup, placement, ACK/SACK/NACK, integrity, bad input."""
+
+import zlib
+
+from endpoint.core.receiver import MrcReceiver, ReceiverConfig
+from endpoint.wire import Flag, MrcHeader, MsgType
+
+MSS = 100
+
+
+def open_conn(rx: MrcReceiver, length: int, peer: str = "a", nonce: int = 77) -> int:
+    replies = rx.on_packet(peer, MrcHeader(type=MsgType.PROBE, ev=9, offset=length, length=MSS,
+                                           reserved=nonce, ts=123), b"", False, 0.0)
+    assert len(replies) == 1
+    reply = replies[0].header
+    assert reply.type == MsgType.PROBE_REPLY and reply.reserved == nonce and reply.ts == 123
+    assert reply.ev == 9 and reply.conn != 0
+    return reply.conn
+
+
+def data(conn: int, msg: bytes, psn: int, flags: int = 0, ev: int = 1, payload=None):
+    off = psn * MSS
+    chunk = msg[off:off + MSS]
+    last = off + MSS >= len(msg)
+    hdr = MrcHeader(type=MsgType.DATA, flags=flags | (Flag.LAST if last else 0), ev=ev,
+                    conn=conn, psn=psn, offset=off, length=len(chunk), qmax=3, ts=psn + 1000,
+                    reserved=zlib.crc32(msg) if last else 0)
+    return hdr, (chunk if payload is None else payload)
+
+
+def test_open_is_idempotent_per_peer_and_nonce():
+    rx = MrcReceiver(ReceiverConfig(seed=1))
+    c1 = open_conn(rx, 1000)
+    assert open_conn(rx, 1000) == c1
+    assert open_conn(rx, 1000, nonce=78) != c1
+    assert open_conn(rx, 1000, peer="b") != c1
+    assert rx.stats.opens == 3
+
+
+def test_out_of_order_placement_sack_and_single_delivery():
+    msg = bytes(range(256)) * 4  # 1024 bytes -> 11 packets
+    rx = MrcReceiver(ReceiverConfig(seed=2))
+    conn = open_conn(rx, len(msg))
+    order = [3, 0, 5, 1, 10, 2, 4, 9, 8, 7, 6]
+    for i, psn in enumerate(order):
+        hdr, payload = data(conn, msg, psn)
+        (reply,) = rx.on_packet("a", hdr, payload, ce=(psn == 5), now=0.1 * i)
+        ack = reply.header
+        assert ack.type == MsgType.ACK and ack.psn == psn and ack.ev == hdr.ev
+        assert ack.qmax == 3 and ack.ts == hdr.ts
+        assert bool(ack.flags & Flag.ECN_ECHO) == (psn == 5)
+        if i == 0:
+            assert ack.ack == 0 and ack.offset == 1 << 2  # PSN 3 = ack + 1 + 2
+        if psn == 1:  # 0,1 in; 3 and 5 held: bitmap bits for PSN 3 and 5 after ack=2
+            assert ack.ack == 2 and ack.offset == (1 << 0) | (1 << 2)
+    (msg_out,) = rx.take_messages()
+    assert msg_out.ok and msg_out.data == msg and msg_out.peer == "a"
+    # Late duplicates are re-acknowledged, never delivered again.
+    hdr, payload = data(conn, msg, 4)
+    (reply,) = rx.on_packet("a", hdr, payload, False, 2.0)
+    assert reply.header.type == MsgType.ACK and reply.header.ack == 11
+    assert rx.take_messages() == []
+    assert rx.stats.duplicates == 1 and rx.stats.messages_ok == 1
+
+
+def test_trimmed_packet_gets_nack_and_later_copy_is_placed():
+    msg = b"x" * 250
+    rx = MrcReceiver(ReceiverConfig(seed=3))
+    conn = open_conn(rx, len(msg))
+    hdr, _ = data(conn, msg, 1, flags=Flag.TRIMMED)
+    (nack,) = rx.on_packet("a", hdr, b"", True, 0.0)
+    assert nack.header.type == MsgType.NACK and nack.header.psn == 1
+    assert nack.header.flags & Flag.ECN_ECHO
+    assert rx.stats.trimmed == 1 and rx.stats.nacks_sent == 1
+    for psn in (0, 1, 2):
+        rx.on_packet("a", *data(conn, msg, psn), False, 0.1)
+    (out,) = rx.take_messages()
+    assert out.ok and out.data == msg
+
+
+def test_crc_mismatch_is_reported_not_delivered_as_ok():
+    msg = b"abc" * 100
+    rx = MrcReceiver(ReceiverConfig(seed=4))
+    conn = open_conn(rx, len(msg))
+    for psn in range(3):
+        hdr, payload = data(conn, msg, psn)
+        if psn == 1:
+            payload = b"Z" * len(payload)  # corrupted in flight, checksum not updated
+        rx.on_packet("a", hdr, payload, False, 0.0)
+    (out,) = rx.take_messages()
+    assert not out.ok and "CRC32" in out.error
+    assert rx.stats.messages_bad == 1
+
+
+def test_bad_input_is_counted_and_ignored():
+    msg = b"q" * 300
+    rx = MrcReceiver(ReceiverConfig(seed=5))
+    conn = open_conn(rx, len(msg))
+    hdr, payload = data(conn, msg, 0)
+    assert rx.on_packet("a", MrcHeader(type=MsgType.DATA, conn=conn + 1), b"", False, 0) == []
+    assert rx.on_packet("other-peer", hdr, payload, False, 0) == []  # conn of someone else
+    assert rx.stats.unknown_conn == 2
+    bad = [MrcHeader(type=MsgType.DATA, conn=conn, psn=0, offset=5, length=100),  # offset
+           MrcHeader(type=MsgType.DATA, conn=conn, psn=9, offset=900, length=100),  # psn range
+           MrcHeader(type=MsgType.DATA, conn=conn, psn=0, offset=0, length=99)]  # length
+    for b in bad:
+        assert rx.on_packet("a", b, b"q" * b.length, False, 0) == []
+    assert rx.on_packet("a", hdr, payload[:50], False, 0) == []  # truncated payload
+    assert rx.on_packet("a", MrcHeader(type=MsgType.ACK, conn=conn), b"", False, 0) == []
+    assert rx.stats.invalid == 5
+    assert rx.on_packet("a", MrcHeader(type=MsgType.PROBE, offset=10, length=0,
+                                       reserved=1), b"", False, 0) == []  # mss 0 refused
+    assert rx.stats.data_packets == 0 and rx.take_messages() == []
+
+
+def test_probe_on_known_conn_is_echoed_and_idle_conn_expires():
+    rx = MrcReceiver(ReceiverConfig(seed=6, idle_timeout=5.0))
+    conn = open_conn(rx, 1000)
+    (reply,) = rx.on_packet("a", MrcHeader(type=MsgType.PROBE, ev=0x55, conn=conn, psn=4,
+                                           ts=99), b"", False, 1.0)
+    assert (reply.header.type, reply.header.ev, reply.header.psn, reply.header.ts) == \
+        (MsgType.PROBE_REPLY, 0x55, 4, 99)
+    assert rx.expire(3.0) == 0 and rx.active == 1
+    assert rx.expire(10.0) == 1 and rx.active == 0
+    assert rx.on_packet("a", MrcHeader(type=MsgType.PROBE, conn=conn), b"", False, 11) == []
+
+
+def test_empty_message_completes():
+    rx = MrcReceiver(ReceiverConfig(seed=7))
+    conn = open_conn(rx, 0)
+    hdr = MrcHeader(type=MsgType.DATA, flags=Flag.LAST, conn=conn, psn=0, offset=0, length=0,
+                    reserved=zlib.crc32(b""))
+    rx.on_packet("a", hdr, b"", False, 0)
+    (out,) = rx.take_messages()
+    assert out.ok and out.data == b""
