@@ -44,7 +44,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--probe-interval", type=float, default=0.1, help="seconds")
     parser.add_argument("--miss-limit", type=int, default=3,
                         help="missed probes before a link is declared down")
-    parser.add_argument("--ready-timeout", type=float, default=60.0,
+    parser.add_argument("--ready-timeout", type=float, default=30.0,
                         help="seconds to wait for every switch before reporting the missing")
     parser.add_argument("--control-socket", default=DEFAULT_SOCKET)
     parser.add_argument("--log-level", default="INFO")

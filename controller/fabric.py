@@ -71,7 +71,7 @@ class FabricController:
         policy: ForwardingPolicy,
         probe_interval: float = 0.1,
         miss_limit: int = 3,
-        ready_timeout: float = 60.0,
+        ready_timeout: float = 30.0,
         election_id: int | None = None,
         session_factory: Callable[..., SwitchSession] = SwitchSession,
     ) -> None:

@@ -18,6 +18,7 @@ import random
 import re
 import signal
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import NoReturn
@@ -100,6 +101,8 @@ def build_parser() -> argparse.ArgumentParser:
                       help="exit after this many messages")
     recv.add_argument("--linger", type=_positive(float, "--linger"), default=1.0,
                       help="keep answering this long after the last message (default 1 s)")
+    recv.add_argument("--timeout", type=_positive(float, "--timeout"),
+                      help="give up (exit 1) when the messages have not all come after S s")
     recv.add_argument("--json", type=Path, help="write receiver statistics as JSON here")
     return parser
 
@@ -205,22 +208,30 @@ def cmd_recv(args: argparse.Namespace) -> int:
             bad.append(msg.error)
 
     stopping = False
+    give_up_at = time.monotonic() + args.timeout if args.timeout else None
 
     def on_signal(_sig: int, _frame: object) -> None:
         nonlocal stopping
         stopping = True
 
+    def stop() -> bool:
+        return stopping or (give_up_at is not None and time.monotonic() >= give_up_at)
+
     signal.signal(signal.SIGTERM, on_signal)
     print(f"listening on {', '.join(ifaces)} (UDP port 4793)", flush=True)
     try:
         outcome = run_receiver(ifaces, on_message, count, args.linger, ReceiverConfig(),
-                               stop=lambda: stopping)
+                               stop=stop)
     except OSError as exc:
         raise UsageError(f"--iface {','.join(ifaces)}: {exc.strerror or exc}") from None
     _write_json(args.json, {**outcome.stats, "messages": len(outcome.messages)}, "--json")
     print(f"received {len(outcome.messages)} message(s); ignored {outcome.garbage} malformed, "
           f"{outcome.stats['unknown_conn']} unknown-connection, {outcome.stats['duplicates']} "
           "duplicate packets", flush=True)
+    if count is not None and len(outcome.messages) < count:
+        print(f"recv failed: {len(outcome.messages)} of {count} message(s) received",
+              file=sys.stderr)
+        return 1
     return 1 if bad else 0
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import errno
 import ipaddress
 import logging
+import select
 import socket
 import struct
 from dataclasses import dataclass
@@ -178,7 +179,12 @@ class RawLink:
 
     def send(self, frame: bytes) -> None:
         try:
-            self.sock.send(frame)
+            try:
+                self.sock.send(frame)
+            except BlockingIOError:
+                # The socket buffer is full for a moment: wait briefly for room once.
+                select.select([], [self.sock], [], 0.002)
+                self.sock.send(frame)
         except OSError as exc:
             # A full socket buffer or a qdisc drop (ENOBUFS) is a full NIC queue: the frame
             # is lost and the transport recovers it like any other loss.

@@ -96,7 +96,9 @@ def run_sender(planes: list[Plane], data: bytes, cfg: SenderConfig, timeout: flo
                 links[p.iface] = RawLink(p.iface)
         builders = [FrameBuilder(FrameAddress.of(p.src_mac, p.next_hop_mac, p.src_ip, p.dst_ip))
                     for p in planes]
-        plane_of = {b.addr.dst_ip: i for i, b in enumerate(builders)}
+        # A reply belongs to the plane of the interface it came in on and the peer it came from.
+        plane_of = {(p.iface, b.addr.dst_ip): i for i, (p, b) in enumerate(zip(planes, builders,
+                                                                                 strict=True))}
         plane_link = [links[p.iface] for p in planes]
         start = time.monotonic()
         sender = MrcSender(data, len(planes), cfg, now=start)
@@ -115,7 +117,7 @@ def run_sender(planes: list[Plane], data: bytes, cfg: SenderConfig, timeout: flo
 
 
 def _sender_loop(sender: MrcSender, links: dict[str, RawLink], builders: list[FrameBuilder],
-                 plane_of: dict[bytes, int], plane_link: list[RawLink], start: float,
+                 plane_of: dict[tuple[str, bytes], int], plane_link: list[RawLink], start: float,
                  timeout: float, progress: Callable[[str], None] | None) -> None:
     socks = list(links.values())
     next_report = start + PROGRESS_EVERY
@@ -142,7 +144,7 @@ def _sender_loop(sender: MrcSender, links: dict[str, RawLink], builders: list[Fr
                 except MalformedPacket:
                     sender.stats.ignored += 1
                     continue
-                plane = plane_of.get(parsed.addr.src_ip)
+                plane = plane_of.get((link.iface, parsed.addr.src_ip))
                 if plane is None:
                     sender.stats.ignored += 1
                     continue
@@ -216,7 +218,8 @@ def run_receiver(ifaces: list[str], on_message: Callable[[Message], None], count
         for link in links:
             link.close()
         guard.close()
-    stats: dict[str, object] = {"garbage": garbage, **asdict(receiver.stats)}
+    stats: dict[str, object] = {"garbage": garbage, **asdict(receiver.stats),
+                                "local_send_drops": sum(link.send_drops for link in links)}
     return ReceiveOutcome(messages, garbage, stats)
 
 

@@ -118,10 +118,11 @@ def build(gen) -> tuple[m.ProgramInfo, p4info_pb2.P4Info, dict[str, int], dict[s
     p4 = p4info_pb2.P4Info()
     p4.pkg_info.arch = "v1model"
 
-    def pre(msg, kind, name, display=None):
+    def pre(msg, kind, name, display=None, annos=None):
         msg.preamble.id = ids[(kind, name)]
         msg.preamble.name = display or name
         msg.preamble.alias = aliases_by_kind[kind].get(name, name) if display is None else display
+        msg.preamble.annotations.extend(_anno_strs(annos, PREAMBLE_SKIP))
 
     aid = {n: ids[("action", n)] for n in actions}
     for n in sorted(actions, key=lambda x: aid[x]):
@@ -129,7 +130,7 @@ def build(gen) -> tuple[m.ProgramInfo, p4info_pb2.P4Info, dict[str, int], dict[s
         params = tuple(m.ParamInfo(i + 1, pn, w) for i, (pn, w, _) in enumerate(a["params"]))
         info.actions[aid[n]] = m.ActionInfo(aid[n], n, params, _anno_strs(a["annotations"]))
         pa = p4.actions.add()
-        pre(pa, "action", n)
+        pre(pa, "action", n, annos=a["annotations"])
         for p in params:
             pp = pa.params.add()
             pp.id, pp.name, pp.bitwidth = p.id, p.name, p.bitwidth
@@ -163,7 +164,7 @@ def build(gen) -> tuple[m.ProgramInfo, p4info_pb2.P4Info, dict[str, int], dict[s
             t["direct_meter"], t["idle_timeout"], _anno_strs(t["annotations"]))
         info.tables[tid] = ti
         pt = p4.tables.add()
-        pre(pt, "table", t["name"])
+        pre(pt, "table", t["name"], annos=t["annotations"])
         for k in sorted((k for k in keys if k.match_kind != m.MatchKind.SELECTOR), key=lambda k: k.id):
             mf = pt.match_fields.add()
             mf.id, mf.name, mf.bitwidth = k.id, k.name, k.bitwidth
@@ -172,6 +173,7 @@ def build(gen) -> tuple[m.ProgramInfo, p4info_pb2.P4Info, dict[str, int], dict[s
             ar = pt.action_refs.add()
             ar.id = r.id
             ar.scope = {"TABLE_AND_DEFAULT": 0, "TABLE_ONLY": 1, "DEFAULT_ONLY": 2}[r.scope]
+            ar.annotations.extend(r.annotations)
         if t["const_default"] and ti.default_action_id is not None:
             pt.const_default_action_id = ti.default_action_id
         if impl:
@@ -275,9 +277,16 @@ def build(gen) -> tuple[m.ProgramInfo, p4info_pb2.P4Info, dict[str, int], dict[s
     return info, p4, aid, digest_ids
 
 
-def _anno_strs(annos) -> tuple[str, ...]:
+# annotations p4c consumes instead of copying into a P4Info preamble
+PREAMBLE_SKIP = frozenset({"name", "id", "hidden", "controller_header", "field_list"})
+
+
+def _anno_strs(annos, skip=frozenset()) -> tuple[str, ...]:
     out = []
     for a in annos or []:
-        body = " ".join(t.text for t in a.body)
+        if a.name in skip:
+            continue
+        body = "".join(t.text if i == 0 or t.loc.col == a.body[i - 1].end_col else " " + t.text
+                       for i, t in enumerate(a.body))
         out.append(f"@{a.name}({body})" if a.body else f"@{a.name}")
     return tuple(out)

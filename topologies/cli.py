@@ -120,7 +120,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     from mininet.log import setLogLevel
 
-    setLogLevel("info" if args.verbose else "warning")
+    setLogLevel("info" if args.verbose else "output")
+    logging.getLogger("mininet").propagate = False  # Mininet prints on its own handler
     try:
         lab.start()
         if lab.missing_switches:

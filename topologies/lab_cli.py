@@ -24,6 +24,10 @@ def format_counters(name: str, counters: dict) -> str:
     return "\n".join(lines)
 
 
+def _seconds(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f} s"
+
+
 class LabCLI(CLI):
     prompt = "mrclab> "
 
@@ -97,9 +101,12 @@ class LabCLI(CLI):
         status = self._ask("status")
         events = self._ask("reconvergence")
         if isinstance(status, dict):
-            output(f"ready={status['ready']} ready_s={status['ready_s']} "
-                   f"entries={status['entries']} down_links={status['down_links']} "
-                   f"missing={status['missing']}\n")
+            ready_s = "-" if status["ready_s"] is None else f"{status['ready_s']:.2f} s"
+            output(f"ready={status['ready']} in {ready_s}, {status['entries']} entries, "
+                   f"down links {status['down_links'] or 'none'}, "
+                   f"missing switches {status['missing'] or 'none'}\n")
         for event in events or []:
-            output(f"{event['link']} {event['status']}: program {event['program_s']:.3f} s, "
-                   f"total {event['total_s']}, from command {event['from_command_s']}\n")
+            output(f"{event['link']} {event['status']}: reprogrammed in "
+                   f"{event['program_s']:.3f} s on {event['switches']} switches; "
+                   f"from first missed probe {_seconds(event['total_s'])}, "
+                   f"from link command {_seconds(event['from_command_s'])}\n")

@@ -1,11 +1,14 @@
 """Sans-I/O MRC receiver: any number of connections from any number of peers.
 
 ``on_packet(peer, hdr, payload, ce, now)`` returns the replies to send back the way the
-packet came (same plane, addresses swapped) and ``take_messages()`` hands over each completed
-message exactly once.
+packet came (same plane, addresses swapped) and ``take_messages()`` verifies and hands over
+each completed message exactly once (call it after sending the replies).
 
 - An open PROBE (``conn == 0``) creates a connection; `conn` is chosen here (random, unique,
-  non-zero) and bound to (peer, nonce), so a repeated open gets the same answer.
+  non-zero) and bound to the sender's (nonce, length, mss), so a repeated open gets the same
+  answer. After that the connection is known by `conn` alone, whatever source address a
+  packet has: a multi-plane sender uses one source address per plane. `peer` (the opener's
+  address) only names the message.
 - DATA is placed by `offset` whatever the order; every DATA gets an ACK (cumulative ack, SACK
   bitmap of the 32 PSNs after it, echo of ev, ECN as ECN_ECHO, qmax and ts). A TRIMMED DATA
   gets a NACK at once. Duplicates are re-acknowledged and never delivered twice.
@@ -91,8 +94,9 @@ class MrcReceiver:
         self.cfg = config or ReceiverConfig()
         self._rng = random.Random(self.cfg.seed)
         self._conns: dict[int, _Connection] = {}
-        self._opens: dict[tuple[Hashable, int], int] = {}
+        self._opens: dict[tuple[int, int, int], int] = {}  # (nonce, length, mss) -> conn
         self._ready: list[Message] = []
+        self._completing: list[tuple[_Connection, float]] = []
         self.stats = ReceiverStats()
 
     @property
@@ -100,6 +104,13 @@ class MrcReceiver:
         return sum(1 for c in self._conns.values() if not c.done)
 
     def take_messages(self) -> list[Message]:
+        """Verify and hand over the messages completed since the last call.
+
+        Verification (CRC32 over the whole message) runs here rather than in `on_packet`,
+        so a driver sends the final ACKs first and the sender is not kept waiting."""
+        completing, self._completing = self._completing, []
+        for conn, now in completing:
+            self._finish(conn, now)
         ready, self._ready = self._ready, []
         return ready
 
@@ -111,7 +122,7 @@ class MrcReceiver:
             self.stats.invalid += 1
             return []
         conn = self._conns.get(hdr.conn)
-        if conn is None or conn.peer != peer:
+        if conn is None:
             self.stats.unknown_conn += 1
             return []
         return self._on_data(conn, hdr, payload, ce, now)
@@ -127,7 +138,7 @@ class MrcReceiver:
                               hdr.qmax, hdr.ts, 0, hdr.reserved)
             return [Outgoing(reply)]
         conn = self._conns.get(hdr.conn)
-        if conn is None or conn.peer != peer:
+        if conn is None:
             self.stats.unknown_conn += 1
             return []
         conn.last_seen = now
@@ -136,7 +147,7 @@ class MrcReceiver:
         return [Outgoing(reply)]
 
     def _open(self, peer: Hashable, hdr: MrcHeader, now: float) -> int | None:
-        key = (peer, hdr.reserved)
+        key = (hdr.reserved, hdr.offset, hdr.length)
         known = self._opens.get(key)
         if known is not None:
             return known
@@ -189,7 +200,8 @@ class MrcReceiver:
             conn.cum += 1
         reply = self._ack(conn, hdr, ce)
         if conn.count == conn.npkts and not conn.done:
-            self._finish(conn, now)
+            conn.done = True
+            self._completing.append((conn, now))
         return [reply]
 
     def _ack(self, conn: _Connection, hdr: MrcHeader, ce: bool) -> Outgoing:
@@ -209,7 +221,6 @@ class MrcReceiver:
                                   hdr.length, hdr.qmax, hdr.ts))
 
     def _finish(self, conn: _Connection, now: float) -> None:
-        conn.done = True
         data = bytes(conn.buf)
         error = ""
         if conn.last_end != conn.length:
@@ -233,7 +244,7 @@ class MrcReceiver:
 
     def _drop(self, conn: _Connection) -> None:
         self._conns.pop(conn.conn, None)
-        self._opens.pop((conn.peer, conn.nonce), None)
+        self._opens.pop((conn.nonce, conn.length, conn.mss), None)
 
     def expire(self, now: float) -> int:
         """Forget unfinished connections idle longer than `idle_timeout`; returns how many."""

@@ -14,8 +14,10 @@ Recovery:
 - NACK (the packet was trimmed): the PSN is resent at once, first in line, on another EV. It
   counts as a congestion mark, never as a loss or a timeout.
 - Loss: a PSN is declared lost when a packet sent after it was acknowledged (RACK-like, by
-  send order) and its own EV's expected RTT (srtt * (1 + reorder_margin) + 2 * rttvar) has passed, or after the RTO. It is
-  resent on another EV; an EV with `retire_after` losses in a row is retired, then probed.
+  send order) and the expected RTT of its EV (srtt * (1 + reorder_margin) + 2 * rttvar, the
+  larger of the EV's and the connection's) has passed; or at the RTO, counted from the later
+  of its send and the last ACK that brought progress. It is resent on another EV; an EV with
+  `retire_after` losses in a row (default 1) is retired, then probed.
 - The sender fails (``failed`` set, ``error`` says why) when it hears nothing from the
   receiver for `idle_timeout` seconds.
 """
@@ -26,6 +28,7 @@ import logging
 import math
 import random
 import zlib
+from array import array
 from dataclasses import dataclass
 
 from endpoint.core.congestion import DctcpWindow
@@ -114,10 +117,11 @@ class MrcSender:
         self._open_at = now
         self._open_backoff = cfg.initial_rto
         self._rto_backoff = 1
+        self._last_progress = now
         self._rack_seq = 0  # send order of the latest-sent transmission known delivered
         self._next_check = math.inf
         self._lost_since: dict[int, float] = {}  # PSN -> first send time of a lost packet
-        self._first_sent: dict[int, float] = {}
+        self._first_sent = array("d", [-1.0]) * self.npkts  # compact: messages can be big
         self._avoid: dict[int, EvState] = {}
         self._probe_seq = 0
 
@@ -157,7 +161,7 @@ class MrcSender:
             times.append(self._next_check)
             if self.board.inflight:
                 oldest = next(iter(self.board.inflight.values()))
-                times.append(oldest.sent_at + self._rto())
+                times.append(max(oldest.sent_at, self._last_progress) + self._rto())
             probe = self.pool.next_deadline()
             if probe is not None:
                 times.append(probe)
@@ -191,7 +195,9 @@ class MrcSender:
                 deadline = tx.sent_at + min(self._expected_rtt(tx.ev), rto)
                 bucket = lost_reorder
             else:
-                deadline = tx.sent_at + rto
+                # Like TCP's timer, restarted by every ACK that brings progress: a queue
+                # that suddenly deepens delays ACKs without any loss.
+                deadline = max(tx.sent_at, self._last_progress) + rto
                 bucket = lost_timeout
             if deadline <= now:
                 bucket.append(tx)
@@ -214,7 +220,7 @@ class MrcSender:
     def _lose(self, tx: Transmission, now: float) -> None:
         self.board.mark_lost(tx.psn)
         self._avoid[tx.psn] = tx.ev
-        self._lost_since.setdefault(tx.psn, self._first_sent.get(tx.psn, tx.sent_at))
+        self._lost_since.setdefault(tx.psn, self._first_sent[tx.psn])
         self.stats.loss_retransmits += 1
         probe_delay = max(2 * self.rtt.srtt, self.cfg.min_rto)
         if self.pool.on_loss(tx.ev, now, probe_delay):
@@ -248,7 +254,8 @@ class MrcSender:
         hdr = self._header(MsgType.DATA, st, now, flags=flags, psn=psn, offset=offset,
                            length=length, reserved=self.crc if last else 0)
         self.board.on_sent(Transmission(psn, now, st, retx))
-        self._first_sent.setdefault(psn, now)
+        if self._first_sent[psn] < 0:
+            self._first_sent[psn] = now
         self.stats.data_sent += 1
         self.stats.bytes_sent += length
         if retx:
@@ -333,6 +340,7 @@ class MrcSender:
         newly = self.board.delivered_count - before
         if newly:
             self._rto_backoff = 1
+            self._last_progress = now
             self._note_recoveries(now)
         elif not is_nack:
             self.stats.stale_acks += 1

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from p4emu.compiler.analysis import expr_text, may_exit, substitutable, writes
 from p4emu.compiler.exprs import V, lit
 from p4emu.compiler.scope import (
     ActionB,
@@ -53,28 +54,6 @@ def full_name(prefix: str, decl: A.Decl) -> str:
     if local.startswith("."):
         return local[1:]
     return f"{prefix}.{local}" if prefix else local
-
-
-def expr_text(e: A.Expr) -> str:
-    if isinstance(e, A.Path):
-        return e.name
-    if isinstance(e, A.Member):
-        return f"{expr_text(e.expr)}.{e.name}"
-    if isinstance(e, A.Index):
-        return f"{expr_text(e.expr)}[{expr_text(e.index)}]"
-    if isinstance(e, A.Slice):
-        return f"{expr_text(e.expr)}[{expr_text(e.hi)}:{expr_text(e.lo)}]"
-    if isinstance(e, A.IntLit):
-        return str(e.value)
-    if isinstance(e, A.Call) and isinstance(e.func, A.Member) and e.func.name == "isValid":
-        return f"{expr_text(e.func.expr)}.$valid$"
-    if isinstance(e, A.Cast):
-        return expr_text(e.expr)
-    if isinstance(e, A.TypeExpr) and isinstance(e.type, A.TName):
-        return e.type.name
-    if isinstance(e, A.Binary):
-        return f"{expr_text(e.left)} {e.op} {expr_text(e.right)}"
-    return "expr"
 
 
 class BlockGen:
@@ -172,7 +151,8 @@ class BlockGen:
         name = full_name(ctx.name, d)
         if isinstance(t, ObjectT) and t.kind in ("control", "parser"):
             sub = self.gen_block(t.decl, name, d.args, scope)
-            scope.bind(d.name, InstB(t.kind, t, name, sub.apply_py, d, {"ctx": sub}))
+            direct = substitutable(getattr(ctx, "decl_ast", None), d.name)
+            scope.bind(d.name, InstB(t.kind, t, name, sub.apply_py, d, {"ctx": sub, "direct": direct}))
             return
         if isinstance(t, ObjectT) and t.kind == "extern":
             py = self.extern_instance(t, name, d.args, d, scope, d.annotations)
@@ -235,6 +215,7 @@ class BlockGen:
         uid = self.next_id()
         kind = "parser" if isinstance(decl, A.ParserDecl) else "control"
         ctx = BlockCtx(kind, prefix, frame=f"F_{uid}")
+        ctx.decl_ast = decl
         scope = Scope(self.global_scope)
         ctx.scope = scope
         self._bind_ctor_params(decl, ctor_args, scope, outer_scope)
@@ -262,14 +243,17 @@ class BlockGen:
                 if p.direction == "out" and is_compound(t):
                     self.emit_out_init(py, t, fn)
                 elif p.direction in ("in", "") and isinstance(t, (StructT, StackT)) and any(
-                        _writes(b, p.name) for b in bodies):
+                        writes(b, p.name) for b in bodies):
                     fn.emit(f"{py} = {py}.copy()")  # `in` is a copy: the block may change it
         for line in ctx.prologue:
             fn.lines.append(line)
         fn.epilogue = "".join(o + ", " for o in outs)
         if kind == "control":
             self.in_parser = False
-            self.block(decl.body, Scope(scope), fn)
+            if prefix in self.top_prefixes or not outs:
+                self.block(decl.body, Scope(scope), fn)
+            else:  # an exit still copies scalar results out when arguments are substituted
+                self._body_with_exit_copy_out(decl.body, Scope(scope), fn, outs)
         else:
             self.in_parser = True
             states = self.gen_states(decl, ctx, scope)
@@ -296,14 +280,25 @@ class BlockGen:
         decl = b.ty.decl
         pairs = self.bind_args(decl.params, e.args, e.loc, decl.name)
         args = self.gen_args(pairs, {}, scope, fn, e.loc, decl.name)
+        # p4c inlines a sub-block by substituting its arguments when every call site passes
+        # the same non-aliasing arguments; otherwise through temporaries copied out after
+        # the body, a copy-out an exit skips (V1MODEL-NOTES §3)
+        direct = b.data.get("direct", True)
         compound_args = []
         scalar_args = []
         outs = []
+        copy_back = []
         for p, v, pt in args:
             if is_compound(pt):
                 if v is None:
                     tmp = fn.fresh("dc")
                     fn.emit(f"{tmp} = {zero_value(pt)}")
+                    v = V(tmp, pt)
+                if not direct and isinstance(pt, (StructT, StackT)):
+                    tmp = fn.fresh("arg")
+                    fn.emit(f"{tmp} = {v.py}.copy()")
+                    if p.direction in ("out", "inout"):
+                        copy_back.append((v, tmp))
                     v = V(tmp, pt)
                 compound_args.append(v.py)
             else:
@@ -315,12 +310,11 @@ class BlockGen:
                     outs.append((V(fn.fresh("dc"), pt), pt))
         call = f"{b.py}({', '.join(compound_args + scalar_args)})"
         if sub.outs:
-            tmp = fn.fresh("res")
-            fn.emit(f"{tmp} = {call}")
-            for i, (lv, _t) in enumerate(outs):
-                self.store(lv, f"{tmp}[{i}]", fn)
+            self.emit_call_with_outs(call, outs, False, fn, e.loc, may_exit=direct)
         else:
             fn.emit(call)
+        for v, tmp in copy_back:
+            fn.emit(f"{v.py}.assign({tmp})")
         return V("None", VOID)
 
     # -- parser states -----------------------------------------------------------------
@@ -421,7 +415,9 @@ class BlockGen:
         for p in b.decl.params:
             if p.direction == "":
                 t = self.resolve_type(p.type, scope)
-                params.append((p.name, _width(t, p.loc), p.annotations))
+                anno = A.find_annotation(p.annotations, "name")
+                pname = anno.string() if anno is not None and anno.string() else p.name
+                params.append((pname, _width(t, p.loc), p.annotations))
         self.objects["actions"].setdefault(b.full_name, dict(name=b.full_name, params=params, annotations=b.decl.annotations))
 
     def ensure_action(self, b: ActionB) -> None:
@@ -441,24 +437,45 @@ class BlockGen:
             py = f"a_{py_ident(p.name)}"
             params.append(py)
             scope.bind(p.name, VarB(t, py, direction=p.direction))
-            if p.direction in ("out", "inout") and not is_compound(t):
-                outs.append(py)
             if p.direction == "":
                 b.data_params.append((p, t, py))
-            if p.direction == "out":
-                self.emit_out_init(py, t, fn)
-            elif p.direction == "in" and isinstance(t, (StructT, StackT)) and _writes(b.decl.body, p.name):
-                fn.emit(f"{py} = {py}.copy()")  # `in` is a copy: the callee may change it
+            else:
+                self._copy_in(p, t, py, fn, outs)
         fn.epilogue = "".join(o + ", " for o in outs)
         saved = self.in_parser
         self.in_parser = False
-        self.block(b.decl.body, scope, fn)
+        self._body_with_exit_copy_out(b.decl.body, scope, fn, outs)
         self.in_parser = saved
         if fn.epilogue:
             fn.emit(f"return ({fn.epilogue})")
         sig = ([ctx.sig] if ctx is not None else []) + params
         self.code.append(f"def {b.py}({', '.join(sig)}):")
         self.code += fn.body()
+
+    def _copy_in(self, p: A.Param, t: Type, py: str, fn, outs: list[str]) -> None:
+        """p4c copies directional arguments of actions and functions into temporaries and
+        copies out/inout ones back at the end (and, for actions, before an exit)."""
+        if isinstance(t, (StructT, StackT)):
+            fn.emit(f"{py} = {py}.copy()")
+            if p.direction == "out":
+                self.emit_out_init(py, t, fn)
+        if p.direction in ("out", "inout"):
+            outs.append(py)
+
+    def _body_with_exit_copy_out(self, body: A.Block, scope, fn, outs: list[str]) -> None:
+        if not outs or not may_exit(body):
+            self.block(body, scope, fn)
+            return
+        fn.emit("try:")
+        fn.indent += 1
+        n = len(fn.lines)
+        self.block(body, scope, fn)
+        if len(fn.lines) == n:
+            fn.emit("pass")
+        fn.indent -= 1
+        fn.emit("except ExitSignal as x:")
+        fn.emit(f"    x.outs = ({''.join(o + ', ' for o in outs)})")
+        fn.emit("    raise")
 
     def ensure_function(self, b: FuncB, tyenv: dict | None = None) -> str:
         """Generate `b` (one specialisation per type-argument binding); returns its name."""
@@ -480,12 +497,7 @@ class BlockGen:
             py = f"a_{py_ident(p.name)}"
             params.append(py)
             scope.bind(p.name, VarB(t, py, direction=p.direction))
-            if p.direction in ("out", "inout") and not is_compound(t):
-                outs.append(py)
-            if p.direction == "out":
-                self.emit_out_init(py, t, fn)
-            elif p.direction in ("in", "") and isinstance(t, (StructT, StackT)) and _writes(d.body, p.name):
-                fn.emit(f"{py} = {py}.copy()")  # `in` is a copy: the callee may change it
+            self._copy_in(p, t, py, fn, outs)
         # results: (return value?, scalar out/inout values...) -- see _s_Return
         fn.epilogue = "".join(o + ", " for o in outs)
         saved = self.in_parser
@@ -509,33 +521,6 @@ class BlockGen:
         elif isinstance(t, StackT):
             fn.emit(f"for h in {py}.items: h.valid = False")
             fn.emit(f"{py}.nxt = 0")
-
-def _root_name(e) -> str | None:
-    while isinstance(e, (A.Member, A.Index, A.Slice)):
-        e = e.expr
-    return e.name if isinstance(e, A.Path) else None
-
-
-def _writes(node, name: str) -> bool:
-    """Does a statement tree assign to (or change the validity of) variable `name`?"""
-    if isinstance(node, A.Assign):
-        return _root_name(node.lhs) == name
-    if isinstance(node, A.CallStmt):
-        f = node.call.func
-        if isinstance(f, A.Member) and f.name in ("setValid", "setInvalid", "push_front", "pop_front"):
-            return _root_name(f.expr) == name
-        # passing it as an argument may write it (out/inout)
-        return any(a.value is not None and _root_name(a.value) == name for a in node.call.args)
-    for attr in ("stmts", "then", "other", "body", "cases", "init", "update"):
-        sub = getattr(node, attr, None)
-        items = sub if isinstance(sub, list) else [sub]
-        for x in items:
-            if isinstance(x, A.SwitchCase):
-                x = x.body
-            if isinstance(x, A.Node) and _writes(x, name):
-                return True
-    return False
-
 
 def _unsigned(v: V) -> str:
     if isinstance(v.ty, BitsT) and v.ty.signed:

@@ -335,7 +335,7 @@ class ExprGen:
 
     def _x_Cast(self, e: A.Cast, scope, fn, want) -> V:
         t = self.resolve_type(e.type, scope)
-        v = self.expr(e.expr, scope, fn, t if isinstance(t, BitsT) else None)
+        v = self.expr(e.expr, scope, fn)
         return self.cast(v, t, e.loc)
 
     def cast(self, v: V, t: Type, loc) -> V:
@@ -418,9 +418,10 @@ class ExprGen:
             return V(f"({a.py} {'and' if op == '&&' else 'or'} {b.py})", BOOL)
         if op in ("<<", ">>"):
             return self._shift(e, scope, fn, want)
-        sub_want = want if op not in ("==", "!=", "<", ">", "<=", ">=", "++") else None
-        a = self.expr(e.left, scope, fn, sub_want)
-        b = self.expr(e.right, scope, fn, a.ty if isinstance(a.ty, BitsT) and op != "++" else sub_want)
+        # operands are typed on their own (int literals fold at infinite precision, as
+        # in p4c); the context type applies to the result only
+        a = self.expr(e.left, scope, fn)
+        b = self.expr(e.right, scope, fn)
         if isinstance(a.ty, InfIntT) and isinstance(b.ty, BitsT) and op != "++":
             a = self.coerce(a, b.ty, e.loc)
         if op == "++":
@@ -504,8 +505,10 @@ class ExprGen:
         return wrap(v, t)
 
     def _shift(self, e: A.Binary, scope, fn, want) -> V:
-        a = self.expr(e.left, scope, fn, want)
+        a = self.expr(e.left, scope, fn)
         b = self.expr(e.right, scope, fn)
+        if isinstance(a.ty, InfIntT) and b.const is None and isinstance(want, BitsT):
+            a = self.coerce(a, want, e.left.loc)  # `1 << n` takes the width of its context
         if isinstance(b.ty, BitsT) and b.ty.signed:
             raise P4CompileError(e.right.loc, "shift amount must be unsigned")
         if not isinstance(b.ty, (BitsT, InfIntT)):

@@ -27,6 +27,7 @@ Values: bit<N> = unsigned int, int<N> = signed int, bool, error/enum = int, varb
 from __future__ import annotations
 
 from p4emu.compiler.blocks import BlockGen
+from p4emu.compiler.calls import CallGen
 from p4emu.compiler.exprs import ExprGen, V
 from p4emu.compiler.externs import ExternGen
 from p4emu.compiler.scope import (
@@ -56,7 +57,7 @@ from p4emu.frontend.types import (
 V1SWITCH_ROLES = ("parser", "verify", "ingress", "egress", "compute", "deparser")
 
 
-class ProgramGen(ExprGen, StmtGen, ExternGen, BlockGen, TableGen):
+class ProgramGen(ExprGen, StmtGen, CallGen, ExternGen, BlockGen, TableGen):
     def __init__(self, program: A.Program):
         self.program = program
         self.global_scope = Scope()

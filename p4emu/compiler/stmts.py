@@ -1,40 +1,26 @@
-"""Statements and calls (mixin of `ProgramGen`).
-
-Calling convention of generated functions: compound values (headers, structs, stacks,
-externs) are passed by reference; scalar `in` by value; scalar `out`/`inout` final values
-are returned (after the return value, if any) and assigned by the caller.
-"""
+"""Statements: declarations, assignments (incl. slices and compound values), if/switch,
+for loops, exit/return (mixin of `ProgramGen`; calls are in `calls.py`)."""
 
 from __future__ import annotations
 
-from p4emu.compiler.exprs import V, lit
+from p4emu.compiler.exprs import V
 from p4emu.compiler.scope import (
     ActionB,
     ConstB,
-    ExternFuncB,
-    FuncB,
-    InstB,
     Scope,
-    TypeB,
     VarB,
 )
 from p4emu.frontend import ast as A
 from p4emu.frontend.errors import P4CompileError, unsupported
 from p4emu.frontend.types import (
-    BOOL,
-    DONTCARE,
-    INFINT,
     VOID,
     BitsT,
     BoolT,
-    EnumT,
-    InfIntT,
     ObjectT,
     StackT,
     StructT,
     TupleT,
     Type,
-    TypeVarT,
     VarbitT,
 )
 
@@ -353,252 +339,10 @@ class StmtGen:
             raise P4CompileError(s.loc, "return without a value in a function returning a value")
         fn.emit("return")
 
-    # -- calls -------------------------------------------------------------------------
-    def bind_args(self, params: list[A.Param], args: list[A.Arg], loc, what: str) -> list[tuple[A.Param, A.Arg | None]]:
-        named = [a for a in args if a.name is not None]
-        if named and len(named) != len(args):
-            raise P4CompileError(loc, f"{what}: cannot mix named and positional arguments")
-        if named:
-            by_name = {a.name: a for a in args}
-            out = []
-            for p in params:
-                a = by_name.pop(p.name, None)
-                if a is None and p.default is None and p.direction != "out":
-                    raise P4CompileError(loc, f"{what}: missing argument {p.name}")
-                out.append((p, a))
-            if by_name:
-                raise P4CompileError(loc, f"{what}: no parameter named {next(iter(by_name))}")
-            return out
-        if len(args) > len(params):
-            raise P4CompileError(loc, f"{what}: expected {len(params)} arguments, got {len(args)}")
-        out = []
-        for i, p in enumerate(params):
-            if i < len(args):
-                out.append((p, args[i]))
-            elif p.default is not None:
-                out.append((p, None))
-            else:
-                raise P4CompileError(loc, f"{what}: expected {len(params)} arguments, got {len(args)}")
-        return out
-
-    def call(self, e: A.Call, scope: Scope, fn, want, as_statement: bool) -> V:
-        f = e.func
-        if isinstance(f, A.Member):
-            base = self.expr(f.expr, scope, fn)
-            f.expr.ty = base.ty
-            return self.method_call(e, base, f.name, scope, fn, want, as_statement)
-        target = self.expr(f, scope, fn)
-        b = target.ref
-        if isinstance(b, ActionB):
-            return self.action_call(e, b, scope, fn, as_statement)
-        if isinstance(b, FuncB):
-            return self.function_call(e, b, scope, fn, want, as_statement)
-        if isinstance(b, ExternFuncB):
-            return self.extern_function_call(e, b, scope, fn, want, as_statement)
-        if isinstance(b, TypeB) and isinstance(b.ty, (BitsT, BoolT)) and len(e.args) == 1:
-            return self.cast(self.expr(e.args[0].value, scope, fn), b.ty, e.loc)
-        raise P4CompileError(e.loc, "called expression is not a function, action or method")
-
-    def gen_args(self, pairs, tyenv, scope, fn, loc, what: str, type_params=()) -> list[tuple[A.Param, V | None, Type]]:
-        """Type-check arguments against parameters; infers type variables into `tyenv`."""
-        out = []
-        for p, a in pairs:
-            pscope = self.tvar_scope(scope, tyenv)
-            for tp in type_params:
-                if tp not in tyenv:
-                    pscope.bind(tp, TypeB(TypeVarT(tp)))
-            pt = self.resolve_type(p.type, pscope)
-            if a is None or a.value is None:
-                if a is None and p.default is not None:
-                    v = self.coerce(self.expr(p.default, scope, fn, pt), pt, loc)
-                    out.append((p, v, pt))
-                else:
-                    if p.direction != "out":
-                        raise P4CompileError(loc, f"{what}: don't-care argument for non-out parameter {p.name}")
-                    out.append((p, None, pt))
-                continue
-            want = pt if not isinstance(pt, TypeVarT) else None
-            if isinstance(pt, TypeVarT) and pt.name in tyenv:
-                want = tyenv[pt.name]
-                pt = want
-            if p.direction in ("out", "inout"):
-                v = self.lvalue(a.value, scope, fn)
-            else:
-                v = self.expr(a.value, scope, fn, want)
-            if isinstance(pt, TypeVarT):
-                if not isinstance(v.ty, InfIntT):
-                    tyenv[pt.name] = v.ty
-                    pt = v.ty
-            elif not is_compound(pt) and not isinstance(pt, (TupleT, VarbitT)):
-                if isinstance(pt, BitsT) and isinstance(v.ty, BitsT) and pt != v.ty and p.direction == "":
-                    # directionless (constructor/extern) params accept implicit casts in p4c
-                    v = self.cast(v, pt, a.loc)
-                v = self.coerce(v, pt, a.loc)
-            elif isinstance(pt, StructT) and isinstance(v.ty, StructT) and pt is not v.ty:
-                raise P4CompileError(a.loc, f"{what}: argument type {v.ty} does not match {pt}")
-            out.append((p, v, pt))
-        return out
-
-    def tvar_scope(self, scope: Scope, tyenv: dict) -> Scope:
-        s = Scope(scope)
-        for name, t in tyenv.items():
-            s.bind(name, TypeB(t))
-        return s
-
-    def emit_call_with_outs(self, call_py: str, outs: list[tuple[V, Type]], has_ret: bool, fn, loc) -> str | None:
-        """Emit a call whose scalar out/inout results come back as a tuple; returns the
-        Python name holding the return value (if any)."""
-        if not outs:
-            if has_ret:
-                return call_py
-            fn.emit(call_py)
-            return None
-        tmp = fn.fresh("res")
-        fn.emit(f"{tmp} = {call_py}")
-        off = 1 if has_ret else 0
-        for i, (lv, t) in enumerate(outs):
-            if isinstance(lv.ty, BitsT) and isinstance(t, BitsT) and lv.ty != t:
-                raise P4CompileError(loc, f"out argument type {lv.ty} does not match {t}")
-            self.store(lv, f"{tmp}[{i + off}]", fn)
-        return f"{tmp}[0]" if has_ret else None
-
-    def action_call(self, e: A.Call, b: ActionB, scope, fn, as_statement) -> V:
-        if not as_statement:
-            raise P4CompileError(e.loc, "actions cannot be called in expressions")
-        decl = b.decl
-        pairs = self.bind_args(decl.params, e.args, e.loc, decl.name)
-        outs = []
-        args_py = []
-        for p, v, pt in self.gen_args(pairs, {}, scope, fn, e.loc, decl.name):
-            if v is None:
-                tmp = fn.fresh("dc")
-                fn.emit(f"{tmp} = {zero_value(pt)}")
-                v = V(tmp, pt)
-            args_py.append(v.py)
-            if p.direction in ("out", "inout") and not is_compound(pt):
-                outs.append((v, pt))
-        prefix = []
-        if b.owner is not None:
-            if b.owner is not getattr(fn, "owner", None):
-                raise P4CompileError(e.loc, f"action {decl.name} is not callable here")
-            prefix = [b.owner.sig]
-        self.ensure_action(b)
-        self.emit_call_with_outs(f"{b.py}({', '.join(prefix + args_py)})", outs, False, fn, e.loc)
-        return V("None", VOID)
-
-    def function_call(self, e: A.Call, b: FuncB, scope, fn, want, as_statement) -> V:
-        decl = b.decl
-        tyenv: dict = {}
-        if e.type_args:
-            if len(e.type_args) != len(decl.type_params):
-                raise P4CompileError(e.loc, f"{decl.name}: expected {len(decl.type_params)} type arguments")
-            tyenv = {tp: self.resolve_type(ta, scope) for tp, ta in zip(decl.type_params, e.type_args, strict=True)}
-        pairs = self.bind_args(decl.params, e.args, e.loc, decl.name)
-        args = self.gen_args(pairs, tyenv, scope, fn, e.loc, decl.name, decl.type_params)
-        missing = [tp for tp in decl.type_params if tp not in tyenv]
-        if missing:
-            raise P4CompileError(e.loc, f"{decl.name}: cannot infer type argument {missing[0]}")
-        outs = [(v, pt) for p, v, pt in args if p.direction in ("out", "inout") and not is_compound(pt)]
-        ret_t = self.resolve_type(decl.ret, self.tvar_scope(scope, tyenv))
-        fname = self.ensure_function(b, tyenv)
-        call_py = f"{fname}({', '.join(v.py if v else zero_value(pt) for _, v, pt in args)})"
-        has_ret = not isinstance(ret_t, type(VOID))
-        if outs and not as_statement and fn is not None:
-            r = self.emit_call_with_outs(call_py, outs, has_ret, fn, e.loc)
-            return V(r or "None", ret_t)
-        if outs:
-            r = self.emit_call_with_outs(call_py, outs, has_ret, fn, e.loc)
-            return V(r or "None", ret_t)
-        if as_statement:
-            fn.emit(call_py)
-            return V("None", ret_t)
-        return V(call_py, ret_t)
-
-    def method_call(self, e: A.Call, base: V, name: str, scope, fn, want, as_statement) -> V:
-        t = base.ty
-        if isinstance(t, StructT):
-            return self.header_method(e, base, name, as_statement, fn)
-        if isinstance(t, StackT):
-            if name in ("push_front", "pop_front"):
-                if len(e.args) != 1:
-                    raise P4CompileError(e.loc, f"{name} expects one argument")
-                n = self.const_int(e.args[0].value, scope)
-                fn.emit(f"{base.py}.{name}({n})")
-                return V("None", VOID)
-            raise P4CompileError(e.loc, f"header stack has no method {name}")
-        if isinstance(t, ObjectT):
-            if t.kind == "packet_in":
-                return self.packet_in_call(e, base, name, scope, fn, want, as_statement)
-            if t.kind == "packet_out":
-                return self.packet_out_call(e, base, name, scope, fn)
-            b = base.ref
-            if t.kind == "table":
-                if name != "apply" or e.args:
-                    raise P4CompileError(e.loc, f"table {t.name}: only apply() can be called")
-                call = f"{b.py}({fn.owner.sig})"
-                if as_statement:
-                    fn.emit(call)
-                    return V("None", VOID)
-                return V(call, ObjectT("apply_result", "apply_result", b), None, b)
-            if t.kind in ("control", "parser"):
-                if name != "apply":
-                    raise P4CompileError(e.loc, f"{t.name} has no method {name}")
-                return self.subblock_apply(e, b, scope, fn, as_statement)
-            if t.kind == "extern":
-                return self.extern_method_call(e, base, name, scope, fn, want, as_statement)
-        raise P4CompileError(e.loc, f"{t} has no method {name}")
-
-    def header_method(self, e: A.Call, base: V, name: str, as_statement, fn) -> V:
-        t: StructT = base.ty
-        if e.args:
-            raise P4CompileError(e.loc, f"{name} takes no arguments")
-        if name == "isValid":
-            if t.kind == "header_union":
-                return V(f"{base.py}.is_valid()", BOOL)
-            if t.kind != "header":
-                raise P4CompileError(e.loc, f"{t.name} is not a header")
-            return V(f"{base.py}.valid", BOOL)
-        if name in ("minSizeInBits", "minSizeInBytes"):
-            bits = t.bit_width()
-            val = bits if name == "minSizeInBits" else (bits + 7) // 8
-            return V(lit(val), INFINT, val)
-        if name in ("setValid", "setInvalid"):
-            if t.kind != "header":
-                raise P4CompileError(e.loc, f"{name}: {t.name} is not a header")
-            if not as_statement:
-                raise P4CompileError(e.loc, f"{name}() does not return a value")
-            func = e.func
-            union_parent = None
-            if isinstance(func, A.Member) and isinstance(func.expr, A.Member):
-                pt = func.expr.expr.ty
-                if isinstance(pt, StructT) and pt.kind == "header_union":
-                    union_parent = func.expr
-            # BMv2's packet length register follows validity flips (V1MODEL-NOTES §1)
-            h = fn.fresh("h")
-            fn.emit(f"{h} = {base.py}")
-            if name == "setValid":
-                fn.emit(f"if not {h}.valid: PS.len_delta += {h}.size_bytes()")
-                fn.emit(f"{h}.set_valid()")
-                if union_parent is not None:
-                    par = base.py.rsplit(".", 1)[0]
-                    fn.emit(f"{par}.only_valid('f_{union_parent.name}')")
-            else:
-                fn.emit(f"if {h}.valid: PS.len_delta -= {h}.size_bytes()")
-                fn.emit(f"{h}.valid = False")
-            return V("None", VOID)
-        raise P4CompileError(e.loc, f"{t.name} has no method {name}")
-
-
-__all__ = ["StmtGen", "is_compound", "zero_value", "DONTCARE", "EnumT", "InstB"]
-
-
-def _action_id_ref(self, label: A.Expr, ty, scope: Scope) -> str:
-    if not isinstance(label, A.Path):
-        raise P4CompileError(label.loc, "switch label must be an action name")
-    b = scope.lookup(label.name)
-    if not isinstance(b, ActionB):
-        raise P4CompileError(label.loc, f"{label.name}: not an action")
-    return f"AID[{b.full_name!r}]"
-
-
-StmtGen.action_id_ref = _action_id_ref
+    def action_id_ref(self, label: A.Expr, ty, scope: Scope) -> str:
+        if not isinstance(label, A.Path):
+            raise P4CompileError(label.loc, "switch label must be an action name")
+        b = scope.lookup(label.name)
+        if not isinstance(b, ActionB):
+            raise P4CompileError(label.loc, f"{label.name}: not an action")
+        return f"AID[{b.full_name!r}]"

@@ -3,9 +3,9 @@ generated apply/dispatch functions (mixin of `ProgramGen`)."""
 
 from __future__ import annotations
 
-from p4emu.compiler.blocks import BlockCtx, _unsigned, _width, expr_text, full_name
+from p4emu.compiler.analysis import expr_text
+from p4emu.compiler.blocks import BlockCtx, _unsigned, _width, full_name
 from p4emu.compiler.scope import ActionB, InstB, Scope, py_ident
-from p4emu.compiler.stmts import is_compound
 from p4emu.frontend import ast as A
 from p4emu.frontend.errors import P4CompileError, unsupported
 from p4emu.frontend.types import BitsT, BoolT, ObjectT
@@ -124,10 +124,11 @@ class TableGen:
             else:
                 v = argmap[id(p)]
                 call_args.append(v.py)
-                if p.direction in ("out", "inout") and not is_compound(v.ty):
+                if p.direction in ("out", "inout"):
                     outs.append((v, v.ty))
         prefix = [ctx.sig] if b.owner is not None else []
-        self.emit_call_with_outs(f"{b.py}({', '.join(prefix + call_args)})", outs, False, fn, ar.loc)
+        self.emit_call_with_outs(f"{b.py}({', '.join(prefix + call_args)})", outs, False, fn, ar.loc,
+                                 may_exit=True)
         self.code.append(f"def {wname}({ctx.sig}, args):")
         self.code += fn.body()
         return wname
@@ -159,6 +160,8 @@ class TableGen:
             ks = ent.keys
             if len(ks) == 1 and len(keys) > 1 and isinstance(ks[0], A.ListExpr):
                 ks = ks[0].items
+            if not keys and len(ks) == 1 and isinstance(ks[0], (A.DefaultKey, A.DontCare)):
+                ks = []
             if len(ks) != len(keys):
                 raise P4CompileError(ent.loc, f"entry has {len(ks)} keys, table {d.name} has {len(keys)}")
             match = tuple(self._entry_match(k, key, scope) for k, key in zip(ks, keys, strict=True))

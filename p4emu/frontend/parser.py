@@ -71,16 +71,27 @@ class Parser(ExprParser):
             rhs = self.expression()
             self.expect(";")
             return A.Assign(t.loc, lhs, rhs)
-        if self.tok.kind == "punct" and self.tok.text in COMPOUND_ASSIGN:
-            op_tok = self.tok
-            self.i += 1
+        op = self._compound_op()
+        if op is not None:
             rhs = self.expression()
             self.expect(";")
-            return A.Assign(t.loc, lhs, A.Binary(op_tok.loc, op_tok.text[:-1], lhs, rhs))
+            return A.Assign(t.loc, lhs, A.Binary(t.loc, op, lhs, rhs))
         if not isinstance(lhs, A.Call):
             self.error("expected an assignment or a method call")
         self.expect(";")
         return A.CallStmt(t.loc, lhs)
+
+    def _compound_op(self) -> str | None:
+        """`op=` of a compound assignment (consumed), or None. `>>=` lexes as `>` `>=`."""
+        t = self.tok
+        if t.kind == "punct" and t.text in COMPOUND_ASSIGN:
+            self.i += 1
+            return t.text[:-1]
+        nxt = self.peek()
+        if t.text == ">" and nxt.text == ">=" and nxt.loc.line == t.loc.line and nxt.loc.col == t.loc.col + 1:
+            self.i += 2
+            return ">>"
+        return None
 
     def _simple_statement(self) -> A.Stmt:
         """Assignment, call or declaration without the trailing ';' (for-loop clauses)."""
@@ -93,10 +104,9 @@ class Parser(ExprParser):
         lhs = self.expression()
         if self.accept("="):
             return A.Assign(t.loc, lhs, self.expression())
-        if self.tok.kind == "punct" and self.tok.text in COMPOUND_ASSIGN:
-            op_tok = self.tok
-            self.i += 1
-            return A.Assign(t.loc, lhs, A.Binary(op_tok.loc, op_tok.text[:-1], lhs, self.expression()))
+        op = self._compound_op()
+        if op is not None:
+            return A.Assign(t.loc, lhs, A.Binary(t.loc, op, lhs, self.expression()))
         if not isinstance(lhs, A.Call):
             self.error("expected an assignment or a method call")
         return A.CallStmt(t.loc, lhs)

@@ -286,7 +286,8 @@ class ExprParser:
         if t.text in ops:
             if t.text == ">" and ">" in ops:
                 nxt = self.peek()
-                if nxt.text == ">" and nxt.loc.line == t.loc.line and nxt.loc.col == t.loc.col + 1:
+                # `>>` (shift) and `>>=` (compound assignment) are not comparisons
+                if nxt.text in (">", ">=") and nxt.loc.line == t.loc.line and nxt.loc.col == t.loc.col + 1:
                     return None
             return t.text
         return None

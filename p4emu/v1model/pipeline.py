@@ -189,7 +189,9 @@ class Pipeline:
         for rid, eport in self.state.pre.clone_targets(session):
             c_hdr, c_meta, c_sm = self._new_h(), self._new_m(), self._new_sm()
             saved = (self.ps.payload, self.ps.checksum_error)
-            payload = self._run_parser(data, c_hdr, self._new_m(), self._new_sm())
+            # the clone is re-parsed with the packet's own intrinsic metadata (its
+            # ingress_port), then starts egress with all metadata zeroed
+            payload = self._run_parser(data, c_hdr, self._new_m(), sm.copy())
             self.ps.payload, self.ps.checksum_error = saved
             if callable(fl):
                 fl(meta, sm, c_meta, c_sm)

@@ -22,7 +22,10 @@ class ParserError(Exception):
 
 
 class ExitSignal(Exception):
-    """`exit`: ends the current top-level control."""
+    """`exit`: ends the current top-level control. `outs` carries the out/inout values of
+    the action being left, so its caller can still copy them out (as p4c does)."""
+
+    outs: tuple = ()
 
 
 class AssertionFailed(Exception):

@@ -1,7 +1,7 @@
 // Table semantics: ternary + range keys with STF priorities, const entries with masks,
 // ranges, `_`, @priority; action_run switches with fall-through; hit/miss in
-// expressions; default actions with arguments; a direct counter; the same table applied
-// in two branches; a key on isValid().
+// expressions; default actions with arguments; a direct counter; a key on isValid().
+// (Each table is applied once: p4c-bm2-ss rejects a second apply.)
 #include <core.p4>
 #include <v1model.p4>
 
@@ -104,9 +104,7 @@ control I(inout headers hdr, inout meta_t meta, inout standard_metadata_t sm) {
         if (t_const.apply().hit) {
             hdr.h.r4 = hdr.h.r4 | 0x10;
         } else {
-            switch (t_const.apply().action_run) {
-                NoAction: { hdr.h.r4 = hdr.h.r4 | 0x20; }
-            }
+            hdr.h.r4 = hdr.h.r4 | 0x20;
         }
         if (!t_valid.apply().miss) {
             hdr.h.r4 = hdr.h.r4 | 0x40;

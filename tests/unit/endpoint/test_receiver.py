@@ -28,12 +28,13 @@ def data(conn: int, msg: bytes, psn: int, flags: int = 0, ev: int = 1, payload=N
     return hdr, (chunk if payload is None else payload)
 
 
-def test_open_is_idempotent_per_peer_and_nonce():
+def test_open_is_idempotent_per_nonce_whatever_the_plane():
     rx = MrcReceiver(ReceiverConfig(seed=1))
     c1 = open_conn(rx, 1000)
     assert open_conn(rx, 1000) == c1
+    assert open_conn(rx, 1000, peer="b") == c1  # a retry on another plane's address
     assert open_conn(rx, 1000, nonce=78) != c1
-    assert open_conn(rx, 1000, peer="b") != c1
+    assert open_conn(rx, 1001) != c1
     assert rx.stats.opens == 3
 
 
@@ -98,7 +99,7 @@ def test_bad_input_is_counted_and_ignored():
     conn = open_conn(rx, len(msg))
     hdr, payload = data(conn, msg, 0)
     assert rx.on_packet("a", MrcHeader(type=MsgType.DATA, conn=conn + 1), b"", False, 0) == []
-    assert rx.on_packet("other-peer", hdr, payload, False, 0) == []  # conn of someone else
+    assert rx.on_packet("a", MrcHeader(type=MsgType.PROBE, conn=conn + 1), b"", False, 0) == []
     assert rx.stats.unknown_conn == 2
     bad = [MrcHeader(type=MsgType.DATA, conn=conn, psn=0, offset=5, length=100),  # offset
            MrcHeader(type=MsgType.DATA, conn=conn, psn=9, offset=900, length=100),  # psn range
@@ -111,6 +112,9 @@ def test_bad_input_is_counted_and_ignored():
     assert rx.on_packet("a", MrcHeader(type=MsgType.PROBE, offset=10, length=0,
                                        reserved=1), b"", False, 0) == []  # mss 0 refused
     assert rx.stats.data_packets == 0 and rx.take_messages() == []
+    # The same connection from another source address (a second plane) is accepted.
+    (ack,) = rx.on_packet("a-plane-2", hdr, payload, False, 0)
+    assert ack.header.type == MsgType.ACK and rx.stats.data_packets == 1
 
 
 def test_probe_on_known_conn_is_echoed_and_idle_conn_expires():

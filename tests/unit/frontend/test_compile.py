@@ -121,3 +121,27 @@ def test_control_plane_objects():
     assert dg.name == "learn_t" and [f.bitwidth for f in dg.fields] == [48, 9]
     assert [d.preamble.name for d in p4.digests] == ["learn_t"]
     assert {c.preamble.name for c in p4.controller_packet_metadata} == {"packet_in", "packet_out"}
+
+
+def test_syntax_corners():
+    r = compile_file(prog("syntax.p4"))
+    t = r.info.by_name("tables", "ig.t")
+    act = r.info.by_name("actions", "ig.ig.act")
+    assert act.id == 0x01000123
+    assert [p.name for p in act.params] == ["port", "type"]  # @name on a parameter
+    assert [k.name for k in t.keys] == ["mac", "meta.key"]
+    assert [e.priority for e in t.const_entries] == [1, 10]
+    assert t.const_default_action and not t.is_const
+    pt = r.p4info.tables[0]
+    assert pt.has_initial_entries and not pt.is_const_table
+
+
+def test_ir_round_trip_and_bad_ir():
+    from p4emu.compiler import load_ir
+
+    r = compile_file(prog("l3.p4"))
+    loaded = load_ir(r.ir)
+    assert loaded.info.tables == r.info.tables and loaded.info.actions == r.info.actions
+    for bad in (b"", b"not json", b'{"format": "other"}', b'{"format": "p4emu-ir/1", "files": [], "lines": [[5, 1, "x"]]}'):
+        with pytest.raises(P4CompileError):
+            load_ir(bad)

@@ -197,3 +197,51 @@ def test_packet_out_packet_in_counters_and_digest():
     assert st.counters["PI.port_counter"].read(5).bytes == len(eth) + 3
     (did,) = program.info.digests
     assert st.digest_queue.pushed[did] == 1
+
+
+@pytest.fixture(scope="module")
+def arith():
+    return compile_file(os.path.join(PROGRAMS, "arith.p4")).program
+
+
+@pytest.mark.parametrize("a, b, s, w", [(100, 30, -100, 0x1234), (7, 9, 5, 0x00FF), (255, 0, -128, 0xFF80)])
+def test_arithmetic_matches_bmv2_semantics(arith, a, b, s, w):
+    pl, _ = make(arith)
+    inp = bytes([a, b, s & 0xFF]) + w.to_bytes(2, "big")
+    ((port, data),) = pl.process(0, inp)
+    m8 = 0xFF
+
+    def sat8(v):
+        return max(-128, min(127, v)) & m8
+
+    expect = [
+        128, 150, (a + 200) & m8, (a - b) & m8, (a * 3) & m8, min(a + b, 255), max(b - a, 0),
+        (a << 4) & m8, (a >> b) if b < 8 else 0, -a & m8, ~a & m8, (s >> 2) & m8,
+        sat8(s - 100),
+    ]
+    out = list(data[5:])
+    assert out[:13] == expect
+    assert int.from_bytes(bytes(out[13:15]), "big") == (a << 8) | b
+    assert out[15:] == [(w >> 4) & m8, a // 7, a % 7, 1 if (s < 0 and a > b) else 2,
+                        (a + 300) & m8, w & m8]
+    assert port == 1 and data[:5] == inp
+
+
+@pytest.mark.parametrize("op, expect", [
+    # Once (one call site: arguments substituted) adds 1; Bump (two call sites:
+    # temporaries) adds 0x11 to m and 1 to t.y each time
+    (0, "00630b" "0a0b0d"),
+    # Bump exits: its temporaries are not copied out (k.y and m keep their values)
+    (1, "00410a" "0a0b0c"),
+    # Once exits after n + 1: substituted arguments keep the write
+    (2, "00410a" "0a0b0c"),
+    # an action's inout parameters are copied out before its exit
+    (3, "00770a" "0a0b0c"),
+    # `in` is a copy even when it aliases an inout argument
+    (4, "00400a" "0a0c0b"),
+])
+def test_copy_in_copy_out_and_exit(op, expect):
+    program = compile_file(os.path.join(PROGRAMS, "copy_exit.p4")).program
+    pl, _ = make(program)
+    out = pl.process(0, bytes([op, 0, 0x0A, 0x0A, 0x0B, 0x0C]))
+    assert out == [(1, bytes([op]) + bytes.fromhex(expect)[1:])]

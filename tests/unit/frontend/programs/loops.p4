@@ -15,6 +15,7 @@ control ig(inout headers hdr, inout metadata meta, inout standard_metadata_t sm)
             if (i == 2) { continue; }
             if (i == 6) { break; }
             sum += i;
+            sum >>= 0;
         }
         hdr.h.b = sum;
         bit<8> acc = 0;

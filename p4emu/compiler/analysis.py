@@ -1,0 +1,124 @@
+"""Syntactic analyses the generator needs to mimic p4c's lowering: which statements may
+exit, which variables a body writes, and whether a sub-block's call sites allow p4c to
+inline it by direct argument substitution."""
+
+from __future__ import annotations
+
+from p4emu.frontend import ast as A
+
+
+def expr_text(e: A.Expr) -> str:
+    """p4c's text of a key / argument expression (`hdr.ipv4.$valid$` for isValid())."""
+    if isinstance(e, A.Path):
+        return e.name
+    if isinstance(e, A.Member):
+        return f"{expr_text(e.expr)}.{e.name}"
+    if isinstance(e, A.Index):
+        return f"{expr_text(e.expr)}[{expr_text(e.index)}]"
+    if isinstance(e, A.Slice):
+        return f"{expr_text(e.expr)}[{expr_text(e.hi)}:{expr_text(e.lo)}]"
+    if isinstance(e, A.IntLit):
+        return str(e.value)
+    if isinstance(e, A.Call) and isinstance(e.func, A.Member) and e.func.name == "isValid":
+        return f"{expr_text(e.func.expr)}.$valid$"
+    if isinstance(e, A.Cast):
+        return expr_text(e.expr)
+    if isinstance(e, A.TypeExpr) and isinstance(e.type, A.TName):
+        return e.type.name
+    if isinstance(e, A.Binary):
+        return f"{expr_text(e.left)} {e.op} {expr_text(e.right)}"
+    return "expr"
+
+
+def apply_calls(node, inst: str, out: list) -> list:
+    """All `inst.apply(...)` calls in a syntax tree."""
+    if isinstance(node, A.Call) and isinstance(node.func, A.Member) and node.func.name == "apply" \
+            and isinstance(node.func.expr, A.Path) and node.func.expr.name == inst:
+        out.append(node)
+    if isinstance(node, list):
+        for x in node:
+            apply_calls(x, inst, out)
+    elif isinstance(node, A.Node):
+        for v in vars(node).values():
+            if isinstance(v, (A.Node, list)):
+                apply_calls(v, inst, out)
+    elif isinstance(node, tuple):
+        for x in node:
+            apply_calls(x, inst, out)
+    return out
+
+
+def substitutable(decl, inst: str) -> bool:
+    """p4c's condition for inlining `inst` by direct argument substitution."""
+    if decl is None:
+        return True
+    calls = apply_calls(getattr(decl, "body", None), inst, []) + apply_calls(
+        getattr(decl, "states", []), inst, []) + apply_calls(decl.locals, inst, [])
+    sigs = {tuple(expr_text(a.value) if a.value is not None else "_" for a in c.args) for c in calls}
+    if len(sigs) > 1:
+        return False
+    for sig in sigs:
+        for i, x in enumerate(sig):
+            for y in sig[i + 1:]:
+                if x == y or y.startswith(x + ".") or x.startswith(y + ".") or \
+                        y.startswith(x + "[") or x.startswith(y + "["):
+                    return False
+    return True
+
+
+def may_exit(node) -> bool:
+    """Can executing this statement tree raise `exit` (directly or through a call)?"""
+    if isinstance(node, A.Exit):
+        return True
+    if isinstance(node, A.CallStmt):
+        return True  # actions, tables and sub-controls may exit
+    if isinstance(node, A.Assign):
+        return has_call(node.rhs)
+    for attr in ("stmts", "then", "other", "body", "cases", "init", "update"):
+        sub = getattr(node, attr, None)
+        items = sub if isinstance(sub, list) else [sub]
+        for x in items:
+            if isinstance(x, A.SwitchCase):
+                x = x.body
+            if isinstance(x, A.Node) and may_exit(x):
+                return True
+    if isinstance(node, A.If | A.Switch):
+        return has_call(node.cond if isinstance(node, A.If) else node.expr)
+    return False
+
+
+def has_call(e) -> bool:
+    if isinstance(e, A.Call):
+        return True
+    for attr in ("expr", "left", "right", "cond", "then", "other", "index"):
+        sub = getattr(e, attr, None)
+        if isinstance(sub, A.Expr) and has_call(sub):
+            return True
+    return any(has_call(x) for x in getattr(e, "items", []) or [])
+
+
+def root_name(e) -> str | None:
+    while isinstance(e, (A.Member, A.Index, A.Slice)):
+        e = e.expr
+    return e.name if isinstance(e, A.Path) else None
+
+
+def writes(node, name: str) -> bool:
+    """Does a statement tree assign to (or change the validity of) variable `name`?"""
+    if isinstance(node, A.Assign):
+        return root_name(node.lhs) == name
+    if isinstance(node, A.CallStmt):
+        f = node.call.func
+        if isinstance(f, A.Member) and f.name in ("setValid", "setInvalid", "push_front", "pop_front"):
+            return root_name(f.expr) == name
+        # passing it as an argument may write it (out/inout)
+        return any(a.value is not None and root_name(a.value) == name for a in node.call.args)
+    for attr in ("stmts", "then", "other", "body", "cases", "init", "update"):
+        sub = getattr(node, attr, None)
+        items = sub if isinstance(sub, list) else [sub]
+        for x in items:
+            if isinstance(x, A.SwitchCase):
+                x = x.body
+            if isinstance(x, A.Node) and writes(x, name):
+                return True
+    return False

@@ -1,0 +1,68 @@
+"""EvPool choice/retire/probe and the DCTCP-like window, in isolation."""
+
+import random
+
+from endpoint.core.congestion import DctcpWindow
+from endpoint.core.ev_pool import EvPool, EvStatus
+
+
+def test_pool_values_are_distinct_per_plane_and_round_robin_covers_all():
+    pool = EvPool(2, 16, random.Random(1))
+    assert all(len({st.ev for st in plane}) == 16 for plane in pool.planes)
+    picks = [pool.choose(0.0) for _ in range(32)]
+    assert {(st.plane, st.ev) for st in picks} == {(st.plane, st.ev) for st in pool.all()}
+    assert [st.plane for st in picks[:4]] == [0, 1, 0, 1]  # planes take turns
+
+
+def test_clean_ack_recycles_ev_and_marked_ev_is_skipped_for_a_while():
+    pool = EvPool(1, 8, random.Random(2))
+    a = pool.choose(0.0)
+    pool.on_feedback(a, marked=False, now=0.1, penalty=0.01)
+    assert pool.choose(0.1) is a  # recycled first
+    pool.on_feedback(a, marked=True, now=0.2, penalty=0.05)
+    assert a.status is EvStatus.CONGESTED
+    assert a not in [pool.choose(0.21) for _ in range(7)]
+    assert a in [pool.choose(0.26) for _ in range(8)]  # penalty over
+
+
+def test_retire_probe_backoff_and_reinstate():
+    pool = EvPool(1, 4, random.Random(3), retire_after=2)
+    st = pool.planes[0][0]
+    assert not pool.on_loss(st, 1.0, probe_delay=0.1)
+    assert pool.on_loss(st, 1.0, probe_delay=0.1) and st.status is EvStatus.FAILED
+    assert all(pool.choose(1.0) is not st for _ in range(10))
+    assert pool.due_probes(1.05) == [] and pool.due_probes(1.1) == [st]
+    pool.start_probe(st, 1.1, timeout=0.2)
+    pool.expire_probes(1.3, max_backoff=1.0)
+    assert st.status is EvStatus.FAILED and st.probe_backoff == 0.2
+    assert pool.next_deadline() == 1.5
+    pool.reinstate(st)
+    assert st.status is EvStatus.GOOD and pool.reinstatements == 1
+    assert pool.next_deadline() is None
+
+
+def test_all_evs_failed_still_yields_an_ev():
+    pool = EvPool(1, 2, random.Random(4), retire_after=1)
+    for st in pool.all():
+        pool.on_loss(st, 0.0, 1.0)
+    assert pool.choose(0.0) in pool.all()
+
+
+def test_dctcp_window_grows_then_cuts_by_marked_fraction():
+    w = DctcpWindow(cwnd=10)
+    for i in range(10):
+        w.on_feedback(False, now=i * 1e-4, srtt=1.0)
+    assert w.cwnd == 20  # slow start
+    w.on_feedback(True, now=0.002, srtt=1.0)
+    # First mark ends slow start at once; alpha starts near 1, so the window about halves.
+    assert 10 <= w.cwnd < 11 and w.ssthresh == w.cwnd
+    for i in range(100):
+        w.on_feedback(False, now=0.003 + i * 1e-4, srtt=1.0)
+    assert 10 < w.cwnd < 20  # additive increase only
+    cwnd, alpha = w.cwnd, w.alpha
+    for i in range(9):
+        w.on_feedback(i == 0, now=2.0 + i * 1e-3, srtt=1.0)
+    w.on_feedback(False, now=3.5, srtt=1.0)  # window closes: 1 of 10 marked
+    assert w.alpha < alpha and w.cwnd < cwnd
+    w.on_timeout()
+    assert w.cwnd >= w.min_cwnd
