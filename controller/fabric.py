@@ -161,12 +161,19 @@ class FabricController:
                                   self.tiers[name])
 
     def _on_primary(self, session: SwitchSession) -> None:
-        try:
-            self.sync_switch(session.name)
-        except SessionError as exc:
-            log.error("%s: programming failed: %s", session.name, exc)
-        except Exception:
-            log.exception("%s: programming failed", session.name)
+        delay = 0.5
+        while session.primary.is_set() and not self._stopped.is_set():
+            try:
+                self.sync_switch(session.name)
+                if self.synced[session.name]:
+                    return
+            except SessionError as exc:
+                log.error("%s: programming failed: %s", session.name, exc)
+            except Exception:
+                log.exception("%s: programming failed", session.name)
+            # retry while we hold the primary role; a new stream starts its own attempt
+            self._stopped.wait(delay)
+            delay = min(5.0, delay * 2)
 
     def _on_lost(self, session: SwitchSession) -> None:
         self.synced[session.name] = False
@@ -185,9 +192,11 @@ class FabricController:
                 current = self.codec.parse_state(session.read(self.codec.read_request_entities()))
                 how = "pipeline kept, state read back"
             written = self._write_plan(name, current, self.desired_state(name))
-            self.synced[name] = True
-        log.info("%s: programmed in %.2f s (%s, %d updates)", name,
-                 time.monotonic() - started, how, written)
+            # a failed write leaves no mirror: not synced, _on_primary tries again
+            self.synced[name] = self.installed[name] is not None
+        log.info("%s: programmed in %.2f s (%s, %d updates)%s", name,
+                 time.monotonic() - started, how, written,
+                 "" if self.synced[name] else " with errors, will retry")
         return written
 
     def _write_plan(self, name: str, current: SwitchState, desired: SwitchState) -> int:

@@ -87,8 +87,10 @@ def build(gen) -> tuple[m.ProgramInfo, p4info_pb2.P4Info, dict[str, int], dict[s
     for t in objs["tables"]:
         for r in t["actions"]:
             used_actions.add(r["action"])
-    # p4c's P4Info lists the actions tables refer to (directly called ones are inlined)
-    actions = {n: a for n, a in objs["actions"].items() if n in used_actions}
+    # p4c's P4Info lists every action the controls use: referenced by a table or called
+    # directly (P4Info is generated before actions are inlined)
+    actions = {n: a for n, a in objs["actions"].items()
+               if n in used_actions or (n in gen.actions_by_name and gen.actions_by_name[n].py)}
     req: list[tuple[str, str, int | None]] = []
     for n, a in actions.items():
         req.append(("action", n, _explicit_id(a["annotations"])))
@@ -111,9 +113,8 @@ def build(gen) -> tuple[m.ProgramInfo, p4info_pb2.P4Info, dict[str, int], dict[s
     for name, _ in digests:
         req.append(("digest", name, None))
     ids = assign_ids(req)
-    aliases_by_kind: dict[str, dict[str, str]] = {}
-    for kind in {k for k, _, _ in req}:
-        aliases_by_kind[kind] = alias_map([n for k, n, _ in req if k == kind])
+    # one suffix set over the names of all kinds, as p4c's P4RuntimeSymbolTable
+    aliases = alias_map(sorted({n for _, n, _ in req}))
     info = m.ProgramInfo()
     p4 = p4info_pb2.P4Info()
     p4.pkg_info.arch = "v1model"
@@ -121,19 +122,27 @@ def build(gen) -> tuple[m.ProgramInfo, p4info_pb2.P4Info, dict[str, int], dict[s
     def pre(msg, kind, name, display=None, annos=None):
         msg.preamble.id = ids[(kind, name)]
         msg.preamble.name = display or name
-        msg.preamble.alias = aliases_by_kind[kind].get(name, name) if display is None else display
+        msg.preamble.alias = aliases.get(name, name) if display is None else display
         msg.preamble.annotations.extend(_anno_strs(annos, PREAMBLE_SKIP))
+        for doc_field in ("brief", "description"):  # p4c: documentation, not annotations
+            a = A.find_annotation(annos or [], doc_field)
+            if a is not None and a.string() is not None:
+                setattr(msg.preamble.doc, doc_field, a.string())
 
     aid = {n: ids[("action", n)] for n in actions}
     for n in sorted(actions, key=lambda x: aid[x]):
         a = actions[n]
-        params = tuple(m.ParamInfo(i + 1, pn, w) for i, (pn, w, _) in enumerate(a["params"]))
+        params = tuple(m.ParamInfo(i + 1, pn, w) for i, (pn, w, *_) in enumerate(a["params"]))
         info.actions[aid[n]] = m.ActionInfo(aid[n], n, params, _anno_strs(a["annotations"]))
         pa = p4.actions.add()
         pre(pa, "action", n, annos=a["annotations"])
-        for p in params:
+        for p, (_, _, _, type_name) in zip(params, a["params"], strict=True):
             pp = pa.params.add()
             pp.id, pp.name, pp.bitwidth = p.id, p.name, p.bitwidth
+            if type_name is not None:
+                pp.type_name.name = type_name
+                nt = p4.type_info.new_types[type_name]
+                nt.original_type.bitstring.bit.bitwidth = p.bitwidth
     direct_of: dict[str, str] = {}
     for t in objs["tables"]:
         if t["direct_counter"]:
@@ -176,6 +185,13 @@ def build(gen) -> tuple[m.ProgramInfo, p4info_pb2.P4Info, dict[str, int], dict[s
             ar.annotations.extend(r.annotations)
         if t["const_default"] and ti.default_action_id is not None:
             pt.const_default_action_id = ti.default_action_id
+        if ti.default_action_id is not None:
+            pt.initial_default_action.action_id = ti.default_action_id
+            params = info.actions[ti.default_action_id].params
+            for prm, value in zip(params, ti.default_action_args, strict=False):
+                arg = pt.initial_default_action.arguments.add()
+                arg.param_id = prm.id
+                arg.value = _canonical_bytes(value)
         if impl:
             pt.implementation_id = ids[("action_profile", impl)]
         if t["direct_counter"]:
@@ -193,7 +209,8 @@ def build(gen) -> tuple[m.ProgramInfo, p4info_pb2.P4Info, dict[str, int], dict[s
         pid = ids[("action_profile", p["name"])]
         tables = tuple(ids[("table", tn)] for tn in gen.links.get(p["name"], []) if tn in table_names)
         mg = A.find_annotation(p["annotations"], "max_group_size")
-        mgs = mg.integer() if mg is not None else 0
+        # p4c honours @max_group_size on selectors only
+        mgs = mg.integer() if mg is not None and p["selector"] is not None else 0
         info.action_profiles[pid] = m.ActionProfileInfo(
             pid, p["name"], tables, p["size"], p["selector"] is not None, p["selector"], mgs or 0)
         pp = p4.action_profiles.add()
@@ -203,6 +220,7 @@ def build(gen) -> tuple[m.ProgramInfo, p4info_pb2.P4Info, dict[str, int], dict[s
         pp.size = p["size"]
         if mgs:
             pp.max_group_size = mgs
+            pp.sum_of_weights.SetInParent()  # p4c's selector-size semantics with max_group_size
     for c in objs["counters"]:
         kind = "direct_counter" if c["direct"] else "counter"
         cid = ids[(kind, c["name"])]
@@ -260,6 +278,13 @@ def build(gen) -> tuple[m.ProgramInfo, p4info_pb2.P4Info, dict[str, int], dict[s
         for f in hf:
             md = ph.metadata.add()
             md.id, md.name, md.bitwidth = f.id, f.name, f.bitwidth
+    for ename, et in sorted(gen.p4rt_enums.items()):
+        se = p4.type_info.serializable_enums[ename]
+        se.underlying_type.bitwidth = et.underlying.width
+        for member in et.members:
+            mm = se.members.add()
+            mm.name = member
+            mm.value = _canonical_bytes(et.values[member] & et.underlying.mask)
     digest_ids = {}
     for name, fields in digests:
         did = ids[("digest", name)]
@@ -277,8 +302,14 @@ def build(gen) -> tuple[m.ProgramInfo, p4info_pb2.P4Info, dict[str, int], dict[s
     return info, p4, aid, digest_ids
 
 
+def _canonical_bytes(value: int) -> bytes:
+    """P4Runtime canonical byte string (no leading zero bytes; 0 is one zero byte)."""
+    return value.to_bytes(max(1, (value.bit_length() + 7) // 8), "big")
+
+
 # annotations p4c consumes instead of copying into a P4Info preamble
-PREAMBLE_SKIP = frozenset({"name", "id", "hidden", "controller_header", "field_list"})
+PREAMBLE_SKIP = frozenset({"name", "id", "hidden", "controller_header", "field_list", "brief",
+                           "description"})
 
 
 def _anno_strs(annos, skip=frozenset()) -> tuple[str, ...]:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import logging
+import os
+import subprocess
 import time
 from pathlib import Path
 
@@ -15,6 +17,32 @@ from topologies.model import Fabric
 from topologies.p4switch import P4Switch, QueueOptions
 
 log = logging.getLogger(__name__)
+
+
+def qdisc_available(kind: str, args: str) -> bool:
+    """Can tc create this qdisc here? Tried on the loopback of a throwaway namespace."""
+    ns = f"mrcfab-tc-{os.getpid()}"
+    subprocess.run(["ip", "netns", "add", ns], capture_output=True)
+    try:
+        result = subprocess.run(
+            ["ip", "netns", "exec", ns, "tc", "qdisc", "add", "dev", "lo", "root", kind,
+             *args.split()], capture_output=True)
+        return result.returncode == 0
+    finally:
+        subprocess.run(["ip", "netns", "del", ns], capture_output=True)
+
+
+def check_link_shaping(fabric: Fabric) -> None:
+    """Fail early, in one line, when the kernel cannot shape links as the spec asks."""
+    params = [lk.params for lk in fabric.links]
+    if any(p.delay is not None or p.loss_pct is not None for p in params) and \
+            not qdisc_available("netem", "delay 1ms"):
+        raise ValueError("link delay/loss needs the kernel's netem qdisc (sch_netem), "
+                         "which is not available here")
+    if any(p.bw_mbps is not None for p in params) and \
+            not qdisc_available("htb", "default 1"):
+        raise ValueError("link bandwidth needs the kernel's htb qdisc (sch_htb), "
+                         "which is not available here")
 
 
 class FabricNetwork:
@@ -52,6 +80,7 @@ class FabricNetwork:
 
     def start(self, ready_timeout: float = 30.0) -> list[str]:
         """Build and start everything; returns the names of switches whose gRPC never opened."""
+        check_link_shaping(self.fabric)
         self.run_dir.mkdir(parents=True, exist_ok=True)
         self.net = self._build()
         self._configure_switch_interfaces()

@@ -161,9 +161,25 @@ class P4Switch(Switch):
             if not self.alive():
                 return False
             if port_open(self.grpc_port):
+                if self.target == "bmv2":
+                    self._configure_bmv2_queues()
                 return True
             time.sleep(0.1)
         return False
+
+    def _configure_bmv2_queues(self) -> None:
+        """simple_switch_grpc has no queue flags: set them through its runtime CLI."""
+        commands = []
+        if self.queues.depth is not None:
+            commands.append(f"set_queue_depth {self.queues.depth}")
+        if self.queues.rate_pps is not None:
+            commands.append(f"set_queue_rate {self.queues.rate_pps}")
+        if self.queues.line_rate_bps is not None:
+            log.warning("%s: bmv2 has no line rate (p4emu only); ignored", self.name)
+        if commands:
+            subprocess.run(["simple_switch_CLI", "--thrift-port", str(self.thrift_port)],
+                           input="\n".join(commands) + "\n", capture_output=True, text=True,
+                           timeout=30)
 
     def kill_process(self) -> None:
         """Stop the switch process only (interfaces stay): used to simulate a crash."""

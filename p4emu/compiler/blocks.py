@@ -68,7 +68,7 @@ class BlockGen:
             else:
                 py = f"C.v_{py_ident(p.name)}"
                 ctx.frame_fields.append((py[2:], zero_value(t)))
-            scope.bind(p.name, VarB(t, py, writable=p.direction != "in" or True, direction=p.direction))
+            scope.declare(p.name, VarB(t, py, writable=p.direction not in ("in", ""), direction=p.direction), p.loc)
             ctx.params.append((p, t, py))
         return compound
 
@@ -97,7 +97,7 @@ class BlockGen:
             t = self.resolve_type(d.type, scope)
             if d.is_const:
                 v = self.coerce(self.const_value(d.init, scope, t), t, d.loc)
-                scope.bind(d.name, ConstB(t, v.const))
+                scope.declare(d.name, ConstB(t, v.const), d.loc)
                 return
             name = f"v_{py_ident(d.name)}_{self.next_id()}"
             ctx.frame_fields.append((name, zero_value(t)))
@@ -110,10 +110,10 @@ class BlockGen:
                 else:
                     fn.emit(f"{b.py} = {self.coerce(v, t, d.loc).py}")
                 ctx.prologue += fn.lines
-            scope.bind(d.name, b)
+            scope.declare(d.name, b, d.loc)
         elif isinstance(d, A.ActionDecl):
             b = ActionB(d, full_name(ctx.name, d), ctx)
-            scope.bind(d.name, b)
+            scope.declare(d.name, b, d.loc)
             b.scope = scope
             self.register_action(b)
         elif isinstance(d, A.TableDecl):
@@ -133,7 +133,7 @@ class BlockGen:
             else:
                 fields.append(("", _width(t, d.loc)))
             self.objects["value_sets"].append(dict(name=name, size=size, fields=fields, annotations=d.annotations))
-            scope.bind(d.name, InstB("value_set", t, name, py, d))
+            scope.declare(d.name, InstB("value_set", t, name, py, d), d.loc)
         elif isinstance(d, A.FunctionDecl):
             raise unsupported(d.loc, "functions declared inside controls/parsers")
         else:
@@ -144,6 +144,7 @@ class BlockGen:
         fn.owner = ctx
         fn.ret_type = None
         fn.epilogue = ""
+        fn.kind = ctx.kind
         return fn
 
     def gen_instance(self, d: A.InstanceDecl, ctx: BlockCtx, scope: Scope) -> None:
@@ -152,11 +153,11 @@ class BlockGen:
         if isinstance(t, ObjectT) and t.kind in ("control", "parser"):
             sub = self.gen_block(t.decl, name, d.args, scope)
             direct = substitutable(getattr(ctx, "decl_ast", None), d.name)
-            scope.bind(d.name, InstB(t.kind, t, name, sub.apply_py, d, {"ctx": sub, "direct": direct}))
+            scope.declare(d.name, InstB(t.kind, t, name, sub.apply_py, d, {"ctx": sub, "direct": direct}), d.loc)
             return
         if isinstance(t, ObjectT) and t.kind == "extern":
             py = self.extern_instance(t, name, d.args, d, scope, d.annotations)
-            scope.bind(d.name, InstB("extern", t, name, py, d))
+            scope.declare(d.name, InstB("extern", t, name, py, d), d.loc)
             return
         raise P4CompileError(d.loc, f"cannot instantiate {t}")
 
@@ -319,11 +320,18 @@ class BlockGen:
 
     # -- parser states -----------------------------------------------------------------
     def gen_states(self, decl: A.ParserDecl, ctx: BlockCtx, scope: Scope) -> str:
-        names = {s.name: f"S_{self.next_id()}_{py_ident(s.name)}" for s in decl.states}
+        names: dict[str, str] = {}
+        for st in decl.states:
+            if st.name in ("accept", "reject"):
+                raise P4CompileError(st.loc, f"parser state {st.name} is built in and cannot be implemented")
+            if st.name in names:
+                raise P4CompileError(st.loc, f"{st.name}: duplicate parser state")
+            names[st.name] = f"S_{self.next_id()}_{py_ident(st.name)}"
         if "start" not in names:
             raise P4CompileError(decl.loc, f"parser {decl.name} has no start state")
         for s in decl.states:
             fn = self.new_fn(ctx)
+            fn.kind = "parser"
             sscope = Scope(scope)
             for st in s.stmts:
                 self.stmt(st, sscope, fn)
@@ -417,7 +425,12 @@ class BlockGen:
                 t = self.resolve_type(p.type, scope)
                 anno = A.find_annotation(p.annotations, "name")
                 pname = anno.string() if anno is not None and anno.string() else p.name
-                params.append((pname, _width(t, p.loc), p.annotations))
+                type_name = None
+                if isinstance(p.type, A.TName) and p.type.name in self.new_types:
+                    type_name = p.type.name
+                if isinstance(t, EnumT) and t.underlying is not None:
+                    self.p4rt_enums[t.name] = t
+                params.append((pname, _width(t, p.loc), p.annotations, type_name))
         self.objects["actions"].setdefault(b.full_name, dict(name=b.full_name, params=params, annotations=b.decl.annotations))
 
     def ensure_action(self, b: ActionB) -> None:
@@ -429,6 +442,7 @@ class BlockGen:
         fn = Fn(self.counter)
         fn.owner = ctx
         fn.ret_type = None
+        fn.kind = "action"
         params = []
         outs = []
         b.data_params = []
@@ -436,7 +450,8 @@ class BlockGen:
             t = self.resolve_type(p.type, scope)
             py = f"a_{py_ident(p.name)}"
             params.append(py)
-            scope.bind(p.name, VarB(t, py, direction=p.direction))
+            scope.declare(p.name, VarB(t, py, writable=p.direction not in ("in", ""),
+                                       direction=p.direction), p.loc)
             if p.direction == "":
                 b.data_params.append((p, t, py))
             else:
@@ -490,13 +505,15 @@ class BlockGen:
         scope = self.tvar_scope(self.global_scope, {tp: tyenv[tp] for tp in d.type_params})
         fn = Fn(self.counter)
         fn.owner = None
+        fn.kind = "function"
         fn.ret_type = self.resolve_type(d.ret, scope)
         params, outs = [], []
         for p in d.params:
             t = self.resolve_type(p.type, scope)
             py = f"a_{py_ident(p.name)}"
             params.append(py)
-            scope.bind(p.name, VarB(t, py, direction=p.direction))
+            scope.declare(p.name, VarB(t, py, writable=p.direction not in ("in", ""),
+                                       direction=p.direction), p.loc)
             self._copy_in(p, t, py, fn, outs)
         # results: (return value?, scalar out/inout values...) -- see _s_Return
         fn.epilogue = "".join(o + ", " for o in outs)

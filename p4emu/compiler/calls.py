@@ -241,6 +241,12 @@ class CallGen:
             if t.kind == "table":
                 if name != "apply" or e.args:
                     raise P4CompileError(e.loc, f"table {t.name}: only apply() can be called")
+                if getattr(fn, "kind", "") in ("action", "function"):
+                    raise P4CompileError(e.loc, f"{t.name}.apply: tables cannot be applied from {fn.kind}s")
+                b.data["applies"] = b.data.get("applies", 0) + 1
+                if b.data["applies"] > 1:
+                    raise P4CompileError(e.loc, f"unsupported: table {t.name} applied more than once "
+                                                "(BMv2 allows one application per table)")
                 call = f"{b.py}({fn.owner.sig})"
                 if as_statement:
                     fn.emit(call)

@@ -361,6 +361,10 @@ class ExprGen:
             if isinstance(s, EnumT) and s.underlying is not None:
                 return self.cast(V(v.py, s.underlying, v.const), t, loc)
         if isinstance(t, BoolT) and isinstance(s, (BitsT, InfIntT)):
+            if isinstance(s, BitsT) and (s.width != 1 or s.signed):
+                raise P4CompileError(loc, f"cannot cast {s} to bool (only bit<1>)")
+            if isinstance(s, InfIntT) and v.const not in (0, 1):
+                raise P4CompileError(loc, f"cannot cast {v.const} to bool")
             if v.const is not None:
                 return V(lit(bool(v.const)), BOOL, bool(v.const))
             return V(f"({v.py} != 0)", BOOL)
@@ -421,7 +425,8 @@ class ExprGen:
         # operands are typed on their own (int literals fold at infinite precision, as
         # in p4c); the context type applies to the result only
         a = self.expr(e.left, scope, fn)
-        b = self.expr(e.right, scope, fn)
+        # `h == {#}`, `s == {1, 2}`: the other operand gives the brace expression its type
+        b = self.expr(e.right, scope, fn, a.ty if isinstance(a.ty, (StructT, StackT, TupleT)) else None)
         if isinstance(a.ty, InfIntT) and isinstance(b.ty, BitsT) and op != "++":
             a = self.coerce(a, b.ty, e.loc)
         if op == "++":
@@ -455,6 +460,8 @@ class ExprGen:
             raise P4CompileError(e.loc, f"{op}: expected integers, got {t}")
         if op in ("/", "%") and t.signed:
             raise P4CompileError(e.loc, f"{op}: not supported on signed values ({t})")
+        if op in ("/", "%") and b.const == 0:
+            raise P4CompileError(e.loc, "division by zero")
         if a.const is not None and b.const is not None:
             c = self._fold_bits(e, op, a.const, b.const, t)
             return V(lit(c), t, c)
@@ -583,12 +590,18 @@ class ExprGen:
 
     def _x_ListExpr(self, e: A.ListExpr, scope, fn, want) -> V:
         wants = want.items if isinstance(want, TupleT) and len(want.items) == len(e.items) else None
-        if isinstance(want, StructT) and len(want.fields) == len(e.items):
-            wants = [t for _, t in want.fields]
+        if isinstance(want, StructT) and (len(want.fields) == len(e.items) or (
+                e.rest_default and len(e.items) <= len(want.fields))):
+            wants = [t for _, t in want.fields][: len(e.items)]
+        elif e.rest_default:
+            raise P4CompileError(e.loc, "`...` needs a struct or header type from the context")
         vals = [self.expr(x, scope, fn, wants[i] if wants else None) for i, x in enumerate(e.items)]
         if wants:
             vals = [self.coerce(v, t, x.loc) if not isinstance(t, (StructT, StackT)) else v
                     for v, t, x in zip(vals, wants, e.items, strict=True)]
+        if e.rest_default:
+            vals += [self.default_value(t) for _, t in want.fields[len(vals):]]
+            wants = [t for _, t in want.fields]
         if isinstance(want, StructT) and want.kind in ("struct", "header") and wants:
             return V(f"{want.py}.build({', '.join(v.py for v in vals)})", want, None, ("list", vals))
         t = TupleT([v.ty for v in vals])
@@ -604,14 +617,37 @@ class ExprGen:
             raise unsupported(e.loc, "struct expression without a known struct type")
         names = [n for n, _ in target.fields]
         given = dict(e.fields)
-        if set(given) != set(names):
+        if set(given) - set(names) or (set(given) != set(names) and not e.rest_default):
             raise P4CompileError(e.loc, f"struct expression fields do not match {target.name}")
         vals = []
         for n, ft in target.fields:
+            if n not in given:
+                vals.append(self.default_value(ft))
+                continue
             v = self.expr(given[n], scope, fn, ft)
             vals.append(self.coerce(v, ft, given[n].loc) if ft.is_scalar() else v)
         py = f"{target.py}.build({', '.join(v.py for v in vals)})"
         return V(py, target, None, ("struct", vals))
+
+    def default_value(self, t: Type) -> V:
+        """P4's default value: 0, false, invalid headers (a fresh object)."""
+        from p4emu.compiler.stmts import zero_value
+
+        if isinstance(t, BitsT):
+            return V("0", t, 0)
+        if isinstance(t, BoolT):
+            return V("False", t, False)
+        return V(zero_value(t), t)
+
+    def _x_InvalidHeader(self, e, scope, fn, want) -> V:
+        if not isinstance(want, StructT) or want.kind not in ("header", "header_union"):
+            raise P4CompileError(e.loc, "{#} needs a header or header union type from the context")
+        return V(f"{want.py}()", want)
+
+    def _x_DefaultValue(self, e, scope, fn, want) -> V:
+        if want is None or isinstance(want, (InfIntT, TypeVarT)):
+            raise P4CompileError(e.loc, "`...` needs a type from the context")
+        return self.default_value(want)
 
     def _x_Call(self, e: A.Call, scope, fn, want) -> V:
         return self.call(e, scope, fn, want, as_statement=False)

@@ -19,6 +19,7 @@ from p4emu.frontend.types import (
     StructT,
     TupleT,
     Type,
+    TypeVarT,
     VarbitT,
 )
 
@@ -166,6 +167,8 @@ class ExternGen:
     def _xf_mark_to_drop(self, e, pairs, scope, fn):
         if pairs:
             sm = self.lvalue(pairs[0][1].value, scope, fn)
+            if not isinstance(sm.ty, StructT) or sm.ty.name != "standard_metadata_t":
+                raise P4CompileError(pairs[0][1].loc, f"mark_to_drop: expected standard_metadata_t, got {sm.ty}")
         else:
             sm = V("PS.sm", None)
         fn.emit(f"{sm.py}.f_egress_spec = 511")
@@ -311,6 +314,9 @@ class ExternGen:
             val_t = tenv.get("T")
             if name == "read":
                 res = self.lvalue(e.args[0].value, scope, fn)
+                if val_t is not None and res.ty != val_t and not (
+                        isinstance(val_t, TypeVarT) or res.ty is val_t):
+                    raise P4CompileError(e.args[0].loc, f"register read: result type {res.ty} does not match {val_t}")
                 idx = self.coerce(self.expr(e.args[1].value, scope, fn, idx_t), idx_t, e.loc)
                 tmp = fn.fresh("rv")
                 fn.emit(f"{tmp} = {inst.py}.read({idx.py})")

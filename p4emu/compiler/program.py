@@ -78,6 +78,9 @@ class ProgramGen(ExprGen, StmtGen, CallGen, ExternGen, BlockGen, TableGen):
         self.in_parser = False
         self.in_select_key = False
         self.top_prefixes: set[str] = set()
+        self.global_kinds: dict[str, type] = {}
+        self.new_types: dict = {}  # `type` declarations: name -> underlying type
+        self.p4rt_enums: dict = {}  # serializable enums the control plane sees: name -> EnumT
         self.struct_types: list[StructT] = []
         self.roles: dict = {}
         self.header_types: dict = {}
@@ -124,19 +127,28 @@ class ProgramGen(ExprGen, StmtGen, CallGen, ExternGen, BlockGen, TableGen):
 
     def global_decl(self, d: A.Decl) -> None:
         g = self.global_scope
+        prev = self.global_kinds.get(d.name)
+        if prev is type(d) and not isinstance(d, (A.ExternFuncDecl, A.ErrorDecl, A.MatchKindDecl)):
+            raise P4CompileError(d.loc, f"{d.name}: duplicate declaration")
+        if prev is not None and prev is not type(d):
+            g.names.pop(d.name, None)  # a declaration of another kind: the later one is visible
+        self.global_kinds[d.name] = type(d)
         if isinstance(d, A.ErrorDecl):
             for m in d.members:
                 self.errors.setdefault(m, len(self.errors))
         elif isinstance(d, A.MatchKindDecl):
             self.match_kinds.update(d.members)
         elif isinstance(d, A.TypedefDecl):
-            g.bind(d.name, TypeB(self.resolve_type(d.type, g)))
+            t = self.resolve_type(d.type, g)
+            g.declare(d.name, loc=d.loc, b=TypeB(t))
+            if d.new_type:
+                self.new_types[d.name] = t  # `type`: named in P4Info type_info
         elif isinstance(d, A.HeaderDecl):
             if d.type_params:
                 raise unsupported(d.loc, "generic structs/headers")
             t = StructT(d.kind, d.name, annotations=d.annotations)
             t.py = f"H_{self.next_id()}_{d.name}"
-            g.bind(d.name, TypeB(t))
+            g.declare(d.name, loc=d.loc, b=TypeB(t))
             for f in d.fields:
                 ft = self.resolve_type(f.type, g)
                 if d.kind == "header" and not isinstance(ft, (BitsT, EnumT)) and type(ft).__name__ not in ("BoolT", "VarbitT"):
@@ -150,6 +162,8 @@ class ProgramGen(ExprGen, StmtGen, CallGen, ExternGen, BlockGen, TableGen):
         elif isinstance(d, A.EnumDecl):
             under = self.resolve_type(d.underlying, g) if d.underlying is not None else None
             t = EnumT(d.name, [m for m, _ in d.members], under)
+            if len(set(t.members)) != len(t.members):
+                raise P4CompileError(d.loc, f"enum {d.name}: duplicate member")
             nxt = 0
             for m, e in d.members:
                 if under is None:
@@ -160,37 +174,39 @@ class ProgramGen(ExprGen, StmtGen, CallGen, ExternGen, BlockGen, TableGen):
                     v = self.coerce(self.const_value(e, g, under), under, e.loc)
                     t.values[m] = v.const
                 nxt += 1
-            g.bind(d.name, TypeB(t))
+            g.declare(d.name, loc=d.loc, b=TypeB(t))
         elif isinstance(d, A.VarDecl):
             t = self.resolve_type(d.type, g)
             v = self.coerce(self.const_value(d.init, g, t), t, d.init.loc)
-            g.bind(d.name, ConstB(t, v.const))
+            g.declare(d.name, loc=d.loc, b=ConstB(t, v.const))
         elif isinstance(d, A.ExternDecl):
-            kind = d.name if d.name in ("packet_in", "packet_out") else "extern"
-            g.bind(d.name, TypeB(ObjectT(kind, d.name, d)))
+            if d.name in ("packet_in", "packet_out"):  # replaces the built-in placeholder
+                g.bind(d.name, TypeB(ObjectT(d.name, d.name, d)))
+            else:
+                g.declare(d.name, loc=d.loc, b=TypeB(ObjectT("extern", d.name, d)))
         elif isinstance(d, A.ExternFuncDecl):
             b = g.names.get(d.name)
             if not isinstance(b, ExternFuncB):
                 b = ExternFuncB(d.name)
-                g.bind(d.name, b)
+                g.declare(d.name, loc=d.loc, b=b)
             b.overloads.append(d)
         elif isinstance(d, A.ActionDecl):
             b = ActionB(d, _global_name(d), None)
-            g.bind(d.name, b)
+            g.declare(d.name, loc=d.loc, b=b)
             self.register_action(b)
         elif isinstance(d, A.FunctionDecl):
-            g.bind(d.name, FuncB(d))
+            g.declare(d.name, loc=d.loc, b=FuncB(d))
         elif isinstance(d, (A.ParserDecl, A.ControlDecl)):
             kind = "parser" if isinstance(d, A.ParserDecl) else "control"
-            g.bind(d.name, TypeB(ObjectT(kind, d.name, d)))
+            g.declare(d.name, loc=d.loc, b=TypeB(ObjectT(kind, d.name, d)))
         elif isinstance(d, A.BlockTypeDecl):
-            g.bind(d.name, BlockDeclB(d, ObjectT(d.kind + "_type", d.name, d)))
+            g.declare(d.name, loc=d.loc, b=BlockDeclB(d, ObjectT(d.kind + "_type", d.name, d)))
         elif isinstance(d, A.InstanceDecl):
             t = self.resolve_type(d.type, g)
             if not isinstance(t, ObjectT) or t.kind != "extern":
                 raise unsupported(d.loc, f"top-level instantiation of {t}")
             py = self.extern_instance(t, _global_name(d), d.args, d, g, d.annotations)
-            g.bind(d.name, InstB("extern", t, _global_name(d), py, d))
+            g.declare(d.name, loc=d.loc, b=InstB("extern", t, _global_name(d), py, d))
         else:
             raise unsupported(d.loc, f"top-level {type(d).__name__}")
 

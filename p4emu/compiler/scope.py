@@ -99,6 +99,14 @@ class Scope:
     def bind(self, name: str, b: Binding) -> None:
         self.names[name] = b
 
+    def declare(self, name: str, b: Binding, loc=None) -> None:
+        """Bind a new declaration; a second one of the same name in one scope is an error."""
+        if name in self.names:
+            from p4emu.frontend.errors import P4CompileError
+
+            raise P4CompileError(loc, f"{name}: duplicate declaration")
+        self.names[name] = b
+
 
 def py_ident(name: str) -> str:
     s = "".join(c if c.isalnum() or c == "_" else "_" for c in name)

@@ -3,6 +3,7 @@ for loops, exit/return (mixin of `ProgramGen`; calls are in `calls.py`)."""
 
 from __future__ import annotations
 
+from p4emu.compiler.analysis import expr_text
 from p4emu.compiler.exprs import V
 from p4emu.compiler.scope import (
     ActionB,
@@ -68,11 +69,11 @@ class StmtGen:
             v = self.expr(s.init, scope, fn, t)
             v = self.coerce(v, t, s.init.loc)
             if v.const is not None:
-                scope.bind(s.name, ConstB(t, v.const))
+                scope.declare(s.name, ConstB(t, v.const), s.loc)
                 return
             py = fn.fresh("c_" + s.name)
             fn.emit(f"{py} = {v.py}")
-            scope.bind(s.name, VarB(t, py, writable=False))
+            scope.declare(s.name, VarB(t, py, writable=False), s.loc)
             return
         py = fn.fresh("v_" + s.name)
         if s.init is not None:
@@ -85,7 +86,7 @@ class StmtGen:
                 fn.emit(f"{py} = {v.py}")
         else:
             fn.emit(f"{py} = {zero_value(t)}")
-        scope.bind(s.name, VarB(t, py))
+        scope.declare(s.name, VarB(t, py), s.loc)
 
     def _s_InstanceDecl(self, s, scope, fn):
         raise P4CompileError(s.loc, "instantiations are not allowed inside blocks")
@@ -215,6 +216,15 @@ class StmtGen:
             fn.indent -= 1
 
     def _s_Switch(self, s: A.Switch, scope, fn):
+        if getattr(fn, "kind", "") in ("action", "parser"):
+            raise P4CompileError(s.loc, f"switch statements are not allowed in {fn.kind}s")
+        seen_labels: set[str] = set()
+        for case in s.cases:
+            for label in case.labels:
+                text = "default" if isinstance(label, A.DefaultKey) else expr_text(label)
+                if text in seen_labels:
+                    raise P4CompileError(label.loc, f"duplicate switch label {text}")
+                seen_labels.add(text)
         v = self.expr(s.expr, scope, fn)
         tmp = fn.fresh("sw")
         fn.emit(f"{tmp} = {v.py}")
@@ -314,9 +324,13 @@ class StmtGen:
         fn.emit("continue")
 
     def _s_Exit(self, s, scope, fn):
+        if getattr(fn, "kind", "") in ("function", "parser"):
+            raise P4CompileError(s.loc, f"exit statements are not allowed in {fn.kind}s")
         fn.emit("raise ExitSignal()")
 
     def _s_Return(self, s: A.Return, scope, fn):
+        if getattr(fn, "kind", "") == "parser":
+            raise P4CompileError(s.loc, "return statements are not allowed in parsers")
         ret_type = getattr(fn, "ret_type", None)
         epilogue = getattr(fn, "epilogue", "")
         if s.value is not None:

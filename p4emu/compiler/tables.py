@@ -3,12 +3,11 @@ generated apply/dispatch functions (mixin of `ProgramGen`)."""
 
 from __future__ import annotations
 
-from p4emu.compiler.analysis import expr_text
 from p4emu.compiler.blocks import BlockCtx, _unsigned, _width, full_name
 from p4emu.compiler.scope import ActionB, InstB, Scope, py_ident
 from p4emu.frontend import ast as A
 from p4emu.frontend.errors import P4CompileError, unsupported
-from p4emu.frontend.types import BitsT, BoolT, ObjectT
+from p4emu.frontend.types import BitsT, BoolT, EnumT, ObjectT, StructT
 from p4emu.runtime import match as M
 
 
@@ -17,15 +16,25 @@ class TableGen:
     def gen_table(self, d: A.TableDecl, ctx: BlockCtx, scope: Scope) -> None:
         name = full_name(ctx.name, d)
         uid = self.next_id()
-        props = {p.name: p for p in d.properties}
+        props = {}
+        for prop in d.properties:
+            if prop.name in props:
+                raise P4CompileError(prop.loc, f"table {d.name}: duplicate property {prop.name}")
+            props[prop.name] = prop
+        if "actions" not in props:
+            raise P4CompileError(d.loc, f"table {d.name} has no actions property")
         fn = self.new_fn(ctx)
         keys = []
         key_py = []
         for ke in (props["key"].value if "key" in props else []):
             v = self.expr(ke.expr, scope, fn)
             w = _width(v.ty, ke.loc)
+            if isinstance(v.ty, EnumT) and v.ty.underlying is not None:
+                self.p4rt_enums[v.ty.name] = v.ty
             anno = A.find_annotation(ke.annotations, "name")
-            kname = anno.string() if anno is not None else expr_text(ke.expr)
+            kname = anno.string() if anno is not None else key_name(ke.expr)
+            if kname is None:
+                raise P4CompileError(ke.loc, "Complex key expression requires a @name annotation")
             if ke.match_kind not in self.match_kinds:
                 raise P4CompileError(ke.loc, f"{ke.match_kind}: unknown match kind")
             keys.append(dict(name=kname, match_kind=ke.match_kind, bitwidth=w, annotations=ke.annotations, ty=v.ty))
@@ -228,9 +237,12 @@ class TableGen:
         if isinstance(v, A.Call) and isinstance(v.func, A.TypeExpr):
             t = self.resolve_type(v.func.type, scope)
             if isinstance(t, ObjectT) and t.name in ("action_profile", "action_selector"):
-                self.extern_instance(t, table_name, v.args, prop, scope, [])
-                self._link(table_name, table_name, "action_profiles")
-                return table_name
+                # p4c names an inline instance by the property's @name (else the table's)
+                anno = A.find_annotation(prop.annotations, "name")
+                name = anno.string().lstrip(".") if anno is not None and anno.string() else table_name
+                self.extern_instance(t, name, v.args, prop, scope, prop.annotations)
+                self._link(name, table_name, "action_profiles")
+                return name
         raise P4CompileError(prop.loc, "implementation must be an action_profile or action_selector")
 
     def _direct_ref(self, prop, scope, kind) -> str:
@@ -242,3 +254,47 @@ class TableGen:
 
     def _link(self, obj_name: str, table_name: str, kind: str) -> None:
         self.links.setdefault(obj_name, []).append(table_name)
+
+
+def _const_text(e: A.IntLit) -> str:
+    if e.base == 16:
+        return "0x" + format(e.value, "x")
+    if e.base == 2:
+        return "0b" + format(e.value, "b")
+    if e.base == 8:
+        return "0o" + format(e.value, "o")
+    return str(e.value)
+
+
+def key_name(e: A.Expr) -> str | None:
+    """p4c's name of a table key expression (TableKeyNames); None: needs a @name."""
+    if isinstance(e, A.Path):
+        return e.name
+    if isinstance(e, A.Member):
+        base = key_name(e.expr)
+        if base is None:
+            return None
+        name = e.name
+        t = e.expr.ty
+        if isinstance(t, StructT):
+            anno = A.find_annotation(t.field_annotations.get(e.name, []), "name")
+            if anno is not None and anno.string():
+                name = anno.string()
+        return f"{base}.{name}"
+    if isinstance(e, A.Index):
+        base = key_name(e.expr)
+        return None if base is None or not isinstance(e.index, A.IntLit) else f"{base}[{e.index.value}]"
+    if isinstance(e, A.Slice):
+        base = key_name(e.expr)
+        if base is None or not isinstance(e.hi, A.IntLit) or not isinstance(e.lo, A.IntLit):
+            return None
+        return f"{base}[{e.hi.value}:{e.lo.value}]"
+    if isinstance(e, A.Call) and isinstance(e.func, A.Member) and e.func.name == "isValid":
+        base = key_name(e.func.expr)
+        return None if base is None else f"{base}.$valid$"
+    if isinstance(e, A.Binary) and e.op == "&" and isinstance(e.right, A.IntLit):
+        base = key_name(e.left)
+        return None if base is None else f"{base} & {_const_text(e.right)}"
+    if isinstance(e, A.IntLit):
+        return _const_text(e)
+    return None

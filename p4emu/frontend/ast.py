@@ -95,6 +95,7 @@ class IntLit(Expr):
     value: int
     width: int | None
     signed: bool
+    base: int = 10  # as written (p4c prints key names with it)
 
 
 @dataclass(eq=False)
@@ -181,17 +182,29 @@ class Cast(Expr):
 @dataclass(eq=False)
 class ListExpr(Expr):
     items: list[Expr]
+    rest_default: bool = False  # trailing `...`: remaining fields take default values
 
 
 @dataclass(eq=False)
 class StructExpr(Expr):
     fields: list[tuple[str, Expr]]
     type: TypeRef | None = None
+    rest_default: bool = False  # trailing `...`: remaining fields take default values
 
 
 @dataclass(eq=False)
 class DontCare(Expr):
     pass
+
+
+@dataclass(eq=False)
+class InvalidHeader(Expr):
+    """`{#}`: an invalid header or header union."""
+
+
+@dataclass(eq=False)
+class DefaultValue(Expr):
+    """`...`: the default value of the whole expected type."""
 
 
 @dataclass(eq=False)

@@ -249,6 +249,11 @@ class ExprParser:
             while self.accept(","):
                 out.append(self.param())
         self.expect(")")
+        seen = set()
+        for p in out:
+            if p.name in seen:
+                raise P4CompileError(p.loc, f"{p.name}: duplicate parameter name")
+            seen.add(p.name)
         return out
 
     def param(self) -> A.Param:
@@ -334,7 +339,9 @@ class ExprParser:
         if t.kind == "num":
             self.i += 1
             v, w, s = t.value
-            return A.IntLit(t.loc, v, w, s)
+            digits = t.text.split("w", 1)[-1].split("s", 1)[-1].lstrip("-")
+            base = {"x": 16, "b": 2, "o": 8}.get(digits[1:2].lower(), 10) if digits[:1] == "0" else 10
+            return A.IntLit(t.loc, v, w, s, base)
         if t.kind == "kw" and t.text in ("true", "false"):
             self.i += 1
             return A.BoolLit(t.loc, t.text == "true")
@@ -348,6 +355,9 @@ class ExprParser:
             return e
         if t.text == "{":
             return self._brace_expr()
+        if t.text == "..." and t.kind == "punct":
+            self.i += 1
+            return A.DefaultValue(t.loc)
         if t.kind == "kw" and t.text in ("error", "bit", "int", "varbit", "bool", "tuple"):
             ty = self.type_ref()
             return A.TypeExpr(t.loc, ty)
@@ -379,9 +389,20 @@ class ExprParser:
         if self.at("}"):
             self.i += 1
             return A.ListExpr(t.loc, [])
+        if self.at("#") and self.peek().text == "}":
+            self.i += 2
+            return A.InvalidHeader(t.loc)
+        if self.at("..."):
+            self.i += 1
+            self.expect("}")
+            return A.ListExpr(t.loc, [], True)
         if self.tok.kind == "id" and self.peek().text == "=":
             fields = []
+            rest = False
             while True:
+                if self.accept("..."):
+                    rest = True
+                    break
                 n = self.name()
                 self.expect("=")
                 fields.append((n, self.expression()))
@@ -390,14 +411,18 @@ class ExprParser:
                 if self.at("}"):
                     break
             self.expect("}")
-            return A.StructExpr(t.loc, fields)
+            return A.StructExpr(t.loc, fields, None, rest)
         items = [self.expression()]
+        rest = False
         while self.accept(","):
             if self.at("}"):
                 break
+            if self.accept("..."):
+                rest = True
+                break
             items.append(self.expression())
         self.expect("}")
-        return A.ListExpr(t.loc, items)
+        return A.ListExpr(t.loc, items, rest)
 
     def _postfix(self, e: A.Expr) -> A.Expr:
         while True:

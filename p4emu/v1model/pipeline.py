@@ -32,7 +32,7 @@ class EgressJob:
     """A packet between the traffic manager and egress."""
 
     __slots__ = ("port", "priority", "hdr", "meta", "sm", "payload", "length", "now_us", "truncate",
-                 "pkt_length")
+                 "pkt_length", "recirculate")
 
     def __init__(self, port, hdr, meta, sm, payload: bytes, length: int, now_us: int):
         self.port = port
@@ -45,13 +45,19 @@ class EgressJob:
         self.now_us = now_us
         self.truncate = None  # set by ingress truncate() on the unicast path
         self.pkt_length = length  # standard_metadata.packet_length seen by egress
+        self.recirculate = None  # recirculate requested in ingress (acted on after egress)
 
 
 class Pipeline:
-    def __init__(self, program: CompiledProgram, state, cpu_port: int | None = None):
+    def __init__(self, program: CompiledProgram, state, cpu_port: int | None = None,
+                 priority_queues: int | None = None):
         self.program = program
         self.state = state
         self.cpu_port = cpu_port
+        # process() models simple_switch's enqueue check: priority >= this count is dropped
+        # (simple_switch --priority-queues N; plain simple_switch, as p4c's STF driver
+        # starts it, has 1). None: no check (the switch layer owns the queues)
+        self.priority_queues = priority_queues
         ns = generated_globals()
         self.ps = PacketState()
         ns["PS"] = self.ps
@@ -85,6 +91,9 @@ class Pipeline:
             if passes > MAX_PASSES * 16:
                 log.error("packet from port %d: too many copies, dropped", port)
                 break
+            if self.priority_queues is not None and job.priority >= self.priority_queues:
+                log.error("priority %d out of range, dropping packet", job.priority)
+                continue
             out.extend(self._egress_job(job, 0, 0, 0, 0, now_us, jobs))
         return out
 
@@ -160,7 +169,9 @@ class Pipeline:
         length = ps.length
         pkt_length = (length + ps.len_delta) & 0xFFFFFFFF
         clone, digest, resubmit = ps.clone, ps.digest, ps.resubmit
-        if clone is not None and clone[0] == INGRESS_CLONE:
+        # BMv2's clone primitives only set the mirror-session register, whatever the
+        # CloneType: a request pending at the end of ingress is an ingress clone
+        if clone is not None:
             self._i2e_clone(data, clone, meta, sm, now_us, jobs)
         if digest is not None:
             self.state.digest_queue.push(digest[0], digest[1], now_us * 1000)
@@ -182,6 +193,7 @@ class Pipeline:
         job = EgressJob(sm.f_egress_spec, hdr, meta, sm, payload, length, now_us)
         job.truncate = ps.truncate
         job.pkt_length = pkt_length
+        job.recirculate = ps.recirculate  # the flag survives to the end of egress (unicast only)
         jobs.append(job)
 
     def _i2e_clone(self, data, clone, meta, sm, now_us, jobs) -> None:
@@ -225,9 +237,11 @@ class Pipeline:
         except ExitSignal:
             pass
         clone, recirc, trunc = ps.clone, ps.recirculate, ps.truncate
+        if recirc is None:
+            recirc = job.recirculate
         if job.truncate is not None:
             trunc = job.truncate if trunc is None else min(trunc, job.truncate)
-        if clone is not None and clone[0] == EGRESS_CLONE:
+        if clone is not None:  # any pending clone request at the end of egress
             _, session, fl = clone
             for rid, eport in self.state.pre.clone_targets(session):
                 c_meta, c_sm = self._new_m(), self._new_sm()

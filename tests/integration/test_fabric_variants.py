@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 
 import pytest
@@ -30,11 +31,12 @@ def _wait_event(lab: Lab, start: int, status: str, timeout: float = 10.0) -> dic
 
 
 def test_leafspine_pingall_and_failover(tmp_path):
-    with _lab(tmp_path, "leafspine:leaves=3,spines=2,hosts=2") as lab:
+    with _lab(tmp_path, "leafspine:leaves=3,spines=2,hosts=2,bw=100") as lab:
         lab.start()
         net = lab.net.net
         assert net.pingAll(timeout="1") == 0
         h1 = net.get("h1")
+        assert "htb" in h1.cmd("tc qdisc show dev h1-eth0")  # the bw option shaped the link
         ping = BackgroundPing(h1, "10.0.2.2", count=80, interval=0.05)
         time.sleep(0.5)
         lab.set_link("l3", "s1", up=False)
@@ -51,6 +53,23 @@ def test_leafspine_pingall_and_failover(tmp_path):
         assert _wait_event(lab, 0, "up") is not None
 
 
+def test_link_delay_is_applied_or_refused_in_one_line(tmp_path):
+    from topologies.lab import LabError
+    from topologies.network import qdisc_available
+
+    lab = _lab(tmp_path, "leafspine:leaves=2,spines=1,hosts=1,delay=2ms")
+    with lab:
+        if not qdisc_available("netem", "delay 1ms"):
+            with pytest.raises((LabError, ValueError), match="netem"):
+                lab.start()
+            return
+        lab.start()
+        # 4 links of 2 ms each way between hosts on different leaves
+        out = lab.net.net.get("h1").cmd("ping -n -c 3 10.0.1.1")
+        rtt = re.search(r"rtt min/avg/max/mdev = ([\d.]+)/", out)
+        assert rtt is not None and float(rtt.group(1)) >= 16.0
+
+
 def test_two_plane_fattree_pingall_and_failover(tmp_path):
     with _lab(tmp_path, "multiplane:planes=2,base=fattree:k=4") as lab:
         seconds = lab.start()
@@ -64,3 +83,32 @@ def test_two_plane_fattree_pingall_and_failover(tmp_path):
         assert event is not None
         assert len(lab.ask("paths", src="h1", dst="h16")) == 7
         assert ping_all_pairs(net, lab.fabric) == []
+
+
+def test_switch_that_never_answers_is_reported_and_avoided(tmp_path, monkeypatch):
+    from topologies.network import FabricNetwork
+
+    original_start = FabricNetwork.start
+
+    def start_then_lose_s2(self, ready_timeout=30.0):
+        missing = original_start(self, ready_timeout)
+        self.switch("s2").kill_process()  # s2 dies before the controller ever reaches it
+        return missing
+
+    monkeypatch.setattr(FabricNetwork, "start", start_then_lose_s2)
+    config = LabConfig(spec="leafspine:leaves=2,spines=2,hosts=2", target="p4emu",
+                       build_dir=tmp_path, bases=PortBases(grpc=51300, thrift=10300),
+                       controller_args=["--ready-timeout", "4"])
+    with Lab(config) as lab:
+        lab.start()
+        status = lab.ask("status")
+        assert status["missing"] == ["s2"]
+        assert not status["switches"]["s2"]["synced"]
+        assert all(status["switches"][n]["synced"] for n in ("l1", "l2", "s1"))
+        log_text = (tmp_path / "logs" / "controller.log").read_text()
+        assert "switches not answering after 4 s: s2" in log_text
+        deadline = time.monotonic() + 10
+        while len(lab.ask("status")["down_links"]) < 2 and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert sorted(lab.ask("status")["down_links"]) == ["l1:4-s2:1", "l2:4-s2:2"]
+        assert lab.net.net.pingAll(timeout="1") == 0

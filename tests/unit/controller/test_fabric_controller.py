@@ -162,3 +162,27 @@ def test_switch_that_never_answers_is_reported(p4info):
     assert ctl.missing == ["s2"]
     assert ctl.synced["l1"] and ctl.synced["l2"]
     ctl.stop()
+
+
+def test_failed_write_is_retried_until_the_switch_is_programmed(p4info):
+    class FlakySession(FakeSession):
+        failures = 1
+
+        def write(self, updates):
+            if self.name == "l1" and FlakySession.failures:
+                FlakySession.failures -= 1
+                return ["RESOURCE_EXHAUSTED: table full"]
+            return super().write(updates)
+
+    topo = TopologyFile(fabric=parse_spec("leafspine:leaves=2,spines=2,hosts=1"),
+                        target="p4emu")
+    ctl = FabricController(topo, p4info, b"cfg", ForwardingPolicy(), election_id=1,
+                           session_factory=FlakySession, probe_interval=10)
+    threads_start = time.monotonic()
+    ctl.start()
+    assert _wait(ctl.ready.is_set, timeout=10)
+    assert ctl.missing == []
+    assert FlakySession.failures == 0
+    assert _read_state(ctl, "l1") == ctl.desired_state("l1")
+    assert time.monotonic() - threads_start >= 0.4  # one back-off before the retry
+    ctl.stop()

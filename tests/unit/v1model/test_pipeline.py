@@ -170,7 +170,7 @@ def test_function_and_action_parameter_passing():
     program = compile_file(os.path.join(PROGRAMS, "functions.p4")).program
     pl, _ = make(program)
     out = pl.process(1, bytes([5, 0x2F, 0, 0, 9, 9]))
-    # h.a: `in` copy untouched then doubled; g.a = 6; h.b[3:0] = 0xF + 1 wraps to 0;
+    # h.a doubled; g.a = h.a + 1 = 6; h.b[3:0] = 0xF + 1 wraps to 0;
     # g.b = 0 + 100, then max(100, 150); k reset by an `out` parameter: invalid, not emitted
     assert out == [(1, bytes([10, 0x20, 6, 150]))]
 

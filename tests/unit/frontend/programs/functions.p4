@@ -1,11 +1,11 @@
-/* Functions and actions with directional parameters: `in` copies, `out` results,
+/* Functions and actions with directional parameters: `out` results,
    header `out` parameters start invalid, slices as inout arguments, generic functions. */
 #include <core.p4>
 #include <v1model.p4>
 header h_t { bit<8> a; bit<8> b; }
 struct metadata { }
 struct headers { h_t h; h_t g; h_t k; }
-void f(in h_t x, out bit<8> r) { x.a = x.a + 1; r = x.a; }
+void f(in h_t x, out bit<8> r) { r = x.a + 1; }
 bit<8> g(inout bit<4> v, in bit<4> by) { v = v + by; return (bit<8>)v + 100; }
 void reset(out h_t x) { }
 T max<T>(in T x, in T y) { return x > y ? x : y; }
