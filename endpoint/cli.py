@@ -3,6 +3,7 @@
     python -m endpoint recv [--iface IF ...] [--out FILE|DIR] [--once | --count N] [--json F]
     python -m endpoint send --dst IP[,IP...] (--size 8M | --file PATH) [--evs 64]
                             [--json stats.json] [--timeout S]
+    python -m endpoint blast --dst IP --count N [--ev cycle|random|EV] [--route L1,L2,..]
 
 Each `--dst` IP (or each `--iface` for one IP) is a plane with its own EV pool. Exit status:
 0 on success, 1 when the transfer failed, 2 for bad input.
@@ -23,10 +24,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import NoReturn
 
+from endpoint.blast import BlastPlan, blast
 from endpoint.core.receiver import Message, ReceiverConfig
 from endpoint.core.sender import SenderConfig
 from endpoint.routes import Plane, RouteError, host_interfaces, resolve_plane
 from endpoint.runner import mss_for, run_receiver, run_sender, write_message
+from endpoint.wire import MsgType
 
 _SUFFIX = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
 
@@ -91,6 +94,22 @@ def build_parser() -> argparse.ArgumentParser:
                       help="echoed qmax at or above this counts as congestion (0: off)")
     send.add_argument("--seed", type=int, default=None, help="EV pool / payload seed")
     send.add_argument("--json", type=Path, help="write the summary as JSON here")
+
+    gen = sub.add_parser("blast", help="send raw MRC packets (no transport) for data-plane tests")
+    gen.add_argument("--dst", required=True, help="destination IPv4 address")
+    gen.add_argument("--iface", help="source interface (default: the route's)")
+    gen.add_argument("--count", type=_positive(int, "--count"), required=True)
+    gen.add_argument("--payload", type=int, default=1000, help="payload bytes (default 1000)")
+    gen.add_argument("--type", choices=[t.name.lower() for t in MsgType], default="data")
+    gen.add_argument("--ev", default="cycle",
+                     help="EV per packet: cycle, random or a fixed number (default cycle)")
+    gen.add_argument("--evs", type=_positive(int, "--evs"), default=64,
+                     help="distinct EVs for cycle/random (default 64)")
+    gen.add_argument("--first-ev", type=int, default=1, help="first EV of the pool")
+    gen.add_argument("--route", default="", help="source-route labels, e.g. 3,4,2 (first hop first)")
+    gen.add_argument("--rate", type=float, default=2000.0, help="packets/s, 0 = unpaced")
+    gen.add_argument("--seed", type=int, default=1)
+    gen.add_argument("--json", type=Path, help="write the summary as JSON here")
 
     recv = sub.add_parser("recv", help="receive messages")
     recv.add_argument("--iface", action="append", default=[],
@@ -235,12 +254,47 @@ def cmd_recv(args: argparse.Namespace) -> int:
     return 1 if bad else 0
 
 
+def _blast_plan(args: argparse.Namespace) -> BlastPlan:
+    try:
+        route = tuple(int(x) for x in args.route.split(",") if x.strip())
+    except ValueError:
+        raise UsageError(f"--route: {args.route!r} is not a comma-separated list of labels") from None
+    if args.ev in ("cycle", "random"):
+        mode, first = args.ev, args.first_ev
+    elif args.ev.isdigit() and int(args.ev) < 1 << 16:
+        mode, first = "fixed", int(args.ev)
+    else:
+        raise UsageError(f"--ev: {args.ev!r} is not cycle, random or a 16-bit number")
+    if not 0 <= args.payload <= 9000:
+        raise UsageError(f"--payload: {args.payload} is not within 0..9000 bytes")
+    try:
+        return BlastPlan(count=args.count, payload=args.payload,
+                         msg_type=MsgType[args.type.upper()], ev_mode=mode, ev=first,
+                         evs=args.evs, route=route, rate_pps=max(args.rate, 0.0),
+                         seed=args.seed)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def cmd_blast(args: argparse.Namespace) -> int:
+    plan = _blast_plan(args)
+    args.iface = [args.iface] if args.iface else []
+    plane = _planes(args)[0]
+    stats = blast(plane, plan).as_dict()
+    print(json.dumps(stats), flush=True)
+    _write_json(args.json, stats, "--json")
+    return 0
+
+
+COMMANDS = {"send": cmd_send, "recv": cmd_recv, "blast": cmd_blast}
+
+
 def main(argv: list[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(argv)
         logging.basicConfig(level=logging.WARNING - 10 * min(args.verbose, 2),
                             format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-        return cmd_send(args) if args.command == "send" else cmd_recv(args)
+        return COMMANDS[args.command](args)
     except UsageError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -1,0 +1,279 @@
+"""MRC on a fat-tree k=4 of p4emu switches: spraying, source routes, trimming and the
+endpoint transport end to end (issues 6 and 7).
+
+One fabric serves the whole module; each test sets the spray mode it needs and measures
+counter deltas, so tests do not depend on each other's traffic.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from topologies.generators import PortBases
+from topologies.lab import Lab, LabConfig
+from topologies.p4switch import REPO_ROOT
+
+pytestmark = pytest.mark.integration
+
+TRIM_THRESHOLD = 8
+ECN_THRESHOLD = 4
+BOTTLENECK_PPS = 800
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory):
+    config = LabConfig(spec="fattree:k=4", target="p4emu", spray="ev",
+                       build_dir=tmp_path_factory.mktemp("mrcfabric"),
+                       bases=PortBases(grpc=52100, thrift=11100),
+                       controller_args=["--trim-threshold", str(TRIM_THRESHOLD),
+                                        "--ecn-threshold", str(ECN_THRESHOLD)])
+    running = Lab(config)
+    try:
+        seconds = running.start()
+        print(f"\nfat-tree k=4 (p4emu) ready in {seconds:.1f} s")
+        yield running
+    finally:
+        running.stop()
+
+
+# --- helpers ------------------------------------------------------------------------------
+def host(lab: Lab, name: str):
+    return lab.net.net.get(name)
+
+
+def attachment(lab: Lab, name: str) -> tuple[str, int]:
+    nic = lab.fabric.hosts[name].nics[0]
+    return nic.switch, nic.switch_port
+
+
+def port_towards(lab: Lab, switch: str, peer: str) -> int:
+    ports = [p for p, peer_ref in lab.fabric.switches[switch].ports.items()
+             if peer_ref.node == peer]
+    assert len(ports) == 1, (switch, peer, ports)
+    return ports[0]
+
+
+def peers_with_role(lab: Lab, switch: str, role: str) -> dict[str, int]:
+    """Neighbours of `switch` with the given role, and the port towards each."""
+    out = {}
+    for port, peer in lab.fabric.switches[switch].ports.items():
+        node = lab.fabric.switches.get(peer.node)
+        if node is not None and node.role == role:
+            out[node.name] = port
+    return out
+
+
+def tx(lab: Lab, switch: str, counter: str = "tx_packets") -> dict[int, int]:
+    ports = lab.ask("counters", switch=switch)["ports"]
+    return {int(p): row.get(counter, 0) for p, row in ports.items()}
+
+
+def delta(before: dict[int, int], after: dict[int, int]) -> dict[int, int]:
+    return {p: after[p] - before.get(p, 0) for p in after}
+
+
+def endpoint_cmd(*args: str) -> list[str]:
+    return [sys.executable, "-m", "endpoint", *args]
+
+
+def blast(lab: Lab, src: str, dst: str, *args: str) -> dict:
+    out = host(lab, src).cmd(" ".join(endpoint_cmd(
+        "blast", "--dst", host(lab, dst).IP(), *args)))
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def set_spray(lab: Lab, mode: str) -> None:
+    lab.ask("spray", mode=mode)
+    assert lab.ask("status")["spray_mode"] == mode
+
+
+def runtime_cli(lab: Lab, switch: str, *command: str) -> str:
+    port = lab.fabric.switches[switch].thrift_port
+    result = subprocess.run([sys.executable, "-m", "p4emu", "cli", "--thrift-port", str(port),
+                             *command], capture_output=True, text=True, timeout=20,
+                            cwd=REPO_ROOT)
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
+def queue_drops(lab: Lab, switch: str, port: int) -> int:
+    for line in runtime_cli(lab, switch, "port_stats").splitlines()[1:]:
+        cols = line.split()
+        if cols and int(cols[0]) == port:
+            return int(cols[6])
+    raise AssertionError(f"port {port} missing from {switch} port_stats")
+
+
+def uplink_spread(lab: Lab, edge: str, run) -> dict[str, int]:
+    """Packets each uplink of `edge` sent while `run()` ran."""
+    uplinks = peers_with_role(lab, edge, "agg")
+    before = tx(lab, edge)
+    run()
+    time.sleep(0.5)
+    moved = delta(before, tx(lab, edge))
+    return {agg: moved[port] for agg, port in uplinks.items()}
+
+
+# --- data plane (issue 6) -----------------------------------------------------------------
+def test_ev_spray_spreads_one_flow_over_all_uplinks(lab):
+    set_spray(lab, "ev")
+    edge, _ = attachment(lab, "h1")
+    spread = uplink_spread(lab, edge, lambda: blast(
+        lab, "h1", "h16", "--count", "10000", "--ev", "cycle", "--evs", "256",
+        "--payload", "200", "--rate", "4000"))
+    share = max(spread.values()) / max(1, min(spread.values()))
+    print(f"\nev spray, one 5-tuple, 10000 packets: uplinks {spread}, busiest/least {share:.2f}")
+    assert sum(spread.values()) >= 10000
+    assert share <= 1.5
+
+
+def test_ecmp_keeps_a_flow_on_one_path(lab):
+    set_spray(lab, "ecmp")
+    edge, _ = attachment(lab, "h1")
+    spread = uplink_spread(lab, edge, lambda: blast(
+        lab, "h1", "h16", "--count", "2000", "--ev", "cycle", "--evs", "256",
+        "--payload", "200", "--rate", "4000"))
+    print(f"\necmp, one 5-tuple, 2000 packets with 256 EVs: uplinks {spread}")
+    busy = max(spread.values())
+    assert busy >= 2000
+    # only link probes (a few per second) may leave on the other uplink
+    assert sum(spread.values()) - busy < 60
+
+
+def test_source_mode_follows_labels_hop_by_hop(lab):
+    set_spray(lab, "source")
+    edge, _ = attachment(lab, "h1")
+    dst_edge, dst_port = attachment(lab, "h16")
+    # pick the second uplink and the second core of that aggregation switch, so the path
+    # differs from what a hash would pick by default
+    agg = sorted(peers_with_role(lab, edge, "agg"))[1]
+    core = sorted(peers_with_role(lab, agg, "core"))[1]
+    dst_agg = next(a for a in peers_with_role(lab, core, "agg")
+                   if dst_edge in peers_with_role(lab, a, "edge"))
+    hops = [(edge, port_towards(lab, edge, agg)), (agg, port_towards(lab, agg, core)),
+            (core, port_towards(lab, core, dst_agg)),
+            (dst_agg, port_towards(lab, dst_agg, dst_edge)), (dst_edge, dst_port)]
+    labels = ",".join(str(port) for _, port in hops)
+    switches = {name for name, _ in hops} | set(peers_with_role(lab, edge, "agg"))
+    before = {name: tx(lab, name) for name in switches}
+    stats = blast(lab, "h1", "h16", "--count", "500", "--route", labels, "--rate", "2000")
+    time.sleep(0.5)
+    moved = {name: delta(before[name], tx(lab, name)) for name in switches}
+    print(f"\nsource route {labels} via {[n for n, _ in hops]}: "
+          f"{[moved[n][p] for n, p in hops]} packets per hop")
+    assert stats["sent"] == 500
+    for name, port in hops:
+        assert moved[name][port] >= 500, (name, port, moved[name])
+    other_agg = next(a for a in peers_with_role(lab, edge, "agg") if a != agg)
+    assert moved[edge][port_towards(lab, edge, other_agg)] < 60
+
+
+# --- transport over the fabric (issue 7) --------------------------------------------------
+def run_transfer(lab: Lab, tmp: Path, senders: list[str], dst: str, size: str,
+                 during=None, timeout: float = 120) -> tuple[dict, list[dict]]:
+    """Receive one message from each sender on `dst`; returns (receiver, sender stats)."""
+    out_dir = tmp / "recv"
+    out_dir.mkdir(exist_ok=True)
+    recv_json = tmp / "recv.json"
+    receiver = host(lab, dst).popen(endpoint_cmd(
+        "recv", "--count", str(len(senders)), "--out", str(out_dir), "--json", str(recv_json),
+        "--timeout", str(timeout)), cwd=REPO_ROOT, stdout=subprocess.PIPE, text=True)
+    try:
+        assert "listening" in receiver.stdout.readline()
+        procs = []
+        for i, src in enumerate(senders):
+            procs.append(host(lab, src).popen(endpoint_cmd(
+                "send", "--dst", host(lab, dst).IP(), "--size", size, "--seed", str(i + 1),
+                "--json", str(tmp / f"send-{src}.json"), "--timeout", str(timeout)),
+                cwd=REPO_ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
+        if during is not None:
+            during()
+        for proc in procs:
+            _, err = proc.communicate(timeout=timeout + 10)
+            assert proc.returncode == 0, err
+        receiver.wait(timeout=30)
+    finally:
+        for proc in [receiver]:
+            if proc.poll() is None:
+                proc.kill()
+    sent = [json.loads((tmp / f"send-{src}.json").read_text()) for src in senders]
+    received = json.loads(recv_json.read_text())
+    digests = {hashlib.sha256(p.read_bytes()).hexdigest() for p in out_dir.iterdir()}
+    assert {s["sha256"] for s in sent} == digests
+    return received, sent
+
+
+def core_tx_total(lab: Lab) -> dict[str, int]:
+    cores = [n for n, sw in lab.fabric.switches.items() if sw.role == "core"]
+    return {c: sum(tx(lab, c).values()) for c in cores}
+
+
+def test_transfer_is_intact_over_every_path(lab, tmp_path):
+    set_spray(lab, "ev")
+    before = core_tx_total(lab)
+    received, (sent,) = run_transfer(lab, tmp_path, ["h1"], "h16", "8M")
+    moved = {c: n - before[c] for c, n in core_tx_total(lab).items()}
+    print(f"\n8 MB h1->h16: {sent['goodput_mbps']:.1f} Mb/s, {sent['completion_time_s']:.1f} s, "
+          f"EVs used {sent['evs_used_count']}, retransmits {sent['retransmits']}, "
+          f"trims {sent['trims_seen']}, core packets {moved}")
+    assert received["messages_ok"] == 1 and received["messages_bad"] == 0
+    assert sent["evs_used_count"] >= 8
+    # all (k/2)^2 = 4 inter-pod paths of a k=4 fat-tree go through distinct cores
+    assert all(n > 100 for n in moved.values()), moved
+
+
+def test_transfer_survives_a_core_link_failure(lab, tmp_path):
+    set_spray(lab, "ev")
+    dst_edge, _ = attachment(lab, "h16")
+    dst_agg = sorted(peers_with_role(lab, dst_edge, "agg"))[0]
+    core = sorted(peers_with_role(lab, dst_agg, "core"))[0]
+
+    def fail_link():
+        time.sleep(1.0)
+        lab.set_link(core, dst_agg, up=False)
+
+    try:
+        received, (sent,) = run_transfer(lab, tmp_path, ["h1"], "h16", "8M", during=fail_link)
+    finally:
+        lab.set_link(core, dst_agg, up=True)
+    print(f"\n8 MB with {core}-{dst_agg} down after 1 s: {sent['completion_time_s']:.1f} s, "
+          f"EVs retired {sent['evs_retired_count']}, reinstated {sent['evs_reinstated']}, "
+          f"recovery {sent['recovery_time_s']}, timeouts {sent['timeouts']}")
+    assert received["messages_ok"] == 1
+    assert sent["evs_retired_count"] > 0
+    assert sent["recovery_time_s"] is not None
+    deadline = time.monotonic() + 15
+    while lab.ask("status")["down_links"] and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert lab.ask("status")["down_links"] == []
+
+
+def test_incast_is_trimmed_not_dropped(lab, tmp_path):
+    """4-to-1 incast through a rate-limited edge port: trimmed headers and ECN marks reach
+    the receiver, no MRC DATA is tail-dropped, and no sender needs a timeout."""
+    set_spray(lab, "ev")
+    dst_edge, dst_port = attachment(lab, "h16")
+    runtime_cli(lab, dst_edge, "set_queue_rate", str(BOTTLENECK_PPS), str(dst_port))
+    drops_before = queue_drops(lab, dst_edge, dst_port)
+    trimmed_before = tx(lab, dst_edge, "trimmed")[dst_port]
+    try:
+        received, sent = run_transfer(lab, tmp_path, ["h1", "h5", "h9", "h13"], "h16", "512K")
+    finally:
+        runtime_cli(lab, dst_edge, "set_queue_rate", "0", str(dst_port))
+    drops = queue_drops(lab, dst_edge, dst_port) - drops_before
+    trimmed = tx(lab, dst_edge, "trimmed")[dst_port] - trimmed_before
+    print(f"\nincast 4x512K at {BOTTLENECK_PPS} pps: switch trimmed {trimmed}, queue drops {drops}"
+          f", receiver trimmed {received['trimmed']}, ECN {received['ecn_marked']}, "
+          f"timeouts {[s['timeouts'] for s in sent]}")
+    assert received["messages_ok"] == 4 and received["messages_bad"] == 0
+    assert received["trimmed"] > 0 and trimmed > 0
+    assert received["ecn_marked"] > 0
+    assert drops == 0
+    assert all(s["timeouts"] == 0 for s in sent)
