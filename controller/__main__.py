@@ -47,6 +47,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--ready-timeout", type=float, default=30.0,
                         help="seconds to wait for every switch before reporting the missing")
     parser.add_argument("--control-socket", default=DEFAULT_SOCKET)
+    parser.add_argument("--link-state", help="file remembering down links across restarts "
+                        "(default: controller-links.json next to the control socket)")
     parser.add_argument("--log-level", default="INFO")
     return parser.parse_args(argv)
 
@@ -77,7 +79,10 @@ def main(argv: list[str] | None = None) -> int:
         controller = FabricController(topology, p4info, device_config, policy,
                                       probe_interval=args.probe_interval,
                                       miss_limit=args.miss_limit,
-                                      ready_timeout=args.ready_timeout)
+                                      ready_timeout=args.ready_timeout,
+                                      link_state_path=Path(args.link_state) if args.link_state
+                                      else Path(args.control_socket).with_name(
+                                          "controller-links.json"))
     except KeyError as exc:
         print(f"controller: {exc.args[0]}", file=sys.stderr)
         return 2

@@ -16,11 +16,13 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
+from pathlib import Path
 
 from p4.config.v1 import p4info_pb2
 from p4.v1 import p4runtime_pb2
 
 from controller.link_monitor import LinkEvent, LinkMonitor, LinkStatus, parse_probe, probe_frame
+from controller.link_state_file import load_down_links, save_down_links
 from controller.p4rt_codec import (
     DROP_COUNTER,
     PORT_COUNTERS,
@@ -74,6 +76,7 @@ class FabricController:
         ready_timeout: float = 30.0,
         election_id: int | None = None,
         session_factory: Callable[..., SwitchSession] = SwitchSession,
+        link_state_path: Path | None = None,
     ) -> None:
         self.topology = topology
         self.fabric = topology.fabric
@@ -90,11 +93,17 @@ class FabricController:
         self._switch_locks = {name: threading.Lock() for name in self.fabric.switches}
         self.installed: dict[str, SwitchState | None] = dict.fromkeys(self.fabric.switches)
         self.synced: dict[str, bool] = dict.fromkeys(self.fabric.switches, False)
-        self.next_hops = compute_next_hops(self.fabric)
         self.tiers = switch_tiers(self.fabric)
         self._links = {link_id(lk): lk for lk in self.fabric.fabric_links()}
         self._link_by_sender = {lid[0]: lid for lid in self._links}
-        self.monitor = LinkMonitor(list(self._links), probe_interval, miss_limit)
+        self.link_state_path = link_state_path
+        down = load_down_links(link_state_path, topology, set(self._links))
+        if down:
+            log.info("links down before restart, avoided until probes answer: %s",
+                     ", ".join(sorted(link_name(lk) for lk in down)))
+        self.next_hops = compute_next_hops(self.fabric, down)
+        self.monitor = LinkMonitor(list(self._links), probe_interval, miss_limit,
+                                   initially_down=down)
         self._monitor_lock = threading.Lock()
         self._link_events: queue.Queue[LinkEvent | None] = queue.Queue()
         self._link_commands: dict[LinkId, float] = {}  # link -> wall time of CLI command
@@ -318,6 +327,7 @@ class FabricController:
             old = self.next_hops
             new = compute_next_hops(self.fabric, down)
             self.next_hops = new
+        save_down_links(self.link_state_path, self.topology, down)
         changed = [name for name in self.fabric.switches if old[name] != new[name]]
         declared = time.monotonic()
         touched, updates = self._reprogram(changed)

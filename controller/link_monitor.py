@@ -56,13 +56,13 @@ class _LinkProbeState:
 
 class LinkMonitor:
     def __init__(self, links: list[LinkId], interval: float, miss_limit: int = 3,
-                 up_after: int = 2) -> None:
+                 up_after: int = 2, initially_down: set[LinkId] = frozenset()) -> None:
         if miss_limit < 1 or up_after < 1:
             raise ValueError("miss_limit and up_after must be >= 1")
         self.interval = interval
         self.miss_limit = miss_limit
         self.up_after = up_after
-        self._links = {link: _LinkProbeState() for link in links}
+        self._links = {link: _LinkProbeState(up=link not in initially_down) for link in links}
 
     def is_up(self, link: LinkId) -> bool:
         return self._links[link].up

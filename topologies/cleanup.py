@@ -96,6 +96,8 @@ def clean_leftovers(build_dir: Path, run_dir: Path) -> None:
     deleted = delete_interfaces(names) if names else []
     if topology.exists():
         topology.unlink()
+    # a fresh fabric starts with every link up
+    (build_dir / "controller-links.json").unlink(missing_ok=True)
     if killed or deleted:
         log.warning("cleaned leftovers of a previous run: %d processes (%s), %d interfaces",
                     len(killed), ", ".join(killed), len(deleted))

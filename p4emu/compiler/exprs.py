@@ -518,6 +518,8 @@ class ExprGen:
             a = self.coerce(a, want, e.left.loc)  # `1 << n` takes the width of its context
         if isinstance(b.ty, BitsT) and b.ty.signed:
             raise P4CompileError(e.right.loc, "shift amount must be unsigned")
+        if isinstance(b.const, int) and b.const < 0:
+            raise P4CompileError(e.right.loc, f"shift by a negative amount {b.const}")
         if not isinstance(b.ty, (BitsT, InfIntT)):
             raise P4CompileError(e.right.loc, f"shift amount must be an integer, got {b.ty}")
         if isinstance(a.ty, InfIntT):

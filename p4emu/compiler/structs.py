@@ -169,11 +169,12 @@ def _header_methods(t: StructT, loc) -> list[str]:
         before_bits = sum(w for _, w, _, _ in fields[:idx])
         after_bits = fixed_bits - before_bits
         maxw = fields[idx][1]
+        # BMv2's order: whole bytes, then packet length, then the varbit maximum
         L.append("        if nbits % 8: raise ParserError(6)")
-        L.append(f"        if nbits > {maxw}: raise ParserError(4)")
         L.append("        pos = pk.pos")
         L.append(f"        end = pos + {nbytes} + (nbits >> 3)")
         L.append("        if end > pk.end: raise ParserError(1)")
+        L.append(f"        if nbits > {maxw}: raise ParserError(4)")
         L.append("        pk.pos = end")
         L.append("        v = int.from_bytes(pk.data[pos:end], 'big')")
         L.append(f"        tail = v & {(1 << after_bits) - 1}")

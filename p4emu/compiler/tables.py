@@ -39,6 +39,9 @@ class TableGen:
                 raise P4CompileError(ke.loc, f"{ke.match_kind}: unknown match kind")
             keys.append(dict(name=kname, match_kind=ke.match_kind, bitwidth=w, annotations=ke.annotations, ty=v.ty))
             key_py.append(_unsigned(v))
+        if sum(1 for k in keys if k["match_kind"] == "lpm") > 1:
+            raise P4CompileError(d.loc, f"table {d.name}: more than one lpm key field "
+                                        "(not supported by BMv2)")
         refs = []
         dispatch = []
         for ar in (props["actions"].value if "actions" in props else []):
@@ -63,6 +66,8 @@ class TableGen:
                 info["default"], info["default_args"] = b.full_name, args
                 info["const_default"] = prop.is_const
             elif pname == "entries":
+                if not keys:
+                    raise P4CompileError(prop.loc, f"table {d.name}: entries need a key")
                 info["entries"] = self._const_entries(prop.value, keys, scope, action_names, d)
                 info["is_const"] = prop.is_const
             elif pname == "implementation":

@@ -70,15 +70,19 @@ def test_flow_set_across_pods_uses_every_core(fabric_lab):
     assert all(delta > 0 for delta in deltas.values()), deltas
 
 
+def _core_link_on_h1_h16_path(lab: Lab) -> tuple[str, str]:
+    """The core the h1→h16 ICMP flow crosses, and that core's aggregation switch in pod 3."""
+    before = _core_tx(lab)
+    lab.net.net.get("h1").cmd("ping -n -q -c 20 -i 0.01 10.0.3.4")
+    after = _core_tx(lab)
+    core = max(CORES, key=lambda c: after[c] - before[c])
+    return core, {"c1": "a7", "c2": "a7", "c3": "a8", "c4": "a8"}[core]
+
+
 def test_core_link_failure_during_ping(fabric_lab):
     net = fabric_lab.net.net
     h1, h16 = net.get("h1"), net.get("h16")
-    # find the core this ICMP flow crosses, then cut that core's link into pod 3
-    before = _core_tx(fabric_lab)
-    h1.cmd("ping -n -q -c 20 -i 0.01 10.0.3.4")
-    after = _core_tx(fabric_lab)
-    core = max(CORES, key=lambda c: after[c] - before[c])
-    pod3_agg = {"c1": "a7", "c2": "a7", "c3": "a8", "c4": "a8"}[core]
+    core, pod3_agg = _core_link_on_h1_h16_path(fabric_lab)
     assert h16.IP() == "10.0.3.4"
     ping = BackgroundPing(h1, "10.0.3.4", count=120, interval=0.05)
     time.sleep(1.0)
@@ -136,3 +140,27 @@ def test_controller_restart_loses_no_packets(fabric_lab):
     last_run = log_text.rsplit("controller started", 1)[-1]
     assert "pipeline pushed" not in last_run
     assert "pipeline kept, state read back, 0 updates" in last_run
+
+
+def test_controller_restart_with_a_link_down_keeps_avoiding_it(fabric_lab):
+    core, pod3_agg = _core_link_on_h1_h16_path(fabric_lab)
+    events = len(fabric_lab.ask("reconvergence"))
+    fabric_lab.set_link(core, pod3_agg, up=False)
+    try:
+        assert _wait_for(lambda: fabric_lab.ask("reconvergence")[events:], 10)
+        ping = BackgroundPing(fabric_lab.net.net.get("h1"), "10.0.3.4", count=80,
+                              interval=0.05)
+        time.sleep(0.3)
+        fabric_lab.stop_controller()
+        fabric_lab.start_controller()
+        status = fabric_lab.wait_ready(60)
+        result = ping.result()
+        print(f"\ncontroller restart with {core}-{pod3_agg} down: ping "
+              f"{result.received}/{result.sent}, down links {status['down_links']}")
+        assert result.lost == 0, result
+        assert len(status["down_links"]) == 1 and core in status["down_links"][0]
+        assert len(fabric_lab.ask("paths", src="h1", dst="h16")) == 3
+    finally:
+        fabric_lab.set_link(core, pod3_agg, up=True)
+    assert _wait_for(lambda: fabric_lab.ask("status")["down_links"] == [], 10)
+    assert len(fabric_lab.ask("paths", src="h1", dst="h16")) == 4

@@ -31,7 +31,7 @@ def _wait_event(lab: Lab, start: int, status: str, timeout: float = 10.0) -> dic
 
 
 def test_leafspine_pingall_and_failover(tmp_path):
-    with _lab(tmp_path, "leafspine:leaves=3,spines=2,hosts=2,bw=100") as lab:
+    with _lab(tmp_path, "leafspine:leaves=3,spines=2,hosts=2,bw=10") as lab:
         lab.start()
         net = lab.net.net
         assert net.pingAll(timeout="1") == 0

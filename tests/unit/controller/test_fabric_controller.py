@@ -186,3 +186,26 @@ def test_failed_write_is_retried_until_the_switch_is_programmed(p4info):
     assert _read_state(ctl, "l1") == ctl.desired_state("l1")
     assert time.monotonic() - threads_start >= 0.4  # one back-off before the retry
     ctl.stop()
+
+
+def test_down_links_survive_a_controller_restart(p4info, tmp_path):
+    state = tmp_path / "links.json"
+    topo = TopologyFile(fabric=parse_spec("fattree:k=4"), target="p4emu")
+    first = FabricController(topo, p4info, b"cfg", ForwardingPolicy(), election_id=1,
+                             session_factory=FakeSession, probe_interval=10,
+                             link_state_path=state)
+    dead = link_id(first.fabric.find_link("c1", "a7"))
+    with first._monitor_lock:
+        first.monitor._links[dead].up = False
+    first._apply_link_event(LinkEvent(dead, LinkStatus.DOWN, 1.0, 0.7))
+    assert state.exists()
+    second = FabricController(topo, p4info, b"cfg", ForwardingPolicy(), election_id=2,
+                              session_factory=FakeSession, link_state_path=state)
+    assert second.monitor.down_links() == {dead}
+    assert second.next_hops == first.next_hops
+    assert second.next_hops["a1"]["10.0.3.4"] == {4}
+    # another fabric ignores the file
+    other = TopologyFile(fabric=parse_spec("fattree:k=2"), target="p4emu")
+    third = FabricController(other, p4info, b"cfg", ForwardingPolicy(), election_id=3,
+                             session_factory=FakeSession, link_state_path=state)
+    assert third.monitor.down_links() == set()

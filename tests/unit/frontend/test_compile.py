@@ -1,6 +1,7 @@
 """Front end: P4Info, ProgramInfo, error reporting and the compile CLI."""
 
 import os
+import re
 
 import pytest
 
@@ -145,3 +146,62 @@ def test_ir_round_trip_and_bad_ir():
     for bad in (b"", b"not json", b'{"format": "other"}', b'{"format": "p4emu-ir/1", "files": [], "lines": [[5, 1, "x"]]}'):
         with pytest.raises(P4CompileError):
             load_ir(bad)
+
+
+SKELETON = """#include <core.p4>
+#include <v1model.p4>
+header h_t {{ bit<8> a; @name("bee") bit<8> b; }}
+struct headers {{ h_t h; }}
+struct meta_t {{ bit<8> m; }}
+{globals}
+parser P(packet_in pkt, out headers hdr, inout meta_t meta, inout standard_metadata_t sm) {{
+    state start {{ pkt.extract(hdr.h); transition accept; }}
+}}
+control VC(inout headers hdr, inout meta_t meta) {{ apply {{ }} }}
+control I(inout headers hdr, inout meta_t meta, inout standard_metadata_t sm) {{
+    {locals}
+    apply {{ {body} }}
+}}
+control E(inout headers hdr, inout meta_t meta, inout standard_metadata_t sm) {{ apply {{ }} }}
+control CC(inout headers hdr, inout meta_t meta) {{ apply {{ }} }}
+control D(packet_out pkt, in headers hdr) {{ apply {{ pkt.emit(hdr.h); }} }}
+V1Switch(P(), VC(), I(), E(), CC(), D()) main;
+"""
+
+
+def compile_snippet(tmp_path, globals="", locals="", body=""):
+    src = tmp_path / "snippet.p4"
+    src.write_text(SKELETON.format(globals=globals, locals=locals, body=body))
+    return compile_file(str(src))
+
+
+@pytest.mark.parametrize("snippet, message", [
+    (dict(locals="action a(in bit<8> x) { x = 1; }", body="a(1);"), "cannot assign to x"),
+    (dict(locals="action a(bit<8> x) { x = 1; }", body="a(1);"), "cannot assign to x"),
+    (dict(locals="action a() {} action a() {}", body=""), "a: duplicate declaration"),
+    (dict(body="bit<8> v; bit<8> v;"), "v: duplicate declaration"),
+    (dict(globals="struct s_t { bit<8> x; } struct s_t { bit<8> y; }"), "s_t: duplicate declaration"),
+    (dict(locals="table t { key = { hdr.h.a: exact; } actions = { NoAction; } }",
+          body="t.apply(); t.apply();"), "applied more than once"),
+    (dict(locals="table t { key = { hdr.h.a: exact; } }"), "has no actions property"),
+    (dict(locals="table t { key = { (bit<16>)hdr.h.a: exact; } actions = { NoAction; } }",
+          body="t.apply();"), "Complex key expression requires a @name annotation"),
+    (dict(body="meta.m = hdr.h.a / 0;"), "division by zero"),
+    (dict(body="bool b = (bool)meta.m;"), "cannot cast bit<8> to bool"),
+    (dict(body="mark_to_drop(meta);"), "expected standard_metadata_t"),
+    (dict(locals="action a() { switch (meta.m) { 1: {} } }", body="a();"), "not allowed in actions"),
+])
+def test_semantic_errors(tmp_path, snippet, message):
+    with pytest.raises(P4CompileError, match=message) as ei:
+        compile_snippet(tmp_path, **snippet)
+    assert re.match(r".*snippet\.p4:\d+:\d+: error: ", str(ei.value))
+
+
+def test_key_names_invalid_header_and_default_values(tmp_path):
+    r = compile_snippet(
+        tmp_path, globals="struct two_t { bit<8> x; bit<8> y; }",
+        locals="table t { key = { hdr.h.a & 0xF0: exact; hdr.h.b: exact; hdr.h.a[3:0]: exact; } "
+               "actions = { NoAction; } }",
+        body="t.apply(); two_t p = { x = 1, ... }; meta.m = p.y; if (hdr.h == {#}) { hdr.h = {#}; }")
+    t = r.info.by_name("tables", "I.t")
+    assert [k.name for k in t.keys] == ["hdr.h.a & 0xf0", "hdr.h.bee", "hdr.h.a[3:0]"]

@@ -6,10 +6,11 @@ import json
 import os
 import subprocess
 import sys
+import time
 
 import pytest
 
-from topologies.cleanup import kill_recorded_processes, stale_interfaces
+from topologies.cleanup import _cmdline, kill_recorded_processes, stale_interfaces
 from topologies.spec import parse_spec
 from topologies.topology_file import TopologyFile, write_topology
 from topologies.traffic import parse_ping
@@ -43,6 +44,9 @@ def test_only_recorded_processes_that_look_like_ours_are_killed(tmp_path):
     ours = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)",
                              "p4emu-switch-marker"], start_new_session=True)
     try:
+        deadline = time.monotonic() + 5
+        while "marker" not in _cmdline(ours.pid) and time.monotonic() < deadline:
+            time.sleep(0.01)  # the child may not have exec'd yet
         (tmp_path / "bystander.pid").write_text(f"{bystander.pid}\n")
         (tmp_path / "e1.pid").write_text(f"{ours.pid}\n")
         (tmp_path / "junk.pid").write_text("not a pid\n")

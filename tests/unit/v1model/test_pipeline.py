@@ -245,3 +245,17 @@ def test_copy_in_copy_out_and_exit(op, expect):
     pl, _ = make(program)
     out = pl.process(0, bytes([op, 0, 0x0A, 0x0A, 0x0B, 0x0C]))
     assert out == [(1, bytes([op]) + bytes.fromhex(expect)[1:])]
+
+
+def test_clone_and_recirculate_requests_act_at_register_checks():
+    from p4emu.runtime.pre import CloneSession
+
+    program = compile_file(os.path.join(PROGRAMS, "stage.p4")).program
+    pl, st = make(program)
+    st.pre.set_clone_session(CloneSession(5, egress_port=9))
+    # E2E-typed clone in ingress: cloned at the end of ingress (instance_type 1)
+    assert pl.process(0, bytes([1, 0, 0])) == [(9, bytes([1, 1, 0])), (1, bytes([1, 0, 1]))]
+    # recirculate requested in ingress: after egress, a second pass (instance_type 4)
+    assert pl.process(0, bytes([2, 0, 0])) == [(1, bytes([2, 0, 2]))]
+    # I2E-typed clone in egress: an egress clone of the egress-modified headers
+    assert pl.process(0, bytes([3, 0, 0])) == [(1, bytes([3, 0, 1])), (9, bytes([3, 2, 0]))]
