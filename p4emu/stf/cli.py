@@ -29,8 +29,14 @@ def _parse_args(argv: list[str]) -> argparse.Namespace:
     ap.add_argument("stf", nargs="+", help="STF test files")
     ap.add_argument("-I", dest="include", action="append", default=[], metavar="DIR")
     ap.add_argument("-D", dest="define", action="append", default=[], metavar="NAME[=VALUE]")
+    ap.add_argument("--priority-queues", type=int, default=1, metavar="N",
+                    help="egress priority queues per port, as simple_switch's flag; packets "
+                         "with priority >= N are dropped (default 1, simple_switch's default)")
     ap.add_argument("-v", "--verbose", action="store_true", help="log at INFO level")
-    return ap.parse_args(argv)
+    args = ap.parse_args(argv)
+    if not 1 <= args.priority_queues <= 8:
+        ap.error(f"--priority-queues {args.priority_queues}: must be within 1..8")
+    return args
 
 
 def _defines(items: list[str]) -> dict[str, str]:
@@ -41,9 +47,12 @@ def _defines(items: list[str]) -> dict[str, str]:
     return out
 
 
-def build_device(program_path: str, include_dirs: list[str], defines: dict[str, str]
-                 ) -> Callable[[], tuple[DeviceState, ProcessFn]]:
-    """Compile once; return a factory of fresh (device state, process) pairs."""
+def build_device(program_path: str, include_dirs: list[str], defines: dict[str, str],
+                 priority_queues: int = 1) -> Callable[[], tuple[DeviceState, ProcessFn]]:
+    """Compile once; return a factory of fresh (device state, process) pairs.
+
+    `priority_queues` is simple_switch's `--priority-queues` (p4c's STF driver starts it
+    without the flag, hence 1): a packet whose priority is not below it is dropped."""
     from p4emu.compiler import load_ir
     from p4emu.frontend import compile_file
     from p4emu.v1model.pipeline import Pipeline
@@ -54,7 +63,7 @@ def build_device(program_path: str, include_dirs: list[str], defines: dict[str, 
     def fresh() -> tuple[DeviceState, ProcessFn]:
         clock = [0]
         state = DeviceState.from_program(program.info, clock_us=lambda: clock[0])
-        pipeline = Pipeline(program, state)
+        pipeline = Pipeline(program, state, priority_queues=priority_queues)
 
         def process(port: int, data: bytes, now_us: int) -> list[tuple[int, bytes]]:
             clock[0] = now_us
@@ -95,7 +104,8 @@ def main(argv: list[str]) -> int:
     from p4emu.frontend.errors import P4CompileError
 
     try:
-        fresh = build_device(args.program, args.include, _defines(args.define))
+        fresh = build_device(args.program, args.include, _defines(args.define),
+                             args.priority_queues)
     except P4CompileError as exc:
         print(str(exc), file=sys.stderr)
         return 2

@@ -14,6 +14,9 @@ ROOT = Path(__file__).resolve().parents[3]
 PROGRAM = ROOT / "p4src" / "mrc.p4"
 STF_DIR = ROOT / "tests" / "p4" / "mrc"
 STF_FILES = sorted(STF_DIR.glob("*.stf"))
+# mrc.p4 sends ACKs, trimmed headers and controller frames at priority 1; fabric switches
+# run with --priority-queues 2, and so do these tests.
+PRIORITY_QUEUES = 2
 CPU_PORT = 255
 
 
@@ -99,7 +102,7 @@ def test_checksum_helper_catches_a_wrong_checksum():
 def fresh_device():
     from p4emu.stf.cli import build_device
 
-    return build_device(str(PROGRAM), [], {})
+    return build_device(str(PROGRAM), [], {}, priority_queues=PRIORITY_QUEUES)
 
 
 @pytest.mark.parametrize("stf", STF_FILES, ids=[p.name for p in STF_FILES])
@@ -114,7 +117,8 @@ def test_stf(fresh_device, stf):
 
 
 def _run_cli(*stf: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "p4emu", "stf", str(PROGRAM), *map(str, stf)],
+    return subprocess.run([sys.executable, "-m", "p4emu", "stf", "--priority-queues",
+                           str(PRIORITY_QUEUES), str(PROGRAM), *map(str, stf)],
                           cwd=ROOT, capture_output=True, text=True, timeout=600)
 
 
