@@ -31,7 +31,7 @@ def bench_bring_up(k: int, build_dir: Path) -> dict[str, float]:
     from topologies.reachability import ping_all_pairs
 
     lab = Lab(LabConfig(spec=f"fattree:k={k}", target="p4emu", build_dir=build_dir,
-                        bases=PortBases(grpc=52100, thrift=11100)))
+                        bases=PortBases(grpc=54100, thrift=13100)))
     try:
         started = time.monotonic()
         lab.start()
@@ -55,10 +55,10 @@ def bench_writes(entries: int, batch: int, build_dir: Path) -> dict[str, float]:
     p4info = load_p4info(program.p4info)
     config = program.device_config.read_bytes()
     codec = Codec(P4Ids(p4info))
-    grpc_port = 52090
+    grpc_port = 54090
     log_file = build_dir / "bench_switch.log"
     cmd = [sys.executable, "-m", "p4emu", "switch", "--device-id", "1", "--no-p4",
-           "--thrift-port", "11090", "--log-file", str(log_file), "--",
+           "--thrift-port", "13090", "--log-file", str(log_file), "--",
            "--grpc-server-addr", f"127.0.0.1:{grpc_port}", "--cpu-port", "255"]
     proc = subprocess.Popen(cmd, cwd=REPO_ROOT, start_new_session=True,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

@@ -57,6 +57,10 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("-v", "--verbose", action="store_true")
         if name == "run":
             p.add_argument("--script", help="run the Mininet CLI commands of FILE and exit")
+        else:
+            p.add_argument("--transfer", default="1M", metavar="SIZE",
+                           help="size of the ev-sprayed MRC transfer after pingall "
+                                "(endpoint CLI); 0 = none")
     return parser
 
 
@@ -83,9 +87,40 @@ def run_cli(lab: Lab, script: str | None) -> None:
     LabCLI(lab, script=script)
 
 
-def run_demo(lab: Lab) -> int:
+def _demo_transfer(lab: Lab, size: str) -> tuple[list[tuple[str, str]], bool]:
+    """One ev-sprayed MRC transfer h1 → last host, with the packets each core carried."""
+    from topologies.traffic import mrc_transfer
+
+    net = lab.net.net
+    src, dst = net.hosts[0], net.hosts[-1]
+    cores = [n for n, sw in lab.fabric.switches.items() if sw.role in ("core", "spine")]
+
+    def core_tx() -> dict[str, int]:
+        return {c: sum(r.get("tx_packets", 0) for r in lab.ask("counters", switch=c)["ports"]
+                       .values()) for c in cores}
+
+    lab.ask("spray", mode="ev")
+    before = core_tx()
+    try:
+        sent, received = mrc_transfer(src, dst, size, lab.build_dir / "demo", REPO_ROOT)
+    except (RuntimeError, OSError, ValueError) as exc:
+        return [("transfer", f"failed: {exc}")], False
+    finally:
+        lab.ask("spray", mode=lab.config.spray)
+    spread = {c: n - before[c] for c, n in core_tx().items()}
+    intact = received.get("messages_ok") == 1 and received.get("messages_bad") == 0
+    return [
+        (f"transfer {src.name}->{dst.name} (ev)",
+         f"{size}B in {sent['completion_time_s']:.2f} s, {sent['goodput_mbps']:.1f} Mb/s, "
+         f"{'intact' if intact else 'CORRUPT'}"),
+        ("packets per core/spine", ", ".join(f"{c}={n}" for c, n in spread.items())),
+    ], intact
+
+
+def run_demo(lab: Lab, transfer: str | None) -> int:
     loss = lab.net.net.pingAll(timeout="1")
     status = lab.ask("status")
+    extra, transfer_ok = _demo_transfer(lab, transfer) if transfer else ([], True)
     rows = [
         ("topology", lab.fabric.spec),
         ("target", lab.target),
@@ -96,11 +131,12 @@ def run_demo(lab: Lab) -> int:
         ("controller ready (s)", f"{status['ready_s']:.2f}"),
         ("bring-up total (s)", f"{lab.bring_up_s:.2f}"),
         ("pingall loss (%)", f"{loss:.1f}"),
+        *extra,
     ]
     width = max(len(k) for k, _ in rows)
     for key, value in rows:
         print(f"{key:<{width}}  {value}")
-    return 0 if loss == 0 else 1
+    return 0 if loss == 0 and transfer_ok else 1
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -110,6 +146,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "run" and args.script and not Path(args.script).is_file():
         print(f"mrclab: script {args.script} not found", file=sys.stderr)
         return 2
+    if args.command == "demo" and args.transfer in ("0", ""):
+        args.transfer = None
     try:
         lab = Lab(config_from_args(args))
     except ValueError as exc:
@@ -128,7 +166,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"mrclab: switches not answering: {', '.join(lab.missing_switches)}",
                   file=sys.stderr)
         if args.command == "demo":
-            return run_demo(lab)
+            return run_demo(lab, args.transfer)
         run_cli(lab, args.script)
         return 0
     except (LabError, CompileError, ControlClientError, ValueError) as exc:

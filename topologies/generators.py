@@ -27,6 +27,16 @@ class PortBases:
 
 DEFAULT_BASES = PortBases()
 NO_SHAPING = LinkParams()
+_B36 = "0123456789abcdefghijklmnopqrstuvwxyz"
+
+
+def interface_tag(bases: PortBases) -> str:
+    """Switch interface name tag: "eth" (c1-eth1) for the default ports, else a tag from the
+    gRPC base (c1-e7p1 for 51100), so two labs on different ports never share a name."""
+    if bases.grpc == DEFAULT_GRPC_BASE:
+        return "eth"
+    n = bases.grpc // 100 % (36 * 36)
+    return f"{_B36[n // 36]}{_B36[n % 36]}p"
 
 
 def _switch_name(prefix: str, role_letter: str, number: int) -> str:
@@ -141,7 +151,8 @@ def fattree(
 ) -> Fabric:
     """A k-ary fat-tree: k pods of k/2 edge + k/2 aggregation switches, (k/2)^2 cores."""
     validate_fattree(k)
-    fabric = Fabric(spec=spec or f"fattree:k={k}", planes=planes)
+    fabric = Fabric(spec=spec or f"fattree:k={k}", planes=planes,
+                    intf_tag=interface_tag(bases))
     for plane in range(planes):
         _add_fattree_plane(fabric, k, plane, link, host_link or link, bases)
     return fabric
@@ -160,7 +171,7 @@ def leafspine(
     """Two-tier Clos: every leaf connects to every spine; `hosts` hosts per leaf."""
     validate_leafspine(leaves, spines, hosts)
     fabric = Fabric(spec=spec or f"leafspine:leaves={leaves},spines={spines},hosts={hosts}",
-                    planes=planes)
+                    planes=planes, intf_tag=interface_tag(bases))
     for plane in range(planes):
         _add_leafspine_plane(fabric, leaves, spines, hosts, plane, link, host_link or link, bases)
     return fabric

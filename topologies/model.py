@@ -8,7 +8,8 @@ Addressing scheme (documented in topologies/__init__.py):
   IP 10.P.G.H, prefix /16 per plane (one subnet per plane; a single-plane fabric uses /8),
   MAC 02:00:0a:PP:GG:HH.
 Switch ports are numbered from 1 in the order links are added; host NIC n is `<host>-eth<n>`
-and connects plane n.
+and connects plane n. Switch interfaces live in the root namespace, so their names carry a
+tag that differs between labs running side by side (see generators.interface_tag).
 """
 
 from __future__ import annotations
@@ -45,13 +46,14 @@ class SwitchNode:
     thrift_port: int
     pod: int | None = None
     ports: dict[int, PortPeer] = field(default_factory=dict)
+    intf_tag: str = "eth"  # interface names: <switch>-<tag><port>
 
     @property
     def grpc_address(self) -> str:
         return f"127.0.0.1:{self.grpc_port}"
 
     def interface(self, port: int) -> str:
-        return f"{self.name}-eth{port}"
+        return f"{self.name}-{self.intf_tag}{port}"
 
 
 @dataclass(frozen=True)
@@ -99,6 +101,7 @@ class Fabric:
 
     spec: str
     planes: int = 1
+    intf_tag: str = "eth"  # see topologies.generators.interface_tag
     switches: dict[str, SwitchNode] = field(default_factory=dict)
     hosts: dict[str, HostNode] = field(default_factory=dict)
     links: list[Link] = field(default_factory=list)
@@ -117,6 +120,7 @@ class Fabric:
             device_id=index + 1,
             grpc_port=grpc_base + index,
             thrift_port=thrift_base + index,
+            intf_tag=self.intf_tag,
         )
         self.switches[name] = switch
         return switch

@@ -73,8 +73,13 @@ class FabricNetwork:
             net.addHost(host.name, cls=Host, ip=None)
         for link in self.fabric.links:
             shaping = link.params.as_tclink_kwargs()
+            names = {}
+            for end, node, port in (("intfName1", link.a, link.a_port),
+                                    ("intfName2", link.b, link.b_port)):
+                if node in self.fabric.switches:
+                    names[end] = self.fabric.switches[node].interface(port)
             net.addLink(link.a, link.b, port1=link.a_port, port2=link.b_port,
-                        cls=TCLink if shaping else MnLink, **shaping)
+                        cls=TCLink if shaping else MnLink, **names, **shaping)
         net.build()
         return net
 

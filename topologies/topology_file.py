@@ -1,7 +1,8 @@
 """build/topology.json: write a running fabric's description, read it back.
 
 Format (version 1):
-  {"version": 1, "spec": ..., "planes": P, "target": "p4emu"|"bmv2", "cpu_port": 255,
+  {"version": 1, "spec": ..., "planes": P, "interface_tag": "eth", "target": "p4emu"|"bmv2",
+   "cpu_port": 255,
    "p4info": path|null, "device_config": path|null,
    "switches": [{"name", "role", "plane", "pod", "device_id", "grpc_address", "thrift_port",
                  "ports": [{"port", "interface", "peer": {"node", "port"}}]}],
@@ -82,6 +83,7 @@ def to_dict(doc: TopologyFile) -> dict:
         "version": FORMAT_VERSION,
         "spec": fabric.spec,
         "planes": fabric.planes,
+        "interface_tag": fabric.intf_tag,
         "target": doc.target,
         "cpu_port": doc.cpu_port,
         "p4info": doc.p4info,
@@ -104,13 +106,14 @@ def from_dict(data: dict) -> TopologyFile:
     try:
         if data.get("version") != FORMAT_VERSION:
             raise ValueError(f"unsupported topology version {data.get('version')!r}")
-        fabric = Fabric(spec=data["spec"], planes=int(data["planes"]))
+        fabric = Fabric(spec=data["spec"], planes=int(data["planes"]),
+                        intf_tag=data.get("interface_tag", "eth"))
         for s in data["switches"]:
             sw = SwitchNode(
                 name=s["name"], role=s["role"], plane=int(s["plane"]), pod=s["pod"],
                 device_id=int(s["device_id"]),
                 grpc_port=_port_of(s["grpc_address"], s["name"]),
-                thrift_port=int(s["thrift_port"]),
+                thrift_port=int(s["thrift_port"]), intf_tag=fabric.intf_tag,
             )
             for p in s["ports"]:
                 sw.ports[int(p["port"])] = PortPeer(p["peer"]["node"], int(p["peer"]["port"]))

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from controller.switch_state import SPRAY_MODES
 from topologies.generators import PortBases
 from topologies.lab import Lab, LabConfig
 from topologies.p4switch import REPO_ROOT
@@ -91,7 +92,7 @@ def blast(lab: Lab, src: str, dst: str, *args: str) -> dict:
 
 def set_spray(lab: Lab, mode: str) -> None:
     lab.ask("spray", mode=mode)
-    assert lab.ask("status")["spray_mode"] == mode
+    assert lab.ask("status")["spray_mode"] == SPRAY_MODES[mode]
 
 
 def runtime_cli(lab: Lab, switch: str, *command: str) -> str:

@@ -107,3 +107,18 @@ def test_bad_specs_are_one_line_errors(spec, message):
         parse_spec(spec)
     assert message in str(info.value)
     assert "\n" not in str(info.value)
+
+
+def test_interface_names_differ_between_labs_on_different_ports():
+    from topologies.generators import PortBases, interface_tag
+
+    default = parse_spec("fattree:k=4")
+    assert default.switches["c1"].interface(1) == "c1-eth1"
+    other = parse_spec("fattree:k=4", PortBases(grpc=51100, thrift=10100))
+    third = parse_spec("fattree:k=4", PortBases(grpc=52100, thrift=11100))
+    names = {sw.interface(p) for sw in other.switches.values() for p in sw.ports}
+    assert other.switches["c1"].interface(1) == f"c1-{interface_tag(PortBases(51100, 0))}1"
+    assert names.isdisjoint({sw.interface(p) for sw in third.switches.values()
+                             for p in sw.ports})
+    big = parse_spec("multiplane:planes=16,base=fattree:k=8", PortBases(grpc=59900, thrift=1))
+    assert max(len(sw.interface(p)) for sw in big.switches.values() for p in sw.ports) <= 15

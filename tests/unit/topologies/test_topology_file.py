@@ -48,3 +48,13 @@ def test_bad_documents(tmp_path):
     path.write_text(json.dumps({"version": 7}))
     with pytest.raises(ValueError, match="unsupported topology version"):
         read_topology(path)
+
+
+def test_interface_tag_survives_the_round_trip(tmp_path):
+    from topologies.generators import PortBases
+
+    fabric = parse_spec("fattree:k=2", PortBases(grpc=51100, thrift=10100))
+    write_topology(tmp_path / "t.json", TopologyFile(fabric=fabric, target="p4emu"))
+    back = read_topology(tmp_path / "t.json")
+    assert back.fabric.switches["c1"].interface(2) == fabric.switches["c1"].interface(2)
+    assert back.fabric.switches["c1"].interface(2) != "c1-eth2"
