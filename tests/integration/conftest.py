@@ -46,8 +46,8 @@ def unique() -> Callable[[str], str]:
 @pytest.fixture
 def mininet_net(lab: LabResources):
     """Factory: `net = mininet_net(topo, **Mininet kwargs)` builds and starts a network;
-    it is stopped and Mininet's leftovers are cleaned when the test ends."""
-    from mininet.clean import cleanup as mininet_cleanup
+    it is stopped when the test ends. Mininet's own `mn -c` is not used: it acts on the
+    whole machine and would break other labs running beside the tests."""
     from mininet.net import Mininet
 
     nets: list[Mininet] = []
@@ -67,5 +67,3 @@ def mininet_net(lab: LabResources):
                 net.stop()
             except Exception:  # keep tearing down the rest; the test already reports
                 log.exception("stopping a Mininet network failed")
-        if nets:
-            mininet_cleanup()
