@@ -14,10 +14,11 @@ log = logging.getLogger(__name__)
 
 
 def parse_defines(items: list[str]) -> dict[str, str]:
+    """`-D NAME[=VALUE]` options as cpp reads them: NAME alone is 1, NAME= is empty."""
     out = {}
     for item in items:
-        name, _, value = item.partition("=")
-        out[name] = value if value else "1"
+        name, sep, value = item.partition("=")
+        out[name] = value if sep else "1"
     return out
 
 

@@ -12,6 +12,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from p4emu.compile_cmd import parse_defines
 from p4emu.runtime.device import DeviceState
 from p4emu.stf.parser import StfError, parse_stf
 from p4emu.stf.runner import FileResult, ProcessFn, run_commands
@@ -37,14 +38,6 @@ def _parse_args(argv: list[str]) -> argparse.Namespace:
     if not 1 <= args.priority_queues <= 8:
         ap.error(f"--priority-queues {args.priority_queues}: must be within 1..8")
     return args
-
-
-def _defines(items: list[str]) -> dict[str, str]:
-    out = {}
-    for item in items:
-        name, sep, value = item.partition("=")
-        out[name] = value if sep else "1"
-    return out
 
 
 def build_device(program_path: str, include_dirs: list[str], defines: dict[str, str],
@@ -104,7 +97,7 @@ def main(argv: list[str]) -> int:
     from p4emu.frontend.errors import P4CompileError
 
     try:
-        fresh = build_device(args.program, args.include, _defines(args.define),
+        fresh = build_device(args.program, args.include, parse_defines(args.define),
                              args.priority_queues)
     except P4CompileError as exc:
         print(str(exc), file=sys.stderr)
