@@ -11,6 +11,16 @@ from p4.config.v1 import p4info_pb2
 
 from p4emu.frontend import ast as A
 from p4emu.frontend.errors import P4CompileError
+from p4emu.p4info_fields import (
+    ANNOTATION_SKIP,
+    MATCH_TYPES,
+    field_ids,
+    fill_pkg_info,
+    is_hidden,
+    match_type,
+    set_bits_type,
+    set_doc,
+)
 from p4emu.runtime import model as m
 
 PREFIX = {
@@ -117,28 +127,30 @@ def build(gen) -> tuple[m.ProgramInfo, p4info_pb2.P4Info, dict[str, int], dict[s
     aliases = alias_map(sorted({n for _, n, _ in req}))
     info = m.ProgramInfo()
     p4 = p4info_pb2.P4Info()
-    p4.pkg_info.arch = "v1model"
+    fill_pkg_info(p4.pkg_info, gen.main_annotations, _anno_strs)
 
     def pre(msg, kind, name, display=None, annos=None):
         msg.preamble.id = ids[(kind, name)]
         msg.preamble.name = display or name
         msg.preamble.alias = aliases.get(name, name) if display is None else display
-        msg.preamble.annotations.extend(_anno_strs(annos, PREAMBLE_SKIP))
-        for doc_field in ("brief", "description"):  # p4c: documentation, not annotations
-            a = A.find_annotation(annos or [], doc_field)
-            if a is not None and a.string() is not None:
-                setattr(msg.preamble.doc, doc_field, a.string())
+        msg.preamble.annotations.extend(_anno_strs(annos, ANNOTATION_SKIP))
+        set_doc(msg.preamble, annos)  # p4c: documentation, not annotations
 
     aid = {n: ids[("action", n)] for n in actions}
     for n in sorted(actions, key=lambda x: aid[x]):
         a = actions[n]
-        params = tuple(m.ParamInfo(i + 1, pn, w) for i, (pn, w, *_) in enumerate(a["params"]))
+        pids = field_ids([pannos for _, _, pannos, _ in a["params"]])
+        params = tuple(m.ParamInfo(pid, pn, w) for pid, (pn, w, *_) in zip(pids, a["params"], strict=True))
         info.actions[aid[n]] = m.ActionInfo(aid[n], n, params, _anno_strs(a["annotations"]))
+        if is_hidden(a["annotations"]):
+            continue  # p4c keeps @hidden objects in its symbol table but not in the P4Info
         pa = p4.actions.add()
         pre(pa, "action", n, annos=a["annotations"])
-        for p, (_, _, _, type_name) in zip(params, a["params"], strict=True):
+        for p, (_, _, pannos, type_name) in zip(params, a["params"], strict=True):
             pp = pa.params.add()
             pp.id, pp.name, pp.bitwidth = p.id, p.name, p.bitwidth
+            pp.annotations.extend(_anno_strs(pannos, ANNOTATION_SKIP))
+            set_doc(pp, pannos)
             if type_name is not None:
                 pp.type_name.name = type_name
                 nt = p4.type_info.new_types[type_name]
@@ -151,12 +163,10 @@ def build(gen) -> tuple[m.ProgramInfo, p4info_pb2.P4Info, dict[str, int], dict[s
             direct_of[t["direct_meter"]] = t["name"]
     for t in objs["tables"]:
         tid = ids[("table", t["name"])]
-        keys = []
-        nsel = [k for k in t["keys"] if k["match_kind"] != "selector"]
-        sel = [k for k in t["keys"] if k["match_kind"] == "selector"]
-        order = {id(k): i + 1 for i, k in enumerate(nsel + sel)}
-        for k in t["keys"]:
-            keys.append(m.KeyField(order[id(k)], k["name"], m.MatchKind(k["match_kind"]), k["bitwidth"]))
+        # ids over all key elements in declaration order (selector ones take an id too)
+        kids = field_ids([k["annotations"] for k in t["keys"]])
+        keys = [m.KeyField(kid, k["name"], m.MatchKind(k["match_kind"]), k["bitwidth"])
+                for kid, k in zip(kids, t["keys"], strict=True)]
         refs = []
         for r in t["actions"]:
             annos = [a.name for a in r["annotations"]]
@@ -172,12 +182,18 @@ def build(gen) -> tuple[m.ProgramInfo, p4info_pb2.P4Info, dict[str, int], dict[s
             t["const_default"], entries, t["is_const"], impl, t["direct_counter"],
             t["direct_meter"], t["idle_timeout"], _anno_strs(t["annotations"]))
         info.tables[tid] = ti
+        if is_hidden(t["annotations"]):
+            continue
         pt = p4.tables.add()
         pre(pt, "table", t["name"], annos=t["annotations"])
-        for k in sorted((k for k in keys if k.match_kind != m.MatchKind.SELECTOR), key=lambda k: k.id):
+        for k, kd in zip(keys, t["keys"], strict=True):  # declaration order, as p4c
+            if k.match_kind == m.MatchKind.SELECTOR:
+                continue
             mf = pt.match_fields.add()
             mf.id, mf.name, mf.bitwidth = k.id, k.name, k.bitwidth
-            mf.match_type = {"exact": 2, "lpm": 3, "ternary": 4, "range": 5, "optional": 6}[k.match_kind.value]
+            mf.annotations.extend(_anno_strs(kd["annotations"], ANNOTATION_SKIP))
+            set_doc(mf, kd["annotations"])
+            mf.match_type = MATCH_TYPES[k.match_kind.value]
         for r in refs:
             ar = pt.action_refs.add()
             ar.id = r.id
@@ -253,31 +269,52 @@ def build(gen) -> tuple[m.ProgramInfo, p4info_pb2.P4Info, dict[str, int], dict[s
         info.registers[rid] = m.RegisterInfo(rid, r["name"], r["size"], r["bitwidth"])
         pr = p4.registers.add()
         pre(pr, "register", r["name"])
-        pr.type_spec.bitstring.bit.bitwidth = r["bitwidth"]
+        set_bits_type(pr.type_spec, r["bitwidth"], r.get("signed", False), r.get("is_bool", False))
         pr.size = r["size"]
     for v in objs["value_sets"]:
         vid = ids[("value_set", v["name"])]
-        fields = tuple(m.KeyField(i + 1, fn or v["name"], m.MatchKind.EXACT, w)
-                       for i, (fn, w) in enumerate(v["fields"]))
-        info.value_sets[vid] = m.ValueSetInfo(vid, v["name"], v["size"], fields)
         pv = p4.value_sets.add()
-        pre(pv, "value_set", v["name"])
-        for f in fields:
+        pre(pv, "value_set", v["name"], annos=v["annotations"])
+        if v["struct"]:  # struct members: ids allocated as for keys, @match gives the kind
+            vids = field_ids([fannos for _, _, fannos in v["fields"]])
+        else:  # bit<W>: one exact field with no name (P4Runtime spec)
+            vids = list(range(1, len(v["fields"]) + 1))
+        fields = []
+        for fid, (fn, w, fannos) in zip(vids, v["fields"], strict=True):
+            mt, other = match_type(fannos) if v["struct"] else (MATCH_TYPES["exact"], "")
             mf = pv.match.add()
-            mf.id, mf.name, mf.bitwidth, mf.match_type = f.id, f.name, f.bitwidth, 2
+            mf.id, mf.bitwidth = fid, w
+            if fn:
+                mf.name = fn
+            if other:
+                mf.other_match_type = other
+            else:
+                mf.match_type = mt
+            if v["struct"]:
+                mf.annotations.extend(_anno_strs(fannos, ANNOTATION_SKIP | {"match"}))
+                set_doc(mf, fannos)
+            kind = next((k for k, n in MATCH_TYPES.items() if n == mt and not other), "exact")
+            fields.append(m.KeyField(fid, fn or v["name"], m.MatchKind(kind), w))
+        info.value_sets[vid] = m.ValueSetInfo(vid, v["name"], v["size"], tuple(fields))
         pv.size = v["size"]
-    for tname, cname, fields, _ in ctl_headers:
+    for tname, cname, fields, hannos in ctl_headers:
         hid = ids[("controller_header", tname)]
-        hf = tuple(m.HeaderFieldInfo(i + 1, fn, w) for i, (fn, w, _) in enumerate(fields))
+        fids = field_ids([fannos for _, _, fannos in fields])
+        hf = tuple(m.HeaderFieldInfo(fid, fn, w) for fid, (fn, w, _) in zip(fids, fields, strict=True))
         info.controller_headers[hid] = m.ControllerHeaderInfo(hid, cname, hf)
+        if is_hidden(hannos):
+            continue
         ph = p4.controller_packet_metadata.add()
         ph.preamble.id = hid
         ph.preamble.name = cname
         ph.preamble.alias = cname
         ph.preamble.annotations.append(f'@controller_header("{cname}")')
-        for f in hf:
+        for f, (_, _, fannos) in zip(hf, fields, strict=True):
+            if is_hidden(fannos):
+                continue  # keeps its id (the allocator counted it) but is not listed
             md = ph.metadata.add()
             md.id, md.name, md.bitwidth = f.id, f.name, f.bitwidth
+            md.annotations.extend(_anno_strs(fannos, ANNOTATION_SKIP))
     for ename, et in sorted(gen.p4rt_enums.items()):
         se = p4.type_info.serializable_enums[ename]
         se.underlying_type.bitwidth = et.underlying.width
@@ -289,27 +326,22 @@ def build(gen) -> tuple[m.ProgramInfo, p4info_pb2.P4Info, dict[str, int], dict[s
     for name, fields in digests:
         did = ids[("digest", name)]
         digest_ids[name] = did
-        hf = tuple(m.HeaderFieldInfo(i + 1, fn, w) for i, (fn, w) in enumerate(fields))
+        hf = tuple(m.HeaderFieldInfo(i + 1, fn, w) for i, (fn, w, _) in enumerate(fields))
         info.digests[did] = m.DigestInfo(did, name, hf)
         pd = p4.digests.add()
         pre(pd, "digest", name)
         pd.type_spec.struct.name = name
         st = p4.type_info.structs[name]
-        for fn, w in fields:
+        for fn, w, kind in fields:
             mem = st.members.add()
             mem.name = fn
-            mem.type_spec.bitstring.bit.bitwidth = w
+            set_bits_type(mem.type_spec, w, kind == "int", kind == "bool")
     return info, p4, aid, digest_ids
 
 
 def _canonical_bytes(value: int) -> bytes:
     """P4Runtime canonical byte string (no leading zero bytes; 0 is one zero byte)."""
     return value.to_bytes(max(1, (value.bit_length() + 7) // 8), "big")
-
-
-# annotations p4c consumes instead of copying into a P4Info preamble
-PREAMBLE_SKIP = frozenset({"name", "id", "hidden", "controller_header", "field_list", "brief",
-                           "description"})
 
 
 def _anno_strs(annos, skip=frozenset()) -> tuple[str, ...]:

@@ -46,6 +46,9 @@ class BlockCtx:
     scope: Scope | None = None
     params: list[tuple[A.Param, Type, str]] = field(default_factory=list)
     apply_py: str = ""
+    # tables applied by this block's body, directly or through its sub-blocks (p4c inlines
+    # a sub-block at each apply, so applying the instance twice applies these twice)
+    applied_tables: list[str] = field(default_factory=list)
 
 
 def full_name(prefix: str, decl: A.Decl) -> str:
@@ -129,10 +132,11 @@ class BlockGen:
             fields = []
             if isinstance(t, StructT):
                 for fname, ft in t.fields:
-                    fields.append((fname, _width(ft, d.loc)))
+                    fields.append((fname, _width(ft, d.loc), t.field_annotations.get(fname, [])))
             else:
-                fields.append(("", _width(t, d.loc)))
-            self.objects["value_sets"].append(dict(name=name, size=size, fields=fields, annotations=d.annotations))
+                fields.append(("", _width(t, d.loc), []))
+            self.objects["value_sets"].append(dict(name=name, size=size, fields=fields, annotations=d.annotations,
+                                                   struct=isinstance(t, StructT)))
             scope.declare(d.name, InstB("value_set", t, name, py, d), d.loc)
         elif isinstance(d, A.FunctionDecl):
             raise unsupported(d.loc, "functions declared inside controls/parsers")
@@ -179,7 +183,9 @@ class BlockGen:
         kind = t.name
         if kind == "register":
             vt = t.type_args.get("T")
-            self.objects["registers"].append(dict(name=name, size=vals[0].const, bitwidth=_width(vt, d.loc), annotations=annotations))
+            self.objects["registers"].append(dict(
+                name=name, size=vals[0].const, bitwidth=_width(vt, d.loc), annotations=annotations,
+                signed=isinstance(vt, BitsT) and vt.signed, is_bool=isinstance(vt, BoolT)))
             py = f"REG_{uid}"
             self.bindings[py] = ("register", name)
         elif kind in ("counter", "direct_counter"):
@@ -279,6 +285,15 @@ class BlockGen:
     def subblock_apply(self, e: A.Call, b: InstB, scope, fn, as_statement) -> V:
         sub: BlockCtx = b.data["ctx"]
         decl = b.ty.decl
+        b.data["applies"] = b.data.get("applies", 0) + 1
+        if sub.applied_tables:
+            if b.data["applies"] > 1:
+                raise P4CompileError(e.loc, f"unsupported: table {sub.applied_tables[0]} applied more than once "
+                                            f"(through a second apply of {b.full_name}; BMv2 allows one application "
+                                            "per table)")
+            owner = getattr(fn, "owner", None)
+            if owner is not None:
+                owner.applied_tables.extend(sub.applied_tables)
         pairs = self.bind_args(decl.params, e.args, e.loc, decl.name)
         args = self.gen_args(pairs, {}, scope, fn, e.loc, decl.name)
         # p4c inlines a sub-block by substituting its arguments when every call site passes
@@ -295,12 +310,15 @@ class BlockGen:
                     tmp = fn.fresh("dc")
                     fn.emit(f"{tmp} = {zero_value(pt)}")
                     v = V(tmp, pt)
+                target = v.ref[1] if isinstance(v.ref, tuple) and v.ref[0] == "copyin" else v
                 if not direct and isinstance(pt, (StructT, StackT)):
                     tmp = fn.fresh("arg")
                     fn.emit(f"{tmp} = {v.py}.copy()")
                     if p.direction in ("out", "inout"):
-                        copy_back.append((v, tmp))
+                        copy_back.append((target, tmp))
                     v = V(tmp, pt)
+                else:
+                    v = target  # passed by reference: the callee works on the argument itself
                 compound_args.append(v.py)
             else:
                 if p.direction in ("", "in", "inout"):

@@ -79,44 +79,65 @@ class CallGen:
         raise P4CompileError(e.loc, "called expression is not a function, action or method")
 
     def gen_args(self, pairs, tyenv, scope, fn, loc, what: str, type_params=()) -> list[tuple[A.Param, V | None, Type]]:
-        """Type-check arguments against parameters; infers type variables into `tyenv`."""
+        """Type-check arguments against parameters; infers type variables into `tyenv`.
+
+        Arguments are evaluated left to right; when a later one emits statements (a call
+        with side effects), earlier `in`/`inout` values are copied in before them, as
+        p4c's SideEffectOrdering does. A copied-in `inout` argument is a V whose ref is
+        ("copyin", lvalue): pass its `py`, copy out to the lvalue (`copy_out` unwraps)."""
         out = []
+        emitted: list[list[str]] = []
         for p, a in pairs:
-            pscope = self.tvar_scope(scope, tyenv)
-            for tp in type_params:
-                if tp not in tyenv:
-                    pscope.bind(tp, TypeB(TypeVarT(tp)))
-            pt = self.resolve_type(p.type, pscope)
-            if a is None or a.value is None:
-                if a is None and p.default is not None:
-                    v = self.coerce(self.expr(p.default, scope, fn, pt), pt, loc)
-                    out.append((p, v, pt))
-                else:
-                    if p.direction != "out":
-                        raise P4CompileError(loc, f"{what}: don't-care argument for non-out parameter {p.name}")
-                    out.append((p, None, pt))
+            _, lines = self.capture(fn, lambda p=p, a=a: self._gen_arg(p, a, tyenv, scope, fn, loc, what,
+                                                                       type_params, out))
+            emitted.append(lines)
+        for i, lines in enumerate(emitted):
+            if fn is not None and hasattr(fn, "lines"):
+                fn.lines.extend(lines)
+            p, v, pt = out[i]
+            if v is None or p.direction == "out" or not any(emitted[i + 1:]):
                 continue
-            want = pt if not isinstance(pt, TypeVarT) else None
-            if isinstance(pt, TypeVarT) and pt.name in tyenv:
-                want = tyenv[pt.name]
-                pt = want
-            if p.direction in ("out", "inout"):
-                v = self.lvalue(a.value, scope, fn)
-            else:
-                v = self.expr(a.value, scope, fn, want)
-            if isinstance(pt, TypeVarT):
-                if not isinstance(v.ty, InfIntT):
-                    tyenv[pt.name] = v.ty
-                    pt = v.ty
-            elif not is_compound(pt) and not isinstance(pt, (TupleT, VarbitT)):
-                if isinstance(pt, BitsT) and isinstance(v.ty, BitsT) and pt != v.ty and p.direction == "":
-                    # directionless (constructor/extern) params accept implicit casts in p4c
-                    v = self.cast(v, pt, a.loc)
-                v = self.coerce(v, pt, a.loc)
-            elif isinstance(pt, StructT) and isinstance(v.ty, StructT) and pt is not v.ty:
-                raise P4CompileError(a.loc, f"{what}: argument type {v.ty} does not match {pt}")
-            out.append((p, v, pt))
+            snap = self.snapshot(v, fn)
+            out[i] = (p, V(snap.py, v.ty, snap.const, ("copyin", v)) if p.direction == "inout" else snap, pt)
         return out
+
+    def _gen_arg(self, p, a, tyenv, scope, fn, loc, what, type_params, out) -> V | None:
+        """One argument of `gen_args`, appended to `out`."""
+        pscope = self.tvar_scope(scope, tyenv)
+        for tp in type_params:
+            if tp not in tyenv:
+                pscope.bind(tp, TypeB(TypeVarT(tp)))
+        pt = self.resolve_type(p.type, pscope)
+        if a is None or a.value is None:
+            if a is None and p.default is not None:
+                v = self.coerce(self.expr(p.default, scope, fn, pt), pt, loc)
+                out.append((p, v, pt))
+            else:
+                if p.direction != "out":
+                    raise P4CompileError(loc, f"{what}: don't-care argument for non-out parameter {p.name}")
+                out.append((p, None, pt))
+            return None
+        want = pt if not isinstance(pt, TypeVarT) else None
+        if isinstance(pt, TypeVarT) and pt.name in tyenv:
+            want = tyenv[pt.name]
+            pt = want
+        if p.direction in ("out", "inout"):
+            v = self.lvalue(a.value, scope, fn)
+        else:
+            v = self.expr(a.value, scope, fn, want)
+        if isinstance(pt, TypeVarT):
+            if not isinstance(v.ty, InfIntT):
+                tyenv[pt.name] = v.ty
+                pt = v.ty
+        elif not is_compound(pt) and not isinstance(pt, (TupleT, VarbitT)):
+            if isinstance(pt, BitsT) and isinstance(v.ty, BitsT) and pt != v.ty and p.direction == "":
+                # directionless (constructor/extern) params accept implicit casts in p4c
+                v = self.cast(v, pt, a.loc)
+            v = self.coerce(v, pt, a.loc)
+        elif isinstance(pt, StructT) and isinstance(v.ty, StructT) and pt is not v.ty:
+            raise P4CompileError(a.loc, f"{what}: argument type {v.ty} does not match {pt}")
+        out.append((p, v, pt))
+        return v
 
     def tvar_scope(self, scope: Scope, tyenv: dict) -> Scope:
         s = Scope(scope)
@@ -156,6 +177,8 @@ class CallGen:
         return f"{tmp}[0]" if has_ret else None
 
     def copy_out(self, lv: V, value_py: str, fn) -> None:
+        if isinstance(lv.ref, tuple) and lv.ref[0] == "copyin":
+            lv = lv.ref[1]  # the value was copied in early; the result goes to the lvalue
         if isinstance(lv.ty, (StructT, StackT)):
             fn.emit(f"{lv.py}.assign({value_py})")
         else:
@@ -247,6 +270,7 @@ class CallGen:
                 if b.data["applies"] > 1:
                     raise P4CompileError(e.loc, f"unsupported: table {t.name} applied more than once "
                                                 "(BMv2 allows one application per table)")
+                fn.owner.applied_tables.append(b.full_name)
                 call = f"{b.py}({fn.owner.sig})"
                 if as_statement:
                     fn.emit(call)

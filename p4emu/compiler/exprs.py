@@ -412,10 +412,12 @@ class ExprGen:
         op = e.op
         if op in ("&&", "||"):
             a = self.expr(e.left, scope, fn)
-            b = self.expr(e.right, scope, fn)
+            b, lines = self.capture(fn, lambda: self.expr(e.right, scope, fn), extra_indent=1)
             for x, side in ((a, e.left), (b, e.right)):
                 if not isinstance(x.ty, BoolT):
                     raise P4CompileError(side.loc, f"{op}: expected bool, got {x.ty}")
+            if lines:  # the right operand has side effects: they run only when needed
+                return self.lazy_join(fn, a, b, lines, op)
             if a.const is not None and b.const is not None:
                 c = (a.const and b.const) if op == "&&" else (a.const or b.const)
                 return V(lit(c), BOOL, c)
@@ -424,9 +426,18 @@ class ExprGen:
             return self._shift(e, scope, fn, want)
         # operands are typed on their own (int literals fold at infinite precision, as
         # in p4c); the context type applies to the result only
-        a = self.expr(e.left, scope, fn)
-        # `h == {#}`, `s == {1, 2}`: the other operand gives the brace expression its type
-        b = self.expr(e.right, scope, fn, a.ty if isinstance(a.ty, (StructT, StackT, TupleT)) else None)
+        left: list[V] = []
+
+        def gen_left() -> V:
+            left.append(self.expr(e.left, scope, fn))
+            return left[0]
+
+        def gen_right() -> V:
+            # `h == {#}`, `s == {1, 2}`: the other operand gives the brace expression its type
+            lt = left[0].ty
+            return self.expr(e.right, scope, fn, lt if isinstance(lt, (StructT, StackT, TupleT)) else None)
+
+        a, b = self.in_order(fn, [gen_left, gen_right])
         if isinstance(a.ty, InfIntT) and isinstance(b.ty, BitsT) and op != "++":
             a = self.coerce(a, b.ty, e.loc)
         if op == "++":
@@ -512,8 +523,8 @@ class ExprGen:
         return wrap(v, t)
 
     def _shift(self, e: A.Binary, scope, fn, want) -> V:
-        a = self.expr(e.left, scope, fn)
-        b = self.expr(e.right, scope, fn)
+        a, b = self.in_order(fn, [lambda: self.expr(e.left, scope, fn),
+                                  lambda: self.expr(e.right, scope, fn)])
         if isinstance(a.ty, InfIntT) and b.const is None and isinstance(want, BitsT):
             a = self.coerce(a, want, e.left.loc)  # `1 << n` takes the width of its context
         if isinstance(b.ty, BitsT) and b.ty.signed:
@@ -578,12 +589,17 @@ class ExprGen:
         c = self.expr(e.cond, scope, fn)
         if not isinstance(c.ty, BoolT):
             raise P4CompileError(e.cond.loc, f"?: condition must be bool, got {c.ty}")
-        a = self.expr(e.then, scope, fn, want)
-        b = self.expr(e.other, scope, fn, a.ty if isinstance(a.ty, BitsT) else want)
+        a, la = self.capture(fn, lambda: self.expr(e.then, scope, fn, want), extra_indent=1)
+        b, lb = self.capture(fn, lambda: self.expr(e.other, scope, fn, a.ty if isinstance(a.ty, BitsT) else want),
+                             extra_indent=1)
         if isinstance(a.ty, InfIntT) and not isinstance(b.ty, InfIntT):
             a = self.coerce(a, b.ty, e.loc)
         elif not (isinstance(a.ty, InfIntT) and isinstance(b.ty, InfIntT)):
             a, b = self.unify_binary(a, b, e.loc, "?:")
+        if la or lb:  # an arm has side effects: only the chosen arm may run them
+            if isinstance(a.ty, InfIntT):
+                raise P4CompileError(e.loc, "?: width of the result cannot be inferred")
+            return self.branch_join(fn, c, (a, la), (b, lb))
         if c.const is not None:
             return a if c.const else b
         if isinstance(a.ty, InfIntT):
@@ -597,7 +613,9 @@ class ExprGen:
             wants = [t for _, t in want.fields][: len(e.items)]
         elif e.rest_default:
             raise P4CompileError(e.loc, "`...` needs a struct or header type from the context")
-        vals = [self.expr(x, scope, fn, wants[i] if wants else None) for i, x in enumerate(e.items)]
+        vals = self.in_order(fn, [
+            (lambda i=i, x=x: self.expr(x, scope, fn, wants[i] if wants else None))
+            for i, x in enumerate(e.items)])
         if wants:
             vals = [self.coerce(v, t, x.loc) if not isinstance(t, (StructT, StackT)) else v
                     for v, t, x in zip(vals, wants, e.items, strict=True)]
@@ -621,12 +639,16 @@ class ExprGen:
         given = dict(e.fields)
         if set(given) - set(names) or (set(given) != set(names) and not e.rest_default):
             raise P4CompileError(e.loc, f"struct expression fields do not match {target.name}")
+        ftypes = dict(target.fields)
+        # fields are evaluated in the order written (it matters for side effects)
+        written = dict(zip(given, self.in_order(fn, [
+            (lambda x=x, n=n: self.expr(x, scope, fn, ftypes[n])) for n, x in given.items()]), strict=True))
         vals = []
         for n, ft in target.fields:
             if n not in given:
                 vals.append(self.default_value(ft))
                 continue
-            v = self.expr(given[n], scope, fn, ft)
+            v = written[n]
             vals.append(self.coerce(v, ft, given[n].loc) if ft.is_scalar() else v)
         py = f"{target.py}.build({', '.join(v.py for v in vals)})"
         return V(py, target, None, ("struct", vals))

@@ -329,8 +329,9 @@ class ExternGen:
                 self.store_if(f"{tmp} is not None", res, conv, fn)
                 return V("None", VOID)
             if name == "write":
-                idx = self.coerce(self.expr(e.args[0].value, scope, fn, idx_t), idx_t, e.loc)
-                v = self.coerce(self.expr(e.args[1].value, scope, fn, val_t), val_t, e.loc)
+                idx, v = self.in_order(fn, [  # left to right, as p4c's SideEffectOrdering
+                    lambda: self.coerce(self.expr(e.args[0].value, scope, fn, idx_t), idx_t, e.loc),
+                    lambda: self.coerce(self.expr(e.args[1].value, scope, fn, val_t), val_t, e.loc)])
                 py = v.py
                 if isinstance(val_t, BitsT) and val_t.signed:
                     py = f"({py} & {val_t.mask})"

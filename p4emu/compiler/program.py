@@ -30,6 +30,7 @@ from p4emu.compiler.blocks import BlockGen
 from p4emu.compiler.calls import CallGen
 from p4emu.compiler.exprs import ExprGen, V
 from p4emu.compiler.externs import ExternGen
+from p4emu.compiler.ordering import OrderGen
 from p4emu.compiler.scope import (
     ActionB,
     BlockDeclB,
@@ -47,6 +48,7 @@ from p4emu.frontend import ast as A
 from p4emu.frontend.errors import P4CompileError, unsupported
 from p4emu.frontend.types import (
     BitsT,
+    BoolT,
     EnumT,
     ObjectT,
     StackT,
@@ -57,7 +59,7 @@ from p4emu.frontend.types import (
 V1SWITCH_ROLES = ("parser", "verify", "ingress", "egress", "compute", "deparser")
 
 
-class ProgramGen(ExprGen, StmtGen, CallGen, ExternGen, BlockGen, TableGen):
+class ProgramGen(ExprGen, StmtGen, CallGen, ExternGen, BlockGen, TableGen, OrderGen):
     def __init__(self, program: A.Program):
         self.program = program
         self.global_scope = Scope()
@@ -84,6 +86,7 @@ class ProgramGen(ExprGen, StmtGen, CallGen, ExternGen, BlockGen, TableGen):
         self.struct_types: list[StructT] = []
         self.roles: dict = {}
         self.header_types: dict = {}
+        self.main_annotations: list = []
 
     def next_id(self) -> int:
         self.counter[0] += 1
@@ -101,6 +104,7 @@ class ProgramGen(ExprGen, StmtGen, CallGen, ExternGen, BlockGen, TableGen):
                 continue
             self.global_decl(d)
         if main is not None:
+            self.main_annotations = main.annotations  # P4Info pkg_info (@pkginfo, @brief)
             self.gen_main(main)
         self.check_unused_blocks()
         if main is None:
@@ -338,13 +342,16 @@ class ProgramGen(ExprGen, StmtGen, CallGen, ExternGen, BlockGen, TableGen):
                 out.append((t.name, anno.string() or t.name, fields, t.annotations))
         return out
 
-    def digests(self) -> list[tuple[str, list[tuple[str, int]]]]:
+    def digests(self) -> list[tuple[str, list[tuple[str, int, str]]]]:
+        """Digested struct types: (name, [(field, width, "bit" | "int" | "bool")])."""
         out = []
         for name, t in self.digest_types.items():
             fields = []
             for fname, ft in t.fields:
                 w = ft.width if isinstance(ft, BitsT) else ft.underlying.width if isinstance(ft, EnumT) and ft.underlying else 1
-                fields.append((fname, w))
+                kind = ("int" if isinstance(ft, BitsT) and ft.signed else
+                        "bool" if isinstance(ft, BoolT) else "bit")
+                fields.append((fname, w, kind))
             out.append((name, fields))
         return out
 

@@ -6,7 +6,7 @@ import re
 
 from p4emu.runtime.match import Exact, FieldMatch, Lpm, Optional, Range, Ternary, lpm_mask
 from p4emu.runtime.model import KeyField, MatchKind
-from p4emu.stf.parser import parse_int
+from p4emu.stf.parser import check_width, parse_int, parse_value
 
 _BITS_PER_DIGIT = {"0x": 4, "0b": 1, "0o": 3}
 _STACK_INDEX = re.compile(r"\$([0-9]+)")
@@ -86,7 +86,7 @@ def lpm_value_prefix(text: str, width: int) -> tuple[int, int]:
     """`v/len`, or a prefix length of (digits written × bits per digit)."""
     if "/" in text:
         v, _, plen_text = text.partition("/")
-        value, plen = _parse(v.replace("*", "0")), _parse(plen_text)
+        value, plen = _parse_cli_value(v.replace("*", "0"), width), _parse(plen_text)
     else:
         prefix, digits = _split_radix(text)
         if not prefix:  # the driver rewrites decimal as hex first
@@ -109,12 +109,24 @@ def _parse(text: str) -> int:
         raise KeyValueError(f"bad number {text!r}") from None
 
 
+def _parse_cli_value(text: str, width: int) -> int:
+    """Exact values and lpm prefixes reach simple_switch_CLI as written, so address
+    notations are accepted there (ternary values go through the driver's mask rewrite,
+    which only takes 0x/0b/0o)."""
+    try:
+        value = parse_value(text.strip())
+        check_width(value, width, text)
+    except ValueError as exc:
+        raise KeyValueError(str(exc)) from None
+    return int(value)
+
+
 def key_match(text: str, key: KeyField) -> FieldMatch | None:
     """The FieldMatch an STF key value means for `key` (None when it matches anything)."""
     width = key.bitwidth
     kind = key.match_kind
     if kind == MatchKind.EXACT:
-        return Exact(_fit(_parse(text), width, text))
+        return Exact(_fit(_parse_cli_value(text, width), width, text))
     if kind == MatchKind.TERNARY:
         value, mask = ternary_value_mask(text, width)
         return Ternary(value, mask) if mask else None

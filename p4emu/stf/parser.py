@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 import re
 
 from p4emu.stf.commands import (
@@ -75,6 +76,45 @@ def parse_int(text: str) -> int:
         else int(text, 10)
 
 
+class AddressInt(int):
+    """A value written as an address: simple_switch_CLI (which p4c's BMv2 STF driver hands
+    `add`/`setdefault` values to verbatim, bmv2 tools/runtime_CLI.py parse_param) reads
+    a.b.c.d only for 32-bit, aa:bb:cc:dd:ee:ff only for 48-bit and IPv6 only for 128-bit
+    fields; `width` is that field width, checked once the field is known."""
+
+    width: int
+
+    def __new__(cls, value: int, width: int) -> AddressInt:
+        obj = super().__new__(cls, value)
+        obj.width = width
+        return obj
+
+
+def parse_value(text: str) -> int:
+    """An action argument / exact or lpm key value: a number or an address notation."""
+    if "." in text and ":" not in text:
+        parts = text.split(".")
+        if len(parts) == 4 and all(p.isdigit() and int(p) < 256 for p in parts):
+            return AddressInt(int.from_bytes(bytes(int(p) for p in parts), "big"), 32)
+        raise ValueError(f"bad IPv4 address {text!r}")
+    if ":" in text:
+        parts = text.split(":")
+        if len(parts) == 6 and all(re.fullmatch(r"[0-9a-fA-F]{1,2}", p) for p in parts):
+            return AddressInt(int.from_bytes(bytes(int(p, 16) for p in parts), "big"), 48)
+        try:
+            return AddressInt(int(ipaddress.IPv6Address(text)), 128)
+        except ValueError:
+            raise ValueError(f"bad MAC or IPv6 address {text!r}") from None
+    return parse_int(text)
+
+
+def check_width(value: int, width: int, what: str) -> None:
+    """Raise ValueError when `value` is an address notation the field width does not take."""
+    if isinstance(value, AddressInt) and value.width != width:
+        kind = {32: "an IPv4", 48: "a MAC", 128: "an IPv6"}[value.width]
+        raise ValueError(f"{what}: {kind} address needs a {value.width}-bit field, not {width}-bit")
+
+
 def _number(text: str, what: str) -> int:
     try:
         return parse_int(text)
@@ -99,7 +139,10 @@ def _action(text: str) -> ActionSpec:
             name, sep, value = part.partition(":")
             if not sep or not name.strip() or not value.strip():
                 raise _LineError(f"bad action argument {part.strip()!r}")
-            args.append((name.strip(), _number(value.strip(), "action argument")))
+            try:
+                args.append((name.strip(), parse_value(value.strip())))
+            except ValueError:
+                raise _LineError(f"bad action argument {value.strip()!r}") from None
     return ActionSpec(m.group("name"), tuple(args))
 
 

@@ -25,7 +25,7 @@ from p4emu.runtime.tables import Table, TableEntry
 from p4emu.stf import commands as c
 from p4emu.stf.judge import Verdict, judge
 from p4emu.stf.keys import KeyValueError, key_match, resolve_key_name
-from p4emu.stf.parser import StfError, parse_action, parse_int
+from p4emu.stf.parser import StfError, check_width, parse_action, parse_int
 
 log = logging.getLogger(__name__)
 
@@ -103,7 +103,12 @@ class StfRun:
         missing = [p.name for p in action.params if p.name not in given]
         if missing:
             raise _Fail(f"action {action.name}: missing parameter {missing[0]!r}")
-        return ActionCall(action.id, tuple(given[p.name] for p in action.params))
+        for p in action.params:
+            try:
+                check_width(given[p.name], p.bitwidth, f"action {action.name} parameter {p.name}")
+            except ValueError as exc:
+                raise _Fail(str(exc)) from None
+        return ActionCall(action.id, tuple(int(given[p.name]) for p in action.params))
 
     def _match(self, table: Table, keys: tuple[tuple[str, str], ...]) -> tuple:
         names = [k.name for k in table.match_keys]

@@ -23,17 +23,13 @@ FIDELITY = Path(__file__).resolve().parents[2] / "p4" / "fidelity"
 STFS = sorted(FIDELITY.glob("*.stf"))
 
 # STF case (file stem) -> one-line description of the p4emu bug it exposes
-KNOWN_P4EMU_BUGS: dict[str, str] = {
-    "fid_side_effects.order": "p4emu bug: side-effecting calls are hoisted out of expressions "
-                              "(argument order, &&, ||, ?:) (/tmp/p4emu-bugs/22-*)",
-    "fid_basic.dotted": "p4emu bug: STF values in a.b.c.d / aa:bb:cc:dd:ee:ff notation are "
-                        "rejected; simple_switch_CLI accepts them (/tmp/p4emu-bugs/06-*)",
-}
+KNOWN_P4EMU_BUGS: dict[str, str] = {}
 # fixed in the tree while this suite was written (kept as plain passing cases):
 # fid_copy_exit.{inparam,exitaction,exitcontrol} (bugs 01-03), fid_tm.priority (04),
-# fid_misc.reparse (05),
-# fid_stage.otherstage (08), fid_varbit_err.precedence (09), and the P4Info tests below for direct actions, aliases,
-# initial_default_action (11), doc/type_info (12), key names (13), inline profiles (14)
+# fid_misc.reparse (05), fid_basic.dotted (06), fid_stage.otherstage (08),
+# fid_varbit_err.precedence (09), fid_side_effects.order (22), and the P4Info tests below
+# for direct actions, aliases, initial_default_action (11), doc/type_info (12), key names (13), inline profiles (14), field @id (16), value-set
+# @match (17), signed registers (18), @hidden (19), @pkginfo (21)
 
 
 def _program_for(stf: Path) -> Path:
@@ -229,11 +225,8 @@ _REJECTED = {
 }
 
 # p4emu accepted all of the "p4c rejects" cases below the marker until they were fixed in the
-# tree while this suite was written (/tmp/p4emu-bugs/10-*, 15-*).
-_FRONTEND_BUGS: dict[str, str] = {
-    "subcontrol_table_applied_twice": "a sub-control instance applied twice applies its table "
-                                      "twice (/tmp/p4emu-bugs/20-*)",
-}
+# tree while this suite was written (/tmp/p4emu-bugs/10-*, 15-*, 20-*).
+_FRONTEND_BUGS: dict[str, str] = {}
 
 
 def _rejected_params():
@@ -630,8 +623,6 @@ V1Switch(P(), VC(), I(), E(), CC(), D()) main;
 """
 
 
-@pytest.mark.xfail(strict=True, reason="p4emu bug: @id on params / key elements / "
-                   "controller-header fields is ignored (/tmp/p4emu-bugs/16-*)")
 def test_p4info_field_id_annotations(tmp_path):
     info = _p4info(tmp_path, _FIELD_ID_PROGRAM, "field_ids")
     t = _by_name(info.tables)["I.t"]
@@ -675,8 +666,6 @@ def test_p4info_value_set_basics(tmp_path):
     assert [(m.id, m.name, m.bitwidth) for m in vs["P.pair"].match] == [(1, "a", 8), (2, "b", 16)]
 
 
-@pytest.mark.xfail(strict=True, reason="p4emu bug: @match on value-set struct fields is ignored "
-                   "and bit<W> value-set matches get a name (/tmp/p4emu-bugs/17-*)")
 def test_p4info_value_set_match_kinds(tmp_path):
     info = _p4info(tmp_path, _VALUE_SET_PROGRAM, "vsets")
     vs = _by_name(info.value_sets)
@@ -684,8 +673,6 @@ def test_p4info_value_set_match_kinds(tmp_path):
     assert vs["P.simple"].match[0].name == ""
 
 
-@pytest.mark.xfail(strict=True, reason="p4emu bug: a register of int<W> gets a bit<W> type_spec "
-                   "(/tmp/p4emu-bugs/18-*)")
 def test_p4info_signed_register_type(tmp_path):
     program = _FIELD_ID_PROGRAM.replace(
         "action a(", "register<int<16>>(4) sreg;\n    action a(").replace(
@@ -696,8 +683,6 @@ def test_p4info_signed_register_type(tmp_path):
     assert reg.type_spec.bitstring.int.bitwidth == 16
 
 
-@pytest.mark.xfail(strict=True, reason="p4emu bug: @hidden tables/actions appear in the P4Info "
-                   "(/tmp/p4emu-bugs/19-*)")
 def test_p4info_hidden(tmp_path):
     program = _FIELD_ID_PROGRAM.replace(
         "action a(", "@hidden action hact() { }\n    @hidden table ht { key = { hdr.h.a : exact; } "
@@ -707,8 +692,6 @@ def test_p4info_hidden(tmp_path):
     assert "I.hact" not in _by_name(info.actions)
 
 
-@pytest.mark.xfail(strict=True, reason="p4emu bug: @pkginfo on main is ignored "
-                   "(/tmp/p4emu-bugs/21-*)")
 def test_p4info_pkginfo(tmp_path):
     program = _FIELD_ID_PROGRAM.replace(
         "V1Switch(P()", '@pkginfo(name="demo.p4", version="1.2", organization="lab") '
