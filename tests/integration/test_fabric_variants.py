@@ -12,6 +12,8 @@ from topologies.lab import Lab, LabConfig
 from topologies.reachability import ping_all_pairs
 from topologies.traffic import BackgroundPing
 
+from .fabric import core_tx_total, run_transfer
+
 pytestmark = pytest.mark.integration
 
 
@@ -78,6 +80,14 @@ def test_two_plane_fattree_pingall_and_failover(tmp_path):
         assert ping_all_pairs(net, lab.fabric) == []
         paths = lab.ask("paths", src="h1", dst="h16")
         assert len(paths) == 8  # 4 cores per plane
+        lab.ask("spray", mode="ev")
+        before = core_tx_total(lab)
+        received, (sent,) = run_transfer(lab, tmp_path / "xfer", ["h1"], "h16", "8M")
+        moved = {c: n - before[c] for c, n in core_tx_total(lab).items()}
+        print(f"\n8 MB over 2 planes: {sent['goodput_mbps']:.1f} Mb/s, planes {sent['planes']}, "
+              f"core packets {moved}")
+        assert received["messages_ok"] == 1
+        assert len(moved) == 8 and all(n > 100 for n in moved.values()), moved  # 8 paths
         lab.set_link("p1c1", "p1a7", up=False)
         event = _wait_event(lab, 0, "down")
         assert event is not None

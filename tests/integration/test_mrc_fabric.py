@@ -7,12 +7,10 @@ counter deltas, so tests do not depend on each other's traffic.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
 
@@ -20,6 +18,18 @@ from controller.switch_state import SPRAY_MODES
 from topologies.generators import PortBases
 from topologies.lab import Lab, LabConfig
 from topologies.p4switch import REPO_ROOT
+
+from .fabric import (
+    attachment,
+    core_tx_total,
+    delta,
+    endpoint_cmd,
+    host,
+    peers_with_role,
+    port_towards,
+    run_transfer,
+    tx,
+)
 
 pytestmark = pytest.mark.integration
 
@@ -45,45 +55,6 @@ def lab(tmp_path_factory):
 
 
 # --- helpers ------------------------------------------------------------------------------
-def host(lab: Lab, name: str):
-    return lab.net.net.get(name)
-
-
-def attachment(lab: Lab, name: str) -> tuple[str, int]:
-    nic = lab.fabric.hosts[name].nics[0]
-    return nic.switch, nic.switch_port
-
-
-def port_towards(lab: Lab, switch: str, peer: str) -> int:
-    ports = [p for p, peer_ref in lab.fabric.switches[switch].ports.items()
-             if peer_ref.node == peer]
-    assert len(ports) == 1, (switch, peer, ports)
-    return ports[0]
-
-
-def peers_with_role(lab: Lab, switch: str, role: str) -> dict[str, int]:
-    """Neighbours of `switch` with the given role, and the port towards each."""
-    out = {}
-    for port, peer in lab.fabric.switches[switch].ports.items():
-        node = lab.fabric.switches.get(peer.node)
-        if node is not None and node.role == role:
-            out[node.name] = port
-    return out
-
-
-def tx(lab: Lab, switch: str, counter: str = "tx_packets") -> dict[int, int]:
-    ports = lab.ask("counters", switch=switch)["ports"]
-    return {int(p): row.get(counter, 0) for p, row in ports.items()}
-
-
-def delta(before: dict[int, int], after: dict[int, int]) -> dict[int, int]:
-    return {p: after[p] - before.get(p, 0) for p in after}
-
-
-def endpoint_cmd(*args: str) -> list[str]:
-    return [sys.executable, "-m", "endpoint", *args]
-
-
 def blast(lab: Lab, src: str, dst: str, *args: str) -> dict:
     out = host(lab, src).cmd(" ".join(endpoint_cmd(
         "blast", "--dst", host(lab, dst).IP(), *args)))
@@ -179,45 +150,6 @@ def test_source_mode_follows_labels_hop_by_hop(lab):
 
 
 # --- transport over the fabric (issue 7) --------------------------------------------------
-def run_transfer(lab: Lab, tmp: Path, senders: list[str], dst: str, size: str,
-                 during=None, timeout: float = 120) -> tuple[dict, list[dict]]:
-    """Receive one message from each sender on `dst`; returns (receiver, sender stats)."""
-    out_dir = tmp / "recv"
-    out_dir.mkdir(exist_ok=True)
-    recv_json = tmp / "recv.json"
-    receiver = host(lab, dst).popen(endpoint_cmd(
-        "recv", "--count", str(len(senders)), "--out", str(out_dir), "--json", str(recv_json),
-        "--timeout", str(timeout)), cwd=REPO_ROOT, stdout=subprocess.PIPE, text=True)
-    try:
-        assert "listening" in receiver.stdout.readline()
-        procs = []
-        for i, src in enumerate(senders):
-            procs.append(host(lab, src).popen(endpoint_cmd(
-                "send", "--dst", host(lab, dst).IP(), "--size", size, "--seed", str(i + 1),
-                "--json", str(tmp / f"send-{src}.json"), "--timeout", str(timeout)),
-                cwd=REPO_ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
-        if during is not None:
-            during()
-        for proc in procs:
-            _, err = proc.communicate(timeout=timeout + 10)
-            assert proc.returncode == 0, err
-        receiver.wait(timeout=30)
-    finally:
-        for proc in [receiver]:
-            if proc.poll() is None:
-                proc.kill()
-    sent = [json.loads((tmp / f"send-{src}.json").read_text()) for src in senders]
-    received = json.loads(recv_json.read_text())
-    digests = {hashlib.sha256(p.read_bytes()).hexdigest() for p in out_dir.iterdir()}
-    assert {s["sha256"] for s in sent} == digests
-    return received, sent
-
-
-def core_tx_total(lab: Lab) -> dict[str, int]:
-    cores = [n for n, sw in lab.fabric.switches.items() if sw.role == "core"]
-    return {c: sum(tx(lab, c).values()) for c in cores}
-
-
 def test_transfer_is_intact_over_every_path(lab, tmp_path):
     set_spray(lab, "ev")
     before = core_tx_total(lab)
