@@ -10,6 +10,8 @@ Entry points: `python -m p4emu switch ...` (`main.main`), `python -m p4emu cli .
 - `entity_writes.EntityWriter` / `entity_reads.EntityReader` - P4Runtime entities <->
   `p4emu.runtime.DeviceState`, pure; `codec_tables`, `codec_entities`, `bytestrings`,
   `packet_io` - the protobuf translation and validation underneath
+- `notifications.Notifier` - polled stream notifications (DigestList, idle timeouts)
+- `reconcile.replay_state` - RECONCILE_AND_COMMIT: carry entries into a new program
 - `arbitration.Arbiter` - primary election, pure
 - `queues.PortQueues` - the egress queue model, pure and clock-injected;
   `traffic_manager.TrafficManager` - the data-plane thread around it

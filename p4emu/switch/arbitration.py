@@ -67,13 +67,15 @@ class Arbiter:
     def is_primary_request(self, role: str, election_id: int) -> bool:
         """Whether a Write/SetPipeline carrying `election_id` comes from the primary.
 
-        As PI, with no client connected for the role a request without an election id
-        is accepted (debugging and tests without a stream).
+        As PI, with no stream client connected at all a request without an election id
+        is accepted (debugging and tests without a stream). Once any client is connected
+        the request must come from the primary of its role, so naming a role nobody
+        holds does not get around arbitration.
         """
-        primary = self.primary(role)
-        if primary is None:
+        if not self._clients:
             return election_id == 0
-        return primary[1] == election_id
+        primary = self.primary(role)
+        return primary is not None and primary[1] == election_id
 
     def is_client_primary(self, client: Hashable) -> bool:
         state = self._clients.get(client)
@@ -99,6 +101,10 @@ class Arbiter:
         if current is not None and device_id != current.device_id:
             raise ArbitrationError(code_pb2.FAILED_PRECONDITION,
                                    f"device id changed from {current.device_id} to {device_id}")
+        if current is not None and role != current.role:
+            # spec 5.4 (2.2): a live stream keeps its role; a new role needs a new stream
+            raise ArbitrationError(code_pb2.FAILED_PRECONDITION,
+                                   f"role changed from {current.role!r} to {role!r}")
         if device_id != self.device_id:
             raise ArbitrationError(code_pb2.NOT_FOUND, f"no device with id {device_id}")
         for key, other in self._clients.items():
@@ -106,18 +112,12 @@ class Arbiter:
                 raise ArbitrationError(code_pb2.INVALID_ARGUMENT,
                                        f"election id {election_id} is already used in role "
                                        f"{role!r}")
-        old_role = current.role if current else None
-        before = {r: self.primary(r) for r in {role, old_role} if r is not None}
+        was = self.primary(role)
         self._clients[client] = _Client(device_id, role, election_id)
-        notices: list[Notice] = []
-        for r, was in before.items():
-            now = self.primary(r)
-            changed = (was[0] if was else None) != (now[0] if now else None)
-            if changed:
-                notices.extend(self._notices(r, None))
-            elif r == role:
-                notices.extend(self._notices(r, client))
-        return notices
+        now = self.primary(role)
+        if (was[0] if was else None) != (now[0] if now else None):
+            return self._notices(role, None)  # a new primary: every client of the role
+        return self._notices(role, client)
 
     def remove(self, client: Hashable) -> list[Notice]:
         """Forget a client whose stream ended; notices for the rest if the primary changed."""

@@ -1,8 +1,10 @@
 """P4Runtime bytestrings <-> ints, with the spec's width checks.
 
-A server accepts a value in canonical form (no leading zero bytes, zero as one zero byte)
-or padded to ceil(bitwidth/8) bytes; anything longer, empty, or with bits set above the
-width is INVALID_ARGUMENT. Reads answer in canonical form.
+A server accepts any length (spec 1.4 "Bytestrings": canonical, padded, or with more
+leading zero bytes than the width needs, so clients of a narrower or wider program keep
+working) as long as the value fits the width; an empty string or a value with bits set
+above the width is INVALID_ARGUMENT, PI's code (bytestring_p4rt_to_pi) and the one the
+spec's match-field rules ask for. Reads answer in canonical form.
 """
 
 from __future__ import annotations
@@ -18,8 +20,6 @@ def decode(data: bytes, bitwidth: int, what: str) -> int:
     """The unsigned value of `data` for a field of `bitwidth` bits."""
     if not data:
         raise invalid(f"{what}: empty bytestring")
-    if len(data) > max(1, byte_width(bitwidth)):
-        raise invalid(f"{what}: {len(data)} bytes is too long for bit<{bitwidth}>")
     value = int.from_bytes(data, "big")
     if value >> bitwidth:
         raise invalid(f"{what}: value 0x{value:x} does not fit bit<{bitwidth}>")

@@ -52,10 +52,10 @@ def decode_group_members(pb: p4runtime_pb2.ActionProfileGroup) -> list[GroupMemb
             watch = decode_port(m.watch_port, f"group {pb.group_id} member watch_port")
         elif kind == "watch":
             watch = m.watch
-        weight = m.weight if m.weight else 1  # 0 is the proto default: one slot
-        if weight < 0:
+        # PI refuses weight 0 (the proto default) too: the client must say how many slots
+        if m.weight <= 0:
             raise invalid(f"group {pb.group_id}: member {m.member_id} weight must be >= 1")
-        members.append(GroupMember(m.member_id, weight, watch))
+        members.append(GroupMember(m.member_id, m.weight, watch))
     return members
 
 

@@ -176,13 +176,16 @@ def encode_action_call(actions: Mapping[int, ActionInfo],
 
 
 def check_action_scope(table: TableInfo, action_id: int, *, default: bool) -> None:
-    """The action must be listed in the table and allowed for entries or the default."""
+    """The action must be listed in the table (INVALID_ARGUMENT) and allowed for entries
+    or the default (PERMISSION_DENIED: spec 9.1.2, PI's action scope check)."""
     for ref in table.actions:
         if ref.id == action_id:
             if default and ref.scope == "TABLE_ONLY":
-                raise invalid(f"table {table.name}: action {action_id} is @tableonly")
+                raise P4RTError(code_pb2.PERMISSION_DENIED,
+                                f"table {table.name}: action {action_id} is @tableonly")
             if not default and ref.scope == "DEFAULT_ONLY":
-                raise invalid(f"table {table.name}: action {action_id} is @defaultonly")
+                raise P4RTError(code_pb2.PERMISSION_DENIED,
+                                f"table {table.name}: action {action_id} is @defaultonly")
             return
     raise invalid(f"table {table.name}: action id {action_id} is not one of its actions")
 

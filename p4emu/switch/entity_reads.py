@@ -54,8 +54,12 @@ class EntityReader:
             return self.state.objects("tables")
         return [table_of(self.state, table_id)]
 
-    def encode_entry(self, table: Table, entry: TableEntry) -> p4runtime_pb2.TableEntry:
-        pb = p4runtime_pb2.TableEntry(table_id=table.info.id, priority=entry.priority,
+    def encode_entry(self, table: Table, entry: TableEntry,
+                     query: p4runtime_pb2.TableEntry | None = None) -> p4runtime_pb2.TableEntry:
+        """`entry` as P4Runtime; direct counter data and meter config only when `query`
+        asks for them by setting the field (spec 9.1.4; PI table_read_one)."""
+        pb = p4runtime_pb2.TableEntry(table_id=table.info.id,
+                                      priority=table.p4runtime_priority(entry),
                                       controller_metadata=entry.controller_metadata,
                                       metadata=entry.metadata,
                                       idle_timeout_ns=entry.idle_timeout_ns,
@@ -67,9 +71,16 @@ class EntityReader:
             pb.action.action_profile_member_id = entry.member_id
         elif entry.group_id is not None:
             pb.action.action_profile_group_id = entry.group_id
-        if table.info.direct_counter is not None:
+        if query is not None and query.HasField("time_since_last_hit"):
+            # spec: the true value even for an entry whose TTL is 0 (PI reports 0 there)
+            idle_us = table.clock_us() - entry.last_hit_us
+            pb.time_since_last_hit.elapsed_ns = max(0, idle_us) * 1000
+        want_counter = query is not None and query.HasField("counter_data")
+        want_meter = query is not None and query.HasField("meter_config")
+        if want_counter and table.info.direct_counter is not None:
             pb.counter_data.CopyFrom(ce.encode_counter_data(entry.counter))
-        if entry.meter_config is not None:
+        # a meter left in its default (all green) configuration is reported unset
+        if want_meter and entry.meter_config is not None:
             pb.meter_config.CopyFrom(ce.encode_meter_config(entry.meter_config))
         return pb
 
@@ -81,7 +92,13 @@ class EntityReader:
 
     def _read_table_entry(self, pb: p4runtime_pb2.TableEntry) -> Iterator[Entity]:
         for table in self._tables(pb.table_id):
+            if pb.HasField("time_since_last_hit") and not table.info.idle_timeout:
+                # PI table_read_one refuses it, wildcard reads included
+                raise invalid(f"table {table.name} has no idle timeout: do not ask for "
+                              "time_since_last_hit")
             if pb.is_default_action:
+                if pb.HasField("time_since_last_hit"):  # spec: no idle timeout on defaults
+                    raise invalid("the default entry has no time_since_last_hit")
                 yield Entity(table_entry=self._default_entry(table))
                 continue
             if pb.match:
@@ -89,10 +106,10 @@ class EntityReader:
                     entry = find_entry(table, pb)
                 except EntryNotFound:
                     continue  # a read of an absent entry answers nothing
-                yield Entity(table_entry=self.encode_entry(table, entry))
+                yield Entity(table_entry=self.encode_entry(table, entry, pb))
                 continue
             for entry in table.entries():
-                yield Entity(table_entry=self.encode_entry(table, entry))
+                yield Entity(table_entry=self.encode_entry(table, entry, pb))
 
     # --- action profiles
     def _profiles(self, profile_id: int) -> list:
@@ -158,7 +175,6 @@ class EntityReader:
             for entry in entries:
                 out = p4runtime_pb2.DirectCounterEntry()
                 out.table_entry.CopyFrom(self.encode_entry(table, entry))
-                out.table_entry.ClearField("counter_data")
                 out.data.CopyFrom(ce.encode_counter_data(entry.counter))
                 yield Entity(direct_counter_entry=out)
 
@@ -182,16 +198,20 @@ class EntityReader:
                                  ) -> Iterator[Entity]:
         query = pb.table_entry
         meters = [m for m in self.state.objects("meters") if isinstance(m, DirectMeter)]
+        if query.table_id:
+            table = table_of(self.state, query.table_id)
+            meters = [m for m in meters if m.table is table]
+            if not meters:  # as the direct counter read and PI: a table without one
+                raise invalid(f"table {table.name} has no direct meter")
         for meter in meters:
             table = meter.table
-            if query.table_id and table.info.id != query.table_id:
-                continue
-            entries = [find_entry(table, query)] if query.match else table.entries()
+            try:
+                entries = [find_entry(table, query)] if query.match else table.entries()
+            except EntryNotFound:
+                entries = []  # a read of an absent entry answers nothing
             for entry in entries:
                 out = p4runtime_pb2.DirectMeterEntry()
                 out.table_entry.CopyFrom(self.encode_entry(table, entry))
-                out.table_entry.ClearField("meter_config")
-                out.table_entry.ClearField("counter_data")
                 if entry.meter_config is not None:
                     out.config.CopyFrom(ce.encode_meter_config(entry.meter_config))
                 yield Entity(direct_meter_entry=out)

@@ -10,10 +10,10 @@ from p4.v1 import p4runtime_pb2
 from p4emu.runtime.actions import ActionCall
 from p4emu.runtime.counters import CounterArray
 from p4emu.runtime.device import DeviceState, DirectMeter
-from p4emu.runtime.errors import RuntimeStateError
+from p4emu.runtime.errors import EntryNotFound, RuntimeStateError
 from p4emu.runtime.meters import MeterArray
 from p4emu.runtime.pre import CloneSession
-from p4emu.runtime.tables import Table, TableEntry
+from p4emu.runtime.tables import INT32_MAX, Table, TableEntry
 from p4emu.switch import codec_entities as ce
 from p4emu.switch import codec_tables as ct
 from p4emu.switch.p4rt_errors import P4RTError, from_runtime, invalid
@@ -45,7 +45,16 @@ def entry_key(table: Table, pb: p4runtime_pb2.TableEntry) -> TableEntry:
 
 def find_entry(table: Table, pb: p4runtime_pb2.TableEntry) -> TableEntry:
     key = entry_key(table, pb)
-    return table.get(key.match, key.priority)
+    try:
+        return table.get(key.match, key.priority)
+    except EntryNotFound:
+        if not (table.needs_priority and table.info.const_entries):
+            raise
+    # const entries keep BMv2's priority; reads show PI's INT32_MAX - p (encode_entry)
+    entry = table.get(key.match, INT32_MAX - key.priority)
+    if not entry.is_const:
+        raise EntryNotFound(f"table {table.name}: no such entry")
+    return entry
 
 
 class EntityWriter:
@@ -75,22 +84,47 @@ class EntityWriter:
     # --- tables
     def _write_table_entry(self, op: int, pb: p4runtime_pb2.TableEntry) -> None:
         table = table_of(self.state, pb.table_id)
+        if pb.is_const:  # spec 9.1: only the server sets it
+            raise invalid(f"table {table.name}: is_const must be false in a write")
         if pb.is_default_action:
             self._write_default(op, table, pb)
             return
+        if op == MODIFY and not pb.HasField("action"):
+            # spec 9.1.2: the action stays; only the direct resources given change (this
+            # is also the one write a const table accepts)
+            self._modify_resources(table, pb)
+            return
         if table.info.is_const:
             raise P4RTError(code_pb2.PERMISSION_DENIED, f"table {table.name} is const")
-        if op == DELETE:
+        if op == DELETE:  # by key only: every other field is ignored (spec 9.1)
             table.delete(entry_key(table, pb))
             return
+        if pb.HasField("time_since_last_hit"):  # read-only (PI table_write)
+            raise invalid("time_since_last_hit must not be set in a write")
+        if op == INSERT and not ct.match_keys(table.info):
+            raise invalid(f"table {table.name} is keyless: only its default entry can be set")
         entry = self._decode_entry(table, pb)
         if op == INSERT:
             table.insert(entry)
+            entry.last_hit_us = table.clock_us()  # the idle clock starts at insertion
             return
         table.modify(entry)
         if pb.HasField("counter_data"):
             stored = table.get(entry.match, entry.priority)
             stored.counter = ce.decode_counter_data(pb.counter_data)
+
+    def _modify_resources(self, table: Table, pb: p4runtime_pb2.TableEntry) -> None:
+        if pb.HasField("time_since_last_hit"):
+            raise invalid("time_since_last_hit must not be set in a write")
+        entry = find_entry(table, pb)
+        if pb.HasField("counter_data"):
+            if table.info.direct_counter is None:
+                raise invalid(f"table {table.name} has no direct counter")
+            entry.counter = ce.decode_counter_data(pb.counter_data)
+        if pb.HasField("meter_config"):
+            if table.direct_meter is None:
+                raise invalid(f"table {table.name} has no direct meter")
+            table.set_meter_config(entry, ce.decode_meter_config(pb.meter_config))
 
     def _decode_entry(self, table: Table, pb: p4runtime_pb2.TableEntry) -> TableEntry:
         info = table.info
@@ -115,9 +149,14 @@ class EntityWriter:
         )
         if pb.HasField("counter_data"):
             entry.counter = ce.decode_counter_data(pb.counter_data)
+        # spec 9.1.2: a member or group not inserted yet is NOT_FOUND
         if isinstance(action, ct.MemberRef):
+            if table.profile is not None and action.member_id not in table.profile.members:
+                raise P4RTError(code_pb2.NOT_FOUND, f"no member {action.member_id}")
             entry.member_id = action.member_id
         elif isinstance(action, ct.GroupRef):
+            if table.profile is not None and action.group_id not in table.profile.groups:
+                raise P4RTError(code_pb2.NOT_FOUND, f"no group {action.group_id}")
             entry.group_id = action.group_id
         else:
             entry.action = action
@@ -128,6 +167,8 @@ class EntityWriter:
             raise invalid(f"table {table.name}: the default entry can only be modified")
         if pb.match or pb.priority:
             raise invalid(f"table {table.name}: the default entry has no match or priority")
+        if pb.idle_timeout_ns or pb.HasField("time_since_last_hit"):
+            raise invalid(f"table {table.name}: the default entry has no idle timeout")
         if table.info.const_default_action:
             raise P4RTError(code_pb2.PERMISSION_DENIED,
                             f"table {table.name}: the default action is const")
@@ -162,9 +203,21 @@ class EntityWriter:
             profile.delete_group(pb.group_id)
             return
         members = ce.decode_group_members(pb)
+        # PI group_update_members: a member that does not exist is NOT_FOUND (the
+        # run-time state calls it an invalid entry); a duplicate group id (INSERT) or an
+        # unknown one (MODIFY) is reported first, as PI checks the group before members
+        missing = [m.member_id for m in members if m.member_id not in profile.members]
+        group_known = pb.group_id in profile.groups
+        if missing and group_known == (op == MODIFY):
+            raise P4RTError(code_pb2.NOT_FOUND,
+                            f"group {pb.group_id}: no member {missing[0]}")
         if op == INSERT:
             profile.insert_group(pb.group_id, members, pb.max_size)
         else:
+            old = profile.groups.get(pb.group_id)
+            # PI group_modify: max_size is fixed at creation; 0 means "unchanged"
+            if old is not None and pb.max_size and pb.max_size != old.max_size:
+                raise invalid(f"group {pb.group_id}: max_size cannot change after creation")
             profile.modify_group(pb.group_id, members, pb.max_size or None)
         self.forms[("group", pb.action_profile_id, pb.group_id)] = ce.watch_forms(pb)
 

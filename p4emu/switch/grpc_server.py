@@ -13,12 +13,13 @@ from p4.v1 import p4runtime_pb2, p4runtime_pb2_grpc
 
 from p4emu.switch import packet_io
 from p4emu.switch.arbitration import Arbiter, ArbitrationError, Notice
-from p4emu.switch.bytestrings import encode
 from p4emu.switch.core import SwitchCore
 from p4emu.switch.entity_reads import EntityReader
 from p4emu.switch.entity_writes import EntityWriter
+from p4emu.switch.notifications import Notifier
 from p4emu.switch.p4rt_errors import P4RTError, write_error_details
 from p4emu.switch.program import LoadedProgram, Loader, build_program
+from p4emu.switch.reconcile import replay_state
 from p4emu.switch.sessions import End, StreamSession
 
 log = logging.getLogger(__name__)
@@ -28,8 +29,6 @@ STATUS_CODES = {sc.value[0]: sc for sc in grpc.StatusCode}
 Req = p4runtime_pb2.SetForwardingPipelineConfigRequest
 GetReq = p4runtime_pb2.GetForwardingPipelineConfigRequest
 READ_BATCH = 256
-DIGEST_POLL_S = 0.01
-IDLE_DIGEST_POLL_S = 0.2
 
 
 def election_int(eid: p4runtime_pb2.Uint128) -> int:
@@ -49,14 +48,11 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
         self.arb_lock = threading.Lock()
         self.saved: LoadedProgram | None = None
         self._config_lock = threading.Lock()
-        self._stop = threading.Event()
         core.packet_in = self.send_packet_in
-        self._digest_thread = threading.Thread(target=self._digest_loop, name="digests",
-                                               daemon=True)
-        self._digest_thread.start()
+        self.notifier = Notifier(core, self._primary_sessions)
 
     def stop(self) -> None:
-        self._stop.set()
+        self.notifier.stop()
 
     # --- helpers
     def _check_device(self, device_id: int, context) -> None:
@@ -71,7 +67,14 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
                    f"election id {election_id} is not the primary of role {role!r}")
 
     def _program(self, context) -> LoadedProgram:
-        program = self.core.program
+        """The program Read/Write/Get refer to: a saved (VERIFY_AND_SAVE) config first.
+
+        Spec: after VERIFY_AND_SAVE "subsequent Read / Write requests must refer to
+        fields in the new config", and COMMIT realizes the writes made since; writing
+        into the saved program's (not yet running) state does both. PI likewise switches
+        its P4Info at save time.
+        """
+        program = self.saved or self.core.program
         if program is None:
             _abort(context, code_pb2.FAILED_PRECONDITION, "no forwarding pipeline is set")
         return program  # type: ignore[return-value]
@@ -92,8 +95,12 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
         cookie = config.cookie.cookie if config.HasField("cookie") else 0
         try:
             if action == Req.COMMIT:
+                # spec (SetForwardingPipelineConfig RPC): COMMIT takes no config, and
+                # without a preceding VERIFY_AND_SAVE there is nothing to commit
+                if request.HasField("config"):
+                    _abort(context, code_pb2.INVALID_ARGUMENT, "COMMIT takes no config")
                 if self.saved is None:
-                    _abort(context, code_pb2.FAILED_PRECONDITION, "no saved config to commit")
+                    _abort(context, code_pb2.NOT_FOUND, "no saved config to commit")
                 self.core.install(self.saved)  # type: ignore[arg-type]
                 self.saved = None
                 return p4runtime_pb2.SetForwardingPipelineConfigResponse()
@@ -110,6 +117,11 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
             program = build_program(self.loader, config.p4info, config.p4_device_config,
                                     cookie, port_up=lambda port: self.core.port_up(port),
                                     clock_us=self.core.clock_us)
+            if action == Req.RECONCILE_AND_COMMIT and current is not None:
+                with self.core.lock:  # a consistent snapshot of the running state
+                    carried = replay_state(current, program)
+                log.info("pipeline reconciled: %d entities carried to the new program",
+                         carried)
         except P4RTError as exc:
             _abort(context, exc.code, exc.message)
         if action == Req.VERIFY_AND_SAVE:
@@ -122,7 +134,7 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
     def GetForwardingPipelineConfig(self, request, context):
         self._check_device(request.device_id, context)
         response = p4runtime_pb2.GetForwardingPipelineConfigResponse()
-        program = self.core.program
+        program = self.saved or self.core.program
         if program is None:
             return response  # as PI: no pipeline, empty config
         kind = request.response_type
@@ -282,10 +294,16 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
             self._packet_out(session, request.packet, primary)
         elif kind == "digest_ack":
             program = self.core.program
-            if primary and program is not None:
+            ack = request.digest_ack
+            if program is not None and ack.digest_id not in program.info.digests:
+                # spec (stream error reporting): an unknown digest id is INVALID_ARGUMENT
+                msg = self._stream_error(code_pb2.INVALID_ARGUMENT,
+                                         f"no digest with id {ack.digest_id}")
+                msg.error.digest_list_ack.digest_list_ack.CopyFrom(ack)
+                session.send(msg)
+            elif primary and program is not None:
                 with self.core.lock:
-                    program.state.digest_queue.ack(request.digest_ack.digest_id,
-                                                   request.digest_ack.list_id)
+                    program.state.digest_queue.ack(ack.digest_id, ack.list_id)
         else:
             session.send(self._stream_error(code_pb2.UNIMPLEMENTED,
                                             f"stream message {kind} is not supported"))
@@ -337,38 +355,6 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
         msg.packet.metadata.extend(metadata)
         for session in sessions:
             session.send(msg)
-
-    def _digest_loop(self) -> None:
-        wait = IDLE_DIGEST_POLL_S
-        while not self._stop.wait(wait):
-            program = self.core.program
-            wait = IDLE_DIGEST_POLL_S
-            if program is None:
-                continue
-            queue_state = program.state.digest_queue
-            if not any(queue_state.get_config(d) for d in program.info.digests):
-                continue  # nothing configured: poll rarely, idle switches stay cheap
-            wait = DIGEST_POLL_S
-            try:
-                with self.core.lock:
-                    # the pipeline stamps digests with the switch clock (µs since start)
-                    lists = program.state.digest_queue.poll(self.core.clock_us() * 1000)
-                if not lists:
-                    continue
-                sessions = self._primary_sessions()
-                for dlist in lists:
-                    msg = p4runtime_pb2.StreamMessageResponse()
-                    msg.digest.digest_id = dlist.digest_id
-                    msg.digest.list_id = dlist.list_id
-                    msg.digest.timestamp = dlist.timestamp_ns
-                    for message in dlist.messages:
-                        struct = msg.digest.data.add().struct
-                        for value in message:
-                            struct.members.add().bitstring = encode(value)
-                    for session in sessions:
-                        session.send(msg)
-            except Exception:
-                log.exception("digest delivery failed")
 
 
 def serve(core: SwitchCore, loader: Loader, address: str,

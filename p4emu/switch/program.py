@@ -85,6 +85,8 @@ def build_program(loader: Loader, p4info: p4info_pb2.P4Info, device_config: byte
     """Load and check a pipeline config; INVALID_ARGUMENT when it cannot be used."""
     if not device_config:
         raise invalid("the pipeline config has no p4_device_config")
+    if p4info.ByteSize() == 0:  # spec: VERIFY* / *_COMMIT need the whole config
+        raise invalid("the pipeline config has no p4info")
     try:
         info, make_pipeline = loader(device_config)
     except Exception as exc:  # any loader failure means bad device config bytes

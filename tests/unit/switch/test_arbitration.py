@@ -90,3 +90,20 @@ def test_primaries_one_per_role():
     arb.update("b", 1, "", 3)
     arb.update("c", 1, "ops", 1)
     assert sorted(arb.primaries()) == ["a", "c"]
+
+
+def test_role_change_on_a_live_stream_is_failed_precondition():
+    arbiter = Arbiter(1)
+    arbiter.update("a", 1, "", 5)
+    with pytest.raises(ArbitrationError) as err:
+        arbiter.update("a", 1, "other", 5)
+    assert err.value.code == code_pb2.FAILED_PRECONDITION
+
+
+def test_an_unheld_role_does_not_bypass_arbitration():
+    arbiter = Arbiter(1)
+    assert arbiter.is_primary_request("", 0)  # no stream at all: PI's debugging leniency
+    arbiter.update("a", 1, "", 5)
+    assert not arbiter.is_primary_request("nobody", 0)
+    assert not arbiter.is_primary_request("", 0)
+    assert arbiter.is_primary_request("", 5)

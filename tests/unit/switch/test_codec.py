@@ -43,14 +43,15 @@ def code_of(fn) -> int:
 # --- bytestrings
 @pytest.mark.parametrize("data,width,value", [
     (b"\x05", 9, 5), (b"\x00\x05", 9, 5), (b"\x00", 32, 0), (b"\x01\xff", 9, 511),
-    (b"\x0a\x00\x01\x01", 32, 0x0A000101)])
+    (b"\x0a\x00\x01\x01", 32, 0x0A000101),
+    (b"\x00\x00\x01", 9, 1), (b"\x00\x00\x63", 12, 0x63)])  # spec: extra zeros are fine
 def test_decode_accepts_canonical_and_padded(data, width, value):
     assert bytestrings.decode(data, width, "x") == value
 
 
-@pytest.mark.parametrize("data,width", [(b"", 8), (b"\x02\x00", 9), (b"\x00\x00\x01", 9),
-                                        (b"\x10", 4)])
-def test_decode_rejects_empty_too_long_and_too_wide(data, width):
+@pytest.mark.parametrize("data,width", [(b"", 8), (b"\x02\x00", 9), (b"\x01\x00\x63", 16),
+                                        (b"\x10", 4), (b"\x00\x40\x63", 12)])
+def test_decode_rejects_empty_and_too_wide(data, width):
     assert code_of(lambda: bytestrings.decode(data, width, "x")) == code_pb2.INVALID_ARGUMENT
 
 
@@ -152,7 +153,11 @@ def test_table_insert_read_modify_delete(state):
     assert len(lpm_entries) == 1
     got = lpm_entries[0]
     assert got.action.action.params[1].value == b"\x02"  # canonical on read
-    assert got.HasField("counter_data")  # the table has a direct counter
+    assert not got.HasField("counter_data")  # only when the read asks for it
+    ask = pb.TableEntry(table_id=LPM)
+    ask.counter_data.SetInParent()
+    asked = read_all(state, table_entry=ask)
+    assert asked[0].table_entry.HasField("counter_data")  # the table has a direct counter
     const_entries = [e.table_entry for e in read if e.table_entry.table_id == CONSTS]
     assert len(const_entries) == 1 and const_entries[0].is_const
     w.apply(update(DELETE, table_entry=lpm_entry()))
@@ -336,7 +341,7 @@ def test_reads_echo_the_port_encoding_the_client_wrote(state):
     member.action.params.add(param_id=1, value=b"\x01")
     w.apply(update(INSERT, action_profile_member=member))
     group = pb.ActionProfileGroup(action_profile_id=SELECTOR, group_id=1)
-    group.members.add(member_id=1, watch=6)
+    group.members.add(member_id=1, weight=1, watch=6)
     w.apply(update(INSERT, action_profile_group=group))
     reader = EntityReader(state, forms)
     read = [e.packet_replication_engine_entry.multicast_group_entry for e in reader.read(

@@ -76,13 +76,16 @@ def test_set_pipeline_actions_and_get_response_types(stub, p4info, switch):
 
     assert status_of(lambda: stub.SetForwardingPipelineConfig(
         set_req(SetReq.VERIFY, device_config=b"garbage"))) == grpc.StatusCode.INVALID_ARGUMENT
-    assert status_of(lambda: stub.SetForwardingPipelineConfig(set_req(SetReq.COMMIT))) == \
-        grpc.StatusCode.FAILED_PRECONDITION
+    commit = SetReq(device_id=DEVICE_ID, action=SetReq.COMMIT)  # COMMIT carries no config
+    assert status_of(lambda: stub.SetForwardingPipelineConfig(commit)) == \
+        grpc.StatusCode.NOT_FOUND
     stub.SetForwardingPipelineConfig(set_req(SetReq.VERIFY))
     assert switch.core.program is None
     stub.SetForwardingPipelineConfig(set_req(SetReq.VERIFY_AND_SAVE, cookie=11))
     assert switch.core.program is None
-    stub.SetForwardingPipelineConfig(set_req(SetReq.COMMIT))
+    assert status_of(lambda: stub.SetForwardingPipelineConfig(set_req(SetReq.COMMIT))) == \
+        grpc.StatusCode.INVALID_ARGUMENT
+    stub.SetForwardingPipelineConfig(commit)
     assert switch.core.program.cookie == 11
     write(stub, lpm_update(b"\x0a\x00\x00\x01"))
     # reconcile with the same program keeps the entries
@@ -351,8 +354,8 @@ def test_watch_ports_follow_the_switch_link_state(switch, stub, p4info):
         updates.append(pb.Update(type=pb.Update.INSERT,
                                  entity=pb.Entity(action_profile_member=member)))
     group = pb.ActionProfileGroup(action_profile_id=SELECTOR, group_id=1)
-    group.members.add(member_id=1, watch_port=b"\x01")
-    group.members.add(member_id=2, watch_port=b"\x02")
+    group.members.add(member_id=1, weight=1, watch_port=b"\x01")
+    group.members.add(member_id=2, weight=1, watch_port=b"\x02")
     updates.append(pb.Update(type=pb.Update.INSERT, entity=pb.Entity(action_profile_group=group)))
     write(stub, *updates)
     profile = switch.core.program.state.action_profiles[SELECTOR]

@@ -70,3 +70,34 @@ def test_packet_out_reaches_pipeline_and_packet_in_comes_back(shell, switch):
     assert packet.payload == b"\x01" * 14 + b"from-port-4"
     md = {m.metadata_id: m.value for m in packet.metadata}
     assert md == {1: b"\x04", 2: b"\x00"}
+
+
+def test_shell_counter_data_default_entry_and_groups(shell):
+    te = sh.TableEntry("MyIngress.ipv4_lpm")(action="MyIngress.ipv4_forward")
+    te.match["hdr.ipv4.dstAddr"] = "10.0.2.0/24"
+    te.action["dstAddr"] = "00:00:00:00:02:02"
+    te.action["port"] = "2"
+    te.insert()
+    plain = list(sh.TableEntry("MyIngress.ipv4_lpm").read())
+    assert plain[0]._counter_data is None  # not asked for, not sent
+    query = sh.TableEntry("MyIngress.ipv4_lpm")
+    _ = query.counter_data  # touching it asks the server for the direct counter
+    assert list(query.read())[0].counter_data.packet_count == 0
+    default = sh.TableEntry("MyIngress.ipv4_lpm")(is_default=True)
+    default.action = sh.Action("NoAction")
+    default.modify()
+    got = list(sh.TableEntry("MyIngress.ipv4_lpm")(is_default=True).read())
+    assert got[0].is_default and got[0].action.action_name == "NoAction"
+    member = sh.ActionProfileMember("MyIngress.ecmp_selector")(
+        member_id=1, action="MyIngress.set_nhop")
+    member.action["port"] = "3"
+    member.insert()
+    group = sh.ActionProfileGroup("MyIngress.ecmp_selector")(group_id=1)
+    group.add(1, weight=1)
+    group.insert()
+    missing = sh.ActionProfileGroup("MyIngress.ecmp_selector")(group_id=2)
+    missing.add(9, weight=1)
+    with pytest.raises(P4RuntimeWriteException, match="NOT_FOUND"):
+        missing.insert()
+    with pytest.raises(P4RuntimeWriteException, match="FAILED_PRECONDITION"):
+        member.delete()
