@@ -32,15 +32,9 @@ from controller.p4rt_codec import (
     pipeline_cookie,
 )
 from controller.reconcile import apply_ops, plan
-from controller.routes import (
-    LinkId,
-    compute_next_hops,
-    enumerate_paths,
-    link_id,
-    switch_tiers,
-)
+from controller.routes import LinkId, compute_next_hops, enumerate_paths, link_id
 from controller.session import SessionError, SwitchSession
-from controller.switch_state import ForwardingPolicy, SwitchState, build_switch_state
+from controller.switch_state import ForwardingPolicy, SwitchState, build_switch_state, hash_salt
 from topologies.topology_file import TopologyFile
 
 log = logging.getLogger(__name__)
@@ -93,7 +87,6 @@ class FabricController:
         self._switch_locks = {name: threading.Lock() for name in self.fabric.switches}
         self.installed: dict[str, SwitchState | None] = dict.fromkeys(self.fabric.switches)
         self.synced: dict[str, bool] = dict.fromkeys(self.fabric.switches, False)
-        self.tiers = switch_tiers(self.fabric)
         self._links = {link_id(lk): lk for lk in self.fabric.fabric_links()}
         self._link_by_sender = {lid[0]: lid for lid in self._links}
         self.link_state_path = link_state_path
@@ -166,8 +159,9 @@ class FabricController:
         with self._state_lock:
             hops = self.next_hops[name]
             policy = self.policy
-        return build_switch_state(sorted(self.fabric.switches[name].ports), hops, policy,
-                                  self.tiers[name])
+        switch = self.fabric.switches[name]
+        return build_switch_state(sorted(switch.ports), hops, policy,
+                                  hash_salt(switch.device_id))
 
     def _on_primary(self, session: SwitchSession) -> None:
         delay = 0.5

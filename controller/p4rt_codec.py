@@ -167,7 +167,8 @@ class Codec:
             entry = entity.table_entry
             entry.table_id = self.t_spray
             entry.is_default_action = True
-            entry.action.action.CopyFrom(self._action(self.a_spray, A_SET_SPRAY, op.value))
+            mode, salt = op.value  # type: ignore[misc]
+            entry.action.action.CopyFrom(self._action(self.a_spray, A_SET_SPRAY, mode, salt))
         else:
             entity.table_entry.CopyFrom(self._table_entry(op.kind, op.key))
             if op.type is not OpType.DELETE:
@@ -219,7 +220,10 @@ class Codec:
         action = entry.action
         if entry.table_id == self.t_spray:
             if entry.is_default_action and action.action.action_id == self.a_spray:
-                state.spray_mode = decode_uint(action.action.params[0].value)
+                # by param id: a target need not return params in declaration order
+                params = {p.param_id: decode_uint(p.value) for p in action.action.params}
+                state.spray_mode = params.get(self.ids.param(A_SET_SPRAY, 0))
+                state.spray_salt = params.get(self.ids.param(A_SET_SPRAY, 1))
             return
         if entry.is_default_action or not entry.match:
             return

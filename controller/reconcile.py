@@ -37,7 +37,7 @@ class Op:
     type: OpType
     kind: Kind
     key: object  # member id, group id, prefix, label, port; None for spray
-    value: object = None  # port, member-id set, group id, (trim, ecn), mode
+    value: object = None  # port, member-id set, group id, (trim, ecn), (mode, salt)
 
 
 TABLE_KINDS = (Kind.DOWNLINK, Kind.UPLINK, Kind.SOURCE_LABEL, Kind.THRESHOLDS)
@@ -70,8 +70,10 @@ def plan(current: SwitchState, desired: SwitchState) -> list[list[Op]]:
         writes, deletes = _diff_map(kind, getattr(current, attr), getattr(desired, attr))
         table_writes += writes
         table_deletes += deletes
-    if desired.spray_mode is not None and desired.spray_mode != current.spray_mode:
-        table_writes.append(Op(OpType.MODIFY, Kind.SPRAY, None, desired.spray_mode))
+    # mode and salt share one default entry: a difference in either rewrites both
+    spray = (desired.spray_mode, desired.spray_salt)
+    if None not in spray and spray != (current.spray_mode, current.spray_salt):
+        table_writes.append(Op(OpType.MODIFY, Kind.SPRAY, None, spray))
     phases = [member_writes, group_writes, table_writes, table_deletes, group_deletes,
               member_deletes]
     return [phase for phase in phases if phase]
@@ -81,7 +83,7 @@ def apply_ops(state: SwitchState, ops: list[Op]) -> None:
     """Update a state mirror with ops that were written successfully."""
     for op in ops:
         if op.kind is Kind.SPRAY:
-            state.spray_mode = op.value  # type: ignore[assignment]
+            state.spray_mode, state.spray_salt = op.value  # type: ignore[misc]
             continue
         table: dict = getattr(state, {Kind.MEMBER: "members", Kind.GROUP: "groups"}.get(
             op.kind, op.kind.value))

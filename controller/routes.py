@@ -48,21 +48,6 @@ def _distances_from(graph: nx.MultiGraph, origin: str) -> dict[str, int]:
     return dist
 
 
-def switch_tiers(fabric: Fabric) -> dict[str, int]:
-    """Hops from the nearest host-facing switch over all links (edge 0, agg 1, core 2)."""
-    graph = switch_graph(fabric)
-    attach = {nic.switch for host in fabric.hosts.values() for nic in host.nics}
-    tiers = dict.fromkeys(attach, 0)
-    queue = deque(attach)
-    while queue:
-        node = queue.popleft()
-        for neighbour in graph.neighbors(node):
-            if neighbour not in tiers:
-                tiers[neighbour] = tiers[node] + 1
-                queue.append(neighbour)
-    return {name: tiers.get(name, 0) for name in fabric.switches}
-
-
 def compute_next_hops(fabric: Fabric, down: set[LinkId] = frozenset()) -> NextHops:
     graph = switch_graph(fabric, down)
     result: NextHops = {name: {} for name in fabric.switches}

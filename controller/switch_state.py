@@ -7,11 +7,11 @@ Ids are derived from content so they are stable across recomputations and restar
   member id = its port; group id = bit mask of its ports (ports 1..31).
 
 Hash decorrelation: every switch hashes the same header fields with the same function, so
-a flow that took member i at one tier would take member i at the next as well and only a
-fraction of the paths would ever be used (ECMP polarization). Selection is
-`slot = hash % total_weight` over members ordered by id, each repeated `weight` times; giving
-every member of a tier-t group weight n^t (n = group size) makes the choice
-floor(hash / n^t) mod n, i.e. a different base-n digit of the hash at each tier.
+without help a flow that took member i at one tier would take member i at the next as well
+and only a fraction of the paths would ever be used (ECMP polarization). Each switch gets
+its own hash salt (its device id) in the spray_config default entry; mrc.p4 mixes it into
+the path hash non-linearly, so switches split the same flows independently and group
+members all keep weight 1.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 SPRAY_MODES = {"ecmp": 0, "ev": 1, "random": 2, "source": 3}
 SPRAY_NAMES = {v: k for k, v in SPRAY_MODES.items()}
 MAX_GROUP_PORT = 31
-MAX_GROUP_SLOTS = 256  # cap on total weight per group
+MAX_SALT = (1 << 32) - 1  # set_spray_mode's salt is bit<32>
 THRESHOLD_NEVER = (1 << 19) - 1  # 19-bit threshold no queue reaches
 
 Prefix = tuple[int, int]  # (IPv4 address as int, prefix length)
@@ -68,6 +68,7 @@ class SwitchState:
     source_label: dict[int, int] = field(default_factory=dict)  # label -> port
     thresholds: dict[int, tuple[int, int]] = field(default_factory=dict)  # port -> (trim, ecn)
     spray_mode: int | None = None  # None: not known (forces a write)
+    spray_salt: int | None = None  # written with spray_mode, in the same default entry
 
     def entry_count(self) -> int:
         return (len(self.members) + len(self.groups) + len(self.downlink) + len(self.uplink)
@@ -91,33 +92,33 @@ class ForwardingPolicy:
         return trim, ecn
 
 
-def member_weight(group_size: int, tier: int) -> int:
-    """Weight of each member of a group of `group_size` at `tier` (see module docstring)."""
-    weight = group_size ** tier
-    while tier > 0 and weight * group_size > MAX_GROUP_SLOTS:
-        tier -= 1
-        weight = group_size ** tier
-    return weight
+def hash_salt(device_id: int) -> int:
+    """The switch's path-hash salt. The device id is unique in a fabric and stable across
+    restarts of switch and controller, so reconciliation finds the same value again; the
+    data plane scrambles it, so small consecutive ids decorrelate as well as random ones."""
+    if not 0 <= device_id <= MAX_SALT:
+        raise ValueError(f"device id {device_id} does not fit the 32-bit hash salt")
+    return device_id
 
 
 def build_switch_state(
     ports: list[int], next_hops: dict[str, frozenset[int]], policy: ForwardingPolicy,
-    tier: int = 0,
+    salt: int = 0,
 ) -> SwitchState:
     """Desired state from one switch's per-destination next-hop port sets.
 
     One next hop → `downlink` /32 entry; several → `uplink` /32 entry to the group of
-    those ports. The source-route label table maps label L → port L for every port.
+    those ports, every member weight 1. The source-route label table maps label L → port L
+    for every port. `salt` is the switch's hash salt (`hash_salt`).
     """
-    state = SwitchState(spray_mode=policy.spray_mode)
+    state = SwitchState(spray_mode=policy.spray_mode, spray_salt=salt)
     for ip, hops in next_hops.items():
         prefix = (ip_to_int(ip), 32)
         if len(hops) == 1:
             state.downlink[prefix] = next(iter(hops))
         elif len(hops) > 1:
             gid = group_id_for(hops)
-            weight = member_weight(len(hops), tier)
-            state.groups[gid] = frozenset((port, weight) for port in hops)
+            state.groups[gid] = frozenset((port, 1) for port in hops)
             for port in hops:
                 state.members[port] = port
             state.uplink[prefix] = gid

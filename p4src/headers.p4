@@ -137,6 +137,7 @@ struct headers_t {
 
 struct metadata_t {
     bit<8>  spray_mode;
+    bit<32> hash_salt;        // per-switch, mixed into path_hash (see MrcIngress)
     bit<32> path_hash;        // the uplink selector's input
     bit<8>  label;            // source-route label of this hop
     bit<16> l4_src;           // 0 when the packet has no TCP/UDP header

@@ -7,8 +7,10 @@
  *                             implementation MrcIngress.uplink_selector
  *                             (action_selector crc16, 1024 members, 16-bit output); used when
  *                             downlink misses; groups carry watch_port = member port
- *   MrcIngress.spray_config   keyless; MrcIngress.set_spray_mode(bit<8> mode), 0 ecmp, 1 ev,
- *                             2 random, 3 source; default set_spray_mode(0) (modify the default)
+ *   MrcIngress.spray_config   keyless; MrcIngress.set_spray_mode(bit<8> mode, bit<32> salt),
+ *                             mode 0 ecmp, 1 ev, 2 random, 3 source; salt: per-switch hash
+ *                             salt (0 = unsalted), mixed into path_hash in ecmp and ev modes;
+ *                             default set_spray_mode(0, 0) (modify the default)
  *   MrcIngress.source_label   key meta.label exact (bit<8>); forward / drop; default drop
  *   MrcIngress.port_thresholds key standard_metadata.egress_spec exact;
  *                             MrcIngress.set_thresholds(bit<19> trim_threshold,
@@ -32,9 +34,11 @@
 /* Occupancy estimate of each port's data queue, for the trim decision in ingress: BMv2 shows
  * queue depth only in egress and truncate() frees no queue space, so ingress must decide from
  * an estimate. Ingress adds 1 for each packet it admits to the data queue; egress resets the
- * entry to deq_qdepth (packets still queued behind it) when such a packet leaves. The count is
- * exact between dequeues, so a burst is trimmed as it builds rather than one service interval
- * late, and a drained queue reads 0 again. Declared at top level so both controls can use it. */
+ * entry to deq_qdepth (packets still queued behind it) when such a packet leaves, and lowers
+ * it to deq_qdepth when any other packet leaves with fewer queued. The count is exact
+ * between dequeues, so a burst is trimmed as it builds rather than one service interval
+ * late, and a drained queue reads 0 again. Declared at top level so both controls can use
+ * it. */
 register<bit<19>>(512) queue_depth_est;
 
 parser MrcParser(packet_in packet,
@@ -121,8 +125,9 @@ control MrcIngress(inout headers_t hdr,
         standard_metadata.egress_spec = port;
     }
 
-    action set_spray_mode(bit<8> mode) {
+    action set_spray_mode(bit<8> mode, bit<32> salt) {
         meta.spray_mode = mode;
+        meta.hash_salt = salt;
     }
 
     action set_thresholds(bit<19> trim_threshold, bit<19> ecn_threshold) {
@@ -154,7 +159,7 @@ control MrcIngress(inout headers_t hdr,
 
     table spray_config {
         actions = { set_spray_mode; }
-        default_action = set_spray_mode(SPRAY_ECMP);
+        default_action = set_spray_mode(SPRAY_ECMP, 0);
     }
 
     table downlink {
@@ -243,6 +248,23 @@ control MrcIngress(inout headers_t hdr,
                      64w4294967296);
             }
 
+            // Hash polarization: every switch hashes the same fields with the same function,
+            // so a flow that takes member i at the edge would take member i at the next tier
+            // too. The salt cannot simply be one more CRC field: CRC is linear over GF(2),
+            // so a salt there only XORs a constant into the selector's crc16, and with a
+            // power-of-two group (member = h % n) that flips every flow's choice alike; the
+            // tiers stay correlated. The murmur3 finalizer of (hash ^ salt) is non-linear
+            // (the multiplies carry), so switches with different salts split the same flows
+            // independently. Salt 0 keeps the plain CRC-32 (tests, an unconfigured switch).
+            if (meta.spray_mode != SPRAY_RANDOM && meta.hash_salt != 0) {
+                bit<32> mix = meta.path_hash ^ meta.hash_salt;
+                mix = mix ^ (mix >> 16);
+                mix = mix * 32w0x85EBCA6B;
+                mix = mix ^ (mix >> 13);
+                mix = mix * 32w0xC2B2AE35;
+                meta.path_hash = mix ^ (mix >> 16);
+            }
+
             if (meta.spray_mode == SPRAY_SOURCE && hdr.mrc.isValid() && hdr.mrc.route != 0) {
                 bit<64> old_route = hdr.mrc.route;
                 meta.label = old_route[63:56];
@@ -319,12 +341,30 @@ control MrcEgress(inout headers_t hdr,
     counter(512, CounterType.packets) trimmed;
     counter(512, CounterType.packets) ecn_marked;
 
+    // A packet that is not in the data queue left the port: deq_qdepth counts both priority
+    // FIFOs, so the data queue holds at most that many and the estimate may be lowered to
+    // it (never raised: data packets do that). Without this, an estimate left at or above
+    // the trim threshold with an empty data queue (a data packet that left with trimmed
+    // headers still queued reset it to a depth that counted them) would trim every later
+    // DATA packet for good: none would be admitted, so no data dequeue would reset it; the
+    // headers it trims now lower it. One action, so BMv2 holds the register lock across the
+    // read and the write.
+    action bound_data_queue_estimate() {
+        bit<32> port = (bit<32>)standard_metadata.egress_port;
+        bit<19> est;
+        queue_depth_est.read(est, port);
+        queue_depth_est.write(port, (standard_metadata.deq_qdepth < est)
+                                    ? standard_metadata.deq_qdepth : est);
+    }
+
     apply {
         bit<32> port = (bit<32>)standard_metadata.egress_port;
         tx_packets.count(port);
 
         if (meta.in_data_queue == 1) {
             queue_depth_est.write(port, standard_metadata.deq_qdepth);
+        } else {
+            bound_data_queue_estimate();
         }
 
         // The depth this packet met: its own queue's, or for a header this switch trimmed,

@@ -32,7 +32,7 @@ def mrc_p4info() -> p4info_pb2.P4Info:
     info = p4info_pb2.P4Info()
     _add_action(info, 0x01000001, "MrcIngress.forward", [("port", 9)])
     _add_action(info, 0x01000002, "MrcIngress.drop")
-    _add_action(info, 0x01000003, "MrcIngress.set_spray_mode", [("mode", 8)])
+    _add_action(info, 0x01000003, "MrcIngress.set_spray_mode", [("mode", 8), ("salt", 32)])
     _add_action(info, 0x01000004, "MrcIngress.set_thresholds",
                 [("trim_threshold", 19), ("ecn_threshold", 19)])
     _add_table(info, 0x02000001, "MrcIngress.downlink", "hdr.ipv4.dstAddr", "LPM", 32,

@@ -116,6 +116,9 @@ def test_spray_mode_change_writes_one_update_per_switch(running):
         session.writes.clear()
     assert ctl.set_spray_mode(SPRAY_MODES["random"]) == len(ctl.fabric.switches)
     assert _read_state(ctl, "c4").spray_mode == SPRAY_MODES["random"]
+    # the live change keeps each switch's own hash salt (its device id) in the entry
+    salts = {name: _read_state(ctl, name).spray_salt for name in ctl.fabric.switches}
+    assert salts == {name: sw.device_id for name, sw in ctl.fabric.switches.items()}
 
 
 def test_probes_travel_and_answers_are_matched(running):

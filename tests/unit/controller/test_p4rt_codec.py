@@ -21,21 +21,22 @@ def test_canonical_bytestrings():
 
 def test_entities_carry_the_right_ids(p4info):
     codec = Codec(P4Ids(p4info))
-    group = codec.update(Op(OpType.INSERT, Kind.GROUP, 24, frozenset({(3, 2), (4, 2)})))
+    group = codec.update(Op(OpType.INSERT, Kind.GROUP, 24, frozenset({(3, 1), (4, 1)})))
     g = group.entity.action_profile_group
     assert group.type == p4runtime_pb2.Update.INSERT
     assert g.action_profile_id == 0x11000001 and g.group_id == 24
     assert [(m.member_id, m.weight, m.watch_port) for m in g.members] == [
-        (3, 2, b"\x03"), (4, 2, b"\x04")]
+        (3, 1, b"\x03"), (4, 1, b"\x04")]
     uplink = codec.entity(Op(OpType.INSERT, Kind.UPLINK, (0x0A000304, 32), 24)).table_entry
     assert uplink.table_id == 0x02000002
     assert uplink.match[0].lpm.value == b"\x0a\x00\x03\x04"
     assert uplink.match[0].lpm.prefix_len == 32
     assert uplink.action.action_profile_group_id == 24
-    spray = codec.update(Op(OpType.MODIFY, Kind.SPRAY, None, 3))
+    spray = codec.update(Op(OpType.MODIFY, Kind.SPRAY, None, (3, 0x1234)))
     assert spray.type == p4runtime_pb2.Update.MODIFY
     assert spray.entity.table_entry.is_default_action
-    assert spray.entity.table_entry.action.action.params[0].value == b"\x03"
+    assert [(p.param_id, p.value) for p in spray.entity.table_entry.action.action.params] == [
+        (1, b"\x03"), (2, b"\x12\x34")]
     thresholds = codec.entity(Op(OpType.INSERT, Kind.THRESHOLDS, 2, (32, 16))).table_entry
     assert [p.value for p in thresholds.action.action.params] == [b"\x20", b"\x10"]
     delete = codec.entity(Op(OpType.DELETE, Kind.DOWNLINK, (1, 32), 5)).table_entry
@@ -47,7 +48,7 @@ def test_written_state_reads_back_equal(p4info):
     codec = Codec(P4Ids(p4info))
     fabric = parse_spec("fattree:k=4")
     desired = build_switch_state([1, 2, 3, 4], compute_next_hops(fabric)["a3"],
-                                 ForwardingPolicy(2, 30, 12), tier=1)
+                                 ForwardingPolicy(2, 30, 12), salt=7)
     switch = FakeSession("a3", 1, "", 1, None, None, None)
     for phase in plan(SwitchState(), desired):
         assert switch.write([codec.update(op) for op in phase]) == []

@@ -5,15 +5,15 @@ from __future__ import annotations
 import pytest
 
 from controller.reconcile import Kind, OpType, apply_ops, plan
-from controller.routes import compute_next_hops, link_id, switch_tiers
+from controller.routes import compute_next_hops, link_id
 from controller.switch_state import (
     THRESHOLD_NEVER,
     ForwardingPolicy,
     SwitchState,
     build_switch_state,
     group_id_for,
+    hash_salt,
     ip_to_int,
-    member_weight,
     ports_of_group,
 )
 from topologies.spec import parse_spec
@@ -38,25 +38,22 @@ def test_edge_switch_state_in_fattree():
     assert state.source_label == {1: 1, 2: 2, 3: 3, 4: 4}
     assert state.thresholds == dict.fromkeys([1, 2, 3, 4], (40, 10))
     assert state.spray_mode == 1
+    assert state.spray_salt == 0  # build_switch_state's default; the controller passes one
 
 
-def test_group_weights_use_a_different_hash_digit_per_tier():
+def test_groups_have_plain_weights_and_each_switch_its_own_salt():
     fabric = parse_spec("fattree:k=4")
-    tiers = switch_tiers(fabric)
-    assert (tiers["e1"], tiers["a1"], tiers["c1"]) == (0, 1, 2)
     hops = compute_next_hops(fabric)
-    agg = build_switch_state([1, 2, 3, 4], hops["a1"], ForwardingPolicy(), tiers["a1"])
-    assert agg.groups[0b11000] == {(3, 2), (4, 2)}
-    # slot = hash % total weight over members in id order, each repeated weight times:
-    # edge and aggregation choices are independent, so every core is reachable from e1
-    def pick(state, gid, h):
-        slots = [m for m, w in sorted(state.groups[gid]) for _ in range(w)]
-        return slots[h % len(slots)]
-    edge = build_switch_state([1, 2, 3, 4], hops["e1"], ForwardingPolicy(), tiers["e1"])
-    combos = {(pick(edge, 0b11000, h), pick(agg, 0b11000, h)) for h in range(16)}
-    assert combos == {(3, 3), (3, 4), (4, 3), (4, 4)}
-    assert member_weight(3, 1) == 3
-    assert member_weight(16, 2) == 16  # 16 * 16^2 slots would exceed the cap: one tier less
+    states = {name: build_switch_state(sorted(sw.ports), hops[name], ForwardingPolicy(1),
+                                       hash_salt(sw.device_id))
+              for name, sw in fabric.switches.items()}
+    # polarization is the data plane's salt's job now: no tier-dependent member weights
+    assert {w for st in states.values() for g in st.groups.values() for _, w in g} == {1}
+    salts = [st.spray_salt for st in states.values()]
+    assert len(set(salts)) == len(salts) and 0 not in salts
+    assert {st.spray_mode for st in states.values()} == {1}
+    with pytest.raises(ValueError, match="device id"):
+        hash_salt(1 << 32)
 
 
 def test_threshold_policy():
@@ -110,10 +107,24 @@ def test_failure_moves_destination_from_group_to_downlink_without_a_gap():
 
 
 def test_modify_and_spray_change():
-    current = SwitchState(downlink={(1, 32): 5}, spray_mode=0)
-    desired = SwitchState(downlink={(1, 32): 6}, spray_mode=2)
+    current = SwitchState(downlink={(1, 32): 5}, spray_mode=0, spray_salt=9)
+    desired = SwitchState(downlink={(1, 32): 6}, spray_mode=2, spray_salt=9)
     (phase,) = plan(current, desired)
     assert {(op.type, op.kind) for op in phase} == {(OpType.MODIFY, Kind.DOWNLINK),
                                                     (OpType.MODIFY, Kind.SPRAY)}
-    unknown = SwitchState(downlink={(1, 32): 6}, spray_mode=None)
+    assert next(op for op in phase if op.kind is Kind.SPRAY).value == (2, 9)
+    unknown = SwitchState(downlink={(1, 32): 6}, spray_mode=None, spray_salt=None)
     assert plan(unknown, desired)[0][0].kind is Kind.SPRAY
+
+
+def test_salt_alone_differing_rewrites_the_spray_entry():
+    """A switch holding the right mode with another salt (e.g. set by hand, or by an older
+    controller) is fixed on reconcile; once equal, nothing is written."""
+    current = SwitchState(spray_mode=1, spray_salt=0)
+    desired = SwitchState(spray_mode=1, spray_salt=5)
+    (phase,) = plan(current, desired)
+    assert [(op.type, op.kind, op.value) for op in phase] == [
+        (OpType.MODIFY, Kind.SPRAY, (1, 5))]
+    apply_ops(current, phase)
+    assert (current.spray_mode, current.spray_salt) == (1, 5)
+    assert plan(current, desired) == []

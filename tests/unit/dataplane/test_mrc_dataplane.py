@@ -2,9 +2,10 @@
 groups, watch_port, explicit queue depths).
 
 Expected uplink members are computed here, independently of p4emu, the way BMv2 chooses:
-  path_hash = CRC-32 (zlib parameters) of the packed hash fields, MSB first:
+  crc       = CRC-32 (zlib parameters) of the packed hash fields, MSB first:
               ecmp: ipv4.src(4) ipv4.dst(4) protocol(1) l4 src port(2) l4 dst port(2)
               ev:   the same 13 bytes followed by mrc.ev(2)
+  path_hash = crc when the switch's salt is 0, else the murmur3 finalizer of crc ^ salt
   selector  = CRC-16/ARC (poly 0x8005 reflected, init 0) of path_hash as 4 big-endian bytes
   member    = active members sorted by member id, index selector % len(active)
 (simple_switch_grpc: members whose watch_port is down are not active).
@@ -47,11 +48,22 @@ def ipv4_bytes(addr: str) -> bytes:
     return bytes(int(x) for x in addr.split("."))
 
 
-def path_hash(src: str, dst: str, proto: int, sport: int, dport: int, ev: int | None = None) -> int:
+def fmix32(x: int) -> int:
+    """murmur3's 32-bit finalizer."""
+    x ^= x >> 16
+    x = x * 0x85EBCA6B & 0xFFFFFFFF
+    x ^= x >> 13
+    x = x * 0xC2B2AE35 & 0xFFFFFFFF
+    return x ^ x >> 16
+
+
+def path_hash(src: str, dst: str, proto: int, sport: int, dport: int, ev: int | None = None,
+              salt: int = 0) -> int:
     data = ipv4_bytes(src) + ipv4_bytes(dst) + struct.pack("!BHH", proto, sport, dport)
     if ev is not None:
         data += struct.pack("!H", ev)
-    return zlib.crc32(data) & 0xFFFFFFFF
+    crc = zlib.crc32(data) & 0xFFFFFFFF
+    return crc if salt == 0 else fmix32(crc ^ salt)
 
 
 def expected_port(h: int, active_ports: tuple[int, ...]) -> int:
@@ -153,9 +165,9 @@ class Switch:
         self.state.resolve_table("MrcIngress.uplink").insert(
             TableEntry((Lpm(0x0A000000, 8),), group_id=1))
 
-    def set_spray_mode(self, mode: str) -> None:
+    def set_spray_mode(self, mode: str, salt: int = 0) -> None:
         self.state.resolve_table("MrcIngress.spray_config").set_default(
-            self.action("MrcIngress.set_spray_mode", SPRAY[mode]))
+            self.action("MrcIngress.set_spray_mode", SPRAY[mode], salt))
 
     def send(self, frame: bytes, port: int = IN_PORT) -> list[tuple[int, bytes]]:
         self.now += 1
@@ -272,11 +284,67 @@ def test_source_mode_without_route_hashes_like_ev(switch):
 
 def test_unknown_spray_mode_behaves_as_ecmp(switch):
     switch.state.resolve_table("MrcIngress.spray_config").set_default(
-        switch.action("MrcIngress.set_spray_mode", 9))
+        switch.action("MrcIngress.set_spray_mode", 9, 0))
     for ev in (1, 500, 40000):
         want = expected_port(path_hash("10.0.2.1", "10.1.0.1", 17, 0xC000, MRC_PORT),
                              UPLINK_PORTS)
         assert switch.send_one(mrc_frame(ev=ev))[0] == want
+
+
+# ------------------------------------------------------------------ hash salt
+SALTS = (0x00000001, 0x0000000C)  # e.g. the device ids of an edge and an aggregation switch
+MANY_FLOWS = [("10.0.2.1", "10.1.0.1", 5000 + i, 6000) for i in range(128)]
+
+
+def test_salt_zero_reproduces_the_unsalted_choice(switch):
+    switch.set_spray_mode("ecmp", 0)
+    for src, dst, sport, dport in FLOWS:
+        crc = zlib.crc32(ipv4_bytes(src) + ipv4_bytes(dst)
+                         + struct.pack("!BHH", 17, sport, dport)) & 0xFFFFFFFF
+        assert switch.send_one(udp_frame(src, dst, sport, dport))[0] == \
+            expected_port(crc, UPLINK_PORTS)
+
+
+@pytest.mark.parametrize("mode", ["ecmp", "ev"])
+def test_salted_choice_follows_the_model(switch, mode):
+    ev = 0x1234 if mode == "ev" else None
+    for salt in SALTS:
+        switch.set_spray_mode(mode, salt)
+        for src, dst, sport, _ in FLOWS:
+            want = expected_port(path_hash(src, dst, 17, sport, MRC_PORT, ev, salt),
+                                 UPLINK_PORTS)
+            assert switch.send_one(mrc_frame(src, dst, sport, ev=0x1234))[0] == want
+
+
+def _members(switch: Switch, mode: str, salt: int) -> list[int]:
+    switch.set_spray_mode(mode, salt)
+    return [switch.send_one(udp_frame(*flow))[0] for flow in MANY_FLOWS]
+
+
+def test_different_salts_split_the_same_flows_independently(switch):
+    """Two switches in series (edge, aggregation) with 2-member groups: with salts the
+    pair of choices takes all four combinations, so all four cores behind them are used;
+    without (equal salts) the second choice repeats the first (polarization)."""
+    switch.down = {13, 14}  # 2 live members, as in a k=4 fat-tree
+    first, second = (_members(switch, "ecmp", salt) for salt in SALTS)
+    assert first != second
+    combos = {(a, b) for a, b in zip(first, second, strict=True)}
+    assert combos == {(11, 11), (11, 12), (12, 11), (12, 12)}
+    same = _members(switch, "ecmp", SALTS[0])
+    assert {(a, b) for a, b in zip(first, same, strict=True)} == {(11, 11), (12, 12)}
+
+
+def test_salt_as_a_crc_field_would_not_decorrelate():
+    """Why the salt is mixed in after the CRC: CRC is linear over GF(2), so a salt hashed as
+    one more field only XORs a constant into the selector's crc16; with 2 members that
+    flips every flow alike and the two switches stay locked together."""
+    def member(salt: int, sport: int) -> int:
+        data = struct.pack("!I", salt) + ipv4_bytes("10.0.2.1") + ipv4_bytes("10.1.0.1") \
+            + struct.pack("!BHH", 17, sport, 6000)
+        return crc16_arc((zlib.crc32(data) & 0xFFFFFFFF).to_bytes(4, "big")) % 2
+
+    combos = {(member(SALTS[0], sport), member(SALTS[1], sport)) for sport in range(5000, 5128)}
+    assert len(combos) == 2
 
 
 def test_downlink_route_wins_over_uplink_group(switch):
@@ -381,6 +449,22 @@ def test_estimate_counts_admitted_packets_and_resets_on_dequeue(tm_switch):
     assert estimate(sw) == 4
 
 
+def test_an_estimate_stuck_above_the_threshold_recovers_through_trimmed_headers(tm_switch):
+    """deq_qdepth counts both priority FIFOs: the last data packet leaving with more
+    trimmed headers queued than the trim threshold leaves the estimate above it with an
+    empty data queue. No DATA is admitted then, so no data dequeue resets it; the trimmed
+    headers leaving an idle port must."""
+    sw = tm_switch
+    last = ingress_one(sw, host_mrc())
+    egress(sw, last, enq_qdepth=0, deq_qdepth=TRIM_AT + 1)  # only headers behind it
+    assert estimate(sw) == TRIM_AT + 1
+    header = ingress_one(sw, host_mrc())
+    assert header.priority == 1  # trimmed
+    egress(sw, header, enq_qdepth=TRIM_AT, deq_qdepth=0)  # the port drained
+    assert estimate(sw) == 0
+    assert ingress_one(sw, host_mrc()).priority == 0  # admitted again
+
+
 def test_trim_decision_at_the_exact_estimate(tm_switch):
     sw = tm_switch
     sw.state.resolve_register("queue_depth_est").set(HOST_PORT, TRIM_AT - 1)
@@ -390,7 +474,8 @@ def test_trim_decision_at_the_exact_estimate(tm_switch):
     trimmed = ingress_one(sw, host_mrc(qmax=2))
     assert trimmed.priority == 1
     assert estimate(sw) == TRIM_AT  # a trimmed header does not join the data queue
-    out = egress(sw, trimmed, enq_qdepth=0, deq_qdepth=0)
+    # the TRIM_AT data packets the estimate counts are still queued behind the header
+    out = egress(sw, trimmed, enq_qdepth=0, deq_qdepth=TRIM_AT)
     assert len(out) == 82
     assert out[MRC_OFF + 1] == 0x01                                   # TRIMMED
     assert out[IP_OFF + 2:IP_OFF + 4] == (68).to_bytes(2, "big")      # totalLen
@@ -398,7 +483,7 @@ def test_trim_decision_at_the_exact_estimate(tm_switch):
     assert internet_checksum(out[IP_OFF:IP_OFF + 20]) == 0
     # qmax: the estimate that caused the trim, larger than the carried 2
     assert out[MRC_OFF + 22:MRC_OFF + 24] == TRIM_AT.to_bytes(2, "big")
-    # leaving the high-priority queue does not touch the data-queue estimate
+    # a header leaving with the data queue full behind it leaves the estimate alone
     assert estimate(sw) == TRIM_AT
     assert sw.counter("MrcEgress.trimmed", HOST_PORT) == 1
 
@@ -409,9 +494,10 @@ def test_control_messages_use_high_priority_and_skip_the_estimate(tm_switch):
     for mtype in (1, 2, 3, 4):
         job = ingress_one(sw, host_mrc(mtype=mtype))
         assert job.priority == 1
-        out = egress(sw, job, enq_qdepth=0, deq_qdepth=0)
+        # the 100 data packets the estimate counts are still queued behind it
+        out = egress(sw, job, enq_qdepth=0, deq_qdepth=100)
         assert len(out) == len(host_mrc())  # never trimmed
-    assert estimate(sw) == 100
+    assert estimate(sw) == 100  # not counted in, nor lowered
     assert sw.counter("MrcEgress.trimmed", HOST_PORT) == 0
 
 
