@@ -53,7 +53,8 @@ def endpoint_cmd(*args: str) -> list[str]:
 
 
 def run_transfer(lab: Lab, tmp: Path, senders: list[str], dst: str, size: str,
-                 during=None, timeout: float = 120) -> tuple[dict, list[dict]]:
+                 during=None, timeout: float = 120, send_args: tuple[str, ...] = ()
+                 ) -> tuple[dict, list[dict]]:
     """Receive one message from each sender on `dst`; returns (receiver, sender stats).
 
     Senders address every NIC of `dst`, so a multi-plane host is reached on all planes."""
@@ -70,7 +71,8 @@ def run_transfer(lab: Lab, tmp: Path, senders: list[str], dst: str, size: str,
             procs.append(host(lab, src).popen(endpoint_cmd(
                 "send", "--dst", ",".join(nic.ip for nic in lab.fabric.hosts[dst].nics),
                 "--size", size, "--seed", str(i + 1),
-                "--json", str(tmp / f"send-{src}.json"), "--timeout", str(timeout)),
+                "--json", str(tmp / f"send-{src}.json"), "--timeout", str(timeout),
+                *send_args),
                 cwd=REPO_ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
         if during is not None:
             during()
