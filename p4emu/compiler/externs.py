@@ -40,7 +40,11 @@ class ExternGen:
             arg = e.args[0].value
             union = None
             if isinstance(arg, A.Member) and isinstance(arg.expr.ty, StructT) and arg.expr.ty.kind == "header_union":
-                union = target.py.rsplit(".", 1)[0]
+                # the union is evaluated once: `us.next.a` must take one stack element,
+                # not one for the extract and another for invalidating the siblings
+                union = fn.fresh("un")
+                fn.emit(f"{union} = {self.lvalue(arg.expr, scope, fn).py}")
+                target = V(f"{union}.f_{arg.name}", t)
             if len(e.args) == 2:
                 n = self.expr(e.args[1].value, scope, fn, BitsT(32))
                 fn.emit(f"{target.py}.extract_var({pk}, {n.py})")
@@ -355,6 +359,17 @@ class ExternGen:
         if kind == "direct_meter" and name == "read":
             res = self.lvalue(e.args[0].value, scope, fn)
             self.store_if("PS.meter_color is not None", res, "PS.meter_color", fn)
+            owner = getattr(fn, "owner", None)
+            if owner is not None and inst.full_name not in self.direct_meter_writers:
+                # p4c turns `read(x)` into the meter's JSON "result_target": BMv2 writes the
+                # colour there on every hit of the table, before the action and whichever
+                # action it is; the table calls this writer (tables.py)
+                writer = self.new_fn(owner)
+                self.store(res, "color", writer)
+                wname = f"DMW_{len(self.direct_meter_writers)}_{inst.py}"
+                self.code.append(f"def {wname}({owner.sig}, color):")
+                self.code += writer.body()
+                self.direct_meter_writers[inst.full_name] = wname
             return V("None", VOID)
         if kind == "Checksum16":
             raise unsupported(e.loc, "Checksum16 (deprecated)")

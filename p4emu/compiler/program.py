@@ -76,6 +76,8 @@ class ProgramGen(ExprGen, StmtGen, CallGen, ExternGen, BlockGen, TableGen, Order
         self.actions_by_name: dict[str, ActionB] = {}
         self.digest_types: dict[str, StructT] = {}
         self.used_field_lists: set[int] = set()
+        # direct meter full name -> generated function writing its colour (see externs)
+        self.direct_meter_writers: dict[str, str] = {}
         self.anon_field_lists: dict[int, list[str]] = {}
         self.in_parser = False
         self.in_select_key = False

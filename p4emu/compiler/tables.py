@@ -80,7 +80,8 @@ class TableGen:
                 v = self.const_value(prop.value, scope)
                 info["idle_timeout"] = bool(v.const)
             elif pname in ("largest_priority_wins", "priority_delta"):
-                raise unsupported(prop.loc, f"table property {pname}")
+                # only steer `priority = n:` numbering, which BMv2 never sees (see above)
+                self.const_value(prop.value, scope)
             else:
                 self.expr(prop.value, scope, fn) if not isinstance(prop.value, A.ActionRefSyntax) else None
         if info["default"] is None:
@@ -103,6 +104,9 @@ class TableGen:
         fn.emit(f"r = {tbl}.lookup(({''.join(k + ', ' for k in key_py)}), PS.length)")
         if info["direct_meter"] is not None:
             fn.emit("PS.meter_color = r.meter_color")
+            writer = self.direct_meter_writers.get(info["direct_meter"])
+            if writer is not None:
+                fn.emit(f"if r.meter_color is not None: {writer}({ctx.sig}, r.meter_color)")
         fn.emit(f"f = {disp}.get(r.action_id)")
         fn.emit(f"if f is not None: f({ctx.sig}, r.args)")
         fn.emit("return r")
@@ -180,11 +184,15 @@ class TableGen:
                 raise P4CompileError(ent.loc, f"entry has {len(ks)} keys, table {d.name} has {len(keys)}")
             match = tuple(self._entry_match(k, key, scope) for k, key in zip(ks, keys, strict=True))
             b, args = self._const_action_call(ent.action, scope, allowed, d)
+            # p4c's BMv2 back end (bmv2/common/control.h, convertTableEntries) writes the
+            # @priority annotation or else the 1-based position; a `priority = n:` value only
+            # feeds the front end's EntryPriorities pass and never reaches the JSON, so BMv2
+            # (smaller wins) lets the first entry listed win
             prio = i + 1
             anno = A.find_annotation(ent.annotations, "priority")
             if ent.priority is not None:
-                prio = self.const_int(ent.priority, scope)
-            elif anno is not None and anno.integer() is not None:
+                self.const_int(ent.priority, scope)  # still type-checked
+            if anno is not None and anno.integer() is not None:
                 prio = anno.integer()
             out.append(dict(match=match, action=b.full_name, args=args, priority=prio))
         return out

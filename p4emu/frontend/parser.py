@@ -539,6 +539,9 @@ class Parser(ExprParser):
                 while not self.accept("}"):
                     eannos = self.annotations()
                     et = self.tok
+                    # P4 1.2.4 per-entry `const` (in a non-const list): BMv2 locks every
+                    # table loaded with entries anyway, so it changes nothing here
+                    self.accept("const")
                     prio = None
                     if self.tok.text == "priority" and self.peek().text == "=":
                         self.i += 2

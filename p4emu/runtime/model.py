@@ -73,7 +73,7 @@ class TableInfo:
     default_action_id: int | None = None
     default_action_args: tuple[int, ...] = ()
     const_default_action: bool = False
-    const_entries: tuple[ConstEntry, ...] = ()
+    const_entries: tuple[ConstEntry, ...] = ()  # initial `entries`, const or not
     is_const: bool = False  # `const entries`: immutable from the control plane
     implementation: str | None = None  # action profile / selector instance name
     direct_counter: str | None = None

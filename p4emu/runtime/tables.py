@@ -211,8 +211,12 @@ class Table:
             raise InvalidEntry(f"table {self.name}: entries take no priority")
 
     def _check_mutable(self) -> None:
-        if self.info.is_const:
-            raise ReadOnly(f"table {self.name} has const entries")
+        # p4c's BMv2 JSON has one "entries" list for `const entries` and plain `entries`
+        # alike, and BMv2 makes every table loaded with entries immutable (P4Objects.cpp,
+        # set_immutable_entries): initial entries of either kind lock the table
+        if self.info.is_const or self.info.const_entries:
+            raise ReadOnly(f"table {self.name} has "
+                           f"{'const' if self.info.is_const else 'initial'} entries")
 
     # --- control plane
     def insert(self, entry: TableEntry) -> None:

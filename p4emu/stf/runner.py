@@ -44,6 +44,8 @@ class FileResult:
     verdict: Verdict
     counter_failures: list[str] = field(default_factory=list)
     counter_passes: int = 0
+    # commands the switch refused (warnings: the run went on without them, as under BMv2)
+    rejected: list[str] = field(default_factory=list)
 
     @property
     def passed(self) -> int:
@@ -58,14 +60,22 @@ class FileResult:
         return self.failed == 0
 
     def report_lines(self) -> list[str]:
-        lines = [f"{self.filename}: {m.describe()}" for m in self.verdict.mismatches]
+        lines = list(self.rejected)
+        lines += [f"{self.filename}: {m.describe()}" for m in self.verdict.mismatches]
         lines += [f"{self.filename}: {msg}" for msg in self.counter_failures]
         lines.append(f"{self.filename}: {self.passed} passed, {self.failed} failed")
         return lines
 
 
 class _Fail(Exception):
-    pass
+    """A line p4c's STF driver itself cannot turn into a switch command (unknown table,
+    action, key field or parameter): the driver raises, so the test fails."""
+
+
+class _Rejected(Exception):
+    """A command the driver hands to simple_switch_CLI but the switch refuses (entry exists,
+    table full, const default action, value too wide, unknown register, ...): the CLI
+    prints an error and the driver carries on, so the run continues without it."""
 
 
 class StfRun:
@@ -82,6 +92,7 @@ class StfRun:
         self.now_us = 0
         self.counter_failures: list[str] = []
         self.counter_passes = 0
+        self.rejected: list[str] = []
 
     # --- helpers
     def _table(self, name: str) -> Table:
@@ -115,19 +126,22 @@ class StfRun:
         # like p4c's driver: an exact key left out is 0; other kinds match anything
         match: list = [Exact(0) if k.match_kind == MatchKind.EXACT else None
                        for k in table.match_keys]
-        try:
-            for name, text in keys:
+        for name, text in keys:
+            try:
                 index = resolve_key_name(name, names)
+            except KeyValueError as exc:
+                raise _Fail(f"table {table.name}: {exc}") from None
+            try:
                 match[index] = key_match(text, table.match_keys[index])
-        except KeyValueError as exc:
-            raise _Fail(f"table {table.name}: {exc}") from None
+            except KeyValueError as exc:
+                raise _Rejected(f"table {table.name}: {exc}") from None
         return tuple(match)
 
     def _priority(self, table: Table, priority: int | None) -> int:
         if not table.needs_priority:
             return 0  # the driver passes a priority to ternary-kind tables only
         if priority is None:
-            raise _Fail(f"table {table.name} needs a priority in each add")
+            raise _Rejected(f"table {table.name} needs a priority in each add")
         # the driver hands BMv2 10000 - p: a larger STF priority wins, as in P4Runtime
         return priority + 1
 
@@ -135,7 +149,7 @@ class StfRun:
     def _add(self, cmd: c.Add) -> None:
         table = self._table(cmd.table)
         if table.profile is not None:
-            raise _Fail(f"table {table.name} is indirect: use table_indirect_add")
+            raise _Rejected(f"table {table.name} is indirect: use table_indirect_add")
         entry = TableEntry(self._match(table, cmd.keys), self._priority(table, cmd.priority),
                            action=self._action_call(table, cmd.action))
         table.insert(entry)
@@ -305,9 +319,15 @@ class StfRun:
             elif isinstance(cmd, c.Remove):
                 self._remove(cmd)
             elif isinstance(cmd, c.CliCommand):
-                self._cli(cmd)
+                try:
+                    self._cli(cmd)
+                except _Fail as exc:  # passed to the CLI verbatim: its errors are not fatal
+                    raise _Rejected(str(exc)) from None
             # Expect / NoPacket / Wait: nothing happens at run time
-        except (_Fail, RuntimeStateError) as exc:
+        except (_Rejected, RuntimeStateError) as exc:
+            self.rejected.append(f"{self.filename}:{cmd.line}: warning: {exc} (the switch "
+                                 "refuses this command; the run goes on without it)")
+        except _Fail as exc:
             raise StfError(self.filename, cmd.line, str(exc)) from None
 
 
@@ -320,4 +340,5 @@ def run_commands(commands: list[c.Command], state: DeviceState, process: Process
     for cmd in commands:
         run.execute(cmd)
     verdict = judge(expects, run.outputs, watched)
-    return FileResult(filename, verdict, run.counter_failures, run.counter_passes)
+    return FileResult(filename, verdict, run.counter_failures, run.counter_passes,
+                      run.rejected)

@@ -131,7 +131,8 @@ def test_syntax_corners():
     assert act.id == 0x01000123
     assert [p.name for p in act.params] == ["port", "type"]  # @name on a parameter
     assert [k.name for k in t.keys] == ["mac", "meta.key"]
-    assert [e.priority for e in t.const_entries] == [1, 10]
+    # BMv2 JSON priority is the position unless @priority: `priority = 10` never reaches it
+    assert [e.priority for e in t.const_entries] == [1, 2]
     assert t.const_default_action and not t.is_const
     pt = r.p4info.tables[0]
     assert pt.has_initial_entries and not pt.is_const_table

@@ -176,9 +176,12 @@ def test_const_entries_priority_views():
     assert tern.p4runtime_priority(first) > tern.p4runtime_priority(second)
 
 
-def test_clear_keeps_const_entries_of_mutable_tables():
+def test_initial_entries_lock_the_table_as_bmv2_does():
+    # plain (non-const) `entries` land in the same BMv2 JSON list as const ones, and BMv2
+    # makes any table loaded with entries immutable
     t = make(("f", MatchKind.EXACT, 8), const_entries=(ConstEntry((Exact(1),), 2, (1,), 1),))
-    t.insert(TableEntry((Exact(2),), action=fwd(2)))
+    with pytest.raises(ReadOnly):
+        t.insert(TableEntry((Exact(2),), action=fwd(2)))
     t.clear()
     assert [e.match for e in t.entries()] == [(Exact(1),)]
     assert t.lookup((1,), 1).hit and not t.lookup((2,), 1).hit

@@ -132,7 +132,6 @@ expect 6
     "add t ingress_port:1 fwd(port:1, extra:2)",
     "add t ingress_port:1 fwd()",
     "add t ingress_port:1 nosuch()",
-    "add t ingress_port:999 fwd(port:1)",
     "check_counter nosuch(1)",
     "remove E",
 ])
@@ -140,6 +139,13 @@ def test_runner_bad_lines(bad):
     with pytest.raises(StfError) as info:
         run("packet 0 00\n" + bad)
     assert str(info.value).startswith("t.stf:2: error:")
+
+
+def test_switch_refusals_are_warnings_like_simple_switch_cli():
+    # the driver passes the value verbatim; simple_switch_CLI refuses it and the run goes on
+    result = run("add t ingress_port:999 fwd(port:1)\npacket 0 00")
+    assert result.ok and len(result.rejected) == 1
+    assert result.rejected[0].startswith("t.stf:1: warning:")
 
 
 def test_omitted_exact_key_means_zero_like_p4c_driver():
