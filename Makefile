@@ -44,6 +44,7 @@ lint:
 bench:
 	@echo "== bench: p4emu pipeline, p4emu switch, endpoint, fabric bring-up"
 	@$(PY) -m p4emu bench
+	@$(PY) -m p4emu bench p4src/mrc.p4 --entries scripts/bench_mrc.stf
 	@$(PY) scripts/bench_switch.py
 	@$(PY) scripts/bench_endpoint.py
 	@$(PY) scripts/bench_fabric.py
