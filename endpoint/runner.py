@@ -72,6 +72,9 @@ def sender_summary(sender: MrcSender, planes: list[Plane], elapsed: float,
         "probes_sent": s.probes_sent,
         "probe_replies": s.probe_replies,
         "recovery_time_s": round(s.max_loss_recovery, 6),
+        "spurious_retransmits": s.spurious_retransmits,
+        "losses_not_blamed": s.losses_not_blamed,
+        "evs_unretired": s.evs_unretired,
         "evs_per_plane": sender.cfg.evs_per_plane,
         "evs_used": sorted(ev for _plane, ev in pool.used),
         "evs_used_count": len(pool.used),
@@ -81,6 +84,9 @@ def sender_summary(sender: MrcSender, planes: list[Plane], elapsed: float,
         "evs_reinstated": pool.reinstatements,
         "srtt_ms": round(sender.rtt.srtt * 1e3, 3),
         "min_rtt_ms": round(sender.rtt.min_rtt * 1e3, 3),
+        "rtt_p99_ms": round(sender.rtt_hi.value * 1e3, 3),
+        "reorder_window_ms": round(sender.reorder.extra * 1e3, 3),
+        "rto_ms": round(sender.current_rto() * 1e3, 3),
         "cwnd": round(sender.cc.cwnd, 2),
     }
 
@@ -121,34 +127,40 @@ def _sender_loop(sender: MrcSender, links: dict[str, RawLink], builders: list[Fr
                  timeout: float, progress: Callable[[str], None] | None) -> None:
     socks = list(links.values())
     next_report = start + PROGRESS_EVERY
+    wait = 0.0
     while not (sender.done or sender.failed):
+        # Read before every poll: on a loaded host this process may get the CPU back long
+        # after a timer was due, and the ACKs that came in meanwhile must be seen before the
+        # timers judge what is lost.
+        ready, _, _ = select.select(socks, [], [], wait)
         now = time.monotonic()
-        if now - start >= timeout:
+        _read_feedback(sender, ready, plane_of, now)
+        if now - start >= timeout or sender.done or sender.failed:
             return
         for out in sender.poll(now):
             tos = ECT0 if out.header.type == MsgType.DATA else 0
             plane_link[out.plane].send(builders[out.plane].build(out.header, out.payload, tos))
-        if sender.done or sender.failed:
-            return
         if progress is not None and now >= next_report:
             next_report = now + PROGRESS_EVERY
             progress(_progress_line(sender, now))
         deadline = sender.next_deadline()
         wait = 0.05 if deadline is None else min(max(deadline - now, 0.0), 0.05)
-        ready, _, _ = select.select(socks, [], [], wait)
-        now = time.monotonic()
-        for link in ready:
-            for frame in link.recv_batch():
-                try:
-                    parsed = parse_frame(frame)
-                except MalformedPacket:
-                    sender.stats.ignored += 1
-                    continue
-                plane = plane_of.get((link.iface, parsed.addr.src_ip))
-                if plane is None:
-                    sender.stats.ignored += 1
-                    continue
-                sender.on_packet(plane, parsed.header, now)
+
+
+def _read_feedback(sender: MrcSender, ready: list[RawLink],
+                   plane_of: dict[tuple[str, bytes], int], now: float) -> None:
+    for link in ready:
+        for frame in link.recv_batch():
+            try:
+                parsed = parse_frame(frame)
+            except MalformedPacket:
+                sender.stats.ignored += 1
+                continue
+            plane = plane_of.get((link.iface, parsed.addr.src_ip))
+            if plane is None:
+                sender.stats.ignored += 1
+                continue
+            sender.on_packet(plane, parsed.header, now)
 
 
 def _progress_line(sender: MrcSender, now: float) -> str:

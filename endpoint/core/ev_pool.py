@@ -49,6 +49,8 @@ class EvState:
     probe_deadline: float = 0.0
     probe_backoff: float = 0.0
     retired_count: int = 0
+    acked_sent: float = -1.0  # send time of the latest-sent packet on this EV that was acked
+    blamed_sent: float = -1.0  # send time of the packet whose loss last retired this EV
 
     @property
     def usable(self) -> bool:

@@ -11,7 +11,8 @@ each completed message exactly once (call it after sending the replies).
   address) only names the message.
 - DATA is placed by `offset` whatever the order; every DATA gets an ACK (cumulative ack, SACK
   bitmap of the 32 PSNs after it, echo of ev, ECN as ECN_ECHO, qmax and ts). A TRIMMED DATA
-  gets a NACK at once. Duplicates are re-acknowledged and never delivered twice.
+  gets a NACK at once. Duplicates are re-acknowledged with RETX set (the sender learns its
+  retransmission was spurious) and never delivered twice.
 - The message is complete when every PSN is in; it is then checked against the length
   announced at open and the CRC32 carried by the LAST packet.
 - Anything else (malformed, unknown connection, inconsistent offsets) is counted and ignored.
@@ -181,8 +182,10 @@ class MrcReceiver:
         self.stats.data_packets += 1
         self.stats.ecn_marked += ce
         if conn.got[psn]:
+            # RETX on the ACK says "duplicate": the sender learns that one of its
+            # retransmissions was spurious and widens its reordering window.
             self.stats.duplicates += 1
-            return [self._ack(conn, hdr, ce)]
+            return [self._ack(conn, hdr, ce, duplicate=True)]
         if trimmed:
             self.stats.trimmed += 1
             self.stats.nacks_sent += 1
@@ -204,19 +207,20 @@ class MrcReceiver:
             self._completing.append((conn, now))
         return [reply]
 
-    def _ack(self, conn: _Connection, hdr: MrcHeader, ce: bool) -> Outgoing:
+    def _ack(self, conn: _Connection, hdr: MrcHeader, ce: bool,
+             duplicate: bool = False) -> Outgoing:
         bitmap = 0
         got, base = conn.got, conn.cum + 1
         for i in range(min(32, conn.npkts - base)):
             if got[base + i]:
                 bitmap |= 1 << i
         self.stats.acks_sent += 1
-        return self._reply(conn, hdr, ce, MsgType.ACK, bitmap)
+        return self._reply(conn, hdr, ce, MsgType.ACK, bitmap, Flag.RETX if duplicate else 0)
 
     @staticmethod
     def _reply(conn: _Connection, hdr: MrcHeader, ce: bool, mtype: MsgType,
-               bitmap: int) -> Outgoing:
-        flags = Flag.ECN_ECHO if ce else 0
+               bitmap: int, flags: int = 0) -> Outgoing:
+        flags |= Flag.ECN_ECHO if ce else 0
         return Outgoing(MrcHeader(mtype, flags, hdr.ev, conn.conn, hdr.psn, conn.cum, bitmap,
                                   hdr.length, hdr.qmax, hdr.ts))
 

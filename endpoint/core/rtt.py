@@ -1,8 +1,10 @@
-"""Smoothed RTT estimation (RFC 6298 style), used per EV and per connection."""
+"""RTT estimation: smoothed (RFC 6298 style, per EV and per connection) and a recent
+high quantile (per connection) for loss inference on fabrics with heavy-tailed jitter."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections import deque
+from dataclasses import dataclass, field
 
 
 @dataclass(slots=True)
@@ -26,3 +28,39 @@ class RttEstimator:
         if self.samples == 0:
             return fallback
         return min(max(self.srtt + 4 * self.rttvar, min_rto), max_rto)
+
+
+@dataclass(slots=True)
+class RttQuantile:
+    """A high quantile of the last `size` RTT samples.
+
+    On an emulated fabric the delay is not Gaussian: a switch process that waits for a CPU
+    delays a few packets by many times the mean, so srtt + k * rttvar both over-reacts to
+    and under-covers them. The quantile of what the connection actually saw bounds how late
+    a packet that is still on its way can plausibly be. Recomputed every `every` samples
+    (sorting a few hundred floats), not per ACK."""
+
+    size: int = 256
+    quantile: float = 0.99
+    every: int = 16
+    value: float = 0.0
+    peak: float = 0.0  # the largest of the recent samples
+    _recent: deque[float] = field(default_factory=deque)
+    _pending: int = 0
+
+    def update(self, rtt: float) -> None:
+        recent = self._recent
+        recent.append(rtt)
+        if len(recent) > self.size:
+            recent.popleft()
+        self._pending += 1
+        if self._pending >= self.every:
+            self._pending = 0
+            ordered = sorted(recent)
+            self.value = ordered[min(len(ordered) - 1, int(self.quantile * len(ordered)))]
+            self.peak = ordered[-1]
+        else:
+            # Rise at once (a late packet means others may be as late right now); fall only
+            # at the periodic recount.
+            self.value = max(self.value, rtt)
+            self.peak = max(self.peak, rtt)

@@ -13,11 +13,14 @@ is idempotent. Only then does DATA flow. The LAST DATA packet carries the messag
 Recovery:
 - NACK (the packet was trimmed): the PSN is resent at once, first in line, on another EV. It
   counts as a congestion mark, never as a loss or a timeout.
-- Loss: a PSN is declared lost when a packet sent after it was acknowledged (RACK-like, by
-  send order) and the expected RTT of its EV (srtt * (1 + reorder_margin) + 2 * rttvar, the
-  larger of the EV's and the connection's) has passed; or at the RTO, counted from the later
-  of its send and the last ACK that brought progress. It is resent on another EV; an EV with
-  `retire_after` losses in a row (default 1) is retired, then probed.
+- Loss (RACK-like): a PSN is lost when a packet sent after it was acked and it is older than
+  `recovery.expected_rtt` (smoothed RTTs, the recent 99th percentile) plus an adaptive
+  reordering window; or at the RTO (at least the recent peak RTT), counted from the later of
+  its send and the last ACK with progress. Spurious losses (Eifel `ts` echo, RETX-flagged
+  duplicate ACK) widen the window and undo the retirement they caused.
+- Retirement: a lost PSN is resent on another EV. Its EV is blamed only when nothing sent
+  later on it was acked; `retire_after` blamed losses in a row (default 1) retire it, then
+  it is probed.
 - The sender fails (``failed`` set, ``error`` says why) when it hears nothing from the
   receiver for `idle_timeout` seconds.
 """
@@ -31,10 +34,12 @@ import zlib
 from array import array
 from dataclasses import dataclass
 
+from endpoint.core import recovery
 from endpoint.core.congestion import DctcpWindow
 from endpoint.core.ev_pool import EvPool, EvState, EvStatus
 from endpoint.core.packets import Outgoing, ts_age, ts_us
-from endpoint.core.rtt import RttEstimator
+from endpoint.core.recovery import LossLedger, LostRecord, ReorderWindow
+from endpoint.core.rtt import RttEstimator, RttQuantile
 from endpoint.core.sack import SendScoreboard, Transmission
 from endpoint.wire import Flag, MrcHeader, MsgType, sacked_psns
 
@@ -82,6 +87,9 @@ class SenderStats:
     max_loss_recovery: float = 0.0
     losses_by_reorder: int = 0
     losses_by_timeout: int = 0
+    spurious_retransmits: int = 0  # inferred losses later seen delivered (Eifel or duplicate)
+    losses_not_blamed: int = 0  # losses on an EV that delivered later packets: not counted
+    evs_unretired: int = 0  # retirements undone because their loss was spurious
 
 
 class MrcSender:
@@ -103,6 +111,8 @@ class MrcSender:
         self.board = SendScoreboard(self.npkts)
         self.cc = DctcpWindow(cwnd=cfg.init_cwnd, min_cwnd=cfg.min_cwnd, max_cwnd=cfg.max_cwnd)
         self.rtt = RttEstimator()
+        self.rtt_hi = RttQuantile()
+        self.reorder = ReorderWindow()
         self.stats = SenderStats()
         self.nonce = (cfg.nonce if cfg.nonce is not None else rng.getrandbits(32)) or 1
         self.conn = 0
@@ -121,6 +131,7 @@ class MrcSender:
         self._rack_seq = 0  # send order of the latest-sent transmission known delivered
         self._next_check = math.inf
         self._lost_since: dict[int, float] = {}  # PSN -> first send time of a lost packet
+        self._ledger = LossLedger()  # inferred losses, until shown real or spurious
         self._first_sent = array("d", [-1.0]) * self.npkts  # compact: messages can be big
         self._avoid: dict[int, EvState] = {}
         self._probe_seq = 0
@@ -161,32 +172,31 @@ class MrcSender:
             times.append(self._next_check)
             if self.board.inflight:
                 oldest = next(iter(self.board.inflight.values()))
-                times.append(max(oldest.sent_at, self._last_progress) + self._rto())
+                times.append(max(oldest.sent_at, self._last_progress) + self.current_rto())
             probe = self.pool.next_deadline()
             if probe is not None:
                 times.append(probe)
         return min(times)
 
-    def _rto(self) -> float:
-        return self.rtt.rto(self.cfg.min_rto, self.cfg.max_rto, self.cfg.initial_rto) \
-            * self._rto_backoff
+    def current_rto(self) -> float:
+        """The retransmission timeout now, backoff included."""
+        cfg = self.cfg
+        return recovery.retransmission_timeout(self.rtt, self.rtt_hi, self.reorder.extra, cfg.min_rto,
+                                      cfg.max_rto, cfg.initial_rto) * self._rto_backoff
 
     def _expected_rtt(self, st: EvState) -> float:
-        # The larger of the EV's and the connection's estimate: one EV has few samples and
-        # queueing moves fast, so its own estimate alone makes for spurious retransmissions.
-        glob, own = self.rtt, st.rtt
-        if not glob.samples:
+        if not self.rtt.samples:
             return self.cfg.initial_rto
-        srtt = max(own.srtt, glob.srtt)
-        rttvar = max(own.rttvar, glob.rttvar)
-        return srtt * (1 + self.cfg.reorder_margin) + 2 * rttvar
+        return recovery.expected_rtt(st.rtt, self.rtt, self.rtt_hi, self.cfg.reorder_margin) \
+            + self.reorder.extra
 
     def _detect_losses(self, now: float) -> None:
-        rto = self._rto()
+        rto = self.current_rto()
         floor = self.rtt.min_rtt if self.rtt.samples else 0.0
         lost_reorder: list[Transmission] = []
         lost_timeout: list[Transmission] = []
         next_check = math.inf
+        self.reorder.decay(now, self.rtt.srtt)
         for tx in self.board.inflight.values():  # oldest first
             if tx.sent_at + floor > now:
                 next_check = min(next_check, tx.sent_at + floor)
@@ -222,9 +232,35 @@ class MrcSender:
         self._avoid[tx.psn] = tx.ev
         self._lost_since.setdefault(tx.psn, self._first_sent[tx.psn])
         self.stats.loss_retransmits += 1
-        probe_delay = max(2 * self.rtt.srtt, self.cfg.min_rto)
-        if self.pool.on_loss(tx.ev, now, probe_delay):
-            log.info("retired EV 0x%04x (plane %d) at %.6f", tx.ev.ev, tx.ev.plane, now)
+        retired = False
+        if tx.ev.acked_sent >= tx.sent_at:
+            # The EV delivered a packet sent after this one: the path works, this packet
+            # was late or unlucky. Not evidence of a failure.
+            self.stats.losses_not_blamed += 1
+        else:
+            probe_delay = max(2 * self.rtt.srtt, self.cfg.min_rto)
+            retired = self.pool.on_loss(tx.ev, now, probe_delay)
+            if retired:
+                tx.ev.blamed_sent = tx.sent_at
+                log.info("retired EV 0x%04x (plane %d) at %.6f", tx.ev.ev, tx.ev.plane, now)
+        self._ledger.record(tx.psn, LostRecord(ts_us(tx.sent_at), tx.ev, tx.sent_at,
+                                               now - tx.sent_at, retired))
+
+    def _on_spurious(self, rec: LostRecord, lateness: float | None, now: float) -> None:
+        """A loss turned out spurious: widen the reordering window by how late the packet
+        was and put back the EV that its loss retired."""
+        self.stats.spurious_retransmits += 1
+        if lateness is None:
+            return
+        cap = max(4 * self.rtt.srtt, self.rtt_hi.peak)  # beyond the slowest ACK seen: moot
+        self.reorder.on_spurious(now, lateness, self.rtt.min_rtt, cap)
+        if rec.retired and rec.ev.status in (EvStatus.FAILED, EvStatus.PROBING):
+            self._unretire(rec.ev)
+
+    def _unretire(self, st: EvState) -> None:
+        self.pool.reinstate(st)
+        self.stats.evs_unretired += 1
+        log.info("EV 0x%04x (plane %d) loss was spurious: back in service", st.ev, st.plane)
 
     def _header(self, mtype: MsgType, st: EvState, now: float, **fields: int) -> MrcHeader:
         return MrcHeader(type=mtype, ev=st.ev, conn=self.conn, ts=ts_us(now), **fields)
@@ -241,7 +277,7 @@ class MrcSender:
     def _probe(self, st: EvState, now: float) -> Outgoing:
         self._probe_seq += 1
         self.stats.probes_sent += 1
-        self.pool.start_probe(st, now, max(2 * self._rto(), self.cfg.min_rto))
+        self.pool.start_probe(st, now, max(2 * self.current_rto(), self.cfg.min_rto))
         hdr = self._header(MsgType.PROBE, st, now, psn=self._probe_seq)
         return Outgoing(hdr, b"", st.plane)
 
@@ -281,6 +317,7 @@ class MrcSender:
         if age > self.cfg.max_rto * 64:
             return None  # a ts we never sent (or ancient): no sample
         self.rtt.update(age)
+        self.rtt_hi.update(age)
         if st is not None:
             st.rtt.update(age)
         return age
@@ -310,7 +347,14 @@ class MrcSender:
             return
         self._last_heard = now
         st = self.pool.lookup(plane, hdr.ev)
-        self._rtt_sample(st, hdr, now)
+        age = self._rtt_sample(st, hdr, now)
+        if st is not None and age is not None and hdr.type == MsgType.ACK:
+            st.acked_sent = max(st.acked_sent, now - age)
+            if st.acked_sent > st.blamed_sent and st.status in (EvStatus.FAILED,
+                                                                 EvStatus.PROBING):
+                # It delivered a packet sent after the one whose loss retired it: the path
+                # works, that loss was a fluke or merely late.
+                self._unretire(st)
         ecn = bool(hdr.flags & Flag.ECN_ECHO)
         high_q = self.cfg.qmax_threshold > 0 and hdr.qmax >= self.cfg.qmax_threshold
         is_nack = hdr.type == MsgType.NACK
@@ -330,6 +374,10 @@ class MrcSender:
                     self._avoid[hdr.psn] = st
         else:
             self.stats.acks += 1
+            if self._ledger.records:
+                verdict = self._ledger.on_ack(hdr.psn, hdr.ts, bool(hdr.flags & Flag.RETX), age)
+                if verdict is not None:
+                    self._on_spurious(*verdict, now)
             tx = self.board.deliver(hdr.psn)
             if tx is not None and ts_us(tx.sent_at) == hdr.ts:  # this very transmission
                 self._rack_seq = max(self._rack_seq, tx.seq)

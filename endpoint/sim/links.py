@@ -42,6 +42,7 @@ class PathSpec:
     loss: float = 0.0  # per packet, each direction
     reorder: float = 0.0  # share of packets delayed by up to `reorder_delay` more
     reorder_delay: float = 0.0
+    jitter: float = 0.0  # every packet, each direction: up to this much more delay (uniform)
     queue_limit: int = 64
     trim_threshold: int | None = 16  # None: no trimming, only tail drop
     ecn_threshold: int | None = 8
@@ -88,9 +89,12 @@ class Path:
 
     def _propagation(self) -> float:
         s = self.spec
+        delay = s.delay
+        if s.jitter:  # drawn only when set, so runs without jitter keep their random streams
+            delay += self.rng.random() * s.jitter
         if s.reorder and self.rng.random() < s.reorder:
-            return s.delay + self.rng.random() * s.reorder_delay
-        return s.delay
+            delay += self.rng.random() * s.reorder_delay
+        return delay
 
     def forward(self, pkt: SimPacket, deliver: Deliver) -> None:
         """Send toward the receiver through the bottleneck queue."""

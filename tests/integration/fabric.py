@@ -76,8 +76,9 @@ def run_transfer(lab: Lab, tmp: Path, senders: list[str], dst: str, size: str,
                 cwd=REPO_ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
         if during is not None:
             during()
-        for proc in procs:
-            _, err = proc.communicate(timeout=timeout + 10)
+        for src, proc in zip(senders, procs, strict=True):
+            out, err = proc.communicate(timeout=timeout + 10)
+            (tmp / f"send-{src}.log").write_text(out + err)  # progress lines, for diagnosis
             assert proc.returncode == 0, err
         receiver.wait(timeout=30)
     finally:

@@ -50,6 +50,7 @@ def test_out_of_order_placement_sack_and_single_delivery():
         assert ack.type == MsgType.ACK and ack.psn == psn and ack.ev == hdr.ev
         assert ack.qmax == 3 and ack.ts == hdr.ts
         assert bool(ack.flags & Flag.ECN_ECHO) == (psn == 5)
+        assert not ack.flags & Flag.RETX  # first copies: not duplicates
         if i == 0:
             assert ack.ack == 0 and ack.offset == 1 << 2  # PSN 3 = ack + 1 + 2
         if psn == 1:  # 0,1 in; 3 and 5 held: bitmap bits for PSN 3 and 5 after ack=2
@@ -60,6 +61,8 @@ def test_out_of_order_placement_sack_and_single_delivery():
     hdr, payload = data(conn, msg, 4)
     (reply,) = rx.on_packet("a", hdr, payload, False, 2.0)
     assert reply.header.type == MsgType.ACK and reply.header.ack == 11
+    assert reply.header.flags & Flag.RETX  # "duplicate": the sender resent needlessly
+    assert reply.header.ts == hdr.ts  # echoes the duplicate copy's own timestamp
     assert rx.take_messages() == []
     assert rx.stats.duplicates == 1 and rx.stats.messages_ok == 1
 

@@ -149,3 +149,80 @@ def test_stale_unknown_and_bogus_feedback_is_ignored():
     tx.on_packet(0, MrcHeader(type=MsgType.ACK, conn=tx.conn, psn=1, ack=90), now)
     assert tx.board.delivered_count == len(outs) and not tx.done
     assert len(tx.poll(now + RTT)) > 0  # and the sender keeps going
+
+
+def late_loss(tx: MrcSender, rx: MrcReceiver):
+    """Send a window, deliver all but PSN 1 and let its deadline pass: PSN 1 is resent."""
+    now = establish(tx, rx)
+    outs = tx.poll(now)
+    late = next(o for o in outs if o.header.psn == 1)
+    deliver(tx, rx, [o for o in outs if o is not late], now + RTT)
+    t = now + 5 * RTT
+    resend = [o for o in tx.poll(t) if o.header.type == MsgType.DATA and o.header.psn == 1]
+    assert resend and tx.stats.losses_by_reorder == 1
+    return late, resend[0], t
+
+
+def test_late_original_is_a_spurious_loss_that_widens_window_and_unretires():
+    tx, rx = make()
+    late, resend, t = late_loss(tx, rx)
+    ev = tx.pool.lookup(0, late.header.ev)
+    assert ev.status is EvStatus.FAILED and tx.reorder.extra == 0
+    # The original shows up after all (Eifel: its ACK echoes its own ts) ...
+    deliver(tx, rx, [late], t + RTT)
+    assert tx.stats.spurious_retransmits == 1 and tx.stats.evs_unretired == 1
+    assert ev.status is EvStatus.GOOD  # its loss was no failure
+    assert tx.reorder.extra >= RTT  # its ACK came one RTT after it was declared lost
+    # ... and the resent copy is a duplicate, answered with RETX: counted once only.
+    deliver(tx, rx, [resend], t + RTT)
+    assert rx.stats.duplicates == 1 and tx.stats.spurious_retransmits == 1
+
+
+def test_duplicate_of_resent_copy_is_counted_without_widening_window():
+    tx, rx = make()
+    late, resend, t = late_loss(tx, rx)
+    rx.on_packet("p", late.header, late.payload, False, t)  # arrived; its ACK was lost
+    (dup,) = rx.on_packet("p", resend.header, resend.payload, False, t + RTT)
+    assert dup.header.flags & Flag.RETX
+    tx.on_packet(0, dup.header, t + RTT)
+    # Both copies arrived, but nothing says the original was late: an ACK loss.
+    assert tx.stats.spurious_retransmits == 1 and tx.reorder.extra == 0
+    assert tx.stats.evs_unretired == 0
+
+
+def test_loss_on_ev_that_delivered_later_packets_does_not_retire_it():
+    tx, rx = make()
+    now = establish(tx, rx)
+    outs = tx.poll(now)
+    lost = next(o for o in outs if o.header.psn == 1)
+    later = tx.poll(now)  # nothing: the window is full; send more on the same EV by hand
+    assert later == []
+    deliver(tx, rx, [o for o in outs if o is not lost], now + RTT)
+    st = tx.pool.lookup(0, lost.header.ev)
+    st.acked_sent = now + RTT / 2  # a packet sent on this EV after PSN 1 was acked
+    tx.poll(now + 5 * RTT)
+    assert tx.stats.losses_by_reorder == 1 and tx.stats.losses_not_blamed == 1
+    assert st.status is not EvStatus.FAILED and not tx.pool.retirements
+
+
+def test_loss_deadline_covers_rtt_quantile_and_rto_follows_it():
+    tx, rx = make()
+    establish(tx, rx)
+    for age in [RTT] * 50 + [20 * RTT]:  # one straggler among fast ACKs
+        tx.rtt.update(age)
+        tx.rtt_hi.update(age)
+    st = tx.pool.planes[0][0]
+    assert tx._expected_rtt(st) >= 20 * RTT
+    assert tx.current_rto() >= 1.5 * 20 * RTT
+
+
+def test_retired_ev_that_delivers_a_later_packet_is_put_back():
+    tx, rx = make()
+    late, _resend, t = late_loss(tx, rx)
+    st = tx.pool.lookup(0, late.header.ev)
+    assert st.status is EvStatus.FAILED
+    # An ACK on that EV for a packet sent after the one blamed: the path works.
+    ack = MrcHeader(type=MsgType.ACK, ev=st.ev, conn=tx.conn, psn=1, ack=0,
+                    ts=late.header.ts + 100)  # sent 100 µs after the blamed one
+    tx.on_packet(0, ack, t + RTT)
+    assert st.status is EvStatus.GOOD and tx.stats.evs_unretired == 1
