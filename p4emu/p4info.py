@@ -120,7 +120,7 @@ def build(gen) -> tuple[m.ProgramInfo, p4info_pb2.P4Info, dict[str, int], dict[s
     for tname, _, _, annos in ctl_headers:
         req.append(("controller_header", tname, _explicit_id(annos)))
     digests = gen.digests()
-    for name, _ in digests:
+    for name, _, _ in digests:
         req.append(("digest", name, None))
     ids = assign_ids(req)
     # one suffix set over the names of all kinds, as p4c's P4RuntimeSymbolTable
@@ -323,20 +323,42 @@ def build(gen) -> tuple[m.ProgramInfo, p4info_pb2.P4Info, dict[str, int], dict[s
             mm.name = member
             mm.value = _canonical_bytes(et.values[member] & et.underlying.mask)
     digest_ids = {}
-    for name, fields in digests:
+    for name, fields, dkind in digests:
         did = ids[("digest", name)]
         digest_ids[name] = did
         hf = tuple(m.HeaderFieldInfo(i + 1, fn, w) for i, (fn, w, _) in enumerate(fields))
         info.digests[did] = m.DigestInfo(did, name, hf)
         pd = p4.digests.add()
         pre(pd, "digest", name)
-        pd.type_spec.struct.name = name
-        st = p4.type_info.structs[name]
-        for fn, w, kind in fields:
-            mem = st.members.add()
-            mem.name = fn
-            set_bits_type(mem.type_spec, w, kind == "int", kind == "bool")
+        _digest_type_spec(p4, pd.type_spec, name, fields, dkind)
     return info, p4, aid, digest_ids
+    return info, p4, aid, digest_ids
+
+
+def _digest_type_spec(p4, spec, name: str, fields, dkind: str) -> None:
+    """The P4DataTypeSpec of a digest: a named struct or header (described in type_info)
+    or an anonymous tuple (described inline), as p4c's TypeSpecConverter writes them."""
+    if dkind == "tuple":
+        for _, w, kind in fields:
+            set_bits_type(spec.tuple.members.add(), w, kind == "int", kind == "bool")
+        return
+    if dkind == "header":
+        spec.header.name = name
+        hdr = p4.type_info.headers[name]
+        for fn, w, kind in fields:
+            mem = hdr.members.add()
+            mem.name = fn
+            if kind == "int":
+                mem.type_spec.int.bitwidth = w
+            else:
+                mem.type_spec.bit.bitwidth = w
+        return
+    spec.struct.name = name
+    st = p4.type_info.structs[name]
+    for fn, w, kind in fields:
+        mem = st.members.add()
+        mem.name = fn
+        set_bits_type(mem.type_spec, w, kind == "int", kind == "bool")
 
 
 def _canonical_bytes(value: int) -> bytes:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from p4emu.compiler.analysis import expr_text, may_exit, substitutable, writes
+from p4emu.compiler.analysis import expr_text, may_exit, writes
 from p4emu.compiler.exprs import V, lit
 from p4emu.compiler.scope import (
     ActionB,
@@ -14,6 +14,7 @@ from p4emu.compiler.scope import (
     FuncB,
     InstB,
     Scope,
+    TypeB,
     VarB,
     py_ident,
 )
@@ -49,6 +50,7 @@ class BlockCtx:
     # tables applied by this block's body, directly or through its sub-blocks (p4c inlines
     # a sub-block at each apply, so applying the instance twice applies these twice)
     applied_tables: list[str] = field(default_factory=list)
+    direct_names: set[str] = field(default_factory=set)  # instances made for `T.apply()`
 
 
 def full_name(prefix: str, decl: A.Decl) -> str:
@@ -84,15 +86,38 @@ class BlockGen:
             L.append(f"        self.{n} = {init}")
         return L
 
-    def _bind_ctor_params(self, decl, ctor_args: list[A.Arg], scope: Scope, outer_scope: Scope) -> None:
+    def _bind_ctor_params(self, decl, ctor_args: list[A.Arg], scope: Scope, outer_scope: Scope,
+                          prefix: str) -> None:
         pairs = self.bind_args(decl.ctor_params, ctor_args, decl.loc, decl.name)
         for p, a in pairs:
             t = self.resolve_type(p.type, scope)
+            if isinstance(t, ObjectT) and t.kind in ("control_type", "parser_type") and a is not None:
+                scope.bind(p.name, self._block_argument(a.value, f"{prefix}.{p.name}", outer_scope))
+                continue
             if a is None:
                 v = self.const_value(p.default, scope, t)
             else:
                 v = self.const_value(a.value, outer_scope, t)
             scope.bind(p.name, ConstB(t, self.coerce(v, t, p.loc).const))
+
+    def _block_argument(self, e: A.Expr, name: str, outer_scope: Scope) -> InstB:
+        """The instance passed for a control/parser-typed constructor parameter
+        (`Wrap(Impl()) w;`): p4c inlines it into the block that receives it."""
+        if isinstance(e, A.Path):
+            b = outer_scope.lookup(e.name)
+            if isinstance(b, InstB) and "ctx" in b.data:
+                return b
+            if isinstance(b, InstB) and "args" in b.data:  # a top-level instance
+                e = A.Call(e.loc, A.Path(e.loc, b.ty.name), [], b.data["args"])
+        if isinstance(e, A.Call) and isinstance(e.func, (A.Path, A.TypeExpr)):
+            fname = e.func.name if isinstance(e.func, A.Path) else e.func.type.name
+            b = outer_scope.lookup(fname)
+            if isinstance(b, TypeB) and isinstance(b.ty, ObjectT) and b.ty.kind in ("control", "parser"):
+                saved = self.in_parser
+                sub = self.gen_block(b.ty.decl, name, e.args, outer_scope)
+                self.in_parser = saved
+                return InstB(b.ty.kind, b.ty, name, sub.apply_py, None, {"ctx": sub, "direct": True})
+        raise P4CompileError(e.loc, "expected a parser or control instance")
 
     # -- locals ------------------------------------------------------------------------
     def _local(self, d: A.Decl, ctx: BlockCtx, scope: Scope) -> None:
@@ -132,9 +157,9 @@ class BlockGen:
             fields = []
             if isinstance(t, StructT):
                 for fname, ft in t.fields:
-                    fields.append((fname, _width(ft, d.loc), t.field_annotations.get(fname, [])))
+                    fields.append((fname, key_width(ft, d.loc), t.field_annotations.get(fname, [])))
             else:
-                fields.append(("", _width(t, d.loc), []))
+                fields.append(("", key_width(t, d.loc), []))
             self.objects["value_sets"].append(dict(name=name, size=size, fields=fields, annotations=d.annotations,
                                                    struct=isinstance(t, StructT)))
             scope.declare(d.name, InstB("value_set", t, name, py, d), d.loc)
@@ -151,70 +176,6 @@ class BlockGen:
         fn.kind = ctx.kind
         return fn
 
-    def gen_instance(self, d: A.InstanceDecl, ctx: BlockCtx, scope: Scope) -> None:
-        t = self.resolve_type(d.type, scope)
-        name = full_name(ctx.name, d)
-        if isinstance(t, ObjectT) and t.kind in ("control", "parser"):
-            sub = self.gen_block(t.decl, name, d.args, scope)
-            direct = substitutable(getattr(ctx, "decl_ast", None), d.name)
-            scope.declare(d.name, InstB(t.kind, t, name, sub.apply_py, d, {"ctx": sub, "direct": direct}), d.loc)
-            return
-        if isinstance(t, ObjectT) and t.kind == "extern":
-            py = self.extern_instance(t, name, d.args, d, scope, d.annotations)
-            scope.declare(d.name, InstB("extern", t, name, py, d), d.loc)
-            return
-        raise P4CompileError(d.loc, f"cannot instantiate {t}")
-
-    def extern_instance(self, t: ObjectT, name: str, args: list[A.Arg], d, scope: Scope, annotations) -> str:
-        decl = t.decl
-        ctors = [m for m in decl.methods if m.ret is None]
-        ctor = next((c for c in ctors if len(c.params) == len(args)), None)
-        if ctor is None:
-            raise P4CompileError(d.loc, f"{t.name}: no constructor takes {len(args)} arguments")
-        vals = []
-        tscope = self.tvar_scope(scope, t.type_args)
-        for p, a in self.bind_args(ctor.params, args, d.loc, t.name):
-            pt = self.resolve_type(p.type, tscope)
-            v = self.const_value(a.value, scope, pt if isinstance(pt, BitsT) else None)
-            if isinstance(pt, BitsT):
-                v = self.coerce(self.cast(v, pt, a.loc) if isinstance(v.ty, BitsT) else v, pt, a.loc)
-            vals.append(v)
-        uid = self.next_id()
-        kind = t.name
-        if kind == "register":
-            vt = t.type_args.get("T")
-            self.objects["registers"].append(dict(
-                name=name, size=vals[0].const, bitwidth=_width(vt, d.loc), annotations=annotations,
-                signed=isinstance(vt, BitsT) and vt.signed, is_bool=isinstance(vt, BoolT)))
-            py = f"REG_{uid}"
-            self.bindings[py] = ("register", name)
-        elif kind in ("counter", "direct_counter"):
-            unit = (vals[-1].ty.members[vals[-1].const])
-            size = vals[0].const if kind == "counter" else 0
-            self.objects["counters"].append(dict(name=name, size=size, unit=unit, direct=kind == "direct_counter", annotations=annotations))
-            py = f"CNT_{uid}"
-            if kind == "counter":
-                self.bindings[py] = ("counter", name)
-        elif kind in ("meter", "direct_meter"):
-            unit = (vals[-1].ty.members[vals[-1].const])
-            size = vals[0].const if kind == "meter" else 0
-            self.objects["meters"].append(dict(name=name, size=size, unit=unit, direct=kind == "direct_meter", annotations=annotations))
-            py = f"MTR_{uid}"
-            if kind == "meter":
-                self.bindings[py] = ("meter", name)
-        elif kind == "action_profile":
-            self.objects["action_profiles"].append(dict(name=name, size=vals[0].const, selector=None, annotations=annotations))
-            py = f"AP_{uid}"
-        elif kind == "action_selector":
-            algo = vals[0].ty.members[vals[0].const]
-            if algo == "random":
-                raise unsupported(d.loc, "HashAlgorithm.random (BMv2 has no 'random' hash)")
-            self.objects["action_profiles"].append(dict(name=name, size=vals[1].const, selector=algo, annotations=annotations))
-            py = f"AP_{uid}"
-        else:
-            raise unsupported(d.loc, f"extern {kind}")
-        return py
-
     # -- blocks ------------------------------------------------------------------------
     def gen_block(self, decl, prefix: str, ctor_args: list[A.Arg], outer_scope: Scope) -> BlockCtx:
         if decl.type_params:
@@ -225,7 +186,7 @@ class BlockGen:
         ctx.decl_ast = decl
         scope = Scope(self.global_scope)
         ctx.scope = scope
-        self._bind_ctor_params(decl, ctor_args, scope, outer_scope)
+        self._bind_ctor_params(decl, ctor_args, scope, outer_scope, prefix)
         compound = self._setup_params(ctx, decl.params, scope)
         ctx.sig = ", ".join(compound + ["C"])
         self.in_parser = kind == "parser"
@@ -448,7 +409,7 @@ class BlockGen:
                     type_name = p.type.name
                 if isinstance(t, EnumT) and t.underlying is not None:
                     self.p4rt_enums[t.name] = t
-                params.append((pname, _width(t, p.loc), p.annotations, type_name))
+                params.append((pname, key_width(t, p.loc), p.annotations, type_name))
         self.objects["actions"].setdefault(b.full_name, dict(name=b.full_name, params=params, annotations=b.decl.annotations))
 
     def ensure_action(self, b: ActionB) -> None:
@@ -565,7 +526,8 @@ def _unsigned(v: V) -> str:
     return v.py
 
 
-def _width(t: Type, loc) -> int:
+def key_width(t: Type, loc) -> int:
+    """Bit width of a value used as a table key, value-set field or register cell."""
     if isinstance(t, BitsT):
         return t.width
     if isinstance(t, BoolT):

@@ -10,7 +10,7 @@ are copied out by the caller, also when the callee exits.
 from __future__ import annotations
 
 from p4emu.compiler.exprs import V, lit
-from p4emu.compiler.scope import ActionB, ExternFuncB, FuncB, Scope, TypeB
+from p4emu.compiler.scope import ActionB, ExternFuncB, FuncB, InstB, Scope, TypeB
 from p4emu.compiler.stmts import is_compound, zero_value
 from p4emu.frontend import ast as A
 from p4emu.frontend.errors import P4CompileError
@@ -135,7 +135,9 @@ class CallGen:
                 v = self.cast(v, pt, a.loc)
             v = self.coerce(v, pt, a.loc)
         elif isinstance(pt, StructT) and isinstance(v.ty, StructT) and pt is not v.ty:
-            raise P4CompileError(a.loc, f"{what}: argument type {v.ty} does not match {pt}")
+            if not _unify_generic(pt, v.ty, tyenv):
+                raise P4CompileError(a.loc, f"{what}: argument type {v.ty} does not match {pt}")
+            pt = v.ty
         out.append((p, v, pt))
         return v
 
@@ -261,6 +263,8 @@ class CallGen:
             if t.kind == "packet_out":
                 return self.packet_out_call(e, base, name, scope, fn)
             b = base.ref
+            if t.kind in ("control", "parser") and not isinstance(b, InstB) and name == "apply":
+                b = self.direct_instance(t, fn, e.loc)
             if t.kind == "table":
                 if name != "apply" or e.args:
                     raise P4CompileError(e.loc, f"table {t.name}: only apply() can be called")
@@ -323,3 +327,22 @@ class CallGen:
                 fn.emit(f"{h}.valid = False")
             return V("None", VOID)
         raise P4CompileError(e.loc, f"{t.name} has no method {name}")
+
+
+def _unify_generic(pattern: StructT, actual: StructT, tyenv: dict) -> bool:
+    """Bind the type variables of `pattern` (`S<T, ...>` in a generic signature) to match
+    `actual` (a specialization of the same generic struct); False if they cannot match."""
+    po = getattr(pattern, "generic_origin", None)
+    ao = getattr(actual, "generic_origin", None)
+    if po is None or ao is None or po[0] != ao[0]:
+        return False
+    for p, a in zip(po[1], ao[1], strict=True):
+        if isinstance(p, TypeVarT):
+            if tyenv.setdefault(p.name, a) != a:
+                return False
+        elif isinstance(p, StructT) and isinstance(a, StructT):
+            if p is not a and not _unify_generic(p, a, tyenv):
+                return False
+        elif p != a:
+            return False
+    return True

@@ -7,8 +7,6 @@ headers/structs = generated __slots__ classes, header stacks = `Stack`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from p4emu.compiler.scope import (
     ActionB,
     BlockDeclB,
@@ -20,6 +18,8 @@ from p4emu.compiler.scope import (
     TypeB,
     VarB,
 )
+from p4emu.compiler.typegen import TypeGen
+from p4emu.compiler.values import AggConst, V, agg_const, lit, to_unsigned_py, width_of, wrap
 from p4emu.frontend import ast as A
 from p4emu.frontend.errors import P4CompileError, unsupported
 from p4emu.frontend.types import (
@@ -27,7 +27,6 @@ from p4emu.frontend.types import (
     DONTCARE,
     ERROR,
     INFINT,
-    MATCH_KIND,
     STRING,
     VOID,
     BitsT,
@@ -41,153 +40,16 @@ from p4emu.frontend.types import (
     TupleT,
     Type,
     TypeVarT,
-    VarbitT,
     same_type,
 )
 
-
-@dataclass(slots=True)
-class V:
-    py: str
-    ty: Type
-    const: object = None  # compile-time value (int, bool, str) or None
-    ref: object = None  # binding for instance/method targets
+__all__ = ["AggConst", "ExprGen", "V", "lit", "to_unsigned_py", "width_of", "wrap"]
 
 
-def wrap(value: int, t: BitsT) -> int:
-    if t.signed:
-        h = 1 << (t.width - 1)
-        return ((value + h) & t.mask) - h
-    return value & t.mask
-
-
-def to_unsigned_py(py: str, t: Type) -> str:
-    if isinstance(t, BitsT) and t.signed:
-        return f"({py} & {t.mask})"
-    if isinstance(t, BoolT):
-        return f"int({py})"
-    return py
-
-
-def lit(value: object) -> str:
-    if isinstance(value, bool):
-        return "True" if value else "False"
-    if isinstance(value, int):
-        return str(value) if -1024 < value < 1024 else (hex(value) if value >= 0 else str(value))
-    if isinstance(value, str):
-        return repr(value)
-    raise TypeError(value)
-
-
-def width_of(t: Type) -> int | None:
-    if isinstance(t, BitsT):
-        return t.width
-    if isinstance(t, BoolT):
-        return 1
-    if isinstance(t, EnumT) and t.underlying is not None:
-        return t.underlying.width
-    return None
-
-
-class ExprGen:
+class ExprGen(TypeGen):
     """Expression half of the generator; `self` is the `ProgramGen`."""
 
     errors: dict[str, int]
-
-    # -- types -------------------------------------------------------------------------
-    def resolve_type(self, tr: A.TypeRef, scope: Scope) -> Type:
-        if isinstance(tr, A.TBits):
-            w = self.const_int(tr.width, scope)
-            if tr.varbit:
-                return VarbitT(w)
-            if w <= 0 and not (w == 0 and not tr.signed):
-                raise P4CompileError(tr.loc, f"invalid type width {w}")
-            return BitsT(w, tr.signed)
-        if isinstance(tr, A.TBase):
-            return {"bool": BOOL, "error": ERROR, "string": STRING, "void": VOID,
-                    "match_kind": MATCH_KIND, "int": INFINT, "_": DONTCARE}[tr.name]
-        if isinstance(tr, A.TTuple):
-            return TupleT([self.resolve_type(a, scope) for a in tr.args])
-        if isinstance(tr, A.TStack):
-            elem = self.resolve_type(tr.elem, scope)
-            if not isinstance(elem, StructT) or elem.kind not in ("header", "header_union"):
-                raise P4CompileError(tr.loc, f"header stack element must be a header: {elem}")
-            return StackT(elem, self.const_int(tr.size, scope))
-        if isinstance(tr, A.TName):
-            b = (self.global_scope if tr.is_global else scope).lookup(tr.name)
-            if isinstance(b, TypeB):
-                if tr.args and isinstance(b.ty, ObjectT):
-                    return ObjectT(b.ty.kind, b.ty.name, b.ty.decl,
-                                   self._type_args(b.ty.decl, tr.args, scope))
-                return b.ty
-            if isinstance(b, BlockDeclB):
-                return b.ty
-            raise P4CompileError(tr.loc, f"{tr.name}: unknown type")
-        raise P4CompileError(tr.loc, "invalid type")
-
-    def _type_args(self, decl, args, scope) -> dict:
-        params = getattr(decl, "type_params", []) or []
-        if len(params) != len(args):
-            raise P4CompileError(args[0].loc if args else None,
-                                 f"{decl.name}: expected {len(params)} type arguments, got {len(args)}")
-        return {p: self.resolve_type(a, scope) for p, a in zip(params, args, strict=True)}
-
-    # -- constants ---------------------------------------------------------------------
-    def const_int(self, e: A.Expr, scope: Scope) -> int:
-        v = self.expr(e, scope, None)
-        if not isinstance(v.const, int) or isinstance(v.const, bool):
-            raise P4CompileError(e.loc, "expected a compile-time integer constant")
-        return v.const
-
-    def const_value(self, e: A.Expr, scope: Scope, want: Type | None = None) -> V:
-        v = self.expr(e, scope, None, want)
-        if v.const is None:
-            raise P4CompileError(e.loc, "expected a compile-time constant")
-        return v
-
-    # -- coercion ----------------------------------------------------------------------
-    def coerce(self, v: V, t: Type, loc) -> V:
-        """Implicit conversion of `v` to type `t` (only infint literals and identical types)."""
-        if t is None or isinstance(t, (TypeVarT,)) or t is DONTCARE:
-            return v
-        if same_type(v.ty, t):
-            return v
-        if isinstance(v.ty, InfIntT):
-            if isinstance(t, BitsT):
-                c = wrap(v.const, t) if v.const is not None else None
-                if c is None:
-                    return V(f"({v.py} & {t.mask})" if not t.signed else self._wrap_py(v.py, t), t)
-                return V(lit(c), t, c)
-            if isinstance(t, EnumT) and t.underlying is not None:
-                return V(v.py, t, v.const)
-            if isinstance(t, InfIntT):
-                return v
-        if isinstance(t, TupleT) and isinstance(v.ty, TupleT) and len(t.items) == len(v.ty.items):
-            return v
-        if isinstance(t, StructT) and isinstance(v.ty, TupleT):
-            return v  # list expression assigned to a struct/header: handled by assignment
-        if isinstance(t, BitsT) and isinstance(v.ty, EnumT) and v.ty.underlying == t:
-            return V(v.py, t, v.const)
-        raise P4CompileError(loc, f"type mismatch: expected {t}, got {v.ty}")
-
-    def _wrap_py(self, py: str, t: BitsT) -> str:
-        if t.signed:
-            h = 1 << (t.width - 1)
-            return f"(((({py}) + {h}) & {t.mask}) - {h})"
-        return f"(({py}) & {t.mask})"
-
-    def unify_binary(self, a: V, b: V, loc, op: str) -> tuple[V, V]:
-        if isinstance(a.ty, InfIntT) and not isinstance(b.ty, InfIntT):
-            a = self.coerce(a, b.ty, loc)
-        elif isinstance(b.ty, InfIntT) and not isinstance(a.ty, InfIntT):
-            b = self.coerce(b, a.ty, loc)
-        if not same_type(a.ty, b.ty):
-            if isinstance(a.ty, EnumT) and a.ty.underlying is not None and b.ty == a.ty.underlying:
-                return a, V(b.py, a.ty, b.const)
-            if isinstance(b.ty, EnumT) and b.ty.underlying is not None and a.ty == b.ty.underlying:
-                return V(a.py, b.ty, a.const), b
-            raise P4CompileError(loc, f"{op}: cannot operate on {a.ty} and {b.ty}")
-        return a, b
 
     # -- expressions -------------------------------------------------------------------
     def expr(self, e: A.Expr, scope: Scope, fn, want: Type | None = None) -> V:
@@ -269,6 +131,9 @@ class ExprGen:
                                   "minSizeInBytes"):
                     raise P4CompileError(e.loc, f"{t.name} has no field {e.name}")
                 return V("None", VOID, None, ("method", base, e.name))
+            if isinstance(base.const, AggConst) and base.const.valid is not False:
+                c = base.const.item(e.name)
+                return V(lit(c), ft, c)
             return V(f"{base.py}.f_{e.name}", ft)
         if isinstance(t, StackT):
             if e.name == "next":
@@ -305,6 +170,9 @@ class ExprGen:
                     raise P4CompileError(e.loc, f"index {idx.const} out of bounds of {base.ty}")
                 return V(f"{base.py}.items[{idx.const}]", base.ty.elem)
             return V(f"{base.py}.items[{idx.py}]", base.ty.elem)
+        if isinstance(base.ty, TupleT) and isinstance(base.const, AggConst) and isinstance(idx.const, int):
+            c = base.const.items[idx.const]
+            return V(lit(c), base.ty.items[idx.const], c)
         if isinstance(base.ty, TupleT) and idx.const is not None:
             return V(f"{base.py}[{idx.const}]", base.ty.items[idx.const])
         raise P4CompileError(e.loc, f"cannot index a value of type {base.ty}")
@@ -623,11 +491,11 @@ class ExprGen:
             vals += [self.default_value(t) for _, t in want.fields[len(vals):]]
             wants = [t for _, t in want.fields]
         if isinstance(want, StructT) and want.kind in ("struct", "header") and wants:
-            return V(f"{want.py}.build({', '.join(v.py for v in vals)})", want, None, ("list", vals))
+            py = f"{want.py}.build({', '.join(v.py for v in vals)})"
+            return V(py, want, agg_const(py, vals, want), ("list", vals))
         t = TupleT([v.ty for v in vals])
         py = "(" + "".join(v.py + ", " for v in vals) + ")"
-        const = tuple(v.const for v in vals) if all(v.const is not None for v in vals) else None
-        return V(py, t, const, ("list", vals))
+        return V(py, t, agg_const(py, vals, None), ("list", vals))
 
     def _x_StructExpr(self, e: A.StructExpr, scope, fn, want) -> V:
         target = want if isinstance(want, StructT) else None
@@ -651,7 +519,7 @@ class ExprGen:
             v = written[n]
             vals.append(self.coerce(v, ft, given[n].loc) if ft.is_scalar() else v)
         py = f"{target.py}.build({', '.join(v.py for v in vals)})"
-        return V(py, target, None, ("struct", vals))
+        return V(py, target, agg_const(py, vals, target), ("struct", vals))
 
     def default_value(self, t: Type) -> V:
         """P4's default value: 0, false, invalid headers (a fresh object)."""
@@ -666,7 +534,11 @@ class ExprGen:
     def _x_InvalidHeader(self, e, scope, fn, want) -> V:
         if not isinstance(want, StructT) or want.kind not in ("header", "header_union"):
             raise P4CompileError(e.loc, "{#} needs a header or header union type from the context")
-        return V(f"{want.py}()", want)
+        py = f"{want.py}()"
+        if want.kind == "header":  # an invalid header constant (`const h_t H = {#};`)
+            vals = [self.default_value(ft) for _, ft in want.fields]
+            return V(py, want, agg_const(py, vals, want, valid=False))
+        return V(py, want)
 
     def _x_DefaultValue(self, e, scope, fn, want) -> V:
         if want is None or isinstance(want, (InfIntT, TypeVarT)):

@@ -168,6 +168,15 @@ class ExternGen:
         err = self._arg(pairs, 1, scope, fn)
         fn.emit(f"if not {c.py}: raise ParserError({err.py})")
 
+    def _xf_static_assert(self, e, pairs, scope, fn):
+        c = self._arg(pairs, 0, scope, fn, BOOL)
+        if not isinstance(c.const, bool):
+            raise P4CompileError(pairs[0][1].loc, "static_assert: condition is not a compile-time constant")
+        if not c.const:
+            msg = pairs[1][1].value.value if len(pairs) > 1 and isinstance(pairs[1][1].value, A.StrLit) else None
+            raise P4CompileError(e.loc, f"static_assert failed: {msg or 'static assertion failed'}")
+        return V("True", BOOL, True)
+
     def _xf_mark_to_drop(self, e, pairs, scope, fn):
         if pairs:
             sm = self.lvalue(pairs[0][1].value, scope, fn)
@@ -232,20 +241,39 @@ class ExternGen:
         self._arg(pairs, 0, scope, fn, BitsT(32))
         want = self.resolve_type(e.type_args[0], scope) if e.type_args else None
         v = self.expr(pairs[1][1].value, scope, fn, want)
-        if not isinstance(v.ty, StructT) or v.ty.kind != "struct":
-            raise unsupported(e.loc, "digest of a value that is not a named struct")
-        self.digest_types[v.ty.name] = v.ty
+        src = fn.fresh("dg")
+        fn.emit(f"{src} = {v.py}")
+        if isinstance(v.ty, TupleT):
+            # p4c takes a list expression as a tuple-typed digest: fields by position
+            t = self._tuple_digest_type(v.ty)
+            reads = [f"{src}[{i}]" for i in range(len(v.ty.items))]
+        elif isinstance(v.ty, StructT) and v.ty.kind in ("struct", "header"):
+            t = v.ty
+            reads = [f"{src}.f_{fname}" for fname, _ in t.fields]
+        else:
+            raise P4CompileError(e.loc, f"digest: data must be a struct, header or list, not {v.ty}")
+        self.digest_types[t.name] = t
         vals = []
-        for fname, ftype in v.ty.fields:
+        for (fname, ftype), read in zip(t.fields, reads, strict=True):
             if isinstance(ftype, BitsT):
-                vals.append(f"{v.py}.f_{fname} & {ftype.mask}" if ftype.signed else f"{v.py}.f_{fname}")
+                vals.append(f"{read} & {ftype.mask}" if ftype.signed else read)
             elif isinstance(ftype, BoolT):
-                vals.append(f"int({v.py}.f_{fname})")
+                vals.append(f"int({read})")
             elif isinstance(ftype, EnumT) and ftype.underlying is not None:
-                vals.append(f"{v.py}.f_{fname}")
+                vals.append(read)
             else:
                 raise unsupported(e.loc, f"digest field {fname} of type {ftype}")
-        fn.emit(f"PS.digest = (DIGEST_IDS[{v.ty.name!r}], ({''.join(x + ', ' for x in vals)}))")
+        fn.emit(f"PS.digest = (DIGEST_IDS[{t.name!r}], ({''.join(x + ', ' for x in vals)}))")
+
+    def _tuple_digest_type(self, tt: TupleT) -> StructT:
+        """A struct type standing for a digested list, one per distinct tuple type."""
+        for name, t in self.digest_types.items():
+            if name.startswith("tuple_") and [ft for _, ft in t.fields] == tt.items:
+                return t
+        k = sum(1 for n in self.digest_types if n.startswith("tuple_"))
+        t = StructT("struct", f"tuple_{k}", [(f"field_{i}", it) for i, it in enumerate(tt.items)])
+        t.digest_tuple = True  # P4Info describes it as a tuple type
+        return t
 
     def _clone_type(self, expr, scope, fn) -> int:
         name = self.enum_const(expr, scope, fn, "CloneType")
@@ -313,6 +341,8 @@ class ExternGen:
         inst = base.ref
         kind = base.ty.name
         tenv = base.ty.type_args
+        if any(a.name is not None for a in e.args):  # `r.read(index = 1, result = x)`
+            e = self._positional(e, base.ty.decl, name)
         idx_t = tenv.get("I", BitsT(32))
         if kind == "register":
             val_t = tenv.get("T")
@@ -371,9 +401,23 @@ class ExternGen:
                 self.code += writer.body()
                 self.direct_meter_writers[inst.full_name] = wname
             return V("None", VOID)
-        if kind == "Checksum16":
-            raise unsupported(e.loc, "Checksum16 (deprecated)")
+        if kind == "Checksum16" and name == "get":
+            # p4c's BMv2 back end: `f = ck.get(data)` in the compute-checksum control
+            # becomes a "generic" csum16 checksum of `data` stored into f
+            if len(e.args) != 1:
+                raise P4CompileError(e.loc, "Checksum16.get takes one argument")
+            data = self.field_list(e.args[0].value, scope, fn)
+            return V(f"({self._hash_fn('csum16', e.loc)}(pack_fields({data})) & 0xffff)", BitsT(16))
         raise P4CompileError(e.loc, f"{kind} has no method {name}")
+
+    def _positional(self, e: A.Call, decl, name: str) -> A.Call:
+        """Call `e` of method `name` of extern `decl` with named arguments put in order."""
+        methods = [m for m in decl.methods if m.name == name and m.ret is not None
+                   and len(m.params) == len(e.args)]
+        if not methods:
+            raise P4CompileError(e.loc, f"{decl.name}.{name}: no overload takes {len(e.args)} arguments")
+        pairs = self.bind_args(methods[0].params, e.args, e.loc, f"{decl.name}.{name}")
+        return A.Call(e.loc, e.func, e.type_args, [A.Arg(a.loc, None, a.value) for _, a in pairs])
 
     # -- field lists -------------------------------------------------------------------
     def field_list_ref(self, idx: int) -> str:

@@ -30,6 +30,7 @@ from p4emu.compiler.blocks import BlockGen
 from p4emu.compiler.calls import CallGen
 from p4emu.compiler.exprs import ExprGen, V
 from p4emu.compiler.externs import ExternGen
+from p4emu.compiler.instances import InstanceGen
 from p4emu.compiler.ordering import OrderGen
 from p4emu.compiler.scope import (
     ActionB,
@@ -57,9 +58,10 @@ from p4emu.frontend.types import (
 )
 
 V1SWITCH_ROLES = ("parser", "verify", "ingress", "egress", "compute", "deparser")
+V1SWITCH_PARAMS = ("p", "vr", "ig", "eg", "ck", "dep")  # parameter names in v1model.p4
 
 
-class ProgramGen(ExprGen, StmtGen, CallGen, ExternGen, BlockGen, TableGen, OrderGen):
+class ProgramGen(ExprGen, StmtGen, CallGen, ExternGen, BlockGen, InstanceGen, TableGen, OrderGen):
     def __init__(self, program: A.Program):
         self.program = program
         self.global_scope = Scope()
@@ -75,6 +77,7 @@ class ProgramGen(ExprGen, StmtGen, CallGen, ExternGen, BlockGen, TableGen, Order
         self.links: dict[str, list[str]] = {}
         self.actions_by_name: dict[str, ActionB] = {}
         self.digest_types: dict[str, StructT] = {}
+        self.specialized: dict[tuple, StructT] = {}  # (generic name, type args) -> type
         self.used_field_lists: set[int] = set()
         # direct meter full name -> generated function writing its colour (see externs)
         self.direct_meter_writers: dict[str, str] = {}
@@ -133,6 +136,13 @@ class ProgramGen(ExprGen, StmtGen, CallGen, ExternGen, BlockGen, TableGen, Order
 
     def global_decl(self, d: A.Decl) -> None:
         g = self.global_scope
+        if getattr(d, "forward", False):  # `extern Name;` until (unless) Name is declared
+            if d.name not in self.global_kinds:
+                g.bind(d.name, TypeB(ObjectT("extern", d.name, d)))
+            return
+        fwd = g.names.get(d.name)
+        if isinstance(fwd, TypeB) and isinstance(fwd.ty, ObjectT) and getattr(fwd.ty.decl, "forward", False):
+            g.names.pop(d.name)  # the declaration a forward `extern Name;` announced
         prev = self.global_kinds.get(d.name)
         if prev is type(d) and not isinstance(d, (A.ExternFuncDecl, A.ErrorDecl, A.MatchKindDecl)):
             raise P4CompileError(d.loc, f"{d.name}: duplicate declaration")
@@ -151,20 +161,12 @@ class ProgramGen(ExprGen, StmtGen, CallGen, ExternGen, BlockGen, TableGen, Order
                 self.new_types[d.name] = t  # `type`: named in P4Info type_info
         elif isinstance(d, A.HeaderDecl):
             if d.type_params:
-                raise unsupported(d.loc, "generic structs/headers")
+                # a generic struct/header: concrete types are made per use (specialize_struct)
+                g.declare(d.name, loc=d.loc, b=TypeB(ObjectT("generic_struct", d.name, d)))
+                return
             t = StructT(d.kind, d.name, annotations=d.annotations)
-            t.py = f"H_{self.next_id()}_{d.name}"
             g.declare(d.name, loc=d.loc, b=TypeB(t))
-            for f in d.fields:
-                ft = self.resolve_type(f.type, g)
-                if d.kind == "header" and not isinstance(ft, (BitsT, EnumT)) and type(ft).__name__ not in ("BoolT", "VarbitT"):
-                    raise P4CompileError(f.loc, f"header field {f.name}: type {ft} not allowed in a header")
-                if d.kind == "header_union" and not (isinstance(ft, StructT) and ft.kind == "header"):
-                    raise P4CompileError(f.loc, f"header_union field {f.name} must be a header")
-                t.fields.append((f.name, ft))
-                t.field_annotations[f.name] = f.annotations
-            self.struct_code += struct_class_source(t, d.loc)
-            self.struct_types.append(t)
+            self._define_struct(t, d, g)
         elif isinstance(d, A.EnumDecl):
             under = self.resolve_type(d.underlying, g) if d.underlying is not None else None
             t = EnumT(d.name, [m for m, _ in d.members], under)
@@ -209,12 +211,50 @@ class ProgramGen(ExprGen, StmtGen, CallGen, ExternGen, BlockGen, TableGen, Order
             g.declare(d.name, loc=d.loc, b=BlockDeclB(d, ObjectT(d.kind + "_type", d.name, d)))
         elif isinstance(d, A.InstanceDecl):
             t = self.resolve_type(d.type, g)
+            if isinstance(t, ObjectT) and t.kind in ("parser", "control"):
+                # `Ingress() ig;` at top level, passed to V1Switch by name
+                g.declare(d.name, loc=d.loc, b=InstB(t.kind, t, d.name, "", d, {"args": d.args}))
+                return
             if not isinstance(t, ObjectT) or t.kind != "extern":
                 raise unsupported(d.loc, f"top-level instantiation of {t}")
             py = self.extern_instance(t, _global_name(d), d.args, d, g, d.annotations)
             g.declare(d.name, loc=d.loc, b=InstB("extern", t, _global_name(d), py, d))
         else:
             raise unsupported(d.loc, f"top-level {type(d).__name__}")
+
+    def _define_struct(self, t: StructT, d: A.HeaderDecl, scope) -> None:
+        """Resolve the fields of struct/header/union `t` declared by `d` and emit its class."""
+        t.py = f"H_{self.next_id()}_{t.name}"
+        for f in d.fields:
+            ft = self.resolve_type(f.type, scope)
+            if d.kind == "header" and not isinstance(ft, (BitsT, EnumT)) and type(ft).__name__ not in ("BoolT", "VarbitT"):
+                raise P4CompileError(f.loc, f"header field {f.name}: type {ft} not allowed in a header")
+            if d.kind == "header_union" and not (isinstance(ft, StructT) and ft.kind == "header"):
+                raise P4CompileError(f.loc, f"header_union field {f.name} must be a header")
+            t.fields.append((f.name, ft))
+            t.field_annotations[f.name] = f.annotations
+        self.struct_code += struct_class_source(t, d.loc)
+        self.struct_types.append(t)
+
+    def specialize_struct(self, generic: ObjectT, type_args: dict, loc) -> StructT:
+        """The concrete type of `S<T1, ...>` for a generic struct/header `S`, one per
+        distinct list of type arguments (p4c's SpecializeGenericTypes names them S_0...)."""
+        d = generic.decl
+        args = [type_args[p] for p in d.type_params]
+        if any(isinstance(a, TypeVarT) for a in args):
+            # in a generic function's signature: a pattern the call's arguments unify with
+            t = StructT(d.kind, f"{d.name}<{', '.join(map(str, args))}>", annotations=d.annotations)
+            t.generic_origin = (d.name, args)
+            return t
+        key = (d.name, tuple(map(str, args)))
+        t = self.specialized.get(key)
+        if t is None:
+            k = sum(1 for n, _ in self.specialized if n == d.name)
+            t = StructT(d.kind, f"{d.name}_{k}", annotations=d.annotations)
+            t.generic_origin = (d.name, args)
+            self.specialized[key] = t
+            self._define_struct(t, d, self.tvar_scope(self.global_scope, type_args))
+        return t
 
     # -- main --------------------------------------------------------------------------
     def gen_main(self, main: A.InstanceDecl) -> None:
@@ -223,9 +263,18 @@ class ProgramGen(ExprGen, StmtGen, CallGen, ExternGen, BlockGen, TableGen, Order
             raise unsupported(main.loc, f"package {getattr(t, 'name', '?')} (only v1model V1Switch)")
         if len(main.args) != 6:
             raise P4CompileError(main.loc, f"V1Switch expects 6 arguments, got {len(main.args)}")
+        args = main.args
+        if all(a.name is not None for a in args):  # V1Switch(p = P(), ig = I(), ...)
+            order = {n: i for i, n in enumerate(V1SWITCH_PARAMS)}
+            if sorted(a.name for a in args) != sorted(V1SWITCH_PARAMS):
+                raise P4CompileError(main.loc, f"V1Switch: arguments must be named {', '.join(V1SWITCH_PARAMS)}")
+            args = sorted(args, key=lambda a: order[a.name])
         decls = []
-        for role, arg in zip(V1SWITCH_ROLES, main.args, strict=True):
+        for role, arg in zip(V1SWITCH_ROLES, args, strict=True):
             e = arg.value
+            inst = self.global_scope.lookup(e.name) if isinstance(e, A.Path) else None
+            if isinstance(inst, InstB) and inst.kind in ("parser", "control") and "args" in inst.data:
+                e = A.Call(e.loc, A.Path(e.loc, inst.ty.name), [], inst.data["args"])
             if not isinstance(e, A.Call) or not isinstance(e.func, (A.TypeExpr, A.Path)):
                 raise P4CompileError(arg.loc, f"V1Switch argument {role}: expected a constructor call")
             name = e.func.type.name if isinstance(e.func, A.TypeExpr) else e.func.name
@@ -344,8 +393,9 @@ class ProgramGen(ExprGen, StmtGen, CallGen, ExternGen, BlockGen, TableGen, Order
                 out.append((t.name, anno.string() or t.name, fields, t.annotations))
         return out
 
-    def digests(self) -> list[tuple[str, list[tuple[str, int, str]]]]:
-        """Digested struct types: (name, [(field, width, "bit" | "int" | "bool")])."""
+    def digests(self) -> list[tuple[str, list[tuple[str, int, str]], str]]:
+        """Digested types: (name, [(field, width, "bit" | "int" | "bool")], kind) where
+        kind is "struct", "header" or "tuple" (a digested list expression)."""
         out = []
         for name, t in self.digest_types.items():
             fields = []
@@ -354,7 +404,7 @@ class ProgramGen(ExprGen, StmtGen, CallGen, ExternGen, BlockGen, TableGen, Order
                 kind = ("int" if isinstance(ft, BitsT) and ft.signed else
                         "bool" if isinstance(ft, BoolT) else "bit")
                 fields.append((fname, w, kind))
-            out.append((name, fields))
+            out.append((name, fields, "tuple" if getattr(t, "digest_tuple", False) else t.kind))
         return out
 
 

@@ -4,7 +4,7 @@ for loops, exit/return (mixin of `ProgramGen`; calls are in `calls.py`)."""
 from __future__ import annotations
 
 from p4emu.compiler.analysis import expr_text
-from p4emu.compiler.exprs import V
+from p4emu.compiler.exprs import AggConst, V
 from p4emu.compiler.scope import (
     ActionB,
     ConstB,
@@ -148,7 +148,7 @@ class StmtGen:
             if isinstance(v.ty, StructT) and v.ty is t:
                 fn.emit(f"{lv.py}.assign({v.py})")
                 return
-            if isinstance(v.ty, TupleT) and isinstance(v.const, tuple) and not v.const:
+            if isinstance(v.ty, TupleT) and isinstance(v.const, AggConst) and not v.const.items:
                 if t.kind == "header":
                     fn.emit(f"{lv.py}.valid = False")
                     return

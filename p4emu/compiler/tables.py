@@ -3,7 +3,7 @@ generated apply/dispatch functions (mixin of `ProgramGen`)."""
 
 from __future__ import annotations
 
-from p4emu.compiler.blocks import BlockCtx, _unsigned, _width, full_name
+from p4emu.compiler.blocks import BlockCtx, _unsigned, full_name, key_width
 from p4emu.compiler.scope import ActionB, InstB, Scope, py_ident
 from p4emu.frontend import ast as A
 from p4emu.frontend.errors import P4CompileError, unsupported
@@ -28,7 +28,7 @@ class TableGen:
         key_py = []
         for ke in (props["key"].value if "key" in props else []):
             v = self.expr(ke.expr, scope, fn)
-            w = _width(v.ty, ke.loc)
+            w = key_width(v.ty, ke.loc)
             if isinstance(v.ty, EnumT) and v.ty.underlying is not None:
                 self.p4rt_enums[v.ty.name] = v.ty
             anno = A.find_annotation(ke.annotations, "name")
@@ -73,9 +73,9 @@ class TableGen:
             elif pname == "implementation":
                 info["implementation"] = self._table_impl(prop, ctx, scope, name)
             elif pname == "counters":
-                info["direct_counter"] = self._direct_ref(prop, scope, "direct_counter")
+                info["direct_counter"] = self._direct_ref(prop, scope, "direct_counter", name)
             elif pname == "meters":
-                info["direct_meter"] = self._direct_ref(prop, scope, "direct_meter")
+                info["direct_meter"] = self._direct_ref(prop, scope, "direct_meter", name)
             elif pname == "support_timeout":
                 v = self.const_value(prop.value, scope)
                 info["idle_timeout"] = bool(v.const)
@@ -117,7 +117,8 @@ class TableGen:
     def _action_wrapper(self, b: ActionB, ar: A.ActionRefSyntax, ctx: BlockCtx, scope, uid) -> str:
         decl = b.decl
         dir_params = [p for p in decl.params if p.direction != ""]
-        if len(ar.args) != len(dir_params):
+        ar_args = _named_args_in_order(dir_params, ar.args, ar.loc, decl.name)
+        if len(ar_args) != len(dir_params):
             raise P4CompileError(ar.loc, f"{decl.name}: expected {len(dir_params)} directional arguments in the actions list, got {len(ar.args)}")
         wname = f"W_{uid}_{self.next_id()}"
         fn = self.new_fn(ctx)
@@ -131,7 +132,7 @@ class TableGen:
                 fn.emit(f"{py} = ({py} ^ {h}) - {h}")
             elif isinstance(t, BoolT):
                 fn.emit(f"{py} = {py} != 0")
-        pairs = list(zip(dir_params, ar.args, strict=True))
+        pairs = list(zip(dir_params, ar_args, strict=True))
         args = self.gen_args(pairs, {}, scope, fn, ar.loc, decl.name)
         argmap = {id(p): v for p, v, _ in args}
         call_args = []
@@ -158,8 +159,8 @@ class TableGen:
         if b.full_name not in allowed:
             raise P4CompileError(ar.loc, f"{ar.name}: not in the actions of table {d.name}")
         data = [p for p in b.decl.params if p.direction == ""]
-        ndir = len(b.decl.params) - len(data)
-        given = ar.args[ndir:]
+        given = _named_args_in_order(b.decl.params, ar.args, ar.loc, ar.name)
+        given = given[len(b.decl.params) - len(data):] if len(given) == len(b.decl.params) else given
         if len(given) != len(data):
             raise P4CompileError(ar.loc, f"{ar.name}: expected {len(data)} action data arguments, got {len(given)}")
         vals = []
@@ -258,8 +259,18 @@ class TableGen:
                 return name
         raise P4CompileError(prop.loc, "implementation must be an action_profile or action_selector")
 
-    def _direct_ref(self, prop, scope, kind) -> str:
+    def _direct_ref(self, prop, scope, kind, table_name) -> str:
         v = prop.value
+        if isinstance(v, A.Call) and isinstance(v.func, A.TypeExpr):
+            # `counters = direct_counter(CounterType.packets);`: an inline instance, named
+            # like an inline action profile (the property's @name, else the table's)
+            t = self.resolve_type(v.func.type, scope)
+            if not isinstance(t, ObjectT) or t.name != kind:
+                raise P4CompileError(prop.loc, f"{prop.name} must be a {kind}")
+            anno = A.find_annotation(prop.annotations, "name")
+            name = anno.string().lstrip(".") if anno is not None and anno.string() else table_name
+            self.extern_instance(t, name, v.args, prop, scope, prop.annotations)
+            return name
         b = scope.lookup(v.name) if isinstance(v, A.Path) else None
         if not isinstance(b, InstB) or b.ty.name != kind:
             raise P4CompileError(prop.loc, f"{prop.name} must name a {kind} instance")
@@ -311,3 +322,19 @@ def key_name(e: A.Expr) -> str | None:
     if isinstance(e, A.IntLit):
         return _const_text(e)
     return None
+
+
+def _named_args_in_order(params: list[A.Param], args: list[A.Arg], loc, what: str) -> list[A.Arg]:
+    """`args` in parameter order: named arguments (`a(v = 1, k = 2)`) are reordered to
+    the parameters they name, restricted to those of `params` that were given."""
+    if not args or args[0].name is None:
+        if any(a.name is not None for a in args):
+            raise P4CompileError(loc, f"{what}: cannot mix named and positional arguments")
+        return list(args)
+    if any(a.name is None for a in args):
+        raise P4CompileError(loc, f"{what}: cannot mix named and positional arguments")
+    by_name = {a.name: a for a in args}
+    names = {p.name for p in params}
+    if set(by_name) - names:
+        raise P4CompileError(loc, f"{what}: no parameter named {sorted(set(by_name) - names)[0]}")
+    return [by_name[p.name] for p in params if p.name in by_name]

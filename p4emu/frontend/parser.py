@@ -206,7 +206,12 @@ class Parser(ExprParser):
         while self.tok.kind != "eof":
             if self.accept(";"):
                 continue
-            decls.append(self.declaration())
+            d = self.declaration()
+            # `typedef struct S {...} T;` declares S before the typedef that names it
+            inner = getattr(d, "inner_decl", None)
+            if inner is not None:
+                decls.append(inner)
+            decls.append(d)
         return A.Program(start, decls)
 
     def declaration(self) -> A.Decl:
@@ -221,10 +226,16 @@ class Parser(ExprParser):
             d = self._enum()
         elif t.kind == "kw" and t.text == "typedef" or (t.text == "type" and t.kind == "id" and self.peek().text not in ("(", "=")):
             self.i += 1
-            ty = self.type_ref()
+            inner = None
+            if self.tok.kind == "kw" and self.tok.text in ("header", "struct", "header_union", "enum"):
+                inner = self._struct_like() if self.tok.text != "enum" else self._enum()
+                ty = A.TName(inner.loc, inner.name)
+            else:
+                ty = self.type_ref()
             n = self.ident()
             self.expect(";")
             d = A.TypedefDecl(n.loc, n.text, ty, t.text == "type")
+            d.inner_decl = inner
             self.type_names.add(n.text)
         elif t.kind == "kw" and t.text in ("error", "match_kind") and self.peek().text == "{":
             self.i += 2
@@ -292,6 +303,13 @@ class Parser(ExprParser):
 
     def _extern(self) -> A.Decl:
         self.expect("extern")
+        if self.tok.kind == "id" and self.peek().text == ";":  # forward: `extern Name;`
+            n = self.ident()
+            self.expect(";")
+            self.type_names.add(n.text)
+            d = A.ExternDecl(n.loc, n.text, [], [])
+            d.forward = True
+            return d
         if self.tok.kind == "id" and self.peek().text in ("{", "<") and self.is_type_name(self.tok.text) and self._extern_object_ahead():
             n = self.ident()
             tparams = self.type_params()
@@ -550,6 +568,7 @@ class Parser(ExprParser):
                     keys = self.keyset_list()
                     self.expect(":")
                     ref = self._action_ref()
+                    eannos = eannos + self.annotations()  # p4c's place: after the action
                     self.expect(";")
                     entries.append(A.EntrySyntax(et.loc, keys, ref, eannos, prio))
                 props.append(A.TableProperty(pt.loc, "entries", entries, is_const, annos))

@@ -158,6 +158,9 @@ class ExprParser:
                 self.error("expected an annotation name")
             self.i += 1
             body: list[Token] = []
+            if t.text == "pragma":
+                annos.append(self._pragma(t, at))
+                continue
             if self.at("(") or self.at("["):
                 close = ")" if self.tok.text == "(" else "]"
                 opener = self.tok.text
@@ -173,6 +176,17 @@ class ExprParser:
                 self.i += 1
             annos.append(A.Annotation(t.text, body, at.loc))
         return annos
+
+    def _pragma(self, t: Token, at: Token) -> A.Annotation:
+        """`@pragma NAME TOKENS...`: as in p4c's lexer, the annotation runs to the end of
+        the line; it is the annotation NAME with the remaining tokens as its body."""
+        body: list[Token] = []
+        while self.tok.kind != "eof" and self.tok.loc.file == t.loc.file and self.tok.loc.line == t.loc.line:
+            body.append(self.tok)
+            self.i += 1
+        if not body:
+            raise P4CompileError(t.loc, "@pragma needs a name")
+        return A.Annotation(body[0].text, body[1:], at.loc)
 
     # -- types -------------------------------------------------------------------------
     def type_ref(self) -> A.TypeRef:

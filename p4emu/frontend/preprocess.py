@@ -41,9 +41,16 @@ def strip_comments(text: str) -> str:
     """Replace comments by spaces, keeping newlines so that line numbers stay right."""
     out: list[str] = []
     i, n = 0, len(text)
+    pending = 0  # newlines of a comment inside a directive, owed after that directive
     while i < n:
         c = text[i]
-        if c == '"':
+        if pending and c == "\n":
+            # cpp removes comments before directives: a block comment spanning lines
+            # inside a directive (`#define M /* a \n b */ x`) leaves the directive whole
+            out.append("\n" * (pending + 1))
+            pending = 0
+            i += 1
+        elif c == '"':
             j = i + 1
             while j < n and text[j] != '"' and text[j] != "\n":
                 j += 2 if text[j] == "\\" else 1
@@ -56,11 +63,15 @@ def strip_comments(text: str) -> str:
         elif text.startswith("/*", i):
             j = text.find("*/", i + 2)
             j = n if j < 0 else j + 2
-            out.append(" " + "\n" * text.count("\n", i, j))
+            if text[text.rfind("\n", 0, i) + 1 : i].lstrip().startswith("#"):
+                out.append(" ")
+                pending += text.count("\n", i, j)
+            else:
+                out.append(" " + "\n" * text.count("\n", i, j))
             i = j
         else:
             j = i
-            while j < n and text[j] not in '"/':
+            while j < n and text[j] not in '"/' and not (pending and text[j] == "\n"):
                 j += 1
             if j == i:
                 j = i + 1
@@ -69,11 +80,19 @@ def strip_comments(text: str) -> str:
     return "".join(out)
 
 
+# Macros p4c-bm2-ss gives its cpp run (which has -undef: no compiler-predefined ones):
+# the frontend's version macros and the back end's target macro.
+PREDEFINED = {
+    "__p4c__": "1", "__p4c_major__": "1", "__p4c_minor__": "2", "__p4c_patchlevel__": "5",
+    "__p4c_version__": '"1.2.5"', "__TARGET_BMV2__": "1",
+}
+
+
 class Preprocessor:
     def __init__(self, include_dirs=(), defines: dict[str, str] | None = None):
         self.include_dirs = [*include_dirs, DEFAULT_INCLUDE_DIR]
         self.macros: dict[str, Macro] = {}
-        for name, value in (defines or {}).items():
+        for name, value in {**PREDEFINED, **(defines or {})}.items():
             self.macros[name] = Macro(name, None, "1" if value is None else str(value))
         self.out: list[SourceLine] = []
         self._depth = 0
@@ -82,7 +101,8 @@ class Preprocessor:
     # -- files -------------------------------------------------------------------------
     def run_file(self, path: str) -> list[SourceLine]:
         try:
-            with open(path, encoding="utf-8") as f:
+            with open(path, encoding="utf-8-sig", errors="replace") as f:  # cpp skips a BOM; bytes
+                # that are not UTF-8 (Latin-1 comments) pass through cpp and p4c untouched
                 text = f.read()
         except OSError as e:
             raise P4CompileError(Loc(path, 0, 0), f"cannot read file: {e.strerror}") from None
@@ -175,7 +195,7 @@ class Preprocessor:
         target = self._find_include(loc, m.group(1) or m.group(2), m.group(1) is not None)
         if os.path.abspath(target) in self._once:
             return
-        with open(target, encoding="utf-8") as f:
+        with open(target, encoding="utf-8-sig", errors="replace") as f:
             self._process(target, f.read())
 
     def _define(self, loc: Loc, rest: str) -> None:

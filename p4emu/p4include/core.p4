@@ -34,6 +34,11 @@ extern packet_out {
 /* Signals error toSignal (ending parsing) when check is false. */
 extern void verify(in bool check, in error toSignal);
 
+/* Stops compilation with the message when check (a compile-time constant) is false;
+   returns true so that it can initialize a constant. */
+extern bool static_assert(bool check, string message);
+extern bool static_assert(bool check);
+
 /* The do-nothing action. */
 @noWarn("unused")
 action NoAction() {}

@@ -1,0 +1,81 @@
+"""Compile-time values of the expression generator: `V` (a generated Python expression
+with its P4 type and, when known, its constant value) and helpers on constants."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from p4emu.frontend.types import BitsT, BoolT, EnumT, StructT, Type
+
+
+@dataclass(slots=True)
+class V:
+    py: str
+    ty: Type
+    const: object = None  # compile-time value (int, bool, str, AggConst) or None
+    ref: object = None  # binding for instance/method targets
+
+
+def wrap(value: int, t: BitsT) -> int:
+    if t.signed:
+        h = 1 << (t.width - 1)
+        return ((value + h) & t.mask) - h
+    return value & t.mask
+
+
+def to_unsigned_py(py: str, t: Type) -> str:
+    if isinstance(t, BitsT) and t.signed:
+        return f"({py} & {t.mask})"
+    if isinstance(t, BoolT):
+        return f"int({py})"
+    return py
+
+
+@dataclass(frozen=True)
+class AggConst:
+    """Compile-time value of a struct, header or tuple (a `const` of that type).
+
+    `py` builds a fresh copy at run time; `items` (scalars or nested AggConst, in field
+    order) let member and index accesses on a constant fold to constants, and equality
+    compares values (p4c folds `==` on constant structs the same way).
+    """
+
+    py: str = field(compare=False)
+    items: tuple
+    names: tuple | None = None  # field names of a struct/header; None for a tuple
+    valid: bool | None = None  # validity of a header; None otherwise
+
+    def item(self, name: str):
+        return self.items[self.names.index(name)] if self.names and name in self.names else None
+
+
+def agg_const(py: str, vals: list, t, valid: bool = True) -> AggConst | None:
+    """The AggConst of a brace expression whose parts are all constants, else None."""
+    if any(v.const is None for v in vals):
+        return None
+    if isinstance(t, StructT):
+        return AggConst(py, tuple(v.const for v in vals), tuple(n for n, _ in t.fields),
+                        valid if t.kind == "header" else None)
+    return AggConst(py, tuple(v.const for v in vals))
+
+
+def lit(value: object) -> str:
+    if isinstance(value, AggConst):
+        return value.py
+    if isinstance(value, bool):
+        return "True" if value else "False"
+    if isinstance(value, int):
+        return str(value) if -1024 < value < 1024 else (hex(value) if value >= 0 else str(value))
+    if isinstance(value, str):
+        return repr(value)
+    raise TypeError(value)
+
+
+def width_of(t: Type) -> int | None:
+    if isinstance(t, BitsT):
+        return t.width
+    if isinstance(t, BoolT):
+        return 1
+    if isinstance(t, EnumT) and t.underlying is not None:
+        return t.underlying.width
+    return None
