@@ -38,6 +38,10 @@ class MeterConfig:
     def validate(self) -> None:
         if min(self.cir, self.cburst, self.pir, self.pburst) < 0:
             raise InvalidEntry("meter rates and bursts must be non-negative")
+        # BMv2's Meter::set_rate refuses a committed rate above the peak rate
+        # (INVALID_INFO_RATE_VALUE); the meter keeps its previous state
+        if self.cir > self.pir:
+            raise InvalidEntry(f"meter committed rate {self.cir} exceeds peak rate {self.pir}")
 
 
 class MeterCell:

@@ -252,7 +252,11 @@ class StfRun:
         elif name == "register_write":
             register = self._resolve(self.state.resolve_register, args[0])
             index, value = self._ints(args[1:])
-            register.set(index, value)
+            # the CLI sends an i64 and BMv2's Register masks it to the register's width
+            # (stateful.cpp export_bytes) rather than refusing a wide value
+            if not 0 <= value < 1 << 63:
+                raise _Fail(f"register_write: value {value} is not a 64-bit signed integer")
+            register.set(index, value & register.mask)
         elif name == "register_reset":
             self._resolve(self.state.resolve_register, args[0]).reset()
         elif name in ("meter_set_rates", "meter_array_set_rates"):

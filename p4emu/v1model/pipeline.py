@@ -249,7 +249,11 @@ class Pipeline:
                     fl(meta, sm, c_meta, c_sm)
                 c_sm.f_instance_type = EGRESS_CLONE
                 c_sm.f_egress_rid = rid
-                jobs.append(EgressJob(eport, hdr.copy(), c_meta, c_sm, job.payload, job.length, now_us))
+                c_job = EgressJob(eport, hdr.copy(), c_meta, c_sm, job.payload, job.length, now_us)
+                # BMv2 hands the clone the original's length register, which includes
+                # the setValid/setInvalid adjustments of ingress and of this egress
+                c_job.pkt_length = (job.pkt_length + ps.len_delta) & 0xFFFFFFFF
+                jobs.append(c_job)
         if sm.f_egress_spec == DROP_PORT:
             return []
         ps.payload = job.payload
