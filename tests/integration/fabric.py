@@ -48,6 +48,19 @@ def delta(before: dict[int, int], after: dict[int, int]) -> dict[int, int]:
     return {p: after[p] - before.get(p, 0) for p in after}
 
 
+def link_events(lab: Lab, start: int, a: str, b: str, status: str | None = None) -> list[dict]:
+    """Reconvergence events after index `start` for the link between switches a and b.
+
+    Matching the link matters: under CPU load a probe can miss on some other link for a
+    moment, and that event must not stand in for the one a test caused."""
+    out = []
+    for event in lab.ask("reconvergence")[start:]:
+        ends = {end.split(":")[0] for end in event["link"].split("-")}
+        if ends == {a, b} and (status is None or event["status"] == status):
+            out.append(event)
+    return out
+
+
 def endpoint_cmd(*args: str) -> list[str]:
     return [sys.executable, "-m", "endpoint", *args]
 

@@ -14,6 +14,8 @@ from topologies.generators import PortBases
 from topologies.lab import Lab, LabConfig
 from topologies.traffic import BackgroundPing, udp_flows
 
+from .fabric import link_events
+
 pytestmark = pytest.mark.integration
 
 CORES = ("c1", "c2", "c3", "c4")
@@ -90,7 +92,7 @@ def test_core_link_failure_during_ping(fabric_lab):
     fabric_lab.set_link(core, pod3_agg, up=False)
     try:
         result = ping.result()
-        events = _wait_for(lambda: fabric_lab.ask("reconvergence")[events_before:], 10)
+        events = _wait_for(lambda: link_events(fabric_lab, events_before, core, pod3_agg), 10)
         assert events and events[0]["status"] == "down"
         event = events[0]
         print(f"\nlink {core}-{pod3_agg} down: loss {result.lost}/{result.sent}, "
@@ -105,8 +107,7 @@ def test_core_link_failure_during_ping(fabric_lab):
         assert "0% packet loss" in h1.cmd("ping -n -q -c 5 -i 0.05 10.0.3.4")
     finally:
         fabric_lab.set_link(core, pod3_agg, up=True)
-    up = _wait_for(lambda: [e for e in fabric_lab.ask("reconvergence")[events_before:]
-                            if e["status"] == "up"], 10)
+    up = _wait_for(lambda: link_events(fabric_lab, events_before, core, pod3_agg, "up"), 10)
     assert up, "restored link not detected"
     assert len(fabric_lab.ask("paths", src="h1", dst="h16")) == 4
 
@@ -147,7 +148,7 @@ def test_controller_restart_with_a_link_down_keeps_avoiding_it(fabric_lab):
     events = len(fabric_lab.ask("reconvergence"))
     fabric_lab.set_link(core, pod3_agg, up=False)
     try:
-        assert _wait_for(lambda: fabric_lab.ask("reconvergence")[events:], 10)
+        assert _wait_for(lambda: link_events(fabric_lab, events, core, pod3_agg, "down"), 10)
         ping = BackgroundPing(fabric_lab.net.net.get("h1"), "10.0.3.4", count=80,
                               interval=0.05)
         time.sleep(0.3)
