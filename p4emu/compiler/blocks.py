@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from p4emu.compiler.analysis import expr_text, may_exit, writes
-from p4emu.compiler.exprs import V, lit
+from p4emu.compiler.exprs import V, lit, width_of
 from p4emu.compiler.scope import (
     ActionB,
     BlockDeclB,
@@ -528,12 +528,9 @@ def _unsigned(v: V) -> str:
 
 def key_width(t: Type, loc) -> int:
     """Bit width of a value used as a table key, value-set field or register cell."""
-    if isinstance(t, BitsT):
-        return t.width
-    if isinstance(t, BoolT):
-        return 1
-    if isinstance(t, EnumT) and t.underlying is not None:
-        return t.underlying.width
+    width = width_of(t)
+    if width is not None:
+        return width
     if isinstance(t, type(BOOL)):
         return 1
     if isinstance(t, EnumT):
