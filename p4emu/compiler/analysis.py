@@ -66,6 +66,17 @@ def substitutable(decl, inst: str) -> bool:
     return True
 
 
+def child_statements(node):
+    """The statement trees directly inside a statement (blocks, branches, loops, cases)."""
+    for attr in ("stmts", "then", "other", "body", "cases", "init", "update"):
+        sub = getattr(node, attr, None)
+        for x in sub if isinstance(sub, list) else [sub]:
+            if isinstance(x, A.SwitchCase):
+                x = x.body
+            if isinstance(x, A.Node):
+                yield x
+
+
 def may_exit(node) -> bool:
     """Can executing this statement tree raise `exit` (directly or through a call)?"""
     if isinstance(node, A.Exit):
@@ -74,14 +85,8 @@ def may_exit(node) -> bool:
         return True  # actions, tables and sub-controls may exit
     if isinstance(node, A.Assign):
         return has_call(node.rhs)
-    for attr in ("stmts", "then", "other", "body", "cases", "init", "update"):
-        sub = getattr(node, attr, None)
-        items = sub if isinstance(sub, list) else [sub]
-        for x in items:
-            if isinstance(x, A.SwitchCase):
-                x = x.body
-            if isinstance(x, A.Node) and may_exit(x):
-                return True
+    if any(may_exit(x) for x in child_statements(node)):
+        return True
     if isinstance(node, A.If | A.Switch):
         return has_call(node.cond if isinstance(node, A.If) else node.expr)
     return False
@@ -113,12 +118,6 @@ def writes(node, name: str) -> bool:
             return root_name(f.expr) == name
         # passing it as an argument may write it (out/inout)
         return any(a.value is not None and root_name(a.value) == name for a in node.call.args)
-    for attr in ("stmts", "then", "other", "body", "cases", "init", "update"):
-        sub = getattr(node, attr, None)
-        items = sub if isinstance(sub, list) else [sub]
-        for x in items:
-            if isinstance(x, A.SwitchCase):
-                x = x.body
-            if isinstance(x, A.Node) and writes(x, name):
-                return True
+    if any(writes(x, name) for x in child_statements(node)):
+        return True
     return False
