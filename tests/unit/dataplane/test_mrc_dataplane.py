@@ -19,6 +19,8 @@ from pathlib import Path
 
 import pytest
 
+from .checksums import internet_checksum
+
 ROOT = Path(__file__).resolve().parents[3]
 PROGRAM = ROOT / "p4src" / "mrc.p4"
 
@@ -71,15 +73,6 @@ def expected_port(h: int, active_ports: tuple[int, ...]) -> int:
 
 
 # ------------------------------------------------------------------ packets
-def internet_checksum(data: bytes) -> int:
-    if len(data) % 2:
-        data += b"\x00"
-    total = sum(struct.unpack(f"!{len(data) // 2}H", data))
-    while total >> 16:
-        total = (total & 0xFFFF) + (total >> 16)
-    return ~total & 0xFFFF
-
-
 def ipv4_header(src: str, dst: str, payload_len: int, proto: int, ttl: int = 64,
                 ecn: int = 2) -> bytes:
     hdr = struct.pack("!BBHHHBBH4s4s", 0x45, ecn, 20 + payload_len, 1, 0x4000, ttl, proto, 0,

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from .checksums import internet_checksum
+
 ROOT = Path(__file__).resolve().parents[3]
 PROGRAM = ROOT / "p4src" / "mrc.p4"
 STF_DIR = ROOT / "tests" / "p4" / "mrc"
@@ -18,16 +20,6 @@ STF_FILES = sorted(STF_DIR.glob("*.stf"))
 # run with --priority-queues 2, and so do these tests.
 PRIORITY_QUEUES = 2
 CPU_PORT = 255
-
-
-def internet_checksum(data: bytes) -> int:
-    """RFC 1071: one's complement of the one's-complement sum of 16-bit words."""
-    if len(data) % 2:
-        data += b"\x00"
-    total = sum(struct.unpack(f"!{len(data) // 2}H", data))
-    while total >> 16:
-        total = (total & 0xFFFF) + (total >> 16)
-    return ~total & 0xFFFF
 
 
 def checksum_problems(frame: bytes) -> tuple[int, list[str]]:
