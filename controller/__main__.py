@@ -41,7 +41,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
                         help="egress queue depth (packets) at which DATA is trimmed; 0 = never")
     parser.add_argument("--ecn-threshold", type=_threshold, default=16,
                         help="egress queue depth (packets) at which ECN CE is set; 0 = never")
-    parser.add_argument("--probe-interval", type=float, default=0.1, help="seconds")
+    parser.add_argument("--probe-interval", type=float, default=0.05,
+                        help="seconds between probes of each link (down after --miss-limit)")
     parser.add_argument("--miss-limit", type=int, default=3,
                         help="missed probes before a link is declared down")
     parser.add_argument("--ready-timeout", type=float, default=30.0,

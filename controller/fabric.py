@@ -65,7 +65,7 @@ class FabricController:
         p4info: p4info_pb2.P4Info,
         device_config: bytes,
         policy: ForwardingPolicy,
-        probe_interval: float = 0.1,
+        probe_interval: float = 0.05,
         miss_limit: int = 3,
         ready_timeout: float = 30.0,
         election_id: int | None = None,

@@ -1,4 +1,6 @@
-"""Project-wide pytest policy: integration tests need root and Mininet, and say so when skipped."""
+"""Project-wide pytest policy: integration tests need root and Mininet, and say so when
+skipped; the fabric and MRC integration tests run on the target MRCLAB_TARGET names
+(p4emu, the default, or bmv2)."""
 
 from __future__ import annotations
 
@@ -7,7 +9,27 @@ from pathlib import Path
 
 import pytest
 
+from tests.targets import INTEGRATION_TARGETS, TARGET_ENV, integration_target
+
 INTEGRATION_DIR = Path(__file__).parent / "integration"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    target = integration_target()
+    if target not in INTEGRATION_TARGETS:
+        raise pytest.UsageError(f"{TARGET_ENV}={target!r}: use one of "
+                                f"{', '.join(INTEGRATION_TARGETS)}")
+    if target == "bmv2":
+        from topologies.target import resolve_target
+
+        try:
+            resolve_target("bmv2")
+        except ValueError as exc:
+            raise pytest.UsageError(f"{TARGET_ENV}=bmv2: {exc}") from None
+
+
+def pytest_report_header(config: pytest.Config) -> str:
+    return f"integration target: {integration_target()} (set {TARGET_ENV}=p4emu|bmv2)"
 
 
 def _integration_skip_reason() -> str | None:

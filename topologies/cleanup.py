@@ -12,9 +12,11 @@ from __future__ import annotations
 import json
 import logging
 import os
+import shutil
 import subprocess
 from pathlib import Path
 
+from topologies.link_failure import table_name
 from topologies.p4switch import kill_process_group
 
 log = logging.getLogger(__name__)
@@ -88,16 +90,27 @@ def delete_interfaces(names: list[str]) -> list[str]:
     return deleted
 
 
+def delete_failure_tables(names: list[str]) -> None:
+    """Drop the link-failure nftables tables a crashed run left on switch interfaces."""
+    listed = subprocess.run(["nft", "list", "tables", "netdev"], capture_output=True,
+                            text=True).stdout if shutil.which("nft") else ""
+    for name in names:
+        table = table_name(name)
+        if f"table netdev {table}\n" in listed + "\n":
+            subprocess.run(["nft", "delete", "table", "netdev", table], capture_output=True)
+
+
 def clean_leftovers(build_dir: Path, run_dir: Path) -> None:
     """Remove the leftovers of a previous (crashed) run in this build directory."""
     killed = kill_recorded_processes(run_dir)
     topology = build_dir / "topology.json"
     names = stale_interfaces(topology)
+    delete_failure_tables(names)
     deleted = delete_interfaces(names) if names else []
     if topology.exists():
         topology.unlink()
     # a fresh fabric starts with every link up
-    (build_dir / "controller-links.json").unlink(missing_ok=True)
+    (run_dir / "controller-links.json").unlink(missing_ok=True)
     if killed or deleted:
         log.warning("cleaned leftovers of a previous run: %d processes (%s), %d interfaces",
                     len(killed), ", ".join(killed), len(deleted))

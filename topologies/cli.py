@@ -14,7 +14,8 @@ from pathlib import Path
 
 from controller.control_client import ControlClientError
 from controller.switch_state import SPRAY_MODES
-from topologies.lab import Lab, LabConfig, LabError
+from topologies.lab import Lab, LabConfig, LabError, default_build_dir
+from topologies.link_failure import METHODS as LINK_FAILURE_METHODS
 from topologies.p4switch import REPO_ROOT, QueueOptions
 from topologies.target import TARGETS, CompileError
 
@@ -50,10 +51,21 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--trim-threshold", type=int)
         p.add_argument("--ecn-threshold", type=int)
         p.add_argument("--queue-depth", type=_positive_int)
-        p.add_argument("--queue-rate", type=_positive_int, help="packets per second")
-        p.add_argument("--line-rate", type=_positive_int, help="bits per second (p4emu)")
+        p.add_argument("--queue-rate", type=_positive_int,
+                       help="packets per second, every port and priority")
+        p.add_argument("--line-rate", type=_positive_int,
+                       help="bits per second, every port (BMv2: converted to packets/s at "
+                            "the 1500-byte MTU)")
         p.add_argument("--pcap", action="store_true", help="write per-port pcaps")
-        p.add_argument("--build-dir", type=Path, default=REPO_ROOT / "build")
+        p.add_argument("--switch-log", action="store_true",
+                       help="per-packet switch logs in BUILD_DIR/logs (slow: BMv2 drops "
+                            "packets under load with them)")
+        p.add_argument("--link-failure", choices=LINK_FAILURE_METHODS, default="drop",
+                       help="how link_down fails a link: drop what both ends send, "
+                            "interfaces up (default), or admin-down (freezes BMv2)")
+        p.add_argument("--build-dir", type=Path, default=None,
+                       help="compiled program, logs, topology (default $MRCLAB_BUILD_DIR "
+                            "or build/); sockets and pid files live under /run/mrclab")
         p.add_argument("-v", "--verbose", action="store_true")
         if name == "run":
             p.add_argument("--script", help="run the Mininet CLI commands of FILE and exit")
@@ -71,8 +83,9 @@ def config_from_args(args: argparse.Namespace) -> LabConfig:
     if args.ecn_threshold is not None:
         extra += ["--ecn-threshold", str(args.ecn_threshold)]
     return LabConfig(
-        spec=args.topo, target=args.target, build_dir=args.build_dir, spray=args.spray,
-        controller_args=extra, pcap=args.pcap,
+        spec=args.topo, target=args.target, build_dir=args.build_dir or default_build_dir(),
+        spray=args.spray, controller_args=extra, pcap=args.pcap, switch_log=args.switch_log,
+        link_failure=args.link_failure,
         queues=QueueOptions(depth=args.queue_depth, rate_pps=args.queue_rate,
                             line_rate_bps=args.line_rate))
 

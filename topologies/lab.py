@@ -9,6 +9,7 @@ Used by `mrclab run`, the demo, the benchmark and the integration tests:
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
 import subprocess
@@ -18,10 +19,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from controller.control_client import ControlClientError, request
+from topologies import link_failure
 from topologies.cleanup import clean_leftovers
 from topologies.generators import PortBases
 from topologies.network import FabricNetwork
-from topologies.p4switch import REPO_ROOT, QueueOptions, kill_process_group
+from topologies.p4switch import (
+    MTU_BYTES,
+    REPO_ROOT,
+    QueueOptions,
+    SwitchConfigError,
+    bps_to_pps,
+    kill_process_group,
+)
 from topologies.spec import parse_spec
 from topologies.target import DEFAULT_PROGRAM, compile_program, resolve_target
 from topologies.topology_file import TopologyFile, write_topology
@@ -33,11 +42,34 @@ class LabError(Exception):
     """The lab could not be brought up; one-line message."""
 
 
+def default_build_dir() -> Path:
+    """Compiled program, logs, topology file: $MRCLAB_BUILD_DIR, else build/ in the repo."""
+    return Path(os.environ.get("MRCLAB_BUILD_DIR") or REPO_ROOT / "build")
+
+
+def runtime_dir(build_dir: Path) -> Path:
+    """Sockets and pid files of the lab using `build_dir`.
+
+    Never inside the build directory: that may be a shared folder (a VM's /vagrant) that
+    cannot hold Unix sockets, or too deep for a socket path (108 bytes). One directory per
+    build directory, so a crashed run's leftovers are found by the next run that uses it.
+    Base: $MRCLAB_RUN_DIR, else /run/mrclab (root), else $XDG_RUNTIME_DIR or /tmp."""
+    base = os.environ.get("MRCLAB_RUN_DIR")
+    if not base:
+        if os.geteuid() == 0 and os.access("/run", os.W_OK):
+            base = "/run/mrclab"
+        else:
+            base = os.path.join(os.environ.get("XDG_RUNTIME_DIR") or "/tmp",
+                                f"mrclab-{os.geteuid()}")
+    key = hashlib.sha1(str(Path(build_dir).resolve()).encode()).hexdigest()[:12]
+    return Path(base) / key
+
+
 @dataclass
 class LabConfig:
     spec: str
     target: str = "auto"
-    build_dir: Path = REPO_ROOT / "build"
+    build_dir: Path = field(default_factory=default_build_dir)
     program: Path = DEFAULT_PROGRAM
     spray: str = "ecmp"
     controller_args: list[str] = field(default_factory=list)
@@ -45,14 +77,17 @@ class LabConfig:
     queues: QueueOptions = field(default_factory=QueueOptions)
     bases: PortBases = field(default_factory=PortBases)
     ready_timeout: float = 90.0
+    run_dir: Path | None = None  # default: runtime_dir(build_dir)
+    switch_log: bool = False  # per-packet switch logs (slow: BMv2 loses packets with them)
+    link_failure: str = link_failure.DROP
 
 
 class Lab:
     def __init__(self, config: LabConfig) -> None:
         self.config = config
         self.build_dir = Path(config.build_dir).resolve()
-        self.run_dir = self.build_dir / "run"
-        self.socket_path = self.build_dir / "controller.sock"
+        self.run_dir = Path(config.run_dir or runtime_dir(self.build_dir))
+        self.socket_path = self.run_dir / "controller.sock"
         self.topology_path = self.build_dir / "topology.json"
         self.fabric = parse_spec(config.spec, config.bases)  # ValueError on a bad spec
         self.target = resolve_target(config.target)
@@ -72,10 +107,21 @@ class Lab:
         """Bring the whole lab up; returns seconds until the controller reported ready."""
         started = time.monotonic()
         clean_leftovers(self.build_dir, self.run_dir)
+        self.run_dir.mkdir(parents=True, exist_ok=True)
         program = compile_program(self.target, self.build_dir, self.config.program)
         self.net = FabricNetwork(self.fabric, self.target, self.build_dir,
-                                 pcap=self.config.pcap, queues=self.config.queues)
-        self.missing_switches = self.net.start()
+                                 pcap=self.config.pcap, queues=self.config.queues,
+                                 run_dir=self.run_dir, switch_log=self.config.switch_log,
+                                 link_failure_method=self.config.link_failure)
+        line_rate = self.config.queues.line_rate_bps
+        if self.target == "bmv2" and line_rate and self.config.queues.rate_pps is None:
+            print(f"bmv2 shapes packets: line rate {line_rate} b/s applied as "
+                  f"{bps_to_pps(line_rate)} packets/s per port and priority "
+                  f"({MTU_BYTES}-byte MTU)")
+        try:
+            self.missing_switches = self.net.start()
+        except SwitchConfigError as exc:
+            raise LabError(str(exc)) from None
         write_topology(self.topology_path, TopologyFile(
             fabric=self.fabric, target=self.target, p4info=str(program.p4info),
             device_config=str(program.device_config)))
@@ -128,10 +174,11 @@ class Lab:
     def ask(self, cmd: str, **args: object) -> object:
         return request(self.socket_path, cmd, **args)
 
-    def set_link(self, a: str, b: str, up: bool) -> None:
-        """Change a link and tell the controller when, so it can report reconvergence."""
+    def set_link(self, a: str, b: str, up: bool, method: str | None = None) -> None:
+        """Fail or restore a link (see FabricNetwork.set_link) and tell the controller when,
+        so it can report reconvergence."""
         when = time.time()
-        self.net.set_link(a, b, up)
+        self.net.set_link(a, b, up, method)
         try:
             self.ask("link_command", a=a, b=b, time=when)
         except ControlClientError as exc:
@@ -143,6 +190,13 @@ class Lab:
             self.controller.wait()
             self.controller = None
         (self.run_dir / "controller.pid").unlink(missing_ok=True)
+
+    def set_port_rate(self, switch: str, port: int, bps: int | None) -> str:
+        """Limit one switch port's egress to `bps` (None: unlimited), on either target."""
+        try:
+            return self.net.switch(switch).set_port_rate(port, bps)
+        except SwitchConfigError as exc:
+            raise LabError(str(exc)) from None
 
     def restart_switch(self, name: str) -> None:
         switch = self.net.switch(name)

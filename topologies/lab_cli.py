@@ -11,6 +11,7 @@ from mininet.log import error, output
 from controller.control_client import ControlClientError
 from controller.switch_state import SPRAY_MODES
 from topologies.lab import Lab
+from topologies.link_failure import METHODS, LinkFailureError
 
 
 def format_counters(name: str, counters: dict) -> str:
@@ -44,24 +45,26 @@ class LabCLI(CLI):
 
     def _link(self, line: str, up: bool) -> None:
         args = line.split()
-        if len(args) != 2:
-            error(f"usage: link_{'up' if up else 'down'} NODE1 NODE2\n")
+        if len(args) not in (2, 3) or (len(args) == 3 and args[2] not in METHODS):
+            error(f"usage: link_{'up' if up else 'down'} NODE1 NODE2 [{'|'.join(METHODS)}]\n")
             return
         started = time.monotonic()
         try:
-            self.lab.set_link(args[0], args[1], up)
-        except KeyError as exc:
+            self.lab.set_link(args[0], args[1], up, args[2] if len(args) == 3 else None)
+        except (KeyError, LinkFailureError) as exc:
             error(f"*** {exc.args[0]}\n")
             return
         output(f"link {args[0]}-{args[1]} {'up' if up else 'down'} "
                f"({(time.monotonic() - started) * 1000:.0f} ms)\n")
 
     def do_link_down(self, line: str) -> None:
-        """Take the link between two nodes down: link_down A B"""
+        """Fail the link between two nodes: link_down A B [drop|admin]
+        drop (default): both ends drop all they send, interfaces stay up (a gray failure
+        the probes find); admin: interfaces down, which freezes a BMv2 switch."""
         self._link(line, up=False)
 
     def do_link_up(self, line: str) -> None:
-        """Bring the link between two nodes back up: link_up A B"""
+        """Restore the link between two nodes: link_up A B [drop|admin] (as it was failed)"""
         self._link(line, up=True)
 
     def do_counters(self, line: str) -> None:

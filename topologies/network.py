@@ -13,6 +13,7 @@ from mininet.link import TCLink
 from mininet.net import Mininet
 from mininet.node import Host
 
+from topologies import link_failure
 from topologies.model import Fabric
 from topologies.p4switch import P4Switch, QueueOptions
 
@@ -49,15 +50,20 @@ class FabricNetwork:
     """A started Mininet network for one fabric. `start()` returns switches not answering."""
 
     def __init__(self, fabric: Fabric, target: str, build_dir: Path, cpu_port: int = 255,
-                 pcap: bool = False, queues: QueueOptions | None = None) -> None:
+                 pcap: bool = False, queues: QueueOptions | None = None,
+                 run_dir: Path | None = None, switch_log: bool = False,
+                 link_failure_method: str = link_failure.DROP) -> None:
         self.fabric = fabric
         self.target = target
         self.build_dir = build_dir
-        self.run_dir = build_dir / "run"
+        self.run_dir = run_dir or build_dir / "run"
         self.cpu_port = cpu_port
         self.pcap = pcap
         self.queues = queues or QueueOptions()
+        self.switch_log = switch_log
+        self.link_failure_method = link_failure_method
         self.net: Mininet | None = None
+        self._blocked: dict[str, tuple[object, str]] = {}  # interface -> (Intf, mechanism)
 
     def _build(self) -> Mininet:
         net = Mininet(topo=None, build=False, controller=None, autoSetMacs=False,
@@ -68,7 +74,7 @@ class FabricNetwork:
                           target=self.target, cpu_port=self.cpu_port,
                           log_dir=self.build_dir / "logs", run_dir=self.run_dir,
                           pcap_dir=self.build_dir / "pcap" if self.pcap else None,
-                          queues=self.queues)
+                          queues=self.queues, switch_log=self.switch_log)
         for host in self.fabric.hosts.values():
             net.addHost(host.name, cls=Host, ip=None)
         for link in self.fabric.links:
@@ -135,21 +141,36 @@ class FabricNetwork:
     def switch(self, name: str) -> P4Switch:
         return self.net.get(name)
 
-    def set_link(self, a: str, b: str, up: bool) -> None:
-        """Administratively bring both ends of the a-b link up or down."""
+    def set_link(self, a: str, b: str, up: bool, method: str | None = None) -> None:
+        """Fail or restore the a-b link. `drop` (default) drops what both ends send with the
+        interfaces up; `admin` sets them down, which freezes a BMv2 switch (see
+        topologies.link_failure)."""
+        method = method or self.link_failure_method
+        if method not in link_failure.METHODS:
+            raise ValueError(f"unknown link failure method {method!r} "
+                             f"(known: {', '.join(link_failure.METHODS)})")
         for node in (a, b):
             if node not in self.net.nameToNode:
                 raise KeyError(f"unknown node {node!r}")
         connections = self.net.get(a).connectionsTo(self.net.get(b))
         if not connections:
             raise KeyError(f"{a} and {b} are not connected")
-        for intf_a, intf_b in connections:
-            intf_a.ifconfig("up" if up else "down")
-            intf_b.ifconfig("up" if up else "down")
+        for pair in connections:
+            for intf in pair:
+                if method == link_failure.ADMIN:
+                    link_failure.set_admin(intf, up)
+                elif not up:
+                    if intf.name not in self._blocked:
+                        self._blocked[intf.name] = (intf, link_failure.block(intf))
+                elif intf.name in self._blocked:
+                    link_failure.unblock(*self._blocked.pop(intf.name))
 
     def stop(self) -> None:
         if self.net is None:
             return
+        for intf, mechanism in self._blocked.values():  # host ends go with their namespace,
+            link_failure.unblock(intf, mechanism)       # switch ends live in the root one
+        self._blocked.clear()
         self.net.stop()
         self.net = None
         for pid_file in self.run_dir.glob("h*.pid"):

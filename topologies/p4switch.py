@@ -1,9 +1,13 @@
 """Mininet switch node running `simple_switch_grpc` (bmv2) or `python -m p4emu switch`.
 
 Both take the same command line; the pipeline is pushed later over P4Runtime (`--no-p4`).
-The switch process runs in its own process group (stopped as a group), logs to
-<log_dir>/<switch>.log and records its pid in <run_dir>/<switch>.pid so that the next run
-can clean up after a crash.
+The switch process runs in its own process group (stopped as a group), writes its output
+to <log_dir>/<switch>.log and records its pid in <run_dir>/<switch>.pid so that the next run
+can clean up after a crash. Per-packet logging is opt-in (`switch_log`): BMv2 forwards at
+about half speed with it and loses packets under bursts.
+
+Queue settings reach p4emu as flags; simple_switch_grpc has none, so they are applied over
+Thrift with simple_switch_CLI once the switch listens, per port and priority.
 """
 
 from __future__ import annotations
@@ -26,12 +30,62 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 STOP_GRACE_S = 2.0
 
 
+MTU_BYTES = 1500  # BMv2 rates are packets/s: a bits/s rate is converted at this size
+
+
+class SwitchConfigError(Exception):
+    """A switch refused a runtime setting; one-line message."""
+
+
 @dataclass(frozen=True)
 class QueueOptions:
     priority_queues: int = 2
     depth: int | None = None  # packets
     rate_pps: int | None = None
     line_rate_bps: int | None = None
+
+
+def bps_to_pps(bps: int, mtu: int = MTU_BYTES) -> int:
+    """The packet rate BMv2 needs to carry `bps` of MTU-sized frames (at least 1)."""
+    return max(1, round(bps / (8 * mtu)))
+
+
+def bmv2_queue_commands(queues: QueueOptions, ports: list[int]) -> list[str]:
+    """simple_switch_CLI commands applying `queues` to every priority of every port.
+
+    A line rate becomes the packet rate of MTU-sized frames; an explicit --queue-rate
+    (packets/s) wins over it, as on p4emu where the tighter limit rules."""
+    rate = queues.rate_pps
+    if rate is None and queues.line_rate_bps is not None:
+        rate = bps_to_pps(queues.line_rate_bps)
+    commands = []
+    for port in ports:
+        for prio in range(queues.priority_queues):
+            if queues.depth is not None:
+                commands.append(f"set_queue_depth {queues.depth} {port} {prio}")
+            if rate is not None:
+                commands.append(f"set_queue_rate {rate} {port} {prio}")
+    return commands
+
+
+def run_bmv2_cli(thrift_port: int, commands: list[str], who: str) -> str:
+    """Run commands through simple_switch_CLI; SwitchConfigError on any refused one.
+
+    The CLI exits 0 even when a command fails, so its output is read for the error lines
+    it prints instead."""
+    try:
+        proc = subprocess.run(["simple_switch_CLI", "--thrift-port", str(thrift_port)],
+                              input="\n".join(commands) + "\n", capture_output=True,
+                              text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise SwitchConfigError(f"{who}: simple_switch_CLI failed: {exc}") from None
+    bad = [ln.strip() for ln in (proc.stdout + proc.stderr).splitlines()
+           if ln.strip().startswith(("Error", "Invalid", "Could not", "Traceback"))]
+    if proc.returncode != 0 or bad:
+        detail = bad[0] if bad else f"exit status {proc.returncode}"
+        raise SwitchConfigError(f"{who}: simple_switch_CLI on thrift port {thrift_port}: "
+                                f"{detail}")
+    return proc.stdout
 
 
 def switch_command(
@@ -41,7 +95,7 @@ def switch_command(
     grpc_port: int,
     thrift_port: int,
     cpu_port: int,
-    log_file: Path,
+    log_file: Path | None,
     pcap_dir: Path | None,
     queues: QueueOptions,
 ) -> list[str]:
@@ -53,9 +107,10 @@ def switch_command(
     cmd += ["--device-id", str(device_id)]
     for port, intf in sorted(ports.items()):
         cmd += ["-i", f"{port}@{intf}"]
-    cmd += ["--log-file", str(log_file)]
-    if target == "bmv2":
-        cmd += ["--log-flush"]
+    if log_file is not None:  # per-packet log: opt-in, it halves BMv2's speed
+        cmd += ["--log-file", str(log_file)]
+        if target == "bmv2":
+            cmd += ["--log-flush"]
     if pcap_dir is not None:
         cmd += ["--pcap", str(pcap_dir)]
     cmd += ["--no-p4", "--thrift-port", str(thrift_port)]
@@ -113,6 +168,7 @@ class P4Switch(Switch):
         run_dir: str | Path = "build/run",
         pcap_dir: str | Path | None = None,
         queues: QueueOptions = QueueOptions(),  # noqa: B008 (frozen, never mutated)
+        switch_log: bool = False,
         **params: object,
     ) -> None:
         super().__init__(name, dpid=f"{device_id:x}", **params)
@@ -121,7 +177,9 @@ class P4Switch(Switch):
         self.thrift_port = thrift_port
         self.target = target
         self.cpu_port = cpu_port
-        self.log_file = Path(log_dir).resolve() / f"{name}.log"
+        self.log_file = Path(log_dir).resolve() / f"{name}.log"  # process output
+        self.packet_log = (Path(log_dir).resolve() / f"{name}.packets.log"
+                           if switch_log else None)
         self.pid_file = Path(run_dir).resolve() / f"{name}.pid"
         self.pcap_dir = None if pcap_dir is None else Path(pcap_dir).resolve()
         self.queues = queues
@@ -132,7 +190,7 @@ class P4Switch(Switch):
 
     def command(self) -> list[str]:
         return switch_command(self.target, self.device_id, self.port_interfaces(), self.grpc_port,
-                              self.thrift_port, self.cpu_port, self.log_file, self.pcap_dir,
+                              self.thrift_port, self.cpu_port, self.packet_log, self.pcap_dir,
                               self.queues)
 
     def start(self, controllers: list | None = None) -> None:
@@ -156,30 +214,42 @@ class P4Switch(Switch):
         return self.process is not None and self.process.poll() is None
 
     def wait_ready(self, deadline: float) -> bool:
-        """Wait until the gRPC port accepts connections or `deadline` (monotonic) passes."""
+        """Wait until the gRPC port accepts connections or `deadline` (monotonic) passes;
+        then apply the queue settings BMv2 takes only at run time."""
         while time.monotonic() < deadline:
             if not self.alive():
                 return False
             if port_open(self.grpc_port):
                 if self.target == "bmv2":
-                    self._configure_bmv2_queues()
+                    commands = bmv2_queue_commands(self.queues, sorted(self.port_interfaces()))
+                    if commands:
+                        run_bmv2_cli(self.thrift_port, commands, self.name)
                 return True
             time.sleep(0.1)
         return False
 
-    def _configure_bmv2_queues(self) -> None:
-        """simple_switch_grpc has no queue flags: set them through its runtime CLI."""
-        commands = []
-        if self.queues.depth is not None:
-            commands.append(f"set_queue_depth {self.queues.depth}")
-        if self.queues.rate_pps is not None:
-            commands.append(f"set_queue_rate {self.queues.rate_pps}")
-        if self.queues.line_rate_bps is not None:
-            log.warning("%s: bmv2 has no line rate (p4emu only); ignored", self.name)
-        if commands:
-            subprocess.run(["simple_switch_CLI", "--thrift-port", str(self.thrift_port)],
-                           input="\n".join(commands) + "\n", capture_output=True, text=True,
-                           timeout=30)
+    def set_port_rate(self, port: int, bps: int | None) -> str:
+        """Limit one egress port to `bps` (None: unlimited) while the switch runs.
+
+        p4emu shapes bits/s; BMv2 shapes packets/s per priority queue, so the rate is
+        converted at the MTU. Returns what was applied, for the caller to print."""
+        if self.target != "bmv2":
+            proc = subprocess.run(
+                [sys.executable, "-m", "p4emu", "cli", "--thrift-port", str(self.thrift_port),
+                 "set_line_rate", str(bps or 0), str(port)],
+                capture_output=True, text=True, timeout=30, cwd=REPO_ROOT)
+            if proc.returncode != 0:
+                raise SwitchConfigError(f"{self.name}: set_line_rate: "
+                                        f"{(proc.stderr or proc.stdout).strip()}")
+            return f"{self.name} port {port}: {bps or 'unlimited'} b/s"
+        pps = 0 if bps is None else bps_to_pps(bps)  # BMv2: 0 pps = no limit
+        run_bmv2_cli(self.thrift_port, [f"set_queue_rate {pps} {port} {prio}"
+                                        for prio in range(self.queues.priority_queues)],
+                     self.name)
+        if bps is None:
+            return f"{self.name} port {port}: unlimited"
+        return (f"{self.name} port {port}: {bps} b/s = {pps} packets/s "
+                f"at the {MTU_BYTES}-byte MTU (BMv2 shapes packets)")
 
     def kill_process(self) -> None:
         """Stop the switch process only (interfaces stay): used to simulate a crash."""

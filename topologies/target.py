@@ -20,14 +20,25 @@ class CompileError(Exception):
     """The P4 compiler failed; the message is its first error line."""
 
 
+BMV2_TOOLS = ("simple_switch_grpc", "p4c-bm2-ss", "simple_switch_CLI")
+
+
+def missing_bmv2_tools() -> list[str]:
+    return [tool for tool in BMV2_TOOLS if shutil.which(tool) is None]
+
+
 def resolve_target(choice: str) -> str:
+    """The concrete target for `choice`; ValueError (one line) if it cannot run here."""
     if choice not in TARGETS:
         raise ValueError(f"unknown target {choice!r} (known: {', '.join(TARGETS)})")
+    missing = missing_bmv2_tools()
+    if choice == "bmv2" and missing:
+        raise ValueError(f"target bmv2 needs {', '.join(missing)} on PATH: install p4lang's "
+                         "BMv2 (simple_switch_grpc, with its CLI) and p4c (p4c-bm2-ss), as "
+                         "the Vagrant VM does, or use --target p4emu")
     if choice != "auto":
         return choice
-    if shutil.which("simple_switch_grpc") and shutil.which("p4c-bm2-ss"):
-        return "bmv2"
-    return "p4emu"
+    return "p4emu" if missing else "bmv2"
 
 
 @dataclass(frozen=True)

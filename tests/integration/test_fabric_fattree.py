@@ -1,4 +1,5 @@
-"""Fat-tree k=4 on p4emu: reachability, spraying over all cores, failover, restarts.
+"""Fat-tree k=4 (MRCLAB_TARGET: p4emu or BMv2): reachability, spraying over all cores,
+failover, restarts.
 
 One fabric is shared by the tests of this module (bring-up is the expensive part); every
 test leaves it as it found it.
@@ -10,6 +11,7 @@ import time
 
 import pytest
 
+from tests.targets import integration_target
 from topologies.generators import PortBases
 from topologies.lab import Lab, LabConfig
 from topologies.traffic import BackgroundPing, udp_flows
@@ -17,6 +19,7 @@ from topologies.traffic import BackgroundPing, udp_flows
 from .fabric import link_events
 
 pytestmark = pytest.mark.integration
+TARGET = integration_target()
 
 CORES = ("c1", "c2", "c3", "c4")
 RECONVERGENCE_BOUND_S = 5.0  # generous: 20 Python switches share 2 cores
@@ -24,7 +27,7 @@ RECONVERGENCE_BOUND_S = 5.0  # generous: 20 Python switches share 2 cores
 
 @pytest.fixture(scope="module")
 def fabric_lab(tmp_path_factory):
-    config = LabConfig(spec="fattree:k=4", target="p4emu",
+    config = LabConfig(spec="fattree:k=4", target=TARGET,
                        build_dir=tmp_path_factory.mktemp("fattree"),
                        bases=PortBases(grpc=51100, thrift=10100))
     lab = Lab(config)
@@ -99,12 +102,11 @@ def test_core_link_failure_during_ping(fabric_lab):
               f"detect {event['detect_s']:.3f} s, program {event['program_s']:.3f} s, "
               f"total {event['total_s']:.3f} s, from command {event['from_command_s']:.3f} s")
         assert event["from_command_s"] < RECONVERGENCE_BOUND_S
-        assert result.received > 0
-        assert result.loss_pct < 30, result
+        assert result.loss_pct < 5, result
         paths = fabric_lab.ask("paths", src="h1", dst="h16")
         assert len(paths) == 3 and not any(core in hop for path in paths for hop in path)
         # connectivity after reconvergence is complete
-        assert "0% packet loss" in h1.cmd("ping -n -q -c 5 -i 0.05 10.0.3.4")
+        assert " 0% packet loss" in h1.cmd("ping -n -q -c 5 -i 0.05 10.0.3.4")
     finally:
         fabric_lab.set_link(core, pod3_agg, up=True)
     up = _wait_for(lambda: link_events(fabric_lab, events_before, core, pod3_agg, "up"), 10)
@@ -165,3 +167,21 @@ def test_controller_restart_with_a_link_down_keeps_avoiding_it(fabric_lab):
         fabric_lab.set_link(core, pod3_agg, up=True)
     assert _wait_for(lambda: fabric_lab.ask("status")["down_links"] == [], 10)
     assert len(fabric_lab.ask("paths", src="h1", dst="h16")) == 4
+
+
+def test_admin_down_link_is_detected_and_avoided(fabric_lab):
+    """The explicit admin-down failure: the interfaces go down (p4emu only)."""
+    if fabric_lab.target == "bmv2":
+        pytest.skip("admin-down freezes BMv2's packet I/O on every port of the switch "
+                    "(behavioral-model #1215); the lab fails links by dropping instead")
+    core, pod3_agg = _core_link_on_h1_h16_path(fabric_lab)
+    events = len(fabric_lab.ask("reconvergence"))
+    fabric_lab.set_link(core, pod3_agg, up=False, method="admin")
+    try:
+        assert _wait_for(lambda: link_events(fabric_lab, events, core, pod3_agg, "down"), 10)
+        assert len(fabric_lab.ask("paths", src="h1", dst="h16")) == 3
+        out = fabric_lab.net.net.get("h1").cmd("ping -n -q -c 5 -i 0.05 10.0.3.4")
+        assert " 0% packet loss" in out, out
+    finally:
+        fabric_lab.set_link(core, pod3_agg, up=True, method="admin")
+    assert _wait_for(lambda: fabric_lab.ask("status")["down_links"] == [], 10)

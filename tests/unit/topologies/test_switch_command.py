@@ -8,7 +8,9 @@ from pathlib import Path
 import pytest
 
 from topologies.cli import main
-from topologies.p4switch import QueueOptions, switch_command
+from topologies.lab import runtime_dir
+from topologies.link_failure import nft_block_ruleset, table_name
+from topologies.p4switch import QueueOptions, bmv2_queue_commands, bps_to_pps, switch_command
 from topologies.target import resolve_target
 
 
@@ -30,6 +32,46 @@ def test_p4emu_and_bmv2_take_the_same_flags():
                         "--priority-queues", "2"]
 
 
+def test_switch_log_is_opt_in():
+    common = dict(device_id=1, ports={1: "l1-eth1"}, grpc_port=1, thrift_port=2, cpu_port=255,
+                  pcap_dir=None, queues=QueueOptions())
+    for target in ("p4emu", "bmv2"):
+        assert "--log-file" not in switch_command(target, log_file=None, **common)
+    bmv2 = switch_command("bmv2", log_file=Path("/b/l1.packets.log"), **common)
+    assert bmv2[bmv2.index("--log-file") + 1] == "/b/l1.packets.log" and "--log-flush" in bmv2
+
+
+def test_bmv2_queue_settings_go_to_every_port_and_priority():
+    cmds = bmv2_queue_commands(QueueOptions(depth=32, line_rate_bps=20_000_000), [1, 2])
+    # 20 Mb/s of 1500-byte frames = 1666.7 packets/s
+    assert bps_to_pps(20_000_000) == 1667
+    assert cmds == ["set_queue_depth 32 1 0", "set_queue_rate 1667 1 0",
+                    "set_queue_depth 32 1 1", "set_queue_rate 1667 1 1",
+                    "set_queue_depth 32 2 0", "set_queue_rate 1667 2 0",
+                    "set_queue_depth 32 2 1", "set_queue_rate 1667 2 1"]
+    # packets/s given explicitly wins over the converted line rate
+    assert bmv2_queue_commands(QueueOptions(rate_pps=500, line_rate_bps=10**9), [3]) == \
+        ["set_queue_rate 500 3 0", "set_queue_rate 500 3 1"]
+    assert bmv2_queue_commands(QueueOptions(), [1, 2]) == []
+    assert bps_to_pps(100) == 1  # never 0, which BMv2 reads as "no limit"
+
+
+def test_link_failure_drops_egress_per_interface():
+    assert table_name("c2-eth3") == "mrclab_fail_c2_eth3"
+    rules = nft_block_ruleset("c2-eth3")
+    assert rules.startswith("table netdev mrclab_fail_c2_eth3 ")
+    assert 'hook egress device "c2-eth3"' in rules and "policy drop" in rules
+
+
+def test_runtime_dir_is_outside_the_build_dir(monkeypatch, tmp_path):
+    monkeypatch.setenv("MRCLAB_RUN_DIR", str(tmp_path / "rt"))
+    a, b = runtime_dir(tmp_path / "build"), runtime_dir(tmp_path / "other")
+    assert a.parent == tmp_path / "rt" and a != b
+    assert runtime_dir(tmp_path / "build") == a  # the next run finds the leftovers
+    # a socket path must stay under 108 bytes however deep the build directory is
+    assert len(str(runtime_dir(tmp_path / ("x" * 200)) / "controller.sock")) < 108
+
+
 def test_queue_options_and_pcap():
     cmd = switch_command("p4emu", 1, {1: "l1-eth1"}, 1, 2, 255, Path("x.log"), Path("/pcap"),
                          QueueOptions(depth=32, rate_pps=1000, line_rate_bps=10**7))
@@ -43,6 +85,8 @@ def test_target_resolution(monkeypatch):
     assert resolve_target("p4emu") == "p4emu"
     monkeypatch.setattr("shutil.which", lambda name: None)
     assert resolve_target("auto") == "p4emu"
+    with pytest.raises(ValueError, match="target bmv2 needs simple_switch_grpc, p4c-bm2-ss"):
+        resolve_target("bmv2")
     monkeypatch.setattr("shutil.which", lambda name: f"/usr/bin/{name}")
     assert resolve_target("auto") == "bmv2"
     with pytest.raises(ValueError, match="unknown target 'tofino'"):
@@ -56,8 +100,11 @@ def test_target_resolution(monkeypatch):
     (["run", "--spray", "fast"], "invalid choice: 'fast'"),
     (["run", "--script", "/nonexistent/file"], "script /nonexistent/file not found"),
     (["launch"], "invalid choice: 'launch'"),
+    (["run", "--target", "bmv2"], "install p4lang's BMv2"),
+    (["run", "--link-failure", "unplug"], "invalid choice: 'unplug'"),
 ])
-def test_cli_input_errors_are_one_line(argv, message, capsys):
+def test_cli_input_errors_are_one_line(argv, message, capsys, monkeypatch):
+    monkeypatch.setenv("PATH", "/nonexistent")  # no BMv2 tools, whatever this machine has
     with pytest.raises(SystemExit) as info:
         sys.exit(main(argv))
     assert info.value.code != 0
