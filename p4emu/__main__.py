@@ -12,6 +12,7 @@ SUBCOMMANDS = {
     "bench": "p4emu.bench",
     "switch": "p4emu.switch.main",
     "cli": "p4emu.switch.runtime_cli",
+    "shims": "p4emu.shims",
 }
 
 USAGE = "usage: python -m p4emu {" + "|".join(SUBCOMMANDS) + "} ..."

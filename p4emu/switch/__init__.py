@@ -6,7 +6,8 @@ Entry points: `python -m p4emu switch ...` (`main.main`), `python -m p4emu cli .
 - `options.parse_switch_args` - simple_switch_grpc's command line -> `SwitchOptions`
 - `core.SwitchCore` - device id, CPU port, committed program, the data-plane lock
 - `grpc_server.serve(core, loader, addr)` - the P4Runtime service
-  (`program.ir_loader(cpu_port)` loads `p4emu compile -o` IR)
+  (`program.ir_loader(cpu_port)` loads `p4emu compile -o` IR; `device_config` unwraps a
+  p4.tmp.P4DeviceConfig and names a BMv2 JSON sent instead of IR)
 - `entity_writes.EntityWriter` / `entity_reads.EntityReader` - P4Runtime entities <->
   `p4emu.runtime.DeviceState`, pure; `codec_tables`, `codec_entities`, `bytestrings`,
   `packet_io` - the protobuf translation and validation underneath
@@ -16,5 +17,6 @@ Entry points: `python -m p4emu switch ...` (`main.main`), `python -m p4emu cli .
 - `queues.PortQueues` - the egress queue model, pure and clock-injected;
   `traffic_manager.TrafficManager` - the data-plane thread around it
 - `ports.PortSet` (AF_PACKET), `link_monitor.LinkMonitor`, `pcap.PortPcaps`
-- `runtime_control.RuntimeControlServer` - simple_switch_CLI-style commands over TCP
+- `runtime_control.RuntimeControlServer` - simple_switch_CLI-style commands over TCP;
+  `bmv2_cli` - simple_switch_CLI's stdin/stdout behaviour on top (the shim, `p4emu.shims`)
 """

@@ -130,6 +130,13 @@ class Arbiter:
         was_primary = state.election_id > remaining[1]
         return self._notices(state.role, None) if was_primary else []
 
+    def holder(self, role: str, election_id: int) -> Hashable | None:
+        """The client that holds `election_id` in `role`, or None."""
+        for key, client in self._clients.items():
+            if client.role == role and client.election_id == election_id:
+                return key
+        return None
+
     def role_of(self, client: Hashable) -> str | None:
         state = self._clients.get(client)
         return state.role if state else None

@@ -29,6 +29,8 @@ STATUS_CODES = {sc.value[0]: sc for sc in grpc.StatusCode}
 Req = p4runtime_pb2.SetForwardingPipelineConfigRequest
 GetReq = p4runtime_pb2.GetForwardingPipelineConfigRequest
 READ_BATCH = 256
+# how long a reconnecting client waits for its old stream (same election id) to end
+STALE_GRACE_S = 0.5
 
 
 def election_int(eid: p4runtime_pb2.Uint128) -> int:
@@ -197,8 +199,8 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
 
     # --- stream
     def StreamChannel(self, request_iterator, context):
-        session = StreamSession(context.peer())
-        context.add_callback(session.close)
+        session = StreamSession(context.peer(), context.is_active)
+        context.add_callback(lambda: self._stream_ended(session))
         reader = threading.Thread(target=self._consume, args=(request_iterator, session),
                                   name="stream-reader", daemon=True)
         reader.start()
@@ -226,7 +228,16 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
         except Exception:
             log.exception("stream %s: reading failed", session.peer)
         finally:
-            session.close()
+            self._stream_ended(session)
+
+    def _stream_ended(self, session: StreamSession) -> None:
+        """The client closed or cancelled the stream: release its arbitration now.
+
+        Waiting for the response generator to notice would leave the election id taken
+        while a client that closed its stream reconnects with the same id.
+        """
+        session.close()
+        self._forget(session)
 
     def _forget(self, session: StreamSession) -> None:
         with self.arb_lock:
@@ -265,24 +276,7 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
     def _on_stream_message(self, session: StreamSession, request) -> None:
         kind = request.WhichOneof("update")
         if kind == "arbitration":
-            arb = request.arbitration
-            role = arb.role.name
-            eid = election_int(arb.election_id)
-            with self.arb_lock:
-                before = self.arbiter.primary(role)
-                try:
-                    notices = self.arbiter.update(session, arb.device_id, role, eid)
-                except ArbitrationError as exc:
-                    log.info("stream %s: arbitration refused: %s", session.peer, exc)
-                    session.end(exc.code, str(exc))
-                    return
-                session.arbitrated = True
-                after = self.arbiter.primary(role)
-                if (before[0] if before else None) != (after[0] if after else None):
-                    log.info("primary of role %r is now %s (election id %d)", role,
-                             after[0].peer if after else None,  # type: ignore[attr-defined]
-                             after[1] if after else 0)
-                self._deliver(notices)
+            self._arbitrate(session, request.arbitration)
             return
         if not session.arbitrated:
             session.send(self._stream_error(code_pb2.FAILED_PRECONDITION,
@@ -307,6 +301,34 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
         else:
             session.send(self._stream_error(code_pb2.UNIMPLEMENTED,
                                             f"stream message {kind} is not supported"))
+
+    def _arbitrate(self, session: StreamSession, arb) -> None:
+        role = arb.role.name
+        eid = election_int(arb.election_id)
+        with self.arb_lock:
+            holder = self.arbiter.holder(role, eid)
+        if (holder is not None and holder is not session
+                and holder.wait_done(STALE_GRACE_S)):  # type: ignore[attr-defined]
+            # the same client reconnecting: its old stream ended but may not have been
+            # released yet (a half-close is seen by another thread); BMv2 accepts this
+            log.info("stream %s: election id %d taken over from the ended stream %s",
+                     session.peer, eid, holder.peer)  # type: ignore[attr-defined]
+            self._forget(holder)  # type: ignore[arg-type]
+        with self.arb_lock:
+            before = self.arbiter.primary(role)
+            try:
+                notices = self.arbiter.update(session, arb.device_id, role, eid)
+            except ArbitrationError as exc:
+                log.info("stream %s: arbitration refused: %s", session.peer, exc)
+                session.end(exc.code, str(exc))
+                return
+            session.arbitrated = True
+            after = self.arbiter.primary(role)
+            if (before[0] if before else None) != (after[0] if after else None):
+                log.info("primary of role %r is now %s (election id %d)", role,
+                         after[0].peer if after else None,  # type: ignore[attr-defined]
+                         after[1] if after else 0)
+            self._deliver(notices)
 
     def _packet_out(self, session: StreamSession, packet, primary: bool) -> None:
         program = self.core.program

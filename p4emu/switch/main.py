@@ -9,9 +9,11 @@ import threading
 from pathlib import Path
 
 from google.protobuf import text_format
+from google.rpc import code_pb2
 from p4.config.v1 import p4info_pb2
 
 from p4emu.switch.core import SwitchCore
+from p4emu.switch.device_config import device_data, foreign_config_reason
 from p4emu.switch.grpc_server import serve
 from p4emu.switch.link_monitor import LinkMonitor
 from p4emu.switch.options import LOG_LEVELS, SwitchOptions, UsageError, parse_switch_args
@@ -61,6 +63,17 @@ def _p4info_beside(path: Path) -> p4info_pb2.P4Info:
     return p4info_pb2.P4Info()
 
 
+def _p4info_of_ir(ir: bytes) -> p4info_pb2.P4Info:
+    """The P4Info of an IR itself, as simple_switch_grpc needs none beside its JSON."""
+    from p4emu.compiler import load_ir
+
+    data = device_data(ir)
+    foreign = foreign_config_reason(data)
+    if foreign is not None:
+        raise P4RTError(code_pb2.INVALID_ARGUMENT, foreign)
+    return load_ir(data).p4info
+
+
 def load_initial_program(path_text: str, loader: Loader, core: SwitchCore) -> None:
     path = Path(path_text)
     if not path.is_file():
@@ -75,7 +88,9 @@ def load_initial_program(path_text: str, loader: Loader, core: SwitchCore) -> No
                 p4info = text_format.Parse(p4info, p4info_pb2.P4Info())
         else:
             ir, p4info = path.read_bytes(), _p4info_beside(path)
-        # the P4Info is informational here: check it only if one was found
+            if p4info.ByteSize() == 0:
+                p4info = _p4info_of_ir(ir)
+        # a P4Info found beside the file is checked against the program
         program = build_program(loader, p4info, ir, 0, port_up=core.port_up,
                                 clock_us=core.clock_us)
     except P4RTError as exc:

@@ -12,6 +12,7 @@ from p4.config.v1 import p4info_pb2
 from p4emu.runtime.device import DeviceState
 from p4emu.runtime.meters import Clock
 from p4emu.runtime.model import ProgramInfo
+from p4emu.switch.device_config import device_data, foreign_config_reason
 from p4emu.switch.p4rt_errors import invalid
 
 log = logging.getLogger(__name__)
@@ -82,13 +83,21 @@ def check_p4info_matches(p4info: p4info_pb2.P4Info, info: ProgramInfo) -> None:
 def build_program(loader: Loader, p4info: p4info_pb2.P4Info, device_config: bytes,
                   cookie: int, *, port_up: Callable[[int], bool],
                   clock_us: Clock) -> LoadedProgram:
-    """Load and check a pipeline config; INVALID_ARGUMENT when it cannot be used."""
-    if not device_config:
+    """Load and check a pipeline config; INVALID_ARGUMENT when it cannot be used.
+
+    `device_config` is kept as sent (Get returns it); the loader gets the device data,
+    unwrapped from a p4.tmp.P4DeviceConfig when the client sent one.
+    """
+    data = device_data(device_config)
+    if not data:
         raise invalid("the pipeline config has no p4_device_config")
+    foreign = foreign_config_reason(data)
+    if foreign is not None:
+        raise invalid(foreign)
     if p4info.ByteSize() == 0:  # spec: VERIFY* / *_COMMIT need the whole config
         raise invalid("the pipeline config has no p4info")
     try:
-        info, make_pipeline = loader(device_config)
+        info, make_pipeline = loader(data)
     except Exception as exc:  # any loader failure means bad device config bytes
         raise invalid(f"cannot load the device config: {exc}") from None
     check_p4info_matches(p4info, info)

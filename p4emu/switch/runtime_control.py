@@ -53,15 +53,17 @@ class RuntimeCommands:
     """Executes one command line against the switch; returns the output lines."""
 
     HELP = {
-        "set_queue_depth": "set_queue_depth DEPTH [PORT]: queue limit in packets",
-        "set_queue_rate": "set_queue_rate RATE_PPS [PORT]: service rate, packets/s (0 = "
-                          "unlimited)",
+        "set_queue_depth": "set_queue_depth DEPTH [PORT [PRIO]]: queue limit in packets "
+                           "(p4emu: per port, for each of its priority queues)",
+        "set_queue_rate": "set_queue_rate RATE_PPS [PORT [PRIO]]: service rate, packets/s "
+                          "(0 = unlimited; p4emu: one rate per port)",
         "set_line_rate": "set_line_rate BPS [PORT]: line rate, bits/s (0 = unlimited)",
         "show_ports": "show_ports: port numbers, interfaces and link status",
         "port_stats": "port_stats: rx/tx/drops/queue depth per port",
         "counter_read": "counter_read NAME INDEX: packets and bytes of a counter cell",
-        "register_read": "register_read NAME INDEX: one register cell",
+        "register_read": "register_read NAME [INDEX]: one register cell, or all of them",
         "register_write": "register_write NAME INDEX VALUE: set one register cell",
+        "register_reset": "register_reset NAME: set every cell to 0",
         "help": "help [COMMAND]: this list",
     }
 
@@ -91,21 +93,32 @@ class RuntimeCommands:
             return None
         return _int(args[position], "PORT", 0, 511)
 
+    def _priority_arg(self, args: list[str]) -> None:
+        """Check simple_switch_CLI's PRIO argument; p4emu's settings are per port.
+
+        BMv2 sets one priority queue; p4emu has one depth for each of the port's queues
+        and one server per port, so the setting applies to the whole port.
+        """
+        if len(args) == 3:
+            _int(args[2], "PRIO", 0, self.tm.settings.priorities - 1)
+
     def _cmd_set_queue_depth(self, args: list[str]) -> list[str]:
-        if len(args) not in (1, 2):
+        if len(args) not in (1, 2, 3):
             raise TypeError
         depth = _int(args[0], "DEPTH", 1)
         port = self._port_arg(args, 1)
+        self._priority_arg(args)
         with self.core.lock:
             self.tm.set_depth(depth, port)
         log.info("queue depth %d on %s", depth, "all ports" if port is None else f"port {port}")
         return []
 
     def _cmd_set_queue_rate(self, args: list[str]) -> list[str]:
-        if len(args) not in (1, 2):
+        if len(args) not in (1, 2, 3):
             raise TypeError
         rate = _float(args[0], "RATE_PPS")
         port = self._port_arg(args, 1)
+        self._priority_arg(args)
         with self.core.lock:
             self.tm.set_rate(rate, port)
         log.info("queue rate %g pps on %s", rate, "all ports" if port is None else f"port {port}")
@@ -124,10 +137,11 @@ class RuntimeCommands:
     def _cmd_show_ports(self, args: list[str]) -> list[str]:
         if args:
             raise TypeError
-        lines = [f"{'port':>4}  {'interface':<16} status"]
+        # simple_switch_CLI's layout, so scripts that parse it work on both
+        lines = [f"{'port #':^10}{'iface name':^20}{'status':^10}extra info", "=" * 50]
         for number, port in sorted(self.ports.ports.items()):
             status = "UP" if self.link_up(number) else "DOWN"
-            lines.append(f"{number:>4}  {port.iface:<16} {status}")
+            lines.append(f"{number:^10}{port.iface:^20}{status:^10}")
         return lines
 
     def _cmd_port_stats(self, args: list[str]) -> list[str]:
@@ -177,13 +191,23 @@ class RuntimeCommands:
             raise CommandError(str(exc.args[0])) from None
 
     def _cmd_register_read(self, args: list[str]) -> list[str]:
-        if len(args) != 2:
+        if len(args) not in (1, 2):
             raise TypeError
         with self.core.lock:
             register = self._register(args[0])
+            if len(args) == 1:
+                values = list(register.values)
+                return [f"{register.info.name}= " + ", ".join(map(str, values))]
             index = _int(args[1], "INDEX")
             value = register.get(index)
         return [f"{register.info.name}[{index}]= {value}"]
+
+    def _cmd_register_reset(self, args: list[str]) -> list[str]:
+        if len(args) != 1:
+            raise TypeError
+        with self.core.lock:
+            self._register(args[0]).reset()
+        return []
 
     def _cmd_register_write(self, args: list[str]) -> list[str]:
         if len(args) != 3:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import queue
 import threading
+from collections.abc import Callable
 
 from p4.v1 import p4runtime_pb2
 
@@ -24,11 +25,22 @@ class End:
 class StreamSession:
     """One StreamChannel: an outgoing queue drained by the RPC's generator."""
 
-    def __init__(self, peer: str) -> None:
+    def __init__(self, peer: str, is_active: Callable[[], bool] = lambda: True) -> None:
         self.peer = peer
         self.out: queue.Queue = queue.Queue(STREAM_QUEUE)
         self.closed = threading.Event()
         self.arbitrated = False
+        self._is_active = is_active  # the RPC's own view: False once cancelled or ended
+
+    def done(self) -> bool:
+        """Whether the client closed or cancelled this stream (or the server ended it)."""
+        return self.closed.is_set() or not self._is_active()
+
+    def wait_done(self, timeout: float) -> bool:
+        """Wait up to `timeout` s for the stream to end; whether it has."""
+        if not self.done():
+            self.closed.wait(timeout)
+        return self.done()
 
     def send(self, msg: p4runtime_pb2.StreamMessageResponse) -> bool:
         if self.closed.is_set():

@@ -36,6 +36,21 @@ def test_queue_commands_change_one_port_or_all(commands, switch):
     assert switch.tm.queue(7).config.rate_pps == 0
 
 
+def test_simple_switch_cli_priority_forms_set_the_port(commands, switch):
+    commands.execute("set_queue_depth 12 4 0")
+    commands.execute("set_queue_rate 300 4 0")
+    q4 = switch.tm.queue(4)
+    assert (q4.config.depth, q4.config.rate_pps) == (12, 300)
+    with pytest.raises(CommandError, match=r"PRIO must be 0\.\.0, got 1"):
+        commands.execute("set_queue_depth 5 4 1")  # one priority queue on this switch
+    assert switch.tm.queue(4).config.depth == 12
+
+
+def test_show_ports_has_simple_switch_cli_layout(commands):
+    assert commands.execute("show_ports") == [
+        "  port #       iface name       status  extra info", "=" * 50]
+
+
 @pytest.mark.parametrize("line", ["set_queue_depth", "set_queue_depth 0",
                                   "set_queue_depth x", "set_queue_rate -1 1",
                                   "set_queue_depth 5 512", "nope", "counter_read x",
@@ -51,10 +66,14 @@ def test_register_and_counter_commands_need_a_pipeline(commands, switch, stub, p
     push_pipeline(stub, p4info)
     commands.execute("register_write MyEgress.qdepth 2 77")
     assert commands.execute("register_read qdepth 2") == ["MyEgress.qdepth[2]= 77"]
+    assert commands.execute("register_read qdepth") == [
+        "MyEgress.qdepth= 0, 0, 77, 0, 0, 0, 0, 0"]
     with pytest.raises(CommandError, match="does not fit"):
         commands.execute("register_write qdepth 2 9999999")
     with pytest.raises(CommandError, match="out of range"):
         commands.execute("register_read qdepth 8")
+    assert commands.execute("register_reset MyEgress.qdepth") == []
+    assert commands.execute("register_read qdepth 2") == ["MyEgress.qdepth[2]= 0"]
     switch.core.program.state.counters[PORT_COUNTER].count(1, 60)
     assert commands.execute("counter_read port_counter 1") == [
         "MyIngress.port_counter[1]=  BmCounterValue(packets=1, bytes=60)"]
