@@ -15,6 +15,9 @@ APT_PACKAGES=(
     mininet openvswitch-switch bridge-utils iproute2 iputils-ping ethtool tcpdump
     iperf3 net-tools procps psmisc kmod nftables make git
     python3-venv python3-dev gcc
+    # the VM provisioning tests: shell lint, a real gpg, and Ruby/Vagrant to parse and
+    # validate the Vagrantfile
+    shellcheck gnupg ruby vagrant
 )
 
 die() { echo "setup.sh: $*" >&2; exit 1; }
