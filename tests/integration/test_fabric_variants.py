@@ -45,7 +45,7 @@ def test_leafspine_pingall_and_failover(tmp_path):
         assert net.pingAll(timeout="1") == 0
         h1 = net.get("h1")
         assert "htb" in h1.cmd("tc qdisc show dev h1-eth0")  # the bw option shaped the link
-        ping = BackgroundPing(h1, "10.0.2.2", count=80, interval=0.05)
+        ping = BackgroundPing(h1, "10.0.2.2", count=120, interval=0.05)
         time.sleep(0.5)
         start = len(lab.ask("reconvergence"))
         lab.set_link("l3", "s1", up=False)
@@ -80,10 +80,11 @@ def test_link_delay_is_applied_or_refused_in_one_line(tmp_path):
 
 
 def test_two_plane_fattree_pingall_and_failover(tmp_path):
-    # 40 Python switches and an 8 MB transfer saturate 2 cores: six missed probes (600 ms)
-    # rather than three before a link counts as down, so load alone does not fail a link
+    # 40 switches and an 8 MB transfer saturate 2 cores: six missed probes 100 ms apart
+    # (600 ms) rather than three 50 ms apart before a link counts as down, so load alone
+    # does not fail a link
     with _lab(tmp_path, "multiplane:planes=2,base=fattree:k=4",
-              ("--miss-limit", "6")) as lab:
+              ("--probe-interval", "0.1", "--miss-limit", "6")) as lab:
         seconds = lab.start()
         print(f"\n2-plane fat-tree k=4 (40 switches) ready in {seconds:.1f} s")
         net = lab.net.net
@@ -133,3 +134,22 @@ def test_switch_that_never_answers_is_reported_and_avoided(tmp_path, monkeypatch
             time.sleep(0.2)
         assert sorted(lab.ask("status")["down_links"]) == ["l1:4-s2:1", "l2:4-s2:2"]
         assert lab.net.net.pingAll(timeout="1") == 0
+
+
+def test_lab_runs_from_a_build_dir_that_cannot_hold_sockets(tmp_path):
+    """A VM's shared folder (or any path too long for a socket) as the build directory: the
+    lab keeps its control socket and pid files in its runtime directory instead."""
+    import socket
+
+    build_dir = tmp_path / ("deep-shared-folder-" * 6)
+    build_dir.mkdir()
+    with socket.socket(socket.AF_UNIX) as probe, pytest.raises(OSError):
+        probe.bind(str(build_dir / "controller.sock"))  # no socket can live here
+    with Lab(LabConfig(spec="leafspine:leaves=2,spines=1,hosts=1", target=TARGET,
+                       build_dir=build_dir, bases=PortBases(grpc=51300, thrift=10300))) as lab:
+        lab.start()
+        assert lab.socket_path.is_socket() and build_dir not in lab.socket_path.parents
+        assert lab.ask("status")["ready"]
+        assert lab.net.net.pingAll(timeout="1") == 0
+    assert not lab.socket_path.exists()
+    assert (build_dir / "logs" / "controller.log").is_file()
