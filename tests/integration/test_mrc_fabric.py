@@ -105,40 +105,48 @@ def uplink_spread(lab: Lab, edge: str, run) -> dict[str, int]:
 
 
 BLAST_RATES = (4000, 2000, 1000, 500)  # packets/s, tried fastest first
+BURST_SECONDS = 2.5  # calibration and the spray tests use bursts of this length
 
 
 @pytest.fixture(scope="module")
 def blast_pps(lab) -> int:
-    """The fastest paced rate at which h1's edge switch forwards a 1-second burst whole.
+    """The fastest paced rate at which h1's burst reaches h16 whole, across all five hops.
 
     Bursts are paced to what the target forwards: p4emu takes 4000 packets/s here, BMv2
     (20 simple_switch processes on 2 cores, mrc.p4 with selectors and registers) about
-    1000. The data-plane tests then judge what the switches did with what they forwarded."""
+    1000. Delivery is counted on the last hop, for a burst as long as the tests' own,
+    because each switch on the path competes for the same CPU: a rate one edge switch
+    keeps up with can still be lost three hops later."""
     set_spray(lab, "ecmp")
-    edge, _ = attachment(lab, "h1")
+    dst_edge, dst_port = attachment(lab, "h16")
     tried = []
     for rate in BLAST_RATES:
-        spread = uplink_spread(lab, edge, lambda rate=rate: blast(
-            lab, "h1", "h16", "--count", str(rate), "--payload", "200", "--rate", str(rate)))
-        tried.append(f"{rate}/s: {sum(spread.values())}")
-        if sum(spread.values()) >= 0.99 * rate:
+        count = int(rate * BURST_SECONDS)
+        before = tx(lab, dst_edge)
+        blast(lab, "h1", "h16", "--count", str(count), "--payload", "200",
+              "--rate", str(rate))
+        time.sleep(0.5)
+        delivered = delta(before, tx(lab, dst_edge))[dst_port]
+        tried.append(f"{rate}/s: {delivered}/{count}")
+        if delivered >= 0.995 * count:
             print(f"\nblast pace on {lab.target}: {rate} packets/s ({', '.join(tried)})")
             return rate
-    pytest.fail(f"{edge} forwards no paced burst whole: {', '.join(tried)}")
+    pytest.fail(f"no paced burst reaches h16 whole: {', '.join(tried)}")
 
 
 # --- data plane (issue 6) -----------------------------------------------------------------
 def test_ev_spray_spreads_one_flow_over_all_uplinks(lab, blast_pps):
     set_spray(lab, "ev")
     edge, _ = attachment(lab, "h1")
-    count = int(blast_pps * 2.5)
+    count = int(blast_pps * BURST_SECONDS)
     spread = uplink_spread(lab, edge, lambda: blast(
         lab, "h1", "h16", "--count", str(count), "--ev", "cycle", "--evs", "256",
         "--payload", "200", "--rate", str(blast_pps)))
     share = max(spread.values()) / max(1, min(spread.values()))
     print(f"\nev spray, one 5-tuple, {count} packets at {blast_pps}/s: uplinks {spread}, "
           f"busiest/least {share:.2f}")
-    assert sum(spread.values()) >= 0.97 * count
+    # the pace was calibrated to what reaches h16; a little slack for a busy machine
+    assert sum(spread.values()) >= 0.95 * count
     assert share <= 1.5
 
 
