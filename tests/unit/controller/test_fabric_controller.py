@@ -17,6 +17,10 @@ from topologies.topology_file import TopologyFile
 
 
 def _controller(p4info, spec="fattree:k=4", **kwargs):
+    # Tests that fail links do it by hand; slow probes keep a loaded machine (a starved
+    # probe thread) from failing links of its own in the middle of a test.
+    kwargs.setdefault("probe_interval", 0.5)
+    kwargs.setdefault("miss_limit", 10)
     topo = TopologyFile(fabric=parse_spec(spec), target="p4emu")
     ctl = FabricController(topo, p4info, b"device-config", ForwardingPolicy(), election_id=1,
                            session_factory=FakeSession, **kwargs)
