@@ -54,10 +54,6 @@ def ip_to_int(ip: str) -> int:
     return value
 
 
-def int_to_ip(value: int) -> str:
-    return ".".join(str(value >> s & 0xFF) for s in (24, 16, 8, 0))
-
-
 @dataclass
 class SwitchState:
     members: dict[int, int] = field(default_factory=dict)  # member id -> port

@@ -22,14 +22,16 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
-from endpoint.blast import BlastPlan, blast
 from endpoint.core.receiver import Message, ReceiverConfig
 from endpoint.core.sender import SenderConfig
 from endpoint.routes import Plane, RouteError, host_interfaces, resolve_plane
 from endpoint.runner import mss_for, run_receiver, run_sender, write_message
 from endpoint.wire import MsgType
+
+if TYPE_CHECKING:  # endpoint.blast imports Scapy (~1 CPU-second): only `blast` pays for it
+    from endpoint.blast import BlastPlan
 
 _SUFFIX = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
 
@@ -261,6 +263,8 @@ def cmd_recv(args: argparse.Namespace) -> int:
 
 
 def _blast_plan(args: argparse.Namespace) -> BlastPlan:
+    from endpoint.blast import BlastPlan
+
     try:
         route = tuple(int(x) for x in args.route.split(",") if x.strip())
     except ValueError:
@@ -283,6 +287,8 @@ def _blast_plan(args: argparse.Namespace) -> BlastPlan:
 
 
 def cmd_blast(args: argparse.Namespace) -> int:
+    from endpoint.blast import blast
+
     plan = _blast_plan(args)
     args.iface = [args.iface] if args.iface else []
     plane = _planes(args)[0]

@@ -1,10 +1,10 @@
-"""MRC-lite v1 wire format: the one field table, plus fast pack/unpack for the core.
+"""MRC-lite v1 constants and the fast struct codec the transport core uses.
 
-The Scapy layer (`endpoint.layers`) builds its fields from `HEADER_FIELDS`, so the format is
-defined once. The transport core and the socket loop use `MrcHeader.pack`/`unpack` (plain
-`struct`), which is much faster than Scapy dissection on the data path.
+The header is declared once, as the Scapy layer `endpoint.layers.MRC`. `MrcHeader.pack`/
+`unpack` (plain `struct`) exist because Scapy dissection is far too slow for the send/recv
+data path; tests/unit/endpoint/test_wire_layers.py holds them byte-for-byte to that layer.
 
-Conventions beyond DESIGN.md (documented here because they live in header fields):
+Conventions beyond the field meanings (docs/wire-format.md has both):
 
 - ACK: `psn` is the DATA PSN answered, `ack` the cumulative ack (next PSN expected), and
   `offset` a SACK bitmap: bit i (value ``1 << i``) set means PSN ``ack + 1 + i`` was received.
@@ -42,45 +42,10 @@ class Flag(IntFlag):
     RETX = 0x08
 
 
-TYPE_NAMES: dict[int, str] = {t.value: t.name for t in MsgType}
-VERSION_NAMES: dict[int, str] = {MRC_VERSION: "v1"}
-# Bit i of the flags byte -> name (order is what Scapy's FlagsField expects).
-FLAG_NAMES: list[str] = ["TRIMMED", "ECN_ECHO", "LAST", "RETX", "F4", "F5", "F6", "F7"]
-
-# (name, bits, kind); kind tells the Scapy layer how to show the field.
-HEADER_FIELDS: tuple[tuple[str, int, str], ...] = (
-    ("version", 4, "version"),
-    ("type", 4, "type"),
-    ("flags", 8, "flags"),
-    ("ev", 16, "hex"),
-    ("conn", 32, "hex"),
-    ("psn", 32, "int"),
-    ("ack", 32, "int"),
-    ("offset", 32, "int"),
-    ("length", 16, "int"),
-    ("qmax", 16, "int"),
-    ("ts", 32, "int"),
-    ("route", 64, "hex"),
-    ("reserved", 32, "hex"),
-)
-
-
-def _struct_format(fields: tuple[tuple[str, int, str], ...]) -> str:
-    """Derive the struct format from the field table (two 4-bit fields share one byte)."""
-    codes = {8: "B", 16: "H", 32: "I", 64: "Q"}
-    fmt, pending_bits = "!", 0
-    for _name, bits, _kind in fields:
-        if bits < 8:
-            pending_bits += bits
-            if pending_bits == 8:
-                fmt, pending_bits = fmt + "B", 0
-            continue
-        fmt += codes[bits]
-    return fmt
-
-
-_HEADER = struct.Struct(_struct_format(HEADER_FIELDS))
-assert _HEADER.size == HEADER_LEN, "field table does not add up to 40 bytes"
+# Field order and widths of endpoint.layers.MRC: version+type share the first byte, then
+# flags, ev, conn, psn, ack, offset, length, qmax, ts, route, reserved.
+_HEADER = struct.Struct("!BBHIIIIHHIQI")
+assert _HEADER.size == HEADER_LEN
 
 
 class MalformedPacket(ValueError):
@@ -89,7 +54,7 @@ class MalformedPacket(ValueError):
 
 @dataclass(slots=True)
 class MrcHeader:
-    """One MRC header, field names as in DESIGN.md."""
+    """One MRC header; field names as in the Scapy layer `endpoint.layers.MRC`."""
 
     type: int = MsgType.DATA
     flags: int = 0

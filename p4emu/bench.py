@@ -121,7 +121,7 @@ def main(argv: list[str]) -> int:
         return 2
     from p4emu.compiler import load_ir
     from p4emu.frontend import compile_file
-    from p4emu.frontend.errors import P4CompileError
+    from p4emu.lang.errors import P4CompileError
     from p4emu.stf.parser import StfError
     from p4emu.v1model.pipeline import Pipeline
 

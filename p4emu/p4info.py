@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from p4.config.v1 import p4info_pb2
 
-from p4emu.frontend import ast as A
-from p4emu.frontend.errors import P4CompileError
+from p4emu.lang import ast as A
+from p4emu.lang.errors import P4CompileError
 from p4emu.p4info_fields import (
     ANNOTATION_SKIP,
     MATCH_TYPES,
@@ -330,17 +330,28 @@ def build(gen) -> tuple[m.ProgramInfo, p4info_pb2.P4Info, dict[str, int], dict[s
         info.digests[did] = m.DigestInfo(did, name, hf)
         pd = p4.digests.add()
         pre(pd, "digest", name)
-        _digest_type_spec(p4, pd.type_spec, name, fields, dkind)
-    return info, p4, aid, digest_ids
+        _digest_type_spec(p4, pd.type_spec, name, fields, dkind, gen.errors)
     return info, p4, aid, digest_ids
 
 
-def _digest_type_spec(p4, spec, name: str, fields, dkind: str) -> None:
+def _member_type_spec(p4, spec, w: int, kind: str, errors) -> None:
+    """One digested field: bits, or error / a plain enum described in type_info."""
+    if kind == "error":
+        spec.error.SetInParent()
+        if not p4.type_info.error.members:
+            p4.type_info.error.members.extend(sorted(errors, key=errors.get))
+    elif kind.startswith("enum:"):
+        spec.enum.name = kind[5:]
+    else:
+        set_bits_type(spec, w, kind == "int", kind == "bool")
+
+
+def _digest_type_spec(p4, spec, name: str, fields, dkind: str, errors) -> None:
     """The P4DataTypeSpec of a digest: a named struct or header (described in type_info)
     or an anonymous tuple (described inline), as p4c's TypeSpecConverter writes them."""
     if dkind == "tuple":
         for _, w, kind in fields:
-            set_bits_type(spec.tuple.members.add(), w, kind == "int", kind == "bool")
+            _member_type_spec(p4, spec.tuple.members.add(), w, kind, errors)
         return
     if dkind == "header":
         spec.header.name = name
@@ -358,7 +369,7 @@ def _digest_type_spec(p4, spec, name: str, fields, dkind: str) -> None:
     for fn, w, kind in fields:
         mem = st.members.add()
         mem.name = fn
-        set_bits_type(mem.type_spec, w, kind == "int", kind == "bool")
+        _member_type_spec(p4, mem.type_spec, w, kind, errors)
 
 
 def _canonical_bytes(value: int) -> bytes:

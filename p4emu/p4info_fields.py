@@ -6,8 +6,8 @@ type specs of register and digest values, and pkg_info from the main instance.
 
 from __future__ import annotations
 
-from p4emu.frontend import ast as A
-from p4emu.frontend.errors import P4CompileError
+from p4emu.lang import ast as A
+from p4emu.lang.errors import P4CompileError
 
 # annotations p4c consumes instead of copying into a P4Info message
 ANNOTATION_SKIP = frozenset({"name", "id", "hidden", "controller_header", "field_list", "brief",

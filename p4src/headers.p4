@@ -1,5 +1,6 @@
 /* MRC Lab fabric program: constants, headers and metadata shared by mrc.p4.
- * The wire format is MRC-lite v1 (DESIGN.md "Wire format"). */
+ * The wire format is MRC-lite v1 (docs/wire-format.md); mrc_t is tested against the Scapy
+ * layer endpoint/layers.py (tests/unit/endpoint/test_wire_layers.py). */
 
 #ifndef _MRC_HEADERS_P4_
 #define _MRC_HEADERS_P4_

@@ -15,6 +15,8 @@ APT_PACKAGES=(
     mininet openvswitch-switch bridge-utils iproute2 iputils-ping ethtool tcpdump
     iperf3 net-tools procps psmisc kmod nftables make git
     python3-venv python3-dev gcc
+    # tshark runs the Wireshark dissector's tests (tools/wireshark/mrc.lua)
+    tshark
     # the VM provisioning tests: shell lint, a real gpg, and Ruby/Vagrant to parse and
     # validate the Vagrantfile
     shellcheck gnupg ruby vagrant

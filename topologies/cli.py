@@ -2,6 +2,8 @@
 
   mrclab run --topo fattree:k=4 [--target auto] [--script FILE] [--spray ecmp|ev|random|source]
   mrclab demo [--topo fattree:k=4]    bring up, pingall, print a summary table, tear down
+  mrclab shell SWITCH [--build-dir D]  p4runtime-shell on a running lab's switch (read-only)
+  mrclab trace [--flows] PCAP...      summarize the MRC packets of captures
 """
 
 from __future__ import annotations
@@ -73,6 +75,21 @@ def build_parser() -> argparse.ArgumentParser:
             p.add_argument("--transfer", default="1M", metavar="SIZE",
                            help="size of the ev-sprayed MRC transfer after pingall "
                                 "(endpoint CLI); 0 = none")
+    shell = sub.add_parser("shell", help="p4runtime-shell on a running lab's switch "
+                                         "(backup client: reads, never takes primary)")
+    shell.add_argument("switch", metavar="SWITCH", help="e.g. e1, a3, c2")
+    shell.add_argument("--build-dir", type=Path, default=None,
+                       help="the running lab's build dir (default $MRCLAB_BUILD_DIR or build/)")
+    trace = sub.add_parser("trace", help="per-packet or per-flow summary of MRC captures")
+    trace.add_argument("pcaps", nargs="+", type=Path, metavar="PCAP", help="pcap/pcapng files")
+    trace.add_argument("--flows", action="store_true", help="one line per flow, not per packet")
+    trace.add_argument("--json", type=Path, help="write the flow summaries as JSON here")
+    from experiments.cli import add_parser as add_experiment_parser  # mrclab experiment
+
+    add_experiment_parser(sub)
+    from coursework.cli import add_parser as add_exercise_parser  # mrclab exercise
+
+    add_exercise_parser(sub)
     return parser
 
 
@@ -154,6 +171,23 @@ def run_demo(lab: Lab, transfer: str | None) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(sys.argv[1:] if argv is None else argv)
+    if args.command == "experiment":
+        from experiments.cli import main as experiment_main
+
+        return experiment_main(args)
+    if args.command == "shell":  # attaches to a running lab's switch
+        from topologies.shell import run as shell_main
+
+        return shell_main((args.build_dir or default_build_dir()) / "topology.json",
+                          args.switch)
+    if args.command == "trace":  # reads files: no lab, no root
+        from endpoint.trace import main as trace_main
+
+        return trace_main(args)
+    if args.command == "exercise":  # checks start their own labs
+        from coursework.cli import run as exercise_main
+
+        return exercise_main(args)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(levelname)s %(name)s: %(message)s")
     if args.command == "run" and args.script and not Path(args.script).is_file():

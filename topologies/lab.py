@@ -80,6 +80,8 @@ class LabConfig:
     run_dir: Path | None = None  # default: runtime_dir(build_dir)
     switch_log: bool = False  # per-packet switch logs (slow: BMv2 loses packets with them)
     link_failure: str = link_failure.DROP
+    # `python -m` module of the controller; exercises wrap it to load a student's policy
+    controller_module: str = "controller"
 
 
 class Lab:
@@ -131,7 +133,8 @@ class Lab:
         return self.bring_up_s
 
     def start_controller(self, extra_args: list[str] | None = None) -> None:
-        cmd = [sys.executable, "-m", "controller", "--topology", str(self.topology_path),
+        cmd = [sys.executable, "-m", self.config.controller_module,
+               "--topology", str(self.topology_path),
                "--control-socket", str(self.socket_path), "--spray", self.config.spray,
                *self.config.controller_args, *(extra_args or [])]
         env = dict(os.environ)

@@ -37,9 +37,6 @@ class SendScoreboard:
     def complete(self) -> bool:
         return self.delivered_count == self.npkts
 
-    def has_resend(self) -> bool:
-        return bool(self._resend_set)
-
     def next_psn(self) -> tuple[int, bool] | None:
         """The PSN to send next and whether it is a retransmission; resends go first."""
         while self._resend:

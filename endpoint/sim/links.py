@@ -2,7 +2,7 @@
 
 A `Path` carries one direction of data through a bottleneck and the replies back through a
 plain delay line (replies are small and go in the high-priority queue in the fabric). The
-bottleneck behaves like the fabric's egress port (DESIGN.md "Data plane"): a DATA packet that
+bottleneck behaves like the fabric's egress port (docs/architecture.md, "Parts": data plane): a DATA packet that
 would join the data queue at depth >= `trim_threshold` is cut to its headers, marked TRIMMED
 and sent in the high-priority queue; at depth >= `ecn_threshold` it is marked CE; beyond
 `queue_limit` it is tail-dropped; every packet's `qmax` becomes max(qmax, depth).

@@ -15,10 +15,10 @@ from dataclasses import dataclass, field
 from p4.config.v1 import p4info_pb2
 
 from p4emu.compiler.program import ProgramGen
-from p4emu.frontend.errors import P4CompileError
-from p4emu.frontend.lexer import tokenize
-from p4emu.frontend.parser import parse
-from p4emu.frontend.preprocess import SourceLine
+from p4emu.lang.errors import P4CompileError
+from p4emu.lang.lexer import tokenize
+from p4emu.lang.parser import parse
+from p4emu.lang.preprocess import SourceLine
 from p4emu.runtime.model import ProgramInfo
 
 log = logging.getLogger(__name__)

@@ -4,7 +4,7 @@ inline it by direct argument substitution."""
 
 from __future__ import annotations
 
-from p4emu.frontend import ast as A
+from p4emu.lang import ast as A
 
 
 def expr_text(e: A.Expr) -> str:
@@ -102,6 +102,28 @@ def has_call(e) -> bool:
     return any(has_call(x) for x in getattr(e, "items", []) or [])
 
 
+def table_apply_in(e) -> A.Call | None:
+    """The first `x.apply()` call inside an expression, or None."""
+    if isinstance(e, A.Call):
+        if isinstance(e.func, A.Member) and e.func.name == "apply":
+            return e
+        for a in e.args:
+            found = table_apply_in(a.value) if a.value is not None else None
+            if found is not None:
+                return found
+    for attr in ("expr", "left", "right", "cond", "then", "other", "index", "func"):
+        sub = getattr(e, attr, None)
+        if isinstance(sub, A.Expr):
+            found = table_apply_in(sub)
+            if found is not None:
+                return found
+    for x in getattr(e, "items", []) or []:
+        found = table_apply_in(x)
+        if found is not None:
+            return found
+    return None
+
+
 def root_name(e) -> str | None:
     while isinstance(e, (A.Member, A.Index, A.Slice)):
         e = e.expr
@@ -121,3 +143,33 @@ def writes(node, name: str) -> bool:
     if any(writes(x, name) for x in child_statements(node)):
         return True
     return False
+
+
+def apply_continuations(body: A.Block) -> dict[int, tuple]:
+    """id of each `t.apply();` statement call in a control body -> where control goes
+    after it. p4c's BMv2 back end gives a table one node in the control-flow graph, so a
+    table applied at several places is fine only if every place continues at the same
+    point (CFG::checkMergeable), as in `if (c) { t.apply(); } else { t.apply(); }`."""
+    out: dict[int, tuple] = {}
+
+    def walk(s, cont: tuple) -> None:
+        if isinstance(s, A.Block):
+            for i, inner in enumerate(s.stmts):
+                walk(inner, cont if i == len(s.stmts) - 1 else ("after", id(inner)))
+        elif isinstance(s, A.If):
+            walk(s.then, cont)
+            if s.other is not None:
+                walk(s.other, cont)
+        elif isinstance(s, A.Switch):
+            for case in s.cases:
+                if case.body is not None:
+                    walk(case.body, cont)
+        elif isinstance(s, A.For):
+            walk(s.body, ("loop", id(s)))
+        elif isinstance(s, A.CallStmt):
+            f = s.call.func
+            if isinstance(f, A.Member) and f.name == "apply" and not s.call.args:
+                out[id(s.call)] = cont
+
+    walk(body, ("end",))
+    return out

@@ -1,10 +1,11 @@
-"""Parsers, controls, actions, functions and tables (mixin of `ProgramGen`)."""
+"""Parser and control instances, sub-block applies, actions and functions (mixin of
+`ProgramGen`; parser states are in `parsers.py`, tables in `tables.py`)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from p4emu.compiler.analysis import expr_text, may_exit, writes
+from p4emu.compiler.analysis import apply_continuations, expr_text, may_exit, writes
 from p4emu.compiler.exprs import V, lit, width_of
 from p4emu.compiler.scope import (
     ActionB,
@@ -18,10 +19,10 @@ from p4emu.compiler.scope import (
     VarB,
     py_ident,
 )
-from p4emu.compiler.stmts import is_compound, zero_value
-from p4emu.frontend import ast as A
-from p4emu.frontend.errors import P4CompileError, unsupported
-from p4emu.frontend.types import (
+from p4emu.compiler.values import is_compound, zero_value
+from p4emu.lang import ast as A
+from p4emu.lang.errors import P4CompileError, unsupported
+from p4emu.lang.types import (
     BOOL,
     VOID,
     BitsT,
@@ -107,8 +108,6 @@ class BlockGen:
             b = outer_scope.lookup(e.name)
             if isinstance(b, InstB) and "ctx" in b.data:
                 return b
-            if isinstance(b, InstB) and "args" in b.data:  # a top-level instance
-                e = A.Call(e.loc, A.Path(e.loc, b.ty.name), [], b.data["args"])
         if isinstance(e, A.Call) and isinstance(e.func, (A.Path, A.TypeExpr)):
             fname = e.func.name if isinstance(e.func, A.Path) else e.func.type.name
             b = outer_scope.lookup(fname)
@@ -218,6 +217,7 @@ class BlockGen:
         fn.epilogue = "".join(o + ", " for o in outs)
         if kind == "control":
             self.in_parser = False
+            self.apply_sites.update(apply_continuations(decl.body))
             if prefix in self.top_prefixes or not outs:
                 self.block(decl.body, Scope(scope), fn)
             else:  # an exit still copies scalar results out when arguments are substituted
@@ -259,7 +259,7 @@ class BlockGen:
         args = self.gen_args(pairs, {}, scope, fn, e.loc, decl.name)
         # p4c inlines a sub-block by substituting its arguments when every call site passes
         # the same non-aliasing arguments; otherwise through temporaries copied out after
-        # the body, a copy-out an exit skips (V1MODEL-NOTES §3)
+        # the body, a copy-out an exit skips (docs/v1model.md §3)
         direct = b.data.get("direct", True)
         compound_args = []
         scalar_args = []
@@ -297,106 +297,14 @@ class BlockGen:
             fn.emit(f"{v.py}.assign({tmp})")
         return V("None", VOID)
 
-    # -- parser states -----------------------------------------------------------------
-    def gen_states(self, decl: A.ParserDecl, ctx: BlockCtx, scope: Scope) -> str:
-        names: dict[str, str] = {}
-        for st in decl.states:
-            if st.name in ("accept", "reject"):
-                raise P4CompileError(st.loc, f"parser state {st.name} is built in and cannot be implemented")
-            if st.name in names:
-                raise P4CompileError(st.loc, f"{st.name}: duplicate parser state")
-            names[st.name] = f"S_{self.next_id()}_{py_ident(st.name)}"
-        if "start" not in names:
-            raise P4CompileError(decl.loc, f"parser {decl.name} has no start state")
-        for s in decl.states:
-            fn = self.new_fn(ctx)
-            fn.kind = "parser"
-            sscope = Scope(scope)
-            for st in s.stmts:
-                self.stmt(st, sscope, fn)
-            tr = s.transition
-            if tr is None:
-                fn.emit("return None")
-            elif tr.select is None:
-                fn.emit(f"return {self._state_ref(tr.state, names, tr.loc)}")
-            else:
-                self._select(tr, names, sscope, fn)
-            self.code.append(f"def {names[s.name]}({ctx.sig}):")
-            self.code += fn.body()
-        return names["start"]
-
-    def _state_ref(self, name: str, names: dict, loc) -> str:
-        if name in ("accept", "reject"):
-            return "None"  # p4c/BMv2: explicit reject behaves as accept
-        if name not in names:
-            raise P4CompileError(loc, f"{name}: no such parser state")
-        return names[name]
-
-    def _select(self, tr: A.Transition, names, scope, fn) -> None:
-        keys = []
-        for k in tr.select:
-            # BMv2 does not bounds-check a lookahead in a select key
-            self.in_select_key = True
-            try:
-                v = self.expr(k, scope, fn)
-            finally:
-                self.in_select_key = False
-            if isinstance(v.ty, InfIntT):
-                raise P4CompileError(k.loc, "select key width cannot be inferred")
-            tmp = fn.fresh("k")
-            fn.emit(f"{tmp} = {v.py}")
-            keys.append(V(tmp, v.ty))
-        for case in tr.cases:
-            cond = self._case_cond(case.keys, keys, scope, fn, case.loc)
-            target = self._state_ref(case.state, names, case.loc)
-            if cond == "True":
-                fn.emit(f"return {target}")
-                return
-            fn.emit(f"if {cond}: return {target}")
-        fn.emit("return None")
-
-    def _case_cond(self, ksets: list[A.Expr], keys: list[V], scope, fn, loc) -> str:
-        if len(ksets) == 1 and len(keys) > 1:
-            k = ksets[0]
-            if isinstance(k, (A.DefaultKey, A.DontCare)):
-                return "True"
-            if isinstance(k, A.Path):
-                b = scope.lookup(k.name)
-                if isinstance(b, InstB) and b.kind == "value_set":
-                    tup = "(" + "".join(_unsigned(x) + ", " for x in keys) + ")"
-                    return f"{b.py}.contains({tup})"
-            if isinstance(k, A.ListExpr):
-                ksets = k.items
-        if len(ksets) != len(keys):
-            raise P4CompileError(loc, f"select case has {len(ksets)} keysets for {len(keys)} keys")
-        conds = []
-        for k, key in zip(ksets, keys, strict=True):
-            c = self._keyset_cond(k, key, scope, fn)
-            if c != "True":
-                conds.append(c)
-        return " and ".join(conds) if conds else "True"
-
-    def _keyset_cond(self, k: A.Expr, key: V, scope, fn) -> str:
-        if isinstance(k, (A.DefaultKey, A.DontCare)):
-            return "True"
-        if isinstance(k, A.Mask):
-            v = self.coerce(self.expr(k.value, scope, fn, key.ty), key.ty, k.loc)
-            m = self.coerce(self.expr(k.mask, scope, fn, key.ty), key.ty, k.loc)
-            return f"({_unsigned(key)} & {_unsigned(m)}) == ({_unsigned(v)} & {_unsigned(m)})"
-        if isinstance(k, A.Range):
-            lo = self.coerce(self.expr(k.low, scope, fn, key.ty), key.ty, k.loc)
-            hi = self.coerce(self.expr(k.high, scope, fn, key.ty), key.ty, k.loc)
-            return f"{lo.py} <= {key.py} <= {hi.py}"
-        if isinstance(k, A.Path):
-            b = scope.lookup(k.name)
-            if isinstance(b, InstB) and b.kind == "value_set":
-                return f"{b.py}.contains(({_unsigned(key)},))"
-        v = self.coerce(self.expr(k, scope, fn, key.ty), key.ty, k.loc)
-        return f"{key.py} == {v.py}"
-
     # -- actions -----------------------------------------------------------------------
     def register_action(self, b: ActionB) -> None:
-        self.actions_by_name.setdefault(b.full_name, b)
+        other = self.actions_by_name.setdefault(b.full_name, b)
+        if other.decl is not b.decl:
+            # P4Runtime names actions by their control-plane name; two actions sharing one
+            # would be one action to the controller (p4c: DuplicateActionControlPlaneNameCheck)
+            raise P4CompileError(b.decl.loc, f"{b.full_name}: conflicting control plane name "
+                                             f"(also the action at {other.decl.loc})")
         params = []
         scope = getattr(b, "scope", self.global_scope)
         for p in b.decl.params:

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from p4emu.compiler.exprs import V, lit
 from p4emu.compiler.scope import ActionB, ExternFuncB, FuncB, InstB, Scope, TypeB
-from p4emu.compiler.stmts import is_compound, zero_value
-from p4emu.frontend import ast as A
-from p4emu.frontend.errors import P4CompileError
-from p4emu.frontend.types import (
+from p4emu.compiler.values import is_compound, zero_value
+from p4emu.lang import ast as A
+from p4emu.lang.errors import P4CompileError
+from p4emu.lang.types import (
     BOOL,
     INFINT,
     VOID,
@@ -69,6 +69,9 @@ class CallGen:
         target = self.expr(f, scope, fn)
         b = target.ref
         if isinstance(b, ActionB):
+            if getattr(fn, "kind", "") == "parser" or self.in_parser:
+                # p4c (TypeInference): actions belong to controls
+                raise P4CompileError(e.loc, f"{b.decl.name}: Action calls are not allowed within parsers")
             return self.action_call(e, b, scope, fn, as_statement)
         if isinstance(b, FuncB):
             return self.function_call(e, b, scope, fn, want, as_statement)
@@ -270,11 +273,14 @@ class CallGen:
                     raise P4CompileError(e.loc, f"table {t.name}: only apply() can be called")
                 if getattr(fn, "kind", "") in ("action", "function"):
                     raise P4CompileError(e.loc, f"{t.name}.apply: tables cannot be applied from {fn.kind}s")
-                b.data["applies"] = b.data.get("applies", 0) + 1
-                if b.data["applies"] > 1:
-                    raise P4CompileError(e.loc, f"unsupported: table {t.name} applied more than once "
-                                                "(BMv2 allows one application per table)")
-                fn.owner.applied_tables.append(b.full_name)
+                # where control goes after this application (None: used as a value)
+                sites = b.data.setdefault("sites", [])
+                sites.append(self.apply_sites.get(id(e)))
+                if len(sites) > 1 and (None in sites or len(set(sites)) > 1):
+                    raise P4CompileError(e.loc, "Program is not supported by this target, because "
+                                                f"table {b.full_name} has multiple successors")
+                if len(sites) == 1:
+                    fn.owner.applied_tables.append(b.full_name)
                 call = f"{b.py}({fn.owner.sig})"
                 if as_statement:
                     fn.emit(call)
@@ -313,7 +319,7 @@ class CallGen:
                 pt = func.expr.expr.ty
                 if isinstance(pt, StructT) and pt.kind == "header_union":
                     union_parent = func.expr
-            # BMv2's packet length register follows validity flips (V1MODEL-NOTES §1)
+            # BMv2's packet length register follows validity flips (docs/v1model.md §1)
             h = fn.fresh("h")
             fn.emit(f"{h} = {base.py}")
             if name == "setValid":

@@ -7,6 +7,7 @@ headers/structs = generated __slots__ classes, header stacks = `Stack`.
 
 from __future__ import annotations
 
+from p4emu.compiler.analysis import expr_text
 from p4emu.compiler.scope import (
     ActionB,
     BlockDeclB,
@@ -19,10 +20,19 @@ from p4emu.compiler.scope import (
     VarB,
 )
 from p4emu.compiler.typegen import TypeGen
-from p4emu.compiler.values import AggConst, V, agg_const, lit, to_unsigned_py, width_of, wrap
-from p4emu.frontend import ast as A
-from p4emu.frontend.errors import P4CompileError, unsupported
-from p4emu.frontend.types import (
+from p4emu.compiler.values import (
+    AggConst,
+    V,
+    agg_const,
+    lit,
+    to_unsigned_py,
+    width_of,
+    wrap,
+    zero_value,
+)
+from p4emu.lang import ast as A
+from p4emu.lang.errors import P4CompileError, unsupported
+from p4emu.lang.types import (
     BOOL,
     DONTCARE,
     ERROR,
@@ -169,7 +179,7 @@ class ExprGen(TypeGen):
                 if not 0 <= idx.const < base.ty.size:
                     raise P4CompileError(e.loc, f"index {idx.const} out of bounds of {base.ty}")
                 return V(f"{base.py}.items[{idx.const}]", base.ty.elem)
-            return V(f"{base.py}.items[{idx.py}]", base.ty.elem)
+            return V(f"{base.py}.at({idx.py})", base.ty.elem)
         if isinstance(base.ty, TupleT) and isinstance(base.const, AggConst) and isinstance(idx.const, int):
             c = base.const.items[idx.const]
             return V(lit(c), base.ty.items[idx.const], c)
@@ -397,6 +407,11 @@ class ExprGen(TypeGen):
             a = self.coerce(a, want, e.left.loc)  # `1 << n` takes the width of its context
         if isinstance(b.ty, BitsT) and b.ty.signed:
             raise P4CompileError(e.right.loc, "shift amount must be unsigned")
+        if not isinstance(b.ty, (BitsT, InfIntT)):  # p4c: bit<S> or a non-negative constant
+            raise P4CompileError(e.right.loc, f"{expr_text(e.right)}: The right operand of shift "
+                                              f"must be either an expression of type bit<S> or a "
+                                              f"compile-time known value that is a non-negative "
+                                              f"integer, but is {b.ty}")
         if isinstance(b.const, int) and b.const < 0:
             raise P4CompileError(e.right.loc, f"shift by a negative amount {b.const}")
         if not isinstance(b.ty, (BitsT, InfIntT)):
@@ -523,8 +538,6 @@ class ExprGen(TypeGen):
 
     def default_value(self, t: Type) -> V:
         """P4's default value: 0, false, invalid headers (a fresh object)."""
-        from p4emu.compiler.stmts import zero_value
-
         if isinstance(t, BitsT):
             return V("0", t, 0)
         if isinstance(t, BoolT):

@@ -5,17 +5,18 @@ Generated code calls helpers of `p4emu.v1model.support` and the per-packet state
 
 from __future__ import annotations
 
+from p4emu.compiler.analysis import expr_text
 from p4emu.compiler.exprs import V, lit
-from p4emu.compiler.stmts import is_compound, zero_value
-from p4emu.frontend import ast as A
-from p4emu.frontend.errors import P4CompileError, unsupported
-from p4emu.frontend.types import (
+from p4emu.compiler.values import is_compound, zero_value
+from p4emu.lang import ast as A
+from p4emu.lang.errors import P4CompileError, unsupported
+from p4emu.lang.types import (
     BOOL,
     VOID,
     BitsT,
     BoolT,
     EnumT,
-    StackT,
+    ErrorT,
     StructT,
     TupleT,
     Type,
@@ -28,69 +29,6 @@ HASH_ALGOS = ("crc32", "crc32_custom", "crc16", "crc16_custom", "random", "ident
 
 class ExternGen:
     # -- packet_in / packet_out --------------------------------------------------------
-    def packet_in_call(self, e: A.Call, base: V, name: str, scope, fn, want, as_statement) -> V:
-        pk = base.py
-        if name == "extract":
-            if len(e.args) not in (1, 2):
-                raise P4CompileError(e.loc, "extract expects 1 or 2 arguments")
-            target = self.lvalue(e.args[0].value, scope, fn)
-            t = target.ty
-            if not isinstance(t, StructT) or t.kind != "header":
-                raise P4CompileError(e.args[0].loc, f"extract: {t} is not a header")
-            arg = e.args[0].value
-            union = None
-            if isinstance(arg, A.Member) and isinstance(arg.expr.ty, StructT) and arg.expr.ty.kind == "header_union":
-                # the union is evaluated once: `us.next.a` must take one stack element,
-                # not one for the extract and another for invalidating the siblings
-                union = fn.fresh("un")
-                fn.emit(f"{union} = {self.lvalue(arg.expr, scope, fn).py}")
-                target = V(f"{union}.f_{arg.name}", t)
-            if len(e.args) == 2:
-                n = self.expr(e.args[1].value, scope, fn, BitsT(32))
-                fn.emit(f"{target.py}.extract_var({pk}, {n.py})")
-            else:
-                if t.varbit_field is not None:
-                    raise P4CompileError(e.loc, f"extract of {t.name} (with a varbit field) needs a size argument")
-                fn.emit(f"{target.py}.extract({pk})")
-            if union is not None:
-                fn.emit(f"{union}.only_valid('f_{arg.name}')")
-            return V("None", VOID)
-        if name == "lookahead":
-            if not e.type_args:
-                raise P4CompileError(e.loc, "lookahead needs a type argument")
-            t = self.resolve_type(e.type_args[0], scope)
-            peek = "peek_bits_unchecked" if getattr(self, "in_select_key", False) else "peek_bits"
-            if isinstance(t, BitsT):
-                py = f"{pk}.{peek}({t.width})"
-                if t.signed:
-                    h = 1 << (t.width - 1)
-                    py = f"(({py} ^ {h}) - {h})"
-                if as_statement:
-                    return V("None", VOID)
-                return V(py, t)
-            if isinstance(t, BoolT):
-                return V(f"({pk}.{peek}(1) == 1)", BOOL)
-            if isinstance(t, StructT) and t.kind == "header":
-                return V(f"{t.py}.peek({pk}, {peek == 'peek_bits'})", t)
-            raise unsupported(e.loc, f"lookahead<{t}>")
-        if name == "advance":
-            n = self.expr(e.args[0].value, scope, fn, BitsT(32))
-            fn.emit(f"{pk}.advance({n.py})")
-            return V("None", VOID)
-        if name == "length":
-            return V(f"{pk}.total_length()", BitsT(32))
-        raise P4CompileError(e.loc, f"packet_in has no method {name}")
-
-    def packet_out_call(self, e: A.Call, base: V, name: str, scope, fn) -> V:
-        if name != "emit" or len(e.args) != 1:
-            raise P4CompileError(e.loc, f"packet_out: unknown method {name}")
-        v = self.expr(e.args[0].value, scope, fn)
-        if not isinstance(v.ty, (StructT, StackT)):
-            raise P4CompileError(e.args[0].loc, f"emit: {v.ty} is not a header, stack or struct")
-        fn.emit(f"{v.py}.emit({base.py})")
-        return V("None", VOID)
-
-    # -- helpers -----------------------------------------------------------------------
     def enum_const(self, e: A.Expr, scope, fn, enum_name: str) -> str:
         v = self.expr(e, scope, fn)
         if not isinstance(v.ty, EnumT) or v.ty.name != enum_name or v.const is None:
@@ -117,6 +55,9 @@ class ExternGen:
             items.append(f"(int({v.py}), 1)")
         elif isinstance(t, EnumT) and t.underlying is not None:
             items.append(f"({v.py}, {t.underlying.width})")
+        elif isinstance(t, (EnumT, ErrorT)):
+            # p4c's BMv2 mid end makes plain enums and errors bit<32> (EnumOn32Bits, errorWidth)
+            items.append(f"({v.py}, 32)")
         elif isinstance(t, VarbitT):
             items.append(f"({v.py}[1], {v.py}[0])")
         elif isinstance(t, StructT):
@@ -259,7 +200,7 @@ class ExternGen:
                 vals.append(f"{read} & {ftype.mask}" if ftype.signed else read)
             elif isinstance(ftype, BoolT):
                 vals.append(f"int({read})")
-            elif isinstance(ftype, EnumT) and ftype.underlying is not None:
+            elif isinstance(ftype, (EnumT, ErrorT)):  # serializable, or bit<32> in BMv2
                 vals.append(read)
             else:
                 raise unsupported(e.loc, f"digest field {fname} of type {ftype}")
@@ -346,6 +287,11 @@ class ExternGen:
         idx_t = tenv.get("I", BitsT(32))
         if kind == "register":
             val_t = tenv.get("T")
+            if isinstance(val_t, StructT) and name == "read" and isinstance(e.args[0].value, A.Member):
+                # p4c's BMv2 mid end flattens structs inside the block parameters
+                # (FlattenInterfaceStructs) and cannot then write one as a whole
+                raise P4CompileError(e.args[0].loc, f"{expr_text(e.args[0].value)}: writing to a "
+                                                    "structure is not supported on this target")
             if name == "read":
                 res = self.lvalue(e.args[0].value, scope, fn)
                 if val_t is not None and res.ty != val_t and not (

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 from p4emu.compiler.analysis import substitutable
 from p4emu.compiler.blocks import BlockCtx, full_name, key_width
+from p4emu.compiler.checks import check_unique_name
 from p4emu.compiler.scope import InstB, Scope
-from p4emu.frontend import ast as A
-from p4emu.frontend.errors import P4CompileError, unsupported
-from p4emu.frontend.types import BitsT, BoolT, ObjectT
+from p4emu.lang import ast as A
+from p4emu.lang.errors import P4CompileError, unsupported
+from p4emu.lang.types import BitsT, BoolT, ObjectT
 
 
 class InstanceGen:
@@ -70,6 +71,11 @@ class InstanceGen:
             vals.append(v)
         uid = self.next_id()
         kind = t.name
+        store = {"register": "registers", "counter": "counters", "direct_counter": "counters",
+                 "meter": "meters", "direct_meter": "meters", "action_profile": "action_profiles",
+                 "action_selector": "action_profiles"}.get(kind)
+        if store is not None:
+            check_unique_name(self.objects[store], name, kind.replace("_", " "), d.loc)
         if kind == "register":
             vt = t.type_args.get("T")
             self.objects["registers"].append(dict(

@@ -15,8 +15,11 @@ How a program becomes Python (one pass that type-checks and generates):
 - a table becomes `TA_n(...)`: key tuple → `Table.lookup` → dispatch dict `TD_n`
   (action id → wrapper that unpacks action data) → returns the LookupResult, so
   `.hit`/`.action_run` are attribute reads (`tables.py`);
-- externs become calls into `p4emu.v1model.support` and the run-time objects (`externs.py`);
-  per-packet requests (clone, resubmit, digest, truncate ...) go to the global `PS`;
+- externs become calls into `p4emu.v1model.support` and the run-time objects (`externs.py`,
+  packet_in/packet_out in `packets.py`, `lookahead.py`); per-packet requests (clone,
+  resubmit, digest, truncate ...) go to the global `PS`;
+- checks p4c makes that the generated code does not need (v1model version, P4Info name
+  clashes, entry priorities, parser termination, BMv2's headers type) are in `checks.py`;
 - module-level names `TBL_n`, `REG_n`, `CNT_n`, `MTR_n`, `VS_n` are bound by the Pipeline to
   a DeviceState's objects (`bindings`), `AID` maps action names to P4Info ids.
 
@@ -28,10 +31,13 @@ from __future__ import annotations
 
 from p4emu.compiler.blocks import BlockGen
 from p4emu.compiler.calls import CallGen
+from p4emu.compiler.checks import check_headers_type, check_v1model_version
 from p4emu.compiler.exprs import ExprGen, V
 from p4emu.compiler.externs import ExternGen
 from p4emu.compiler.instances import InstanceGen
 from p4emu.compiler.ordering import OrderGen
+from p4emu.compiler.packets import PacketGen
+from p4emu.compiler.parsers import ParserGen
 from p4emu.compiler.scope import (
     ActionB,
     BlockDeclB,
@@ -43,11 +49,12 @@ from p4emu.compiler.scope import (
     TypeB,
 )
 from p4emu.compiler.stmts import StmtGen
-from p4emu.compiler.structs import struct_class_source
+from p4emu.compiler.structs import flat_width, struct_bits_source, struct_class_source
 from p4emu.compiler.tables import TableGen
-from p4emu.frontend import ast as A
-from p4emu.frontend.errors import P4CompileError, unsupported
-from p4emu.frontend.types import (
+from p4emu.lang import ast as A
+from p4emu.lang.errors import P4CompileError, unsupported
+from p4emu.lang.types import (
+    ERROR,
     BitsT,
     BoolT,
     EnumT,
@@ -55,21 +62,25 @@ from p4emu.frontend.types import (
     StackT,
     StructT,
     TypeVarT,
+    VarbitT,
 )
 
 V1SWITCH_ROLES = ("parser", "verify", "ingress", "egress", "compute", "deparser")
 V1SWITCH_PARAMS = ("p", "vr", "ig", "eg", "ck", "dep")  # parameter names in v1model.p4
 
 
-class ProgramGen(ExprGen, StmtGen, CallGen, ExternGen, BlockGen, InstanceGen, TableGen, OrderGen):
+class ProgramGen(ExprGen, StmtGen, CallGen, ExternGen, PacketGen, BlockGen, ParserGen,
+                 InstanceGen, TableGen, OrderGen):
     def __init__(self, program: A.Program):
         self.program = program
         self.global_scope = Scope()
         self.errors: dict[str, int] = {}
+        self.apply_sites: dict[int, tuple] = {}  # analysis.apply_continuations
         self.match_kinds: set[str] = set()
         self.counter = [0]
         self.code: list[str] = []
         self.struct_code: list[str] = []
+        self.bits_structs: set[str] = set()  # structs given from_bits/to_bits
         self.bindings: dict[str, tuple[str, str]] = {}
         self.dispatch_tables: list[tuple[str, list[tuple[str, str]]]] = []
         self.objects: dict = {"tables": [], "actions": {}, "registers": [], "counters": [],
@@ -185,6 +196,8 @@ class ProgramGen(ExprGen, StmtGen, CallGen, ExternGen, BlockGen, InstanceGen, Ta
             g.declare(d.name, loc=d.loc, b=TypeB(t))
         elif isinstance(d, A.VarDecl):
             t = self.resolve_type(d.type, g)
+            if d.name == "__v1model_version":  # v1model.p4's copy of V1MODEL_VERSION
+                check_v1model_version(self.const_value(d.init, g, None).const, d.init.loc)
             v = self.coerce(self.const_value(d.init, g, t), t, d.init.loc)
             g.declare(d.name, loc=d.loc, b=ConstB(t, v.const))
         elif isinstance(d, A.ExternDecl):
@@ -212,9 +225,8 @@ class ProgramGen(ExprGen, StmtGen, CallGen, ExternGen, BlockGen, InstanceGen, Ta
         elif isinstance(d, A.InstanceDecl):
             t = self.resolve_type(d.type, g)
             if isinstance(t, ObjectT) and t.kind in ("parser", "control"):
-                # `Ingress() ig;` at top level, passed to V1Switch by name
-                g.declare(d.name, loc=d.loc, b=InstB(t.kind, t, d.name, "", d, {"args": d.args}))
-                return
+                # p4c (TypeInference) allows only package and extern instances here
+                raise P4CompileError(d.loc, f"{d.name}: cannot instantiate at top-level")
             if not isinstance(t, ObjectT) or t.kind != "extern":
                 raise unsupported(d.loc, f"top-level instantiation of {t}")
             py = self.extern_instance(t, _global_name(d), d.args, d, g, d.annotations)
@@ -227,7 +239,7 @@ class ProgramGen(ExprGen, StmtGen, CallGen, ExternGen, BlockGen, InstanceGen, Ta
         t.py = f"H_{self.next_id()}_{t.name}"
         for f in d.fields:
             ft = self.resolve_type(f.type, scope)
-            if d.kind == "header" and not isinstance(ft, (BitsT, EnumT)) and type(ft).__name__ not in ("BoolT", "VarbitT"):
+            if d.kind == "header" and not isinstance(ft, VarbitT) and flat_width(ft) is None:
                 raise P4CompileError(f.loc, f"header field {f.name}: type {ft} not allowed in a header")
             if d.kind == "header_union" and not (isinstance(ft, StructT) and ft.kind == "header"):
                 raise P4CompileError(f.loc, f"header_union field {f.name} must be a header")
@@ -235,6 +247,18 @@ class ProgramGen(ExprGen, StmtGen, CallGen, ExternGen, BlockGen, InstanceGen, Ta
             t.field_annotations[f.name] = f.annotations
         self.struct_code += struct_class_source(t, d.loc)
         self.struct_types.append(t)
+        if d.kind == "header":
+            for _, ft in t.fields:
+                self._struct_in_header(ft)
+
+    def _struct_in_header(self, t) -> None:
+        """Give a struct laid out inside a header (and its nested structs) from_bits/to_bits."""
+        if not isinstance(t, StructT) or t.kind != "struct" or t.py in self.bits_structs:
+            return
+        self.bits_structs.add(t.py)
+        for _, ft in t.fields:
+            self._struct_in_header(ft)
+        self.struct_code += struct_bits_source(t)
 
     def specialize_struct(self, generic: ObjectT, type_args: dict, loc) -> StructT:
         """The concrete type of `S<T1, ...>` for a generic struct/header `S`, one per
@@ -272,9 +296,6 @@ class ProgramGen(ExprGen, StmtGen, CallGen, ExternGen, BlockGen, InstanceGen, Ta
         decls = []
         for role, arg in zip(V1SWITCH_ROLES, args, strict=True):
             e = arg.value
-            inst = self.global_scope.lookup(e.name) if isinstance(e, A.Path) else None
-            if isinstance(inst, InstB) and inst.kind in ("parser", "control") and "args" in inst.data:
-                e = A.Call(e.loc, A.Path(e.loc, inst.ty.name), [], inst.data["args"])
             if not isinstance(e, A.Call) or not isinstance(e.func, (A.TypeExpr, A.Path)):
                 raise P4CompileError(arg.loc, f"V1Switch argument {role}: expected a constructor call")
             name = e.func.type.name if isinstance(e.func, A.TypeExpr) else e.func.name
@@ -286,6 +307,10 @@ class ProgramGen(ExprGen, StmtGen, CallGen, ExternGen, BlockGen, InstanceGen, Ta
                 raise P4CompileError(arg.loc, f"V1Switch argument {role}: {name} is not a {want}")
             decls.append((role, b.ty.decl, e.args))
         self._check_signatures(decls)
+        parser_decl = decls[0][1]
+        if len(parser_decl.params) > 1:
+            headers = parser_decl.params[1]
+            check_headers_type(self.resolve_type(headers.type, self.global_scope), headers.type.loc)
         self.top_prefixes = set()
         for _, decl, _ in decls:
             anno = A.find_annotation(decl.annotations, "name")
@@ -394,7 +419,8 @@ class ProgramGen(ExprGen, StmtGen, CallGen, ExternGen, BlockGen, InstanceGen, Ta
         return out
 
     def digests(self) -> list[tuple[str, list[tuple[str, int, str]], str]]:
-        """Digested types: (name, [(field, width, "bit" | "int" | "bool")], kind) where
+        """Digested types: (name, [(field, width, "bit" | "int" | "bool" | "error" |
+        "enum:NAME")], kind) where
         kind is "struct", "header" or "tuple" (a digested list expression)."""
         out = []
         for name, t in self.digest_types.items():
@@ -403,6 +429,9 @@ class ProgramGen(ExprGen, StmtGen, CallGen, ExternGen, BlockGen, InstanceGen, Ta
                 w = ft.width if isinstance(ft, BitsT) else ft.underlying.width if isinstance(ft, EnumT) and ft.underlying else 1
                 kind = ("int" if isinstance(ft, BitsT) and ft.signed else
                         "bool" if isinstance(ft, BoolT) else "bit")
+                if ft is ERROR or (isinstance(ft, EnumT) and ft.underlying is None):
+                    # bit<32> in BMv2 (p4c's errorWidth, EnumOn32Bits); P4Info names the type
+                    w, kind = 32, "error" if ft is ERROR else f"enum:{ft.name}"
                 fields.append((fname, w, kind))
             out.append((name, fields, "tuple" if getattr(t, "digest_tuple", False) else t.kind))
         return out

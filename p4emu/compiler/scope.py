@@ -5,7 +5,7 @@ from __future__ import annotations
 import keyword
 from dataclasses import dataclass, field
 
-from p4emu.frontend.types import Type
+from p4emu.lang.types import Type
 
 
 class Binding:
@@ -102,7 +102,7 @@ class Scope:
     def declare(self, name: str, b: Binding, loc=None) -> None:
         """Bind a new declaration; a second one of the same name in one scope is an error."""
         if name in self.names:
-            from p4emu.frontend.errors import P4CompileError
+            from p4emu.lang.errors import P4CompileError
 
             raise P4CompileError(loc, f"{name}: duplicate declaration")
         self.names[name] = b

@@ -3,7 +3,7 @@ for loops, exit/return (mixin of `ProgramGen`; calls are in `calls.py`)."""
 
 from __future__ import annotations
 
-from p4emu.compiler.analysis import expr_text
+from p4emu.compiler.analysis import expr_text, has_call
 from p4emu.compiler.exprs import AggConst, V
 from p4emu.compiler.scope import (
     ActionB,
@@ -11,9 +11,10 @@ from p4emu.compiler.scope import (
     Scope,
     VarB,
 )
-from p4emu.frontend import ast as A
-from p4emu.frontend.errors import P4CompileError, unsupported
-from p4emu.frontend.types import (
+from p4emu.compiler.values import is_compound, zero_value
+from p4emu.lang import ast as A
+from p4emu.lang.errors import P4CompileError, unsupported
+from p4emu.lang.types import (
     VOID,
     BitsT,
     BoolT,
@@ -21,27 +22,8 @@ from p4emu.frontend.types import (
     StackT,
     StructT,
     TupleT,
-    Type,
     VarbitT,
 )
-
-
-def is_compound(t: Type) -> bool:
-    return isinstance(t, (StructT, StackT, ObjectT))
-
-
-def zero_value(t: Type) -> str:
-    if isinstance(t, BoolT):
-        return "False"
-    if isinstance(t, VarbitT):
-        return "(0, 0)"
-    if isinstance(t, TupleT):
-        return "(" + "".join(zero_value(x) + ", " for x in t.items) + ")"
-    if isinstance(t, StructT):
-        return f"{t.py}()"
-    if isinstance(t, StackT):
-        return f"Stack({t.elem.py}, {t.size})"
-    return "0"
 
 
 class StmtGen:
@@ -98,9 +80,38 @@ class StmtGen:
         if isinstance(s.lhs, A.DontCare):
             self.expr(s.rhs, scope, fn)
             return
-        lv = self.lvalue(s.lhs, scope, fn)
-        v = self.expr(s.rhs, scope, fn, lv.ty)
-        self.assign_value(lv, v, s.rhs.loc, fn)
+        scope, frozen = self._freeze_lhs_index(s, scope, fn)
+        try:
+            lv = self.lvalue(s.lhs, scope, fn)
+            v = self.expr(s.rhs, scope, fn, lv.ty)
+            self.assign_value(lv, v, s.rhs.loc, fn)
+        finally:
+            if frozen is not None:
+                frozen[0].index = frozen[1]
+
+    def _freeze_lhs_index(self, s: A.Assign, scope: Scope, fn) -> tuple[Scope, tuple | None]:
+        """p4c evaluates the left side, its run-time stack index included, once and before
+        the right side (SideEffectOrdering): `h[f(i)].x |= v` calls f once, and in
+        `h[i].x = g(i)` g's change of i does not move the target (p4c testdata
+        opassign2-bmv2.p4, gauntlet_index_7-bmv2.p4). The index goes to a temporary that
+        the statement's AST refers to until it is generated (restored by the caller)."""
+        e = s.lhs
+        while isinstance(e, (A.Member, A.Slice)) or (isinstance(e, A.Index)
+                                                      and isinstance(e.index, A.IntLit)):
+            e = e.expr
+        if not isinstance(e, A.Index) or not (has_call(s.rhs) or has_call(e.index)):
+            return scope, None
+        index = self.expr(e.index, scope, fn)
+        if index.const is not None:
+            return scope, None
+        tmp = fn.fresh("ix")
+        fn.emit(f"{tmp} = {index.py}")
+        inner = Scope(scope)
+        name = f"{tmp}$"  # no P4 name can clash with it
+        inner.bind(name, VarB(index.ty, tmp, writable=False))
+        frozen = (e, e.index)
+        e.index = A.Path(e.index.loc, name)
+        return inner, frozen
 
     def lvalue(self, e: A.Expr, scope: Scope, fn) -> V:
         if isinstance(e, A.Slice):
@@ -359,4 +370,10 @@ class StmtGen:
         b = scope.lookup(label.name)
         if not isinstance(b, ActionB):
             raise P4CompileError(label.loc, f"{label.name}: not an action")
+        table = getattr(ty.decl, "full_name", None)  # the table applied (an InstB)
+        listed = next((t["actions"] for t in self.objects["tables"] if t["name"] == table), None)
+        if listed is not None and b.full_name not in {r["action"] for r in listed}:
+            # p4c (TypeInference): a label must be one of the applied table's actions
+            raise P4CompileError(label.loc, f"{label.name} is not a legal label (action name): "
+                                            f"not an action of table {table}")
         return f"AID[{b.full_name!r}]"

@@ -2,20 +2,9 @@
 
 from __future__ import annotations
 
-from p4emu.frontend.errors import P4CompileError
-from p4emu.frontend.types import BitsT, BoolT, EnumT, StackT, StructT, Type, VarbitT
-
-
-def _field_init(t: Type) -> str:
-    if isinstance(t, StructT):
-        return f"{t.py}()"
-    if isinstance(t, StackT):
-        return f"Stack({t.elem.py}, {t.size})"
-    if isinstance(t, BoolT):
-        return "False"
-    if isinstance(t, VarbitT):
-        return "(0, 0)"
-    return "0"
+from p4emu.compiler.values import zero_value
+from p4emu.lang.errors import P4CompileError
+from p4emu.lang.types import BitsT, BoolT, EnumT, StackT, StructT, Type, VarbitT
 
 
 def _field_copy(expr: str, t: Type) -> str:
@@ -36,9 +25,65 @@ def _bit_fields(t: StructT, loc) -> list[tuple[str, int, bool, str]]:
             out.append((name, ft.underlying.width, ft.underlying.signed, "bits"))
         elif isinstance(ft, VarbitT):
             out.append((name, ft.max_width, False, "varbit"))
+        elif isinstance(ft, StructT) and flat_width(ft) is not None:
+            out.append((name, flat_width(ft), False, "struct"))
         else:
             raise P4CompileError(loc, f"header {t.name}: field {name} has unsupported type {ft}")
     return out
+
+
+def flat_width(t: Type) -> int | None:
+    """Bits of a value that can live inside a header (P4 1.2: bit<N>, int<N>, bool,
+    serializable enums and structs of those), or None."""
+    if isinstance(t, BitsT):
+        return t.width
+    if isinstance(t, BoolT):
+        return 1
+    if isinstance(t, EnumT):
+        return t.underlying.width if t.underlying is not None else None
+    if isinstance(t, StructT) and t.kind == "struct":
+        widths = [flat_width(ft) for _, ft in t.fields]
+        return None if None in widths else sum(widths)
+    return None
+
+
+def struct_bits_source(t: StructT) -> list[str]:
+    """Module-level code giving struct class `t` from_bits/to_bits, for a struct used as a
+    header field: its fields MSB first. Emitted only for such structs (see
+    ProgramGen._define_struct), after the class itself."""
+    fields = []
+    for n, ft in t.fields:
+        w = flat_width(ft)
+        if isinstance(ft, StructT):
+            fields.append((n, w, False, "struct", ft))
+        else:
+            signed = (ft.signed if isinstance(ft, BitsT) else
+                      ft.underlying.signed if isinstance(ft, EnumT) else False)
+            fields.append((n, w, signed, "bool" if isinstance(ft, BoolT) else "bits", ft))
+    L = [f"def _{t.py}_from_bits(v):", f"    self = {t.py}()"]
+    pos = flat_width(t)
+    terms = []
+    for n, w, sg, k, ft in fields:
+        pos -= w
+        L.append(_unpack_line(n, w, sg, k, pos, ft.py if k == "struct" else None)[4:])
+        terms.append(_pack_term(n, w, sg, k, pos))
+    L.append("    return self")
+    L.append(f"def _{t.py}_to_bits(self):")
+    L.append(f"    return {' | '.join(terms) if terms else '0'}")
+    L.append(f"{t.py}.from_bits = staticmethod(_{t.py}_from_bits)")
+    L.append(f"{t.py}.to_bits = _{t.py}_to_bits")
+    return L
+
+
+def _pack_term(n: str, w: int, s: bool, k: str, pos: int) -> str:
+    """One field's bits, shifted to `pos`, in a packed header or struct value."""
+    if k == "bool":
+        val = f"int(self.f_{n})"
+    elif k == "struct":
+        val = f"self.f_{n}.to_bits()"
+    else:
+        val = f"(self.f_{n} & {(1 << w) - 1})" if s else f"self.f_{n}"
+    return f"({val} << {pos})" if pos else val
 
 
 def struct_class_source(t: StructT, loc) -> list[str]:
@@ -50,7 +95,7 @@ def struct_class_source(t: StructT, loc) -> list[str]:
     if t.kind == "header":
         L.append("        self.valid = False")
     for n, ft in t.fields:
-        L.append(f"        self.f_{n} = {_field_init(ft)}")
+        L.append(f"        self.f_{n} = {zero_value(ft)}")
     if len(slots) == 0:
         L.append("        pass")
     # build (from struct expression)
@@ -133,28 +178,18 @@ def _header_methods(t: StructT, loc) -> list[str]:
         raise P4CompileError(loc, f"header {t.name}: size {fixed_bits} bits is not a multiple of 8 (unsupported by BMv2)")
     L = ["    def set_valid(self):", "        if not self.valid:", "            self.valid = True"]
     for n, _w, _s, k in fields:
-        zero = "False" if k == "bool" else "(0, 0)" if k == "varbit" else "0"
+        zero = zero_value(t.field_type(n)) if k == "struct" else (
+            "False" if k == "bool" else "(0, 0)" if k == "varbit" else "0")
         L.append(f"            self.f_{n} = {zero}")
     L.append("    def set_fields(self, v, vb=None):")
     # v: the fixed bits as one integer (MSB first); vb: (width, value) of the varbit field
-    if has_varbit:
-        idx = [k for *_, k in fields].index("varbit")
-        before = sum(w for _, w, _, _ in fields[:idx])
-        after = fixed_bits - before
-        del before
-        pos = fixed_bits
-        for n, w, s, k in fields:
-            if k == "varbit":
-                L.append(f"        self.f_{n} = vb")
-                continue
-            pos -= w
-            L.append(_unpack_line(n, w, s, k, pos))
-        del after
-    else:
-        pos = fixed_bits
-        for n, w, s, k in fields:
-            pos -= w
-            L.append(_unpack_line(n, w, s, k, pos))
+    pos = fixed_bits
+    for n, w, s, k in fields:
+        if k == "varbit":  # not in v: its bits follow the fixed fields on the wire
+            L.append(f"        self.f_{n} = vb")
+            continue
+        pos -= w
+        L.append(_unpack_line(n, w, s, k, pos, t.field_type(n).py if k == "struct" else None))
     L.append("        self.valid = True")
     nbytes = fixed_bits // 8
     L.append("    def extract(self, pk):")
@@ -206,8 +241,7 @@ def _header_methods(t: StructT, loc) -> list[str]:
                 L.append("            bits += vw")
             else:
                 _, n, w, s, k = p
-                val = f"int(self.f_{n})" if k == "bool" else (f"(self.f_{n} & {(1 << w) - 1})" if s else f"self.f_{n}")
-                L.append(f"            acc = (acc << {w}) | {val}")
+                L.append(f"            acc = (acc << {w}) | {_pack_term(n, w, s, k, 0)}")
                 L.append(f"            bits += {w}")
         L.append("            out += acc.to_bytes(bits >> 3, 'big')")
     else:
@@ -215,8 +249,7 @@ def _header_methods(t: StructT, loc) -> list[str]:
         pos = fixed_bits
         for n, w, s, k in fields:
             pos -= w
-            val = f"int(self.f_{n})" if k == "bool" else (f"(self.f_{n} & {(1 << w) - 1})" if s else f"self.f_{n}")
-            terms.append(f"({val} << {pos})" if pos else val)
+            terms.append(_pack_term(n, w, s, k, pos))
         expr = " | ".join(terms) if terms else "0"
         L.append(f"            out += ({expr}).to_bytes({nbytes}, 'big')")
     L.append("    def size_bytes(self):")
@@ -228,9 +261,11 @@ def _header_methods(t: StructT, loc) -> list[str]:
     return L
 
 
-def _unpack_line(n: str, w: int, s: bool, k: str, pos: int) -> str:
+def _unpack_line(n: str, w: int, s: bool, k: str, pos: int, struct_py: str | None = None) -> str:
     m = (1 << w) - 1
     raw = f"(v >> {pos}) & {m}" if pos else f"v & {m}"
+    if k == "struct":
+        return f"        self.f_{n} = {struct_py}.from_bits({raw})"
     if k == "bool":
         return f"        self.f_{n} = ({raw}) != 0"
     if s:

@@ -3,11 +3,13 @@ generated apply/dispatch functions (mixin of `ProgramGen`)."""
 
 from __future__ import annotations
 
+from p4emu.compiler.analysis import expr_text, table_apply_in
 from p4emu.compiler.blocks import BlockCtx, _unsigned, full_name, key_width
+from p4emu.compiler.checks import check_entry_priorities, check_unique_name
 from p4emu.compiler.scope import ActionB, InstB, Scope, py_ident
-from p4emu.frontend import ast as A
-from p4emu.frontend.errors import P4CompileError, unsupported
-from p4emu.frontend.types import BitsT, BoolT, EnumT, ObjectT, StructT
+from p4emu.lang import ast as A
+from p4emu.lang.errors import P4CompileError, unsupported
+from p4emu.lang.types import BitsT, BoolT, EnumT, ObjectT, StructT
 from p4emu.runtime import match as M
 
 
@@ -68,8 +70,12 @@ class TableGen:
             elif pname == "entries":
                 if not keys:
                     raise P4CompileError(prop.loc, f"table {d.name}: entries need a key")
-                info["entries"] = self._const_entries(prop.value, keys, scope, action_names, d)
+                defaultonly = {r["action"] for r in refs
+                               if A.find_annotation(r["annotations"], "defaultonly") is not None}
+                info["entries"] = self._const_entries(prop.value, keys, scope, action_names, d,
+                                                      defaultonly)
                 info["is_const"] = prop.is_const
+                self._check_priorities(prop, props, keys, scope, d)
             elif pname == "implementation":
                 info["implementation"] = self._table_impl(prop, ctx, scope, name)
             elif pname == "counters":
@@ -80,8 +86,7 @@ class TableGen:
                 v = self.const_value(prop.value, scope)
                 info["idle_timeout"] = bool(v.const)
             elif pname in ("largest_priority_wins", "priority_delta"):
-                # only steer `priority = n:` numbering, which BMv2 never sees (see above)
-                self.const_value(prop.value, scope)
+                pass  # only steer `priority = n:` numbering (_check_priorities)
             else:
                 self.expr(prop.value, scope, fn) if not isinstance(prop.value, A.ActionRefSyntax) else None
         if info["default"] is None:
@@ -95,6 +100,7 @@ class TableGen:
                     refs.append(dict(action="NoAction", annotations=[A.Annotation("defaultonly", [], d.loc)]))
                     dispatch.append(("NoAction", w))
                     info["default"] = "NoAction"
+        check_unique_name(self.objects["tables"], name, "table", d.loc)
         self.objects["tables"].append(info)
         py = f"TA_{uid}"
         tbl = f"TBL_{uid}"
@@ -120,6 +126,11 @@ class TableGen:
         ar_args = _named_args_in_order(dir_params, ar.args, ar.loc, decl.name)
         if len(ar_args) != len(dir_params):
             raise P4CompileError(ar.loc, f"{decl.name}: expected {len(dir_params)} directional arguments in the actions list, got {len(ar.args)}")
+        for a in ar_args:
+            call = table_apply_in(a.value) if a.value is not None else None
+            if call is not None:  # p4c: the bound argument is evaluated on every hit
+                raise P4CompileError(call.loc, f"{expr_text(call.func)}(): table invocation in action "
+                                               "argument")
         wname = f"W_{uid}_{self.next_id()}"
         fn = self.new_fn(ctx)
         data = b.data_params
@@ -173,26 +184,40 @@ class TableGen:
             vals.append(int(c))
         return b, tuple(vals)
 
-    def _const_entries(self, entries: list[A.EntrySyntax], keys, scope, allowed, d) -> list:
+    def _check_priorities(self, prop, props, keys, scope, d) -> None:
+        """The `priority = n:` numbering only decides verdicts: BMv2 never sees it."""
+        largest = props.get("largest_priority_wins")
+        delta = props.get("priority_delta")
+        check_entry_priorities(
+            [self.const_int(e.priority, scope) if e.priority is not None else None
+             for e in prop.value],
+            [k["match_kind"] for k in keys], prop.is_const,
+            bool(self.const_value(largest.value, scope).const) if largest else True,
+            self.const_int(delta.value, scope) if delta else 1,
+            d.name, [e.loc for e in prop.value] + [d.loc])
+
+    def _const_entries(self, entries: list[A.EntrySyntax], keys, scope, allowed, d,
+                       defaultonly: set[str]) -> list:
         out = []
         for i, ent in enumerate(entries):
             ks = ent.keys
-            if len(ks) == 1 and len(keys) > 1 and isinstance(ks[0], A.ListExpr):
-                ks = ks[0].items
+            if len(ks) == 1 and isinstance(ks[0], A.ListExpr) and len(ks[0].items) == len(keys):
+                ks = ks[0].items  # `{a, b}` or, for one key, `{a}` (p4c: a list of keysets)
             if not keys and len(ks) == 1 and isinstance(ks[0], (A.DefaultKey, A.DontCare)):
                 ks = []
             if len(ks) != len(keys):
                 raise P4CompileError(ent.loc, f"entry has {len(ks)} keys, table {d.name} has {len(keys)}")
             match = tuple(self._entry_match(k, key, scope) for k, key in zip(ks, keys, strict=True))
             b, args = self._const_action_call(ent.action, scope, allowed, d)
+            if b.full_name in defaultonly:
+                raise P4CompileError(ent.action.loc, f"{ent.action.name}: Action marked with "
+                                                     "defaultonly used in table entries")
             # p4c's BMv2 back end (bmv2/common/control.h, convertTableEntries) writes the
             # @priority annotation or else the 1-based position; a `priority = n:` value only
             # feeds the front end's EntryPriorities pass and never reaches the JSON, so BMv2
             # (smaller wins) lets the first entry listed win
             prio = i + 1
             anno = A.find_annotation(ent.annotations, "priority")
-            if ent.priority is not None:
-                self.const_int(ent.priority, scope)  # still type-checked
             if anno is not None and anno.integer() is not None:
                 prio = anno.integer()
             out.append(dict(match=match, action=b.full_name, args=args, priority=prio))
@@ -305,9 +330,9 @@ def key_name(e: A.Expr) -> str | None:
             if anno is not None and anno.string():
                 name = anno.string()
         return f"{base}.{name}"
-    if isinstance(e, A.Index):
-        base = key_name(e.expr)
-        return None if base is None or not isinstance(e.index, A.IntLit) else f"{base}[{e.index.value}]"
+    if isinstance(e, A.Index):  # any nameable index: `h.h[h.i.index].a`
+        base, index = key_name(e.expr), key_name(e.index)
+        return None if base is None or index is None else f"{base}[{index}]"
     if isinstance(e, A.Slice):
         base = key_name(e.expr)
         if base is None or not isinstance(e.hi, A.IntLit) or not isinstance(e.lo, A.IntLit):
@@ -316,9 +341,9 @@ def key_name(e: A.Expr) -> str | None:
     if isinstance(e, A.Call) and isinstance(e.func, A.Member) and e.func.name == "isValid":
         base = key_name(e.func.expr)
         return None if base is None else f"{base}.$valid$"
-    if isinstance(e, A.Binary) and e.op == "&" and isinstance(e.right, A.IntLit):
-        base = key_name(e.left)
-        return None if base is None else f"{base} & {_const_text(e.right)}"
+    if isinstance(e, A.Binary) and e.op == "&":
+        left, right = key_name(e.left), key_name(e.right)
+        return None if left is None or right is None else f"{left} & {right}"
     if isinstance(e, A.IntLit):
         return _const_text(e)
     return None

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from p4emu.compiler.scope import BlockDeclB, Scope, TypeB
 from p4emu.compiler.values import V, lit, wrap
-from p4emu.frontend import ast as A
-from p4emu.frontend.errors import P4CompileError
-from p4emu.frontend.types import (
+from p4emu.lang import ast as A
+from p4emu.lang.errors import P4CompileError
+from p4emu.lang.types import (
     BOOL,
     DONTCARE,
     ERROR,

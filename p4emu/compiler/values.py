@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from p4emu.frontend.types import BitsT, BoolT, EnumT, StructT, Type
+from p4emu.lang.types import BitsT, BoolT, EnumT, ObjectT, StackT, StructT, TupleT, Type, VarbitT
 
 
 @dataclass(slots=True)
@@ -79,3 +79,23 @@ def width_of(t: Type) -> int | None:
     if isinstance(t, EnumT) and t.underlying is not None:
         return t.underlying.width
     return None
+
+
+def is_compound(t: Type) -> bool:
+    """Values of this type are Python objects, copied rather than passed by value."""
+    return isinstance(t, (StructT, StackT, ObjectT))
+
+
+def zero_value(t: Type) -> str:
+    """Python source of P4's default value of `t` (0, false, invalid headers)."""
+    if isinstance(t, BoolT):
+        return "False"
+    if isinstance(t, VarbitT):
+        return "(0, 0)"
+    if isinstance(t, TupleT):
+        return "(" + "".join(zero_value(x) + ", " for x in t.items) + ")"
+    if isinstance(t, StructT):
+        return f"{t.py}()"
+    if isinstance(t, StackT):
+        return f"Stack({t.elem.py}, {t.size})"
+    return "0"

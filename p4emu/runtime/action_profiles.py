@@ -1,6 +1,6 @@
 """Action profiles and action selectors: members, groups, member selection.
 
-Selection follows simple_switch_grpc (V1MODEL-NOTES §4): the group's members are ordered
+Selection follows simple_switch_grpc (docs/v1model.md §4): the group's members are ordered
 by member id, each repeated `weight` times; members whose watch port is down are skipped;
 the n-th remaining one is chosen with n = hash % count. An empty (or all-down) group
 selects nothing.

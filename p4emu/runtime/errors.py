@@ -39,7 +39,3 @@ class InUse(RuntimeStateError):
     """A member or group still referenced by a table entry or a group."""
 
     grpc_code = "FAILED_PRECONDITION"
-
-
-class Unimplemented(RuntimeStateError):
-    grpc_code = "UNIMPLEMENTED"

@@ -1,4 +1,4 @@
-"""v1model hash algorithms with BMv2's parameters (V1MODEL-NOTES §5).
+"""v1model hash algorithms with BMv2's parameters (docs/v1model.md §5).
 
 Each algorithm maps the packed input bytes to an unsigned int. BMv2 packs the fields
 MSB-first and zero-pads the last byte at the end (`pack_fields`).

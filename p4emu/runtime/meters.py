@@ -1,4 +1,4 @@
-"""Two-rate three-color meters with BMv2's semantics (V1MODEL-NOTES §5).
+"""Two-rate three-color meters with BMv2's semantics (docs/v1model.md §5).
 
 Rates are in units (packets or bytes) per second, bursts in units, as in P4Runtime's
 MeterConfig. Buckets start full; an unconfigured meter always says GREEN. The clock is

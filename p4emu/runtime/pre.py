@@ -1,7 +1,7 @@
 """Packet replication engine: multicast groups and clone sessions.
 
 A multicast group is a list of nodes; a node is a replication id (rid) and a set of ports.
-Replicas come out node by node, ports ascending within a node (V1MODEL-NOTES §7). STF's
+Replicas come out node by node, ports ascending within a node (docs/v1model.md §7). STF's
 `mc_node_create` / `mc_node_associate` map to `create_node` / `associate`; P4Runtime's
 MulticastGroupEntry maps to `insert_group` / `modify_group` / `delete_group`, which group
 the (rid, port) replicas by rid, first appearance first.

@@ -1,6 +1,6 @@
 """Match-action tables: entries, defaults and the per-packet lookup.
 
-Priorities (V1MODEL-NOTES §4) are kept in BMv2's terms, where the smaller number wins:
+Priorities (docs/v1model.md §4) are kept in BMv2's terms, where the smaller number wins:
 a P4Runtime priority p becomes INT32_MAX - p (the larger P4Runtime priority wins), a const
 entry keeps its p4c priority (1, 2, 3... in source order, or @priority). Ties go to the
 earliest inserted entry.

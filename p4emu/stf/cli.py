@@ -1,7 +1,9 @@
 """`python -m p4emu stf PROG.p4 TEST.stf [TEST2.stf ...] [-I DIR] [-D NAME[=VALUE]]`.
 
 Exit status: 0 when every expectation of every file is met, 1 when some is not, 2 for bad
-input (unreadable file, compile error, bad STF line).
+input (unreadable file, compile error, bad STF line), 3 for an internal error of p4emu
+while running a packet (the traceback is printed; no verdict is given, since a broken
+emulator must not pass a test that expects a drop).
 """
 
 from __future__ import annotations
@@ -9,6 +11,7 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
+import traceback
 from collections.abc import Callable
 from pathlib import Path
 
@@ -16,6 +19,8 @@ from p4emu.compile_cmd import parse_defines
 from p4emu.runtime.device import DeviceState
 from p4emu.stf.parser import StfError, parse_stf
 from p4emu.stf.runner import FileResult, ProcessFn, run_commands
+
+INTERNAL_ERROR = 3
 
 
 class _ArgumentParser(argparse.ArgumentParser):
@@ -80,10 +85,17 @@ def run_files(fresh: Callable[[], tuple[DeviceState, ProcessFn]], paths: list[st
             continue
         try:
             commands = parse_stf(text, path)
-            state, process = fresh()
+        except StfError as exc:
+            errors.append(str(exc))
+            continue
+        state, process = fresh()
+        try:
             results.append(run_commands(commands, state, process, path))
         except StfError as exc:
             errors.append(str(exc))
+        except Exception as exc:  # an internal error: fatal, see main()
+            exc.add_note(f"p4emu stf: while running {path}")
+            raise
     return results, errors
 
 
@@ -94,7 +106,7 @@ def main(argv: list[str]) -> int:
     if not Path(args.program).is_file():
         print(f"p4emu stf: {args.program}: no such file", file=sys.stderr)
         return 2
-    from p4emu.frontend.errors import P4CompileError
+    from p4emu.lang.errors import P4CompileError
 
     try:
         fresh = build_device(args.program, args.include, parse_defines(args.define),
@@ -105,7 +117,12 @@ def main(argv: list[str]) -> int:
     except OSError as exc:
         print(f"p4emu stf: {exc.filename}: {exc.strerror}", file=sys.stderr)
         return 2
-    results, errors = run_files(fresh, args.stf)
+    try:
+        results, errors = run_files(fresh, args.stf)
+    except Exception:
+        traceback.print_exc()
+        print("p4emu stf: internal error of p4emu (a bug): no verdict", file=sys.stderr)
+        return INTERNAL_ERROR
     for result in results:
         for line in result.report_lines():
             print(line)

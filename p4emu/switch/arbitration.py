@@ -136,11 +136,3 @@ class Arbiter:
             if client.role == role and client.election_id == election_id:
                 return key
         return None
-
-    def role_of(self, client: Hashable) -> str | None:
-        state = self._clients.get(client)
-        return state.role if state else None
-
-    def election_id_of(self, client: Hashable) -> int | None:
-        state = self._clients.get(client)
-        return state.election_id if state else None

@@ -12,10 +12,6 @@ from __future__ import annotations
 from p4emu.switch.p4rt_errors import invalid
 
 
-def byte_width(bitwidth: int) -> int:
-    return (bitwidth + 7) // 8
-
-
 def decode(data: bytes, bitwidth: int, what: str) -> int:
     """The unsigned value of `data` for a field of `bitwidth` bits."""
     if not data:
@@ -31,8 +27,3 @@ def encode(value: int) -> bytes:
     if value < 0:
         raise ValueError("bytestrings encode non-negative values")
     return value.to_bytes(max(1, (value.bit_length() + 7) // 8), "big")
-
-
-def encode_padded(value: int, bitwidth: int) -> bytes:
-    """Bytestring padded to the field's byte width (for packed controller headers)."""
-    return value.to_bytes(byte_width(bitwidth), "big")

@@ -1,4 +1,4 @@
-"""PacketIn / PacketOut controller headers (V1MODEL-NOTES §7), pure.
+"""PacketIn / PacketOut controller headers (docs/v1model.md §7), pure.
 
 The "packet_in" / "packet_out" @controller_header fields are bit-packed in P4Info order
 (MSB first), the total rounded up to whole bytes. A packet egressing to the CPU port loses

@@ -60,6 +60,8 @@ class RuntimeCommands:
         "set_line_rate": "set_line_rate BPS [PORT]: line rate, bits/s (0 = unlimited)",
         "show_ports": "show_ports: port numbers, interfaces and link status",
         "port_stats": "port_stats: rx/tx/drops/queue depth per port",
+        "internal_errors": "internal_errors: packets dropped by an internal error of p4emu, "
+                           "and the last such error",
         "counter_read": "counter_read NAME INDEX: packets and bytes of a counter cell",
         "register_read": "register_read NAME [INDEX]: one register cell, or all of them",
         "register_write": "register_write NAME INDEX VALUE: set one register cell",
@@ -160,6 +162,16 @@ class RuntimeCommands:
                     f"{s.tx_packets if s else 0:>10} {s.tx_bytes if s else 0:>12} "
                     f"{s.rx_dropped if s else 0:>8} {sum(q.drops.values()) if q else 0:>8} "
                     f"{q.depth if q else 0:>7}")
+        return lines
+
+    def _cmd_internal_errors(self, args: list[str]) -> list[str]:
+        if args:
+            raise TypeError
+        with self.core.lock:
+            count, last = self.tm.pipeline_errors, self.tm.last_pipeline_error
+        lines = [f"internal_errors: {count}"]
+        if last is not None:
+            lines.append(f"last: {last}")
         return lines
 
     def _state(self):

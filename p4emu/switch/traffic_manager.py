@@ -58,7 +58,10 @@ class TrafficManager:
         os.set_blocking(self._wake_w, False)
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+        # internal errors of the pipeline (p4emu bugs, faults BMv2 aborts on): the packet
+        # is dropped and the switch goes on; `p4emu cli internal_errors` reads these
         self.pipeline_errors = 0
+        self.last_pipeline_error: str | None = None
         self.injected_dropped = 0
         self._bad_priority_ports: set[int] = set()
         core.inject = self.inject
@@ -185,10 +188,8 @@ class TrafficManager:
             now = self.core.clock_us()
             try:
                 jobs = program.pipeline.ingress(port, frame, now)
-            except Exception:
-                self.pipeline_errors += 1
-                log.exception("ingress failed on a %d-byte frame from port %d; dropped",
-                              len(frame), port)
+            except Exception as exc:
+                self._internal_error(exc, f"ingress of a {len(frame)}-byte frame from port {port}")
                 return
             for job in jobs:
                 result = self.queue(job.port).offer(job, priority=job.priority, now_us=now)
@@ -219,15 +220,20 @@ class TrafficManager:
                             enq_qdepth=dequeued.enq_qdepth,
                             deq_timedelta=dequeued.deq_timedelta,
                             deq_qdepth=dequeued.deq_qdepth, now_us=self.core.clock_us())
-                    except Exception:
-                        self.pipeline_errors += 1
-                        log.exception("egress failed for port %d; packet dropped", number)
+                    except Exception as exc:
+                        self._internal_error(exc, f"egress to port {number}")
                         outputs = []
                     q.charge(dequeued, sum(len(data) for _, data in outputs))
                     for out_port, data in outputs:
                         self._transmit(out_port, data)
             if not served:
                 return
+
+    def _internal_error(self, exc: Exception, where: str) -> None:
+        """Count, log at error level with the traceback, remember the last one."""
+        self.pipeline_errors += 1
+        self.last_pipeline_error = f"{where}: {type(exc).__name__}: {exc}"
+        log.error("internal error in %s; packet dropped", where, exc_info=exc)
 
     def _transmit(self, port: int, frame: bytes) -> None:
         if port == self.core.cpu_port:

@@ -1,10 +1,15 @@
-"""The v1model pipeline as BMv2 simple_switch runs it (V1MODEL-NOTES §1–§3).
+"""The v1model pipeline as BMv2 simple_switch runs it (docs/v1model.md §1–§3).
 
 parse → verifyChecksum → ingress → (I2E clone, digest, resubmit, multicast / drop /
 unicast) → egress → (E2E clone, drop) → computeChecksum → deparse → (recirculate) →
 transmit (truncated). The P4 blocks are generated Python functions (see
 `p4emu.compiler`); this module only does the traffic-manager logic between them.
 Not thread-safe: one packet at a time per Pipeline.
+
+Any exception other than a failed v1model assert/assume propagates to the caller: it is
+an internal error of p4emu (or a fault BMv2 aborts on, such as a division by zero), and
+swallowing it here would turn a broken emulator into a dropped packet that a test
+expecting a drop would accept. `p4emu stf` makes it fatal; the switch counts it.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ from collections import deque
 
 from p4emu.compiler import CompiledProgram
 from p4emu.v1model.support import (
+    AssertionFailed,
     ExitSignal,
     Packet,
     PacketState,
@@ -109,8 +115,8 @@ class Pipeline:
             p, d, itype, fl, old_m, old_sm = todo.popleft()
             try:
                 self._ingress_pass(p, d, itype, fl, old_m, old_sm, now_us, jobs, todo)
-            except Exception:  # a packet must never crash the switch
-                log.exception("packet from port %d dropped: error in ingress", p)
+            except AssertionFailed:  # BMv2 aborts; p4emu drops the packet (logged already)
+                pass
         return jobs
 
     def egress(self, job: EgressJob, *, enq_timestamp: int = 0, enq_qdepth: int = 0,
@@ -215,8 +221,7 @@ class Pipeline:
     def _egress_job(self, job: EgressJob, enq_ts, enq_qdepth, deq_td, deq_qdepth, now_us, jobs) -> list[tuple[int, bytes]]:
         try:
             return self._egress_pass(job, enq_ts, enq_qdepth, deq_td, deq_qdepth, now_us, jobs)
-        except Exception:
-            log.exception("packet to port %s dropped: error in egress", job.port)
+        except AssertionFailed:  # BMv2 aborts; p4emu drops the packet (logged already)
             return []
 
     def _egress_pass(self, job: EgressJob, enq_ts, enq_qdepth, deq_td, deq_qdepth, now_us, jobs):

@@ -92,6 +92,14 @@ class Stack:
     def equals(self, o: Stack) -> bool:
         return all(a.equals(b) for a, b in zip(self.items, o.items, strict=True))
 
+    def at(self, i: int):
+        """Element `i` for an index known only at run time. Out of range, the P4 spec
+        (§8.18) leaves reads undefined and ignores writes: a detached invalid element gives
+        both. (p4c's BMv2 code would abort there, unless, as in p4c's gauntlet_index_5-bmv2
+        test, its mid end optimised the access away.)"""
+        items = self.items
+        return items[i] if i < len(items) else self.cls()
+
     def next_elem(self):
         if self.nxt >= len(self.items):
             raise ParserError(STACK_OUT_OF_BOUNDS)

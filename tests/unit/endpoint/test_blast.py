@@ -44,3 +44,59 @@ def test_cli_reports_bad_input_in_one_line(argv, needle, capsys):
     assert main(["blast", "--dst", "10.0.0.2", "--count", "3", *argv]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and needle in err[0]
+
+
+class _Capture:
+    """A frame sink in place of the raw socket."""
+
+    def __init__(self) -> None:
+        self.frames: list[bytes] = []
+        self.send_drops = 0
+        self.closed = False
+
+    def send(self, frame: bytes) -> None:
+        self.frames.append(frame)
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def test_blast_frames_dissect_as_mrc_with_the_planned_fields():
+    from scapy.layers.inet import IP, UDP
+    from scapy.layers.l2 import Ether
+
+    from endpoint.blast import blast
+    from endpoint.layers import MRC
+    from endpoint.routes import Plane
+
+    plane = Plane("eth0", "10.0.0.1", "02:00:00:00:00:01", "10.0.3.4", "02:00:00:00:00:02",
+                  1500)
+    plan = BlastPlan(count=6, payload=100, ev_mode="cycle", ev=40, evs=3, route=(3, 4),
+                     rate_pps=2000, conn=9)
+    sink = _Capture()
+    stats = blast(plane, plan, link=sink)
+    assert sink.closed and stats.sent == 6 and stats.evs_used == 3
+    pkts = [Ether(f) for f in sink.frames]
+    assert all(p[IP].dst == "10.0.3.4" and p[IP].tos == 2 and p[UDP].dport == 4793
+               and p[IP].len == 20 + 8 + 40 + 100 for p in pkts)
+    assert [p[MRC].ev for p in pkts] == [40, 41, 42, 40, 41, 42]
+    assert [p[MRC].psn for p in pkts] == list(range(6))
+    assert [p[MRC].offset for p in pkts] == [0, 100, 200, 300, 400, 500]
+    assert {p[MRC].route for p in pkts} == {0x0304000000000000}
+    assert {(p[MRC].conn, p[MRC].length, p[MRC].sprintf("%type%")) for p in pkts} == \
+        {(9, 100, "DATA")}
+    assert [str(p[MRC].flags) for p in pkts] == [""] * 5 + ["LAST"]
+    assert [p[MRC].ts for p in pkts] == [0, 500, 1000, 1500, 2000, 2500]  # scheduled, µs
+    assert stats.seconds >= 6 / 2000  # paced
+    # the IPv4 checksum Scapy computed once holds for every frame
+    assert all(IP(bytes(p[IP])).chksum == Ether(bytes(Ether(f))).getlayer(IP).chksum
+               for p, f in zip(pkts, sink.frames, strict=True))
+
+
+def test_send_and_recv_start_without_importing_scapy():
+    import subprocess
+    import sys
+
+    code = "import sys, endpoint.cli; assert 'scapy' not in sys.modules, 'scapy imported'"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr

@@ -1,15 +1,16 @@
-"""One format definition: struct pack/unpack and the Scapy layer agree on every field."""
+"""One format definition: the Scapy layer; the struct codec and headers.p4 must match it."""
 
 import random
+import re
+from pathlib import Path
 
 import pytest
 from scapy.layers.inet import IP, UDP
 from scapy.layers.l2 import Ether
 from scapy.packet import Raw
 
-from endpoint.layers import MRC
+from endpoint.layers import FLAG_NAMES, MRC, TYPE_NAMES
 from endpoint.wire import (
-    HEADER_FIELDS,
     HEADER_LEN,
     Flag,
     MalformedPacket,
@@ -18,6 +19,11 @@ from endpoint.wire import (
     sack_bitmap,
     sacked_psns,
 )
+
+HEADERS_P4 = Path(__file__).resolve().parents[3] / "p4src" / "headers.p4"
+FIELDS = [(f.name, int(f.sz * 8)) for f in MRC.fields_desc]
+# `type` is a P4 keyword: headers.p4 calls the field msg_type.
+P4_NAMES = {"msg_type": "type"}
 
 
 def random_header(rng: random.Random) -> MrcHeader:
@@ -28,24 +34,59 @@ def random_header(rng: random.Random) -> MrcHeader:
                      route=rng.getrandbits(64), reserved=rng.getrandbits(32))
 
 
-def test_field_table_is_40_bytes_and_matches_design_order():
-    assert sum(bits for _n, bits, _k in HEADER_FIELDS) == HEADER_LEN * 8
-    assert [n for n, _b, _k in HEADER_FIELDS] == [
+def p4_header_fields(text: str, header: str) -> list[tuple[str, int]]:
+    """(name, bits) of `header NAME { bit<N> field; ... }` in P4 source, comments removed."""
+    text = re.sub(r"//[^\n]*|/\*.*?\*/", "", text, flags=re.S)
+    body = re.search(rf"\bheader\s+{header}\s*\{{(.*?)\}}", text, re.S)
+    assert body, f"header {header} not found"
+    fields = []
+    for decl in body.group(1).split(";"):
+        if decl.strip():
+            m = re.fullmatch(r"\s*bit\s*<\s*(\d+)\s*>\s+(\w+)\s*", decl)
+            assert m, f"unexpected declaration in {header}: {decl.strip()!r}"
+            fields.append((m.group(2), int(m.group(1))))
+    return fields
+
+
+def test_layer_is_40_bytes_in_design_order():
+    assert sum(bits for _n, bits in FIELDS) == HEADER_LEN * 8
+    assert [n for n, _b in FIELDS] == [
         "version", "type", "flags", "ev", "conn", "psn", "ack", "offset", "length", "qmax",
         "ts", "route", "reserved"]
     assert len(MrcHeader().pack()) == HEADER_LEN == len(MRC())
+    assert TYPE_NAMES == {t.value: t.name for t in MsgType}
+    assert [FLAG_NAMES.index(f.name) for f in Flag] == [f.value.bit_length() - 1 for f in Flag]
+
+
+def test_headers_p4_mrc_t_matches_the_scapy_layer():
+    p4 = p4_header_fields(HEADERS_P4.read_text(), "mrc_t")
+    assert [(P4_NAMES.get(n, n), bits) for n, bits in p4] == FIELDS
+
+
+def test_p4_parser_sees_a_changed_width():
+    text = HEADERS_P4.read_text().replace("bit<16> qmax;", "bit<8>  qmax;")
+    assert ("qmax", 8) in p4_header_fields(text, "mrc_t")
 
 
 def test_pack_unpack_and_scapy_agree_on_random_headers():
     rng = random.Random(7)
-    for _ in range(200):
+    for _ in range(300):
         hdr = random_header(rng)
         raw = hdr.pack()
         assert MrcHeader.unpack(raw) == hdr
         layer = MRC(raw)
-        for name, _bits, _kind in HEADER_FIELDS:
-            assert int(layer.getfieldval(name)) == getattr(hdr, name), name
-        assert bytes(MRC(**{n: getattr(hdr, n) for n, _b, _k in HEADER_FIELDS})) == raw
+        for name, _bits in FIELDS:
+            assert int(getattr(layer, name)) == getattr(hdr, name), name  # attribute reads
+        assert bytes(MRC(**{n: getattr(hdr, n) for n, _b in FIELDS})) == raw
+
+
+def test_scapy_built_random_headers_unpack_with_the_codec():
+    rng = random.Random(11)
+    for _ in range(300):
+        values = {n: rng.getrandbits(b) for n, b in FIELDS if n not in ("version", "type")}
+        values["type"] = rng.randrange(5)
+        hdr = MrcHeader.unpack(bytes(MRC(**values)))
+        assert {n: getattr(hdr, n) for n in values} == values and hdr.version == 1
 
 
 def test_byte_positions_follow_the_design_table():

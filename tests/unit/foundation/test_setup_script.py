@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -14,9 +15,9 @@ SETUP = ROOT / "scripts" / "setup.sh"
 
 
 def run_setup(env_extra: dict[str, str] | None = None, path: str | None = None,
-              as_nobody: bool = False) -> subprocess.CompletedProcess:
+              script: Path = SETUP, as_nobody: bool = False) -> subprocess.CompletedProcess:
     env = {"PATH": path or os.environ["PATH"], **(env_extra or {})}
-    cmd = ["/bin/bash", str(SETUP)]
+    cmd = ["/bin/bash", str(script)]
     if as_nobody:
         cmd = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", *cmd]
     return subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=60)
@@ -33,7 +34,15 @@ def test_refuses_without_root():
     if os.geteuid() == 0:
         if not shutil.which("setpriv"):
             pytest.skip("setpriv missing: cannot drop root to test this")
-        result = run_setup(as_nobody=True)
+        # The checkout may sit in a directory nobody cannot enter (a clone under /root,
+        # pytest's 0700 tmp dirs): give nobody a copy in a world-readable place.
+        with tempfile.TemporaryDirectory(prefix="mrclab-setup-", dir="/tmp") as tmp:
+            os.chmod(tmp, 0o755)
+            (Path(tmp) / "scripts").mkdir(mode=0o755)
+            copy = Path(tmp) / "scripts" / "setup.sh"
+            shutil.copyfile(SETUP, copy)
+            copy.chmod(0o644)
+            result = run_setup(script=copy, as_nobody=True)
     else:
         result = run_setup()
     assert_one_line_error(result, "must run as root")

@@ -183,7 +183,7 @@ def compile_snippet(tmp_path, globals="", locals="", body=""):
     (dict(body="bit<8> v; bit<8> v;"), "v: duplicate declaration"),
     (dict(globals="struct s_t { bit<8> x; } struct s_t { bit<8> y; }"), "s_t: duplicate declaration"),
     (dict(locals="table t { key = { hdr.h.a: exact; } actions = { NoAction; } }",
-          body="t.apply(); t.apply();"), "applied more than once"),
+          body="t.apply(); t.apply();"), "table I.t has multiple successors"),
     (dict(locals="table t { key = { hdr.h.a: exact; } }"), "has no actions property"),
     (dict(locals="table t { key = { (bit<16>)hdr.h.a: exact; } actions = { NoAction; } }",
           body="t.apply();"), "Complex key expression requires a @name annotation"),

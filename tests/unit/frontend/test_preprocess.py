@@ -2,8 +2,8 @@
 
 import pytest
 
-from p4emu.frontend.errors import P4CompileError
-from p4emu.frontend.preprocess import preprocess
+from p4emu.lang.errors import P4CompileError
+from p4emu.lang.preprocess import preprocess
 
 
 def run(tmp_path, text, defines=None, files=None):

@@ -2,20 +2,16 @@
 
 from pathlib import Path
 
-import pytest
-
 from p4emu import bench
+from p4emu.compiler import load_ir
+from p4emu.frontend import compile_file
+from p4emu.runtime.device import DeviceState
+from p4emu.v1model.pipeline import Pipeline
 
 BENCH_PROGRAM = Path(__file__).resolve().parents[2] / "p4" / "bench_l3.p4"
 
 
 def _pipeline():
-    pytest.importorskip("p4emu.v1model.pipeline")
-    from p4emu.compiler import load_ir
-    from p4emu.frontend import compile_file
-    from p4emu.runtime.device import DeviceState
-    from p4emu.v1model.pipeline import Pipeline
-
     program = load_ir(compile_file(str(BENCH_PROGRAM)).ir)
     state = DeviceState.from_program(program.info, clock_us=lambda: 0)
     return state, Pipeline(program, state)
@@ -40,7 +36,6 @@ def test_l3_scenario_hits_all_three_tables():
 
 
 def test_bench_cli_runs_both_scenarios(capsys):
-    pytest.importorskip("p4emu.v1model.pipeline")
     assert bench.main([str(BENCH_PROGRAM), "--packets", "300", "--routes", "20"]) == 0
     assert "packets/s" in capsys.readouterr().out
     stf = str(BENCH_PROGRAM.with_suffix(".stf"))

@@ -1,6 +1,6 @@
 """Evaluation order of calls with side effects inside expressions (p4c SideEffectOrdering):
 operands and arguments left to right, `&&`/`||`/`?:` evaluate the lazy side only when
-needed. The cases here complement tests/p4/fidelity/fid_side_effects.order.stf."""
+needed. The cases here complement tests/p4/expressions/fid_side_effects.order.stf."""
 
 import pytest
 
@@ -83,3 +83,40 @@ def pipeline(tmp_path_factory):
 def test_side_effect_order(pipeline, op, a, expect):
     ((port, data),) = pipeline.process(0, bytes([op, a, 0, 0]))
     assert port == 1 and tuple(data[1:]) == expect
+
+
+STACK_PROGRAM = """
+#include <core.p4>
+#include <v1model.p4>
+header i_t { bit<8> idx; }
+header h_t { bit<8> v; }
+struct headers { i_t i; h_t[4] h; }
+struct meta_t { }
+parser P(packet_in pk, out headers hdr, inout meta_t m, inout standard_metadata_t sm) {
+    state start { pk.extract(hdr.i); pk.extract(hdr.h.next); pk.extract(hdr.h.next);
+                  pk.extract(hdr.h.next); pk.extract(hdr.h.next); transition accept; }
+}
+control VC(inout headers hdr, inout meta_t m) { apply { } }
+bit<8> postincr(inout bit<8> i) { bit<8> old = i; i = i + 1; return old; }
+bit<8> reset(inout bit<8> i) { i = 0; return 0x55; }
+control I(inout headers hdr, inout meta_t m, inout standard_metadata_t sm) {
+    apply {
+        sm.egress_spec = 1;
+        hdr.h[postincr(hdr.i.idx) & 3].v |= 0x10;   // the index is evaluated once
+        hdr.h[hdr.i.idx].v = reset(hdr.i.idx);      // ... and before the right side
+    }
+}
+control E(inout headers hdr, inout meta_t m, inout standard_metadata_t sm) { apply { } }
+control D(packet_out pk, in headers hdr) { apply { pk.emit(hdr.i); pk.emit(hdr.h); } }
+V1Switch(P(), VC(), I(), E(), VC(), D()) main;
+"""
+
+
+def test_left_side_stack_index_evaluated_once_and_first(tmp_path):
+    # p4c testdata opassign2-bmv2.p4 (`h[postincr(i)].x |= v`) and gauntlet_index_7-bmv2.p4
+    # (`h[i].v = f(i)` with f changing i): idx 1 -> h[1] |= 0x10, idx 2, h[2] = 0x55, idx 0
+    path = tmp_path / "stack_order.p4"
+    path.write_text(STACK_PROGRAM)
+    result = compile_file(str(path))
+    pl = Pipeline(result.program, DeviceState.from_program(result.info))
+    assert pl.process(0, b"\x01\x00\x01\x02\x03") == [(1, b"\x00\x00\x11\x55\x03")]

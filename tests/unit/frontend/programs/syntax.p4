@@ -19,7 +19,7 @@ control ig(inout headers hdr, inout metadata meta, inout standard_metadata_t sm)
         actions = { act; @defaultonly NoAction; }
         const default_action = NoAction();
         entries = {
-            (48w1, 8w0 &&& 8w0) : act(1, 2);
+            priority = 20 : (48w1, 8w0 &&& 8w0) : act(1, 2);  // p4c: the first needs one
             priority = 10 : (48w2, _) : act(2, 3);
         }
     }

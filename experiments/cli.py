@@ -1,0 +1,95 @@
+"""`mrclab experiment NAME|all [--target p4emu|bmv2] [--quick] [--out DIR] [--seed N]
+[--rate R|auto] [--senders 4,8,15]`: run protocol experiments, write results and plots."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+from pathlib import Path
+
+from experiments import registry
+from experiments.config import TARGETS, ExperimentError, Options
+
+log = logging.getLogger(__name__)
+
+
+def _senders(text: str) -> tuple[int, ...]:
+    try:
+        values = tuple(int(x) for x in text.split(",") if x.strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"bad sender counts {text!r}: e.g. 4,8,15") from None
+    if not values:
+        raise argparse.ArgumentTypeError("no sender count given")
+    return values
+
+
+def add_parser(sub) -> argparse.ArgumentParser:
+    """Register `experiment` on the `mrclab` subcommand parser `sub`."""
+    p = sub.add_parser("experiment", help="run a protocol experiment, write results and plots")
+    p.add_argument("name", metavar="NAME", help=f"{' | '.join(registry.NAMES)} | all")
+    p.add_argument("--target", choices=TARGETS, default=None,
+                   help="switch target (default: bmv2 when installed, else p4emu)")
+    p.add_argument("--quick", action="store_true", help="short variant (CI)")
+    p.add_argument("--out", type=Path, default=None,
+                   help="output directory (default results/NAME)")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--rate", default=None,
+                   help="per-link rate, e.g. 4M, or auto (fastest faithful on this machine)")
+    p.add_argument("--senders", type=_senders, default=None,
+                   help="incast: sender counts, e.g. 4,8,15")
+    p.add_argument("-v", "--verbose", action="store_true")
+    return p
+
+
+def options(args: argparse.Namespace) -> Options:
+    from topologies.target import resolve_target
+
+    target = args.target or resolve_target("auto")
+    return Options(name=args.name, target=target, quick=args.quick,
+                   out=args.out or Path("results") / ("" if args.name == "all" else args.name),
+                   seed=args.seed,
+                   rate=args.rate, incast_n=args.senders)
+
+
+def main(args: argparse.Namespace) -> int:
+    """Run what `args` asks; one-line errors, exit 2 for bad input, 1 for a failed run."""
+    from experiments import runner
+
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
+                        format="%(levelname)s %(name)s: %(message)s")
+    opts = options(args)
+    names = list(registry.NAMES) if opts.name == "all" else [opts.name]
+    try:
+        for name in names:  # all bad input is found before any lab starts
+            runner.plan(Options(**{**opts.__dict__, "name": name}))
+    except ExperimentError as exc:
+        print(f"mrclab experiment: {exc}", file=sys.stderr)
+        return 2
+    if os.geteuid() != 0:
+        print("mrclab experiment: Mininet needs root (run with sudo)", file=sys.stderr)
+        return 2
+    from mininet.log import setLogLevel
+
+    setLogLevel("warning")
+    logging.getLogger("mininet").propagate = False
+    try:
+        if opts.name == "all":
+            summaries = runner.run_many(names, opts, opts.out)
+        else:
+            summaries = [runner.run(opts, opts.out)]
+    except ExperimentError as exc:
+        print(f"mrclab experiment: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("mrclab experiment: interrupted; lab stopped", file=sys.stderr)
+        return 130
+    except Exception as exc:  # lab errors: one line, details in the lab's logs
+        print(f"mrclab experiment: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return 1
+    for s in summaries:
+        met = sum(1 for g in s["goals"] if g["met"])
+        print(f"{s['experiment']}: {'faithful' if s['verdict']['faithful'] else 'CPU-BOUND'}"
+              f", goals met {met}/{len(s['goals'])}, report {s['outdir']}/report.md")
+    return 0

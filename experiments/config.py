@@ -1,0 +1,107 @@
+"""Options of a run and the setup an experiment derives from them (pure, no Mininet)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from topologies.p4switch import MTU_BYTES, bps_to_pps
+
+TARGETS = ("p4emu", "bmv2")
+FRAME_BYTES = MTU_BYTES + 14  # an MTU-sized IPv4 packet in its Ethernet frame
+ACK_FRAME_BYTES = 14 + 20 + 8 + 40  # Ethernet/IPv4/UDP/MRC header, no payload
+MSS = MTU_BYTES - 20 - 8 - 40  # payload of a full MRC DATA packet
+
+# What a target can emulate per link on this kind of machine. p4emu forwards 30-40 k
+# packets/s per switch on one core (README); beyond the rate a Python endpoint reaches
+# (~600 Mb/s) nothing is left to measure. BMv2 shapes whole packets per second; its
+# switches forward 1-2 k packets/s each on a 2-core machine (tests/integration), and below
+# 1 packet/s it cannot shape at all.
+RATE_LIMITS_BPS = {"p4emu": (100_000, 200_000_000), "bmv2": (12_000, 24_000_000)}
+
+
+class ExperimentError(Exception):
+    """Bad input or a run that cannot be done; one-line message."""
+
+
+@dataclass(frozen=True)
+class Options:
+    """What the user asked for."""
+
+    name: str
+    target: str = "p4emu"
+    quick: bool = False
+    out: Path = Path("results")
+    seed: int = 1
+    rate: str | None = None  # "auto", a rate like "4M", or None for the experiment's default
+    incast_n: tuple[int, ...] | None = None  # incast sender counts (default per experiment)
+
+
+def parse_rate(text: str) -> int:
+    """'4M', '4Mb/s', '500k', '2000000' -> bits per second."""
+    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([kKmMgG]?)(?:bps|b/s|bit/s|b)?\s*", text)
+    if not m:
+        raise ExperimentError(f"bad rate {text!r}: expected e.g. 4M, 500k or auto")
+    scale = {"": 1, "k": 1e3, "m": 1e6, "g": 1e9}[m.group(2).lower()]
+    return int(float(m.group(1)) * scale)
+
+
+def check_rate(target: str, bps: int) -> None:
+    """Raise ExperimentError when `target` cannot emulate `bps` per link."""
+    low, high = RATE_LIMITS_BPS[target]
+    if not low <= bps <= high:
+        extra = (f" ({bps_to_pps(bps)} packets/s of {MTU_BYTES}-byte packets)"
+                 if target == "bmv2" else "")
+        raise ExperimentError(f"rate {bps / 1e6:g} Mb/s{extra} is outside what {target} "
+                              f"emulates per link: {low / 1e6:g}..{high / 1e6:g} Mb/s")
+
+
+def effective_rate(target: str, bps: int) -> int:
+    """Bits/s of full frames a port really carries at `bps`: BMv2 shapes packets/s."""
+    return bps_to_pps(bps) * MTU_BYTES * 8 if target == "bmv2" else bps
+
+
+def payload_ceiling(acks_share_link: bool) -> float:
+    """Largest goodput (payload) share of a link's rate: headers cost 1514 - 1432 bytes per
+    packet, and in a permutation each host link also carries the ACKs of the host's own
+    outgoing flow (one per DATA packet)."""
+    wire = FRAME_BYTES + (ACK_FRAME_BYTES if acks_share_link else 0)
+    return MSS / wire
+
+
+@dataclass
+class Setup:
+    """Everything a run of one experiment is made of; recorded in results.json."""
+
+    experiment: str
+    target: str
+    spec: str
+    seed: int
+    quick: bool
+    rate_bps: int  # host links (and every link unless fabric_rate_bps says otherwise)
+    fabric_rate_bps: int | None = None  # switch-to-switch links, when they differ
+    queue_depth: int = 64  # packets per egress queue
+    trim_threshold: int = 8  # packets; 0 = never trim
+    ecn_threshold: int = 4  # packets; 0 = never mark
+    # Link probing: every probe is a packet-out and packet-in through the controller's
+    # Python gRPC sessions; at the controller's default (50 ms) on 32 links that takes
+    # ~40 % of one core here, CPU the fabric then lacks, and probes delayed by CPU stalls
+    # make links flap. Experiments without failures probe slowly.
+    probe_interval: float = 0.25
+    miss_limit: int = 4
+    rate_source: str = "default"  # default / option / auto (calibrated)
+    params: dict = field(default_factory=dict)  # the experiment's own knobs
+    phases: list[tuple[str, float]] = field(default_factory=list)  # (name, seconds estimate)
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+    @property
+    def link_rate(self) -> int:
+        """The host link rate as the target really applies it."""
+        return effective_rate(self.target, self.rate_bps)
+
+    @property
+    def fabric_rate(self) -> int:
+        return effective_rate(self.target, self.fabric_rate_bps or self.rate_bps)

@@ -1,0 +1,1 @@
+"""Everything that touches a running lab: session, flows, endpoint agent, machine."""

@@ -1,0 +1,102 @@
+"""The running lab as an experiment sees it: spray, rates, thresholds, flows, failures.
+
+Experiments (`experiments.permutation`, ...) drive only this class, so that what they do
+reads as the experiment and all Mininet and process handling stays here. Every traffic
+phase is measured by `machine.Monitor` and judged by `experiments.validity`.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict
+from pathlib import Path
+
+from experiments.config import Setup
+from experiments.live import fabric_ops, flows, machine
+from experiments.plans import Flow
+from experiments.validity import judge
+from topologies.lab import Lab
+from topologies.model import Fabric
+
+log = logging.getLogger(__name__)
+
+
+class Session:
+    def __init__(self, lab: Lab, setup: Setup, workdir: Path,
+                 progress: Callable[[str], None]) -> None:
+        self.lab = lab
+        self.setup = setup
+        self.workdir = workdir
+        self.progress = progress  # called with each phase's name as it starts
+        self._runs = 0
+
+    @property
+    def fabric(self) -> Fabric:
+        return self.lab.fabric
+
+    # --- configuration ------------------------------------------------------------------
+    def set_spray(self, mode: str) -> None:
+        self.lab.ask("spray", mode=mode)
+
+    def set_rates(self, host_bps: int | None, fabric_bps: int | None) -> None:
+        fabric_ops.apply_rates(self.lab, host_bps, fabric_bps)
+
+    def set_thresholds(self, trim: int, ecn: int, spray: str) -> float:
+        """Restart the controller with new trim/ECN thresholds; returns seconds taken."""
+        return fabric_ops.restart_controller(self.lab, trim, ecn, spray)
+
+    # --- observation --------------------------------------------------------------------
+    def counters(self, switches: list[str] | None = None) -> dict:
+        """Transmitted/received bytes and packets per switch port (kernel counters)."""
+        return machine.port_counters(self.lab, switches)
+
+    def reconvergence(self) -> list[dict]:
+        return fabric_ops.reconvergence_events(self.lab)
+
+    def core_links(self) -> list[tuple[str, int, str, int]]:
+        return fabric_ops.core_links(self.lab)
+
+    def wait_links_up(self, timeout: float = 20.0) -> bool:
+        return fabric_ops.wait_links_up(self.lab, timeout)
+
+    # --- actions ------------------------------------------------------------------------
+    def set_link(self, a: str, b: str, up: bool) -> float:
+        """Fail or restore a link; returns the wall time of the command."""
+        when = time.time()
+        self.lab.set_link(a, b, up)
+        return when
+
+    def set_links(self, links: list[tuple[str, str]], up: bool) -> float:
+        """Fail or restore several links at once (each takes ~0.5 s of nft commands on a
+        loaded machine: one after the other, a plane would fail over seconds); returns
+        the wall time when all are done."""
+        with ThreadPoolExecutor(max_workers=8) as pool:
+            list(pool.map(lambda link: self.lab.set_link(link[0], link[1], up), links))
+        return time.time()
+
+    def run_flows(self, name: str, plan: list[Flow], timeout: float,
+                  during: Callable[[float], None] | None = None) -> dict:
+        """Run `plan` together; returns the flows' stats, the fabric counter deltas over the
+        run and the machine's verdict on it."""
+        self._runs += 1
+        before = self.counters()
+        with machine.Monitor(self.lab) as monitor:
+            outcome = flows.run_flows(self.lab, self.workdir / f"{self._runs:02d}-{name}",
+                                      plan, timeout, during)
+        after = self.counters()
+        verdict = judge(monitor.measured)
+        if not verdict.faithful:
+            log.info("%s: %s", name, "; ".join(verdict.reasons))  # stated in the report
+        return {"name": name, "t0": outcome.t0, "end": outcome.end, "flows": outcome.flows,
+                "receivers": outcome.receivers,
+                "counters": fabric_ops.counter_delta(before, after),
+                "machine": asdict(monitor.measured), "verdict": verdict.as_dict()}
+
+
+def sleep_until(wall: float) -> None:
+    delay = wall - time.time()
+    if delay > 0:
+        time.sleep(delay)

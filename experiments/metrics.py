@@ -1,0 +1,127 @@
+"""Pure metric code: CDFs, fairness, goodput from cumulative samples, binning, recovery.
+
+Everything here takes plain numbers and lists (no Mininet, no files), so it is unit-tested
+on synthetic data. Times are seconds, rates bits per second, sizes bytes.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+from collections.abc import Sequence
+
+
+def cdf(values: Sequence[float]) -> list[tuple[float, float]]:
+    """Empirical CDF as step points (x, share of values <= x), x ascending, duplicates merged."""
+    xs = sorted(values)
+    n = len(xs)
+    out: list[tuple[float, float]] = []
+    for i, x in enumerate(xs):
+        if out and out[-1][0] == x:
+            out[-1] = (x, (i + 1) / n)
+        else:
+            out.append((x, (i + 1) / n))
+    return out
+
+
+def jain(values: Sequence[float]) -> float:
+    """Jain's fairness index: 1 when all equal, 1/n when one value takes everything."""
+    if not values:
+        raise ValueError("jain: no values")
+    square_sum = sum(v * v for v in values)
+    if square_sum == 0:
+        return 1.0  # all zero: equal, if useless
+    return sum(values) ** 2 / (len(values) * square_sum)
+
+
+def percentile(values: Sequence[float], q: float) -> float:
+    """Linear-interpolated percentile, q in [0, 100]."""
+    if not values:
+        raise ValueError("percentile: no values")
+    xs = sorted(values)
+    pos = (len(xs) - 1) * q / 100
+    lo, hi = math.floor(pos), math.ceil(pos)
+    return xs[lo] + (xs[hi] - xs[lo]) * (pos - lo)
+
+
+def describe(values: Sequence[float]) -> dict[str, float]:
+    """mean, min, p10, median, max and Jain fairness of `values`."""
+    if not values:
+        return {"n": 0}
+    return {"n": len(values), "mean": sum(values) / len(values), "min": min(values),
+            "p10": percentile(values, 10), "median": percentile(values, 50),
+            "max": max(values), "jain": jain(values)}
+
+
+def value_at(samples: Sequence[tuple[float, float]], t: float) -> float:
+    """A cumulative counter at time `t`, interpolated linearly between samples (time-sorted);
+    before the first sample it is the first value, after the last the last value."""
+    if not samples:
+        raise ValueError("value_at: no samples")
+    times = [s[0] for s in samples]
+    i = bisect.bisect_right(times, t)
+    if i == 0:
+        return samples[0][1]
+    if i == len(samples):
+        return samples[-1][1]
+    (t0, v0), (t1, v1) = samples[i - 1], samples[i]
+    return v0 if t1 == t0 else v0 + (v1 - v0) * (t - t0) / (t1 - t0)
+
+
+def window_rate(samples: Sequence[tuple[float, float]], start: float, end: float) -> float:
+    """Bits per second a cumulative byte counter grew by between `start` and `end`."""
+    if end <= start:
+        raise ValueError(f"window_rate: empty window {start}..{end}")
+    return (value_at(samples, end) - value_at(samples, start)) * 8 / (end - start)
+
+
+def bin_rates(samples: Sequence[tuple[float, float]], start: float, end: float,
+              width: float) -> list[float]:
+    """Bits per second of a cumulative byte counter in consecutive bins [start, end)."""
+    if width <= 0:
+        raise ValueError("bin width must be positive")
+    count = max(0, int(round((end - start) / width)))
+    edges = [value_at(samples, start + i * width) for i in range(count + 1)]
+    return [(edges[i + 1] - edges[i]) * 8 / width for i in range(count)]
+
+
+def recovery_time(bins: Sequence[float], width: float, start: float, fail_at: float,
+                  baseline: float, fraction: float, until: float,
+                  min_run: int = 2) -> float | None:
+    """Seconds from `fail_at` to the end of the last outage before `until`: a run of at
+    least `min_run` consecutive bins below `fraction` x `baseline` (a single low bin is
+    sampling noise: a 50 ms bin holds a handful of packets). 0: no outage. None: still
+    out in the last bin before `until` (not recovered by then).
+
+    Bins are aligned at `start`; the resolution is one bin width. The bin holding the
+    failure instant counts (part of it is after the failure)."""
+    first = max(math.floor((fail_at - start) / width + 1e-9), 0)
+    last = min(math.ceil((until - start) / width - 1e-9), len(bins))
+    end, run = None, 0
+    for i in range(first, last):
+        run = run + 1 if bins[i] < fraction * baseline else 0
+        if run >= min_run:
+            end = i  # this outage reaches bin i
+    if end is None:
+        return 0.0
+    if end == last - 1:
+        return None
+    return start + (end + 1) * width - fail_at
+
+
+def mean(values: Sequence[float]) -> float:
+    return sum(values) / len(values) if values else 0.0
+
+
+def slowdown(fct: float, ideal: float) -> float:
+    """Completion time as a multiple of the ideal."""
+    if ideal <= 0:
+        raise ValueError("ideal completion time must be positive")
+    return fct / ideal
+
+
+def link_utilisation(tx_bytes: int, seconds: float, rate_bps: float) -> float:
+    """Share of a link's rate that `tx_bytes` (frame bytes) used over `seconds`."""
+    if seconds <= 0 or rate_bps <= 0:
+        raise ValueError("utilisation needs a positive duration and rate")
+    return tx_bytes * 8 / seconds / rate_bps

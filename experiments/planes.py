@@ -1,0 +1,151 @@
+"""Planes: a 2-plane fat-tree k=4 (every host has one NIC per plane) under the permutation
+of the permutation experiment, ev spraying, in one run: the senders use one plane, then both
+planes, then both with plane 1 failing at t = 1 s (all of its agg-core links).
+
+What to see: a second plane doubles what each host can send; when a whole plane fails the
+senders retire its EVs and carry on over the other plane at about one plane's rate.
+Goodput is normalised to one plane's link rate (2 planes: up to 2.0).
+"""
+
+from __future__ import annotations
+
+import time
+
+from experiments import flowstats, metrics, plans, plots
+from experiments.config import ExperimentError, Options, Setup, payload_ceiling
+from experiments.plans import Flow
+
+NAME = "planes"
+TITLE = "Multi-plane fabric: 1 vs 2 planes, and a plane failing"
+SPEC = "multiplane:planes=2,base=fattree:k=4"
+DEFAULT_RATE = 500_000  # 40 switches on 2 cores: half the single-plane experiments' rate
+CASES = ("1 plane", "2 planes", "2 planes, 1 failed")
+FAIL_AT = 1.0
+BIN_S = 0.1
+
+
+def setup(opts: Options) -> Setup:
+    if opts.incast_n:
+        raise ExperimentError("--senders applies to the incast experiment only")
+    seconds = 3.0 if opts.quick else 8.0
+    return Setup(experiment=NAME, target=opts.target, spec=SPEC, seed=opts.seed,
+                 quick=opts.quick, rate_bps=DEFAULT_RATE, queue_depth=64,
+                 trim_threshold=32, ecn_threshold=16,
+                 params={"cases": list(CASES), "seconds": seconds, "fail_at": FAIL_AT,
+                         "failed_plane": 1, "warmup_s": 0.5, "bin_s": BIN_S},
+                 phases=[(c, seconds * 2 + 12) for c in CASES])
+
+
+def _planes(fabric) -> list[int]:
+    return sorted({nic.plane for h in fabric.hosts.values() for nic in h.nics})
+
+
+def traffic(setup: Setup, fabric, seconds: float, planes: tuple[int, ...] | None = None
+            ) -> list[Flow]:
+    """The cross-pod permutation; each flow sized for `seconds` over `planes` (all: None)."""
+    count = len(planes) if planes else len(_planes(fabric))
+    size = int(setup.link_rate * count * payload_ceiling(True) * seconds / 8)
+    return [Flow(src, dst, size, seed=setup.seed * 1000 + i, planes=planes)
+            for i, (src, dst) in enumerate(plans.cross_group_permutation(fabric, setup.seed))]
+
+
+def run(session, setup: Setup) -> dict:
+    from experiments.live.session import sleep_until
+
+    p = setup.params
+    all_planes = _planes(session.fabric)
+    failed = [link for link in session.core_links()
+              if session.fabric.switches[link[0]].plane == all_planes[p["failed_plane"]]]
+    session.set_spray("ev")
+    out: dict = {"cases": {}}
+    for case in p["cases"]:
+        session.progress(case)
+        planes = (all_planes[0],) if case == "1 plane" else None
+        plan = traffic(setup, session.fabric, p["seconds"], planes)
+        events: dict = {}
+
+        def during(t0: float, case=case, events=events) -> None:
+            if "failed" not in case:
+                return
+            sleep_until(t0 + p["fail_at"])
+            events["failed_at"] = time.time() - t0
+            events["all_failed_at"] = session.set_links(
+                [(core, agg) for agg, _, core, _ in failed], up=False) - t0
+
+        try:
+            result = session.run_flows(case.replace(" ", "-").replace(",", ""), plan,
+                                       timeout=p["seconds"] * 6 + 20, during=during)
+        finally:
+            if "failed" in case:
+                session.set_links([(core, agg) for agg, _, core, _ in failed], up=True)
+                session.wait_links_up(30)
+        out["cases"][case] = {**result, "events": events}
+    return out
+
+
+def analyse(setup: Setup, raw: dict) -> dict:
+    rate = setup.link_rate
+    result = {"link_rate_bps": rate, "cases": {}}
+    for case, run in raw["cases"].items():
+        goodputs, window = flowstats.window_goodputs(run["flows"], run["t0"],
+                                                     setup.params["warmup_s"])
+        norm = [g / rate for g in goodputs if g is not None]
+        series = [flowstats.acked_series(f, run["t0"]) for f in run["flows"]]
+        end = max((s[-1][0] for s in series if s), default=0.0)
+        total = [0.0] * max(0, int(round(end / setup.params["bin_s"])))
+        for s in series:
+            for i, v in enumerate(metrics.bin_rates(s, 0.0, end, setup.params["bin_s"])
+                                  if s else []):
+                total[i] += v
+        result["cases"][case] = {
+            "normalised": norm, "stats": metrics.describe(norm), "window_s": window,
+            "failed_at": run["events"].get("failed_at"),
+            "total_bins_per_flow": [v / rate / max(1, len(series)) for v in total],
+            "failed_flows": sum(1 for f in run["flows"] if not flowstats.ok(f)),
+            "retirements": sum(len(flowstats.retirement_times(f, run["t0"]))
+                               for f in run["flows"]),
+            "verdict": run["verdict"]}
+    return result
+
+
+def tables(analysis: dict) -> dict[str, list[dict]]:
+    return {"summary": [{"case": c, **{k: round(v, 4) for k, v in a["stats"].items()},
+                         "ev_retirements": a["retirements"],
+                         "failed_flows": a["failed_flows"],
+                         "faithful": a["verdict"]["faithful"]}
+                        for c, a in analysis["cases"].items()]}
+
+
+def figures(analysis: dict, outdir) -> list[tuple[str, str]]:
+    cases = analysis["cases"]
+    out = [plots.cdf_plot(outdir / "goodput_cdf.png", {c: [min(v / 2, 1.05) for v in
+                                                             a["normalised"]]
+                                                         for c, a in cases.items()},
+                          "per-flow goodput / (2 x one plane's link rate)",
+                          "Planes: per-flow goodput")]
+    series = {c: ([i * BIN_S for i in range(len(a["total_bins_per_flow"]))],
+                  a["total_bins_per_flow"]) for c, a in cases.items()}
+    failed = [a["failed_at"] for a in cases.values() if a["failed_at"] is not None]
+    events = [(failed[0], "plane 1 fails", "red")] if failed else []
+    out.append(plots.timeline_plot(outdir / "timeline.png", series,
+                                   "mean goodput per flow / one plane's rate",
+                                   "Planes: goodput over time", events))
+    return out
+
+
+def goals(setup: Setup, analysis: dict) -> list[dict]:
+    c = analysis["cases"]
+    one, two = c.get("1 plane", {}).get("stats", {}), c.get("2 planes", {}).get("stats", {})
+    failed = c.get("2 planes, 1 failed", {})
+    out = []
+    if one.get("n") and two.get("n"):
+        out.append({"goal": "(lab's own) 2 planes carry >= 1.5x what 1 plane does",
+                    "measured": f"{two['mean'] / one['mean']:.2f}x (mean {two['mean']:.2f} vs "
+                                f"{one['mean']:.2f} of one plane's rate)",
+                    "met": two["mean"] >= 1.5 * one["mean"]})
+    if failed:
+        out.append({"goal": "(lab's own) every flow completes with one plane failed",
+                    "measured": f"{failed['failed_flows']} flows failed, "
+                                f"{failed['retirements']} EV retirements",
+                    "met": failed["failed_flows"] == 0})
+    return out

@@ -1,0 +1,133 @@
+"""Writing a run's results: results.json, one CSV per table, report.md. Pure text making
+(`markdown`) apart from the file writes in `write_outputs`."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+from experiments.config import Setup
+
+
+def _fmt(value: object) -> str:
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    if value is None:
+        return "-"
+    return str(value)
+
+
+def md_table(rows: list[dict], limit: int = 60) -> str:
+    if not rows:
+        return "(no rows)\n"
+    keys = list(rows[0])
+    lines = ["| " + " | ".join(keys) + " |", "|" + "---|" * len(keys)]
+    for row in rows[:limit]:
+        lines.append("| " + " | ".join(_fmt(row.get(k)) for k in keys) + " |")
+    if len(rows) > limit:
+        lines.append(f"\n({len(rows) - limit} more rows in the CSV)")
+    return "\n".join(lines) + "\n"
+
+
+def _rate(bps: float | None) -> str:
+    return "unlimited" if not bps else f"{bps / 1e6:g} Mb/s"
+
+
+def setup_rows(setup: Setup, env: dict) -> list[dict]:
+    rate_note = {"auto": " (calibrated: --rate auto)", "option": " (--rate)",
+                 "default": " (experiment default)"}[setup.rate_source]
+    rows = [("target", f"{setup.target} ({env.get('queue_model', '')})"),
+            ("topology", setup.spec),
+            ("host link rate", _rate(setup.rate_bps) + rate_note),
+            ("fabric link rate", _rate(setup.fabric_rate_bps or setup.rate_bps)),
+            ("queue depth", f"{setup.queue_depth} packets per egress queue"),
+            ("trim threshold", f"{setup.trim_threshold} packets" if setup.trim_threshold
+             else "off"),
+            ("ECN threshold", f"{setup.ecn_threshold} packets" if setup.ecn_threshold
+             else "off"),
+            ("link probes", f"every {setup.probe_interval * 1000:.0f} ms, down after "
+                            f"{setup.miss_limit} missed"),
+            ("seed", str(setup.seed)), ("quick", str(setup.quick)),
+            ("parameters", json.dumps(setup.params))]
+    rows += [(k, str(v)) for k, v in env.get("versions", {}).items()]
+    rows += [("machine", env.get("machine", "")),
+             ("load average (1, 5, 15 min) at start", str(env.get("load_start"))),
+             ("duration", f"{env.get('duration_s', 0):.0f} s")]
+    return [{"setting": k, "value": v} for k, v in rows]
+
+
+def markdown(title: str, question: str, setup: Setup, env: dict, verdict: dict,
+             goals: list[dict], figures: list[tuple[str, str]], tables: dict) -> str:
+    label = "faithful" if verdict["faithful"] else "**CPU-bound: results unfaithful**"
+    parts = [f"# {title}\n", question.strip() + "\n",
+             f"**Emulation:** {label}. CPU busy {_pct(verdict.get('cpu_busy'))} (niced "
+             f"background work {_pct(verdict.get('cpu_nice'))} excluded), switch socket "
+             f"backlog p95 {_kib(verdict.get('backlog_p95_bytes'))}, frames missed by "
+             f"switches {_pct(verdict.get('ingress_loss_share'), 2)}."
+             + ("".join(f"\n- {r}" for r in verdict["reasons"]) if verdict["reasons"] else "")
+             + "\n"]
+    if goals:
+        parts.append("## Goals\n")
+        parts.append(md_table([{"goal": g["goal"], "measured": g["measured"],
+                                "met": "yes" if g["met"] else "NO"} for g in goals]))
+    parts.append("## Setup\n")
+    parts.append(md_table(setup_rows(setup, env)))
+    parts.append("## Plots\n")
+    parts += [f"![{caption}]({name})\n" for name, caption in figures]
+    parts.append("## Tables\n")
+    for name, rows in tables.items():
+        parts.append(f"### {name} (`{name}.csv`)\n")
+        parts.append(md_table(rows))
+    return "\n".join(parts)
+
+
+def _pct(value: float | None, digits: int = 0) -> str:
+    return "n/a" if value is None else f"{value:.{digits}%}"
+
+
+def _kib(value: float | None) -> str:
+    return "n/a" if value is None else f"{value / 1024:.0f} KiB"
+
+
+def write_csv(path: Path, rows: list[dict]) -> None:
+    keys: list[str] = []
+    for row in rows:
+        keys += [k for k in row if k not in keys]
+    with open(path, "w", newline="") as out:
+        writer = csv.DictWriter(out, fieldnames=keys)
+        writer.writeheader()
+        writer.writerows(rows)
+
+
+def write_outputs(outdir: Path, results: dict, tables: dict, report_md: str) -> None:
+    outdir.mkdir(parents=True, exist_ok=True)
+    (outdir / "results.json").write_text(json.dumps(results, indent=1, default=str) + "\n")
+    for name, rows in tables.items():
+        write_csv(outdir / f"{name}.csv", rows)
+    (outdir / "report.md").write_text(report_md)
+
+
+def index_markdown(summaries: list[dict], prefix: str = "") -> str:
+    """The overview of `experiment all`: per experiment its verdict, goals and plots.
+    `prefix` is prepended to every link (the index's folder seen from where it is read)."""
+    lines = ["| experiment | emulation | goals met | report |", "|---|---|---|---|"]
+    for s in summaries:
+        met = sum(1 for g in s["goals"] if g["met"])
+        lines.append(f"| {s['experiment']} | "
+                     f"{'faithful' if s['verdict']['faithful'] else 'CPU-bound'} | "
+                     f"{met}/{len(s['goals'])} | [report]({prefix}{s['experiment']}/report.md) |")
+    parts = ["\n".join(lines) + "\n"]
+    for s in summaries:
+        parts.append(f"### {s['experiment']}\n")
+        v = s["verdict"]
+        parts.append(f"Emulation {'faithful' if v['faithful'] else 'CPU-bound'}: CPU "
+                     f"{_pct(v.get('cpu_busy'))} busy, backlog p95 "
+                     f"{_kib(v.get('backlog_p95_bytes'))}, frames missed "
+                     f"{_pct(v.get('ingress_loss_share'), 2)}; {s.get('setup_line', '')}\n")
+        if s["goals"]:
+            parts.append(md_table([{"goal": g["goal"], "measured": g["measured"],
+                                    "met": "yes" if g["met"] else "NO"} for g in s["goals"]]))
+        parts += [f"![{caption}]({prefix}{s['experiment']}/{name})\n"
+                  for name, caption in s.get("figures", [])]
+    return "\n".join(parts)

@@ -1,0 +1,227 @@
+"""Run one experiment end to end: lab up, rates, (calibration), traffic, analysis, outputs.
+
+Whatever happens (an error, Ctrl-C, SIGTERM) the endpoint processes are killed and the lab
+is stopped before returning, so no process, namespace or link is left behind.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import signal
+import time
+from dataclasses import replace
+from pathlib import Path
+from types import ModuleType
+
+from experiments import registry, report
+from experiments.config import ExperimentError, Options, Setup, check_rate, parse_rate
+from experiments.progress import Progress
+from experiments.validity import Verdict, combine
+
+log = logging.getLogger(__name__)
+
+# fallback ladder for --rate auto, fastest first (bits/s per link)
+AUTO_RATES = {"p4emu": (8e6, 6e6, 4e6, 3e6, 2e6, 1.5e6, 1e6, 5e5),
+              "bmv2": (12e6, 8e6, 6e6, 4e6, 2e6, 1e6, 5e5)}
+CALIBRATION_S = 2.5
+MIN_FILL = 0.6  # --rate auto: the ev-sprayed flows must carry this share of the link rate
+# gRPC / Thrift port bases: apart from the demo's and the tests', and below Linux's
+# ephemeral range (32768-60999), where an outgoing connection can hold a switch's port
+# (seen: a 40-switch lab whose switch could not bind 53120)
+EXPERIMENT_PORTS = (29100, 12100)
+
+
+def plan(opts: Options) -> tuple[ModuleType, Setup]:
+    """The experiment module and its setup for `opts`; ExperimentError on bad input."""
+    module = registry.get(opts.name)
+    setup = module.setup(opts)
+    if opts.rate not in (None, "auto"):
+        bps = parse_rate(opts.rate)
+        check_rate(opts.target, bps)
+        fabric = None
+        if setup.fabric_rate_bps:  # keep the experiment's fabric/host ratio
+            fabric = int(setup.fabric_rate_bps * bps / setup.rate_bps)
+            check_rate(opts.target, fabric)
+        setup = replace(setup, rate_bps=bps, fabric_rate_bps=fabric, rate_source="option")
+    return module, setup
+
+
+class _Terminated(KeyboardInterrupt):
+    """SIGTERM, handled as Ctrl-C is: clean up, then stop."""
+
+
+def _on_sigterm(_sig: int, _frame: object) -> None:
+    raise _Terminated()
+
+
+def run(opts: Options, outdir: Path) -> dict:
+    """Run `opts.name` into `outdir`; returns the summary (verdict, goals, files)."""
+    module, setup = plan(opts)
+    from experiments.live.environment import environment  # live imports only when running
+    from experiments.live.flows import RUNNING
+    from experiments.live.session import Session
+    from topologies.generators import PortBases
+    from topologies.lab import Lab, LabConfig, default_build_dir
+    from topologies.p4switch import QueueOptions
+    from topologies.target import DEFAULT_PROGRAM
+
+    outdir.mkdir(parents=True, exist_ok=True)
+    progress = Progress(setup.experiment, setup.phases)
+    env = environment(setup.target)
+    started = time.monotonic()
+    config = LabConfig(
+        spec=setup.spec, target=setup.target, program=DEFAULT_PROGRAM, spray="ecmp",
+        build_dir=default_build_dir() / "experiments",  # compiled program kept between runs
+        bases=PortBases(*EXPERIMENT_PORTS),
+        queues=QueueOptions(depth=setup.queue_depth, line_rate_bps=setup.rate_bps),
+        controller_args=["--trim-threshold", str(setup.trim_threshold),
+                         "--ecn-threshold", str(setup.ecn_threshold),
+                         "--probe-interval", str(setup.probe_interval),
+                         "--miss-limit", str(setup.miss_limit)])
+    old_term = signal.signal(signal.SIGTERM, _on_sigterm)
+    lab = Lab(config)
+    try:
+        progress.note(f"bringing up {setup.spec} on {lab.target}")
+        lab.start()
+        if lab.missing_switches:
+            raise ExperimentError(f"switches did not start: {', '.join(lab.missing_switches)}"
+                                  f" (see {config.build_dir / 'logs'})")
+        session = Session(lab, setup, outdir / "runs", progress.phase)
+        calibration = None
+        if opts.rate == "auto":
+            calibration = calibrate(session, module, setup, progress)
+            setup = replace(setup, rate_bps=calibration["chosen_bps"], rate_source="auto",
+                            fabric_rate_bps=None if not setup.fabric_rate_bps else
+                            int(setup.fabric_rate_bps * calibration["chosen_bps"]
+                                / setup.rate_bps))
+            session.setup = setup
+        session.set_rates(setup.rate_bps, setup.fabric_rate_bps or setup.rate_bps)
+        raw = module.run(session, setup)
+    finally:
+        # a second Ctrl-C or SIGTERM must not cut the cleanup short (seen: switches left)
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        try:
+            RUNNING.kill_all()
+            lab.stop()
+        finally:
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+            signal.signal(signal.SIGTERM, old_term)
+    progress.note("lab stopped; analysing and plotting")
+    env["duration_s"] = time.monotonic() - started
+    summary = finish(module, setup, env, raw, calibration, outdir)
+    progress.note(f"written to {outdir}")
+    return summary
+
+
+def verdict_of(raw: dict) -> Verdict:
+    """Every traffic phase's verdict, combined."""
+    found: list[Verdict] = []
+
+    def walk(node: object) -> None:
+        if isinstance(node, dict):
+            if "verdict" in node and isinstance(node["verdict"], dict) \
+                    and "faithful" in node["verdict"]:
+                found.append(Verdict(**node["verdict"]))
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    walk(raw)
+    if not found:
+        raise ExperimentError("the run measured nothing")
+    return combine(found)
+
+
+def finish(module: ModuleType, setup: Setup, env: dict, raw: dict, calibration: dict | None,
+           outdir: Path) -> dict:
+    """Analyse `raw`, draw, and write every output file; pure apart from the writes."""
+    analysis = module.analyse(setup, raw)
+    verdict = verdict_of(raw).as_dict()
+    goals = module.goals(setup, analysis)
+    figures = module.figures(analysis, outdir)
+    tables = module.tables(analysis)
+    if calibration:
+        tables["calibration"] = calibration["trials"]
+    results = {"experiment": setup.experiment, "setup": setup.as_dict(), "environment": env,
+               "verdict": verdict, "goals": goals, "analysis": analysis,
+               "calibration": calibration, "raw": raw}
+    question = (module.__doc__ or "").strip()
+    text = report.markdown(module.TITLE, question, setup, env, verdict, goals, figures, tables)
+    report.write_outputs(outdir, results, tables, text)
+    rate = f"{setup.rate_bps / 1e6:g} Mb/s per host link"
+    if setup.fabric_rate_bps:
+        rate += f", {setup.fabric_rate_bps / 1e6:g} Mb/s fabric links"
+    return {"experiment": setup.experiment, "outdir": str(outdir), "verdict": verdict,
+            "goals": goals, "analysis": analysis, "figures": figures,
+            "setup_line": f"{setup.target}, {setup.spec}, {rate}, seed {setup.seed}"
+                          f"{', quick' if setup.quick else ''}, "
+                          f"{env['duration_s']:.0f} s."}
+
+
+def calibrate(session, module: ModuleType, setup: Setup, progress: Progress) -> dict:
+    """--rate auto: the fastest rate of the ladder at which this experiment's traffic, ev
+    sprayed, runs faithfully on this machine: every flow done, the machine's verdict
+    faithful, and the flows filling at least MIN_FILL of the link rate on average."""
+    from experiments import flowstats
+
+    trials = []
+    low, high = _limits(setup.target)
+    session.set_spray("ev")
+    for bps in AUTO_RATES[setup.target]:
+        bps = int(bps)
+        if not low <= bps <= high:
+            continue
+        progress.note(f"calibrating: {bps / 1e6:g} Mb/s per link")
+        trial = replace(setup, rate_bps=bps, fabric_rate_bps=None if not setup.fabric_rate_bps
+                        else int(setup.fabric_rate_bps * bps / setup.rate_bps))
+        session.set_rates(trial.rate_bps, trial.fabric_rate_bps or trial.rate_bps)
+        flows = module.traffic(trial, session.fabric, CALIBRATION_S)
+        result = session.run_flows(f"calibrate-{bps}", flows, timeout=CALIBRATION_S * 4 + 10)
+        done = all(flowstats.ok(f) for f in result["flows"])
+        # the machine may keep up only because the endpoints cannot load the links (their
+        # RTTs inflated by CPU waits): then the fabric is not what is being measured
+        goodputs, _ = flowstats.window_goodputs(result["flows"], result["t0"], 0.5)
+        shares = [g / trial.link_rate for g in goodputs if g is not None]
+        filled = sum(shares) / len(shares) if shares else 0.0
+        faithful = result["verdict"]["faithful"] and done and filled >= MIN_FILL
+        trials.append({"rate_bps": bps, "faithful": faithful, "flows_done": done,
+                       "mean_goodput_share": round(filled, 3),
+                       "cpu_busy": result["verdict"]["cpu_busy"],
+                       "backlog_p95_bytes": result["verdict"]["backlog_p95_bytes"],
+                       "ingress_loss_share": result["verdict"]["ingress_loss_share"],
+                       "reasons": "; ".join(result["verdict"]["reasons"])})
+        if faithful:
+            progress.note(f"--rate auto: {bps / 1e6:g} Mb/s per link is faithful here")
+            return {"chosen_bps": bps, "trials": trials}
+    raise ExperimentError(f"--rate auto: no rate down to {trials[-1]['rate_bps'] / 1e6:g} "
+                          "Mb/s ran faithfully on this machine" if trials else
+                          "--rate auto: no rate to try")
+
+
+def _limits(target: str) -> tuple[int, int]:
+    from experiments.config import RATE_LIMITS_BPS
+
+    return RATE_LIMITS_BPS[target]
+
+
+def run_many(names: list[str], opts: Options, out: Path) -> list[dict]:
+    """`experiment all`: each experiment into out/NAME, then an index report."""
+    summaries, failed = [], []
+    for name in names:
+        try:
+            summaries.append(run(replace(opts, name=name), out / name))
+        except Exception as exc:  # one broken experiment must not cost the others' results
+            log.error("%s failed: %s", name, exc)
+            failed.append(f"{name}: {exc}")
+    text = "# MRC Lab experiments\n\n" + report.index_markdown(summaries)
+    if failed:
+        text += "\n## Failed\n\n" + "".join(f"- {line}\n" for line in failed)
+    with contextlib.suppress(OSError):
+        (out / "index.md").write_text(text)
+    if failed:
+        raise ExperimentError(f"{len(failed)} experiment(s) failed: {'; '.join(failed)}")
+    return summaries

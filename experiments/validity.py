@@ -1,0 +1,92 @@
+"""Was a run faithful? Pure checks on what `experiments.live.machine` measured.
+
+An emulated fabric means something only while the machine keeps up with it. Three signs
+that it did not, each a figure the run measured:
+- frames the kernel delivered to a switch port that the switch never read (lost in the
+  socket buffer: a drop the emulated queue knows nothing about);
+- frames waiting in the switches' sockets (a queue outside the model, adding delay);
+- the CPU busy all the time with the lab's own work (niced background work excluded: it
+  yields to the lab).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+from experiments.metrics import percentile
+
+INGRESS_LOSS_LIMIT = 0.002  # share of frames lost before the switch read them
+BACKLOG_LIMIT_BYTES = 96 * 1024  # p95 of the largest socket backlog (~40 full frames)
+CPU_LIMIT = 0.97  # busy share of all cores, niced work excluded
+
+
+@dataclass
+class Measured:
+    """Raw machine figures of one run (or one phase of it)."""
+
+    seconds: float
+    cpu_busy: float | None  # 0..1, niced work excluded
+    cpu_nice: float | None  # 0..1: background work that yields to the lab
+    backlog_samples: list[int] = field(default_factory=list)  # bytes, one per sample
+    delivered: int | None = None  # frames the kernel delivered to switch ports
+    lost: int | None = None  # of those, never read by a switch (p4emu only)
+    load_average: list[float] = field(default_factory=list)
+
+
+@dataclass
+class Verdict:
+    faithful: bool
+    reasons: list[str]
+    cpu_busy: float | None
+    cpu_nice: float | None
+    backlog_p95_bytes: float | None
+    backlog_max_bytes: int | None
+    ingress_loss_share: float | None
+    load_average: list[float]
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+    @property
+    def label(self) -> str:
+        return "faithful" if self.faithful else "CPU-bound (unfaithful)"
+
+
+def judge(m: Measured) -> Verdict:
+    """The verdict on one run: faithful unless one of the limits above was passed."""
+    reasons: list[str] = []
+    loss_share = None
+    if m.delivered:
+        loss_share = (m.lost or 0) / m.delivered
+        if loss_share > INGRESS_LOSS_LIMIT:
+            reasons.append(f"switches missed {loss_share:.2%} of the frames delivered to "
+                           f"them (limit {INGRESS_LOSS_LIMIT:.1%})")
+    p95 = percentile(m.backlog_samples, 95) if m.backlog_samples else None
+    if p95 is not None and p95 > BACKLOG_LIMIT_BYTES:
+        reasons.append(f"switch socket backlog p95 {p95 / 1024:.0f} KiB "
+                       f"(limit {BACKLOG_LIMIT_BYTES // 1024} KiB)")
+    if m.cpu_busy is not None and m.cpu_busy >= CPU_LIMIT:
+        reasons.append(f"CPU {m.cpu_busy:.0%} busy (limit {CPU_LIMIT:.0%})")
+    return Verdict(faithful=not reasons, reasons=reasons, cpu_busy=m.cpu_busy,
+                   cpu_nice=m.cpu_nice, backlog_p95_bytes=p95,
+                   backlog_max_bytes=max(m.backlog_samples) if m.backlog_samples else None,
+                   ingress_loss_share=loss_share, load_average=m.load_average)
+
+
+def combine(verdicts: list[Verdict]) -> Verdict:
+    """One verdict for several phases: unfaithful when any phase was."""
+    if not verdicts:
+        raise ValueError("no verdicts")
+    reasons = [r for v in verdicts for r in v.reasons]
+
+    def worst(values: list[float | None]) -> float | None:
+        present = [x for x in values if x is not None]
+        return max(present) if present else None
+
+    return Verdict(faithful=all(v.faithful for v in verdicts), reasons=reasons,
+                   cpu_busy=worst([v.cpu_busy for v in verdicts]),
+                   cpu_nice=worst([v.cpu_nice for v in verdicts]),
+                   backlog_p95_bytes=worst([v.backlog_p95_bytes for v in verdicts]),
+                   backlog_max_bytes=worst([v.backlog_max_bytes for v in verdicts]),
+                   ingress_loss_share=worst([v.ingress_loss_share for v in verdicts]),
+                   load_average=verdicts[-1].load_average)

@@ -1,0 +1,111 @@
+"""Checks p4c makes that p4emu's code generation does not need: without them p4emu would
+accept programs p4c refuses (each names the p4c pass it mirrors)."""
+
+from __future__ import annotations
+
+from p4emu.lang.errors import P4CompileError
+from p4emu.lang.types import StackT, StructT, Type
+
+V1MODEL_VERSIONS = (20180101, 20200408)  # the first and the latest v1model.p4 versions
+
+
+def check_v1model_version(version, loc) -> None:
+    """As p4c's GetV1ModelVersion: the version (before any cast to bit<32>) must be a
+    non-negative number between the first and the latest v1model.p4."""
+    if not isinstance(version, int) or isinstance(version, bool) or version < 0:
+        raise P4CompileError(loc, f"{version}: expected v1model version to be a non-negative number")
+    first, latest = V1MODEL_VERSIONS
+    if not first <= version <= latest:
+        raise P4CompileError(loc, f"{version}: unknown v1model version; initial supported version "
+                                  f"is {first}, latest is {latest}")
+
+
+def check_unique_name(objects: list[dict], name: str, kind: str, loc) -> None:
+    """P4Info names each table and extern instance by its control-plane name; two of one
+    kind sharing a name (say `@name(".t")` in a control instantiated twice) cannot both be
+    addressed (p4c: "Name ... is used for multiple ... objects in the P4Info message")."""
+    if any(o["name"] == name for o in objects):
+        raise P4CompileError(loc, f"Name '{name}' is used for multiple {kind} objects in the "
+                                  "P4Info message")
+
+
+U64 = (1 << 64) - 1  # p4c computes entry priorities in size_t
+
+
+def check_entry_priorities(priorities: list[int | None], match_kinds: list[str], is_const: bool,
+                           largest_wins: bool, delta: int, table: str, locs) -> None:
+    """p4c's EntryPriorities on a table's `entries`: `priorities` holds each entry's
+    `priority = n:` value (or None), `locs` each entry's location then the table's.
+
+    The numbering itself never reaches BMv2 (tables.py), only these verdicts do."""
+    with_priority = next((i for i, p in enumerate(priorities) if p is not None), None)
+    table_loc = locs[-1]
+    if is_const:
+        if with_priority is not None:
+            raise P4CompileError(locs[with_priority],
+                                 "Table with 'const' entries cannot have priorities")
+        return
+    if not 0 <= delta <= 0xFFFFFFFF:  # p4c: Constant::fitsUint
+        raise P4CompileError(table_loc, f"priority_delta {delta} must be a positive value")
+    if not match_kinds:
+        return
+    if all(k in ("exact", "lpm") for k in match_kinds):
+        if with_priority is not None:
+            raise P4CompileError(table_loc, "key match type does not require priorities, "
+                                            "but some are specified")
+        return
+    if with_priority is None:  # numbered from the last (largest wins) or the first entry
+        current = 1
+        for _ in priorities:
+            if current + delta > U64:
+                raise P4CompileError(table_loc, f"{table} Overflow in priority computation")
+            current += delta
+        return
+    if priorities[0] is None:
+        raise P4CompileError(locs[0], "entry must have a priority")
+    current = 0
+    for p in priorities:
+        current = p if p is not None else current
+        nxt = current - delta if largest_wins else current + delta
+        if not 0 <= nxt <= U64:
+            raise P4CompileError(table_loc, f"{table} Overflow in priority computation")
+        current = nxt
+
+
+def check_headers_type(t: Type, loc) -> None:
+    """The parser's headers parameter: BMv2 (p4c simpleSwitch.cpp) wants a struct whose
+    fields are headers, header stacks or header unions, after the mid end has flattened
+    nested structs (NestedStructs) into it."""
+    if not isinstance(t, StructT) or t.kind != "struct":
+        raise P4CompileError(loc, f"{t}: expected type to be a struct")
+
+    def only_headers(s: StructT) -> bool:
+        return all(isinstance(ft, StackT)
+                   or (isinstance(ft, StructT) and ft.kind in ("header", "header_union"))
+                   or (isinstance(ft, StructT) and ft.kind == "struct" and only_headers(ft))
+                   for _, ft in s.fields)
+
+    if not only_headers(t):
+        raise P4CompileError(loc, f"{t.name}: the type should be a struct of headers, "
+                                  "stacks, or unions")
+
+
+def check_parser_terminates(decl) -> None:
+    """p4c's RemoveUnreachableStates: some state reachable from `start` must be accept or
+    reject (a state without a transition goes to reject)."""
+    states = {st.name: st for st in decl.states}
+    seen, todo = set(), ["start"]
+    while todo:
+        name = todo.pop()
+        if name in ("accept", "reject"):
+            return
+        if name not in states:
+            return  # undeclared: reported as such when the transition is compiled
+        if name in seen:
+            continue
+        seen.add(name)
+        tr = states[name].transition
+        if tr is None:
+            return
+        todo += [tr.state] if tr.select is None else [c.state for c in tr.cases]
+    raise P4CompileError(decl.loc, f"parser {decl.name}: Parser never reaches accept or reject state")

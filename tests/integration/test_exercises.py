@@ -1,0 +1,43 @@
+"""The exercises' fabric checks (MRCLAB_TARGET: p4emu or BMv2): the reference solutions
+pass them and untouched skeletons fail them, through the same path `mrclab exercise check`
+takes (a worker process per check, a fat-tree k=4 per fabric check)."""
+
+from __future__ import annotations
+
+import pytest
+
+from coursework.catalog import load_exercise
+from coursework.results import FAIL, PASS
+from coursework.runner import run_checks
+from coursework.workspace import start
+from tests.targets import integration_target
+
+pytestmark = pytest.mark.integration
+TARGET = integration_target()
+
+
+def fabric_results(name: str, folder, solution: bool) -> dict[str, object]:
+    exercise = load_exercise(name)
+    report = run_checks(start(exercise, folder, solution=solution), TARGET)
+    fabric = {c.name for c in exercise.checks_of("fabric")}
+    results = {r.name: r for r in report.results if r.name in fabric}
+    for r in results.values():
+        print(f"\n{name} ({'solution' if solution else 'skeleton'}, {TARGET}): "
+              f"[{r.status}] {r.name} - {r.detail} ({r.seconds:.0f} s)")
+    assert set(results) == fabric
+    return results
+
+
+@pytest.mark.parametrize("name", ["spray", "trim", "signals", "failover", "endpoint"])
+def test_solution_passes_the_fabric_checks(name, tmp_path):
+    results = fabric_results(name, tmp_path, solution=True)
+    assert all(r.status == PASS for r in results.values()), results
+
+
+@pytest.mark.parametrize("name", ["spray", "trim", "failover"])
+def test_skeleton_fails_the_fabric_checks(name, tmp_path):
+    results = fabric_results(name, tmp_path, solution=False)
+    assert all(r.status == FAIL and r.hint for r in results.values()), results
+    # a failure that was measured, not a lab that did not come up
+    assert not any("did not come up" in r.detail or "timed out" in r.detail
+                   for r in results.values()), results

@@ -1,0 +1,131 @@
+"""`mrclab experiment NAME --quick` end to end on the integration target (issue 11).
+
+Each test runs the command as a user would, then asserts the qualitative result the
+experiment exists to show, from its results.json: per-packet spraying beats ECMP on a
+permutation; trimming avoids the timeouts drop-tail suffers in an incast; EV spraying
+recovers from a core link failure before ECMP, which waits for the controller. Every run
+also has to leave its report, tables and plots, and no process behind.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from experiments.runner import EXPERIMENT_PORTS
+from tests.targets import integration_target
+from topologies.generators import PortBases, interface_tag
+from topologies.p4switch import REPO_ROOT
+
+pytestmark = pytest.mark.integration
+TARGET = integration_target()
+
+
+def experiment(name: str, out: Path, *args: str, timeout: float = 300) -> dict:
+    started = time.monotonic()
+    proc = subprocess.run(
+        [sys.executable, "-m", "topologies.cli", "experiment", name, "--quick",
+         "--target", TARGET, "--out", str(out), *args],
+        cwd=REPO_ROOT, capture_output=True, text=True, timeout=timeout)
+    print(f"\n{name} --quick on {TARGET}: {time.monotonic() - started:.0f} s\n"
+          f"{proc.stderr[-1500:]}{proc.stdout}")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    for file in ("results.json", "report.md", "summary.csv"):
+        assert (out / file).is_file(), file
+    report = (out / "report.md").read_text()
+    for png in out.glob("*.png"):
+        assert f"]({png.name})" in report  # every plot is embedded
+    assert list(out.glob("*.png"))
+    assert not _switch_processes(), "switch processes left behind"
+    return json.loads((out / "results.json").read_text())
+
+
+def _switch_processes() -> list[str]:
+    out = subprocess.run(["pgrep", "-af", "p4emu switch|simple_switch_grpc|"
+                          "experiments.live.agent"], capture_output=True, text=True).stdout
+    return [line for line in out.splitlines() if "pgrep" not in line]
+
+
+def test_permutation_ev_beats_ecmp(tmp_path):
+    r = experiment("permutation", tmp_path)
+    modes = r["analysis"]["modes"]
+    ev, ecmp = modes["ev"]["stats"], modes["ecmp"]["stats"]
+    print(f"goodput / link rate: ev mean {ev['mean']:.2f} min {ev['min']:.2f}, "
+          f"ecmp mean {ecmp['mean']:.2f} min {ecmp['min']:.2f}, "
+          f"random mean {modes['random']['stats'].get('mean', 0):.2f}; "
+          f"verdict {r['verdict']['faithful']} {r['verdict']['reasons']}")
+    assert ev["n"] == ecmp["n"] == 16
+    assert ev["mean"] > ecmp["mean"]
+    assert ev["min"] > ecmp["min"]
+
+
+def test_incast_trimming_avoids_the_timeouts_of_drop_tail(tmp_path):
+    r = experiment("incast", tmp_path)
+    rows = r["analysis"]["rows"]
+    for row in rows:
+        print(f"{row['mode']:8} N={row['n']:2}: fct {row['fct_s']} s "
+              f"({row['slowdown']}x ideal), timeouts {row['timeouts']}, "
+              f"trimmed {row['trimmed_at_receiver']}, dropped {row['dropped']}")
+    trim = [row for row in rows if row["mode"] == "trim"]
+    drop = [row for row in rows if row["mode"] == "droptail"]
+    assert trim and drop
+    assert all(row["failed"] == 0 for row in rows)
+    assert all(row["timeouts"] == 0 for row in trim)
+    assert sum(row["timeouts"] for row in drop) > 0
+    assert all(row["trimmed_at_receiver"] > 0 for row in trim)
+
+
+def test_failure_ev_recovers_before_ecmp(tmp_path):
+    r = experiment("failure", tmp_path)
+    ev, ecmp = r["analysis"]["modes"]["ev"], r["analysis"]["modes"]["ecmp"]
+    print(f"recovery: ev {ev['recovery_s']} s, ecmp {ecmp['recovery_s']} s; controller "
+          f"rerouted after {ev['reroute_after_s']} s (ev run), "
+          f"{ecmp['reroute_after_s']} s (ecmp run)")
+    assert ecmp["reroute_after_s"] is not None  # the failure really happened and was seen
+    assert ev["recovery_s"] is not None
+    assert ecmp["recovery_s"] is None or ev["recovery_s"] < ecmp["recovery_s"]
+    # Not asserted: ev back before the controller rerouted. On the 2-core CI machine an ev
+    # flow can stall until about then (measured: ev 0.5-0.6 s, controller 0.47-0.59 s);
+    # the report states it as a goal not met.
+
+
+def test_bad_input_is_a_one_line_error(tmp_path):
+    for args, text in ((["nosuch"], "unknown experiment 'nosuch'"),
+                       (["incast", "--senders", "4,16"], "N=16 is larger than"),
+                       (["permutation", "--rate", "2G"], "outside what")):
+        proc = subprocess.run([sys.executable, "-m", "topologies.cli", "experiment", *args,
+                               "--out", str(tmp_path)], cwd=REPO_ROOT, capture_output=True,
+                              text=True, timeout=60)
+        assert proc.returncode == 2
+        assert proc.stderr.count("\n") == 1 and text in proc.stderr, proc.stderr
+
+
+def test_interrupt_leaves_nothing_behind(tmp_path):
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "topologies.cli", "experiment", "permutation", "--quick",
+         "--target", TARGET, "--out", str(tmp_path)],
+        cwd=REPO_ROOT, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:  # wait until traffic runs
+            line = proc.stderr.readline()
+            if "ecmp (1/3)" in line or not line:
+                break
+        time.sleep(3)
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=90) == 130
+    finally:
+        if proc.poll() is None:
+            os.kill(proc.pid, signal.SIGKILL)
+    assert not _switch_processes()
+    links = subprocess.run(["ip", "-o", "link"], capture_output=True, text=True).stdout
+    assert f"-{interface_tag(PortBases(*EXPERIMENT_PORTS))}" not in links  # switch ports
+    hosts = subprocess.run(["pgrep", "-f", "mininet:h"], capture_output=True, text=True)
+    assert hosts.stdout == ""  # Mininet host shells

@@ -1,0 +1,83 @@
+"""The exercise catalog: five exercises, each complete, and checker.toml validation."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from coursework.catalog import ExerciseError, exercise_names, load_exercise, parse_exercise
+from coursework.results import FAIL, PASS, SKIP, CheckResult, Report
+
+EXERCISES = ["spray", "trim", "signals", "failover", "endpoint"]
+
+
+def test_five_exercises_in_course_order():
+    assert exercise_names() == EXERCISES
+
+
+@pytest.mark.parametrize("name", EXERCISES)
+def test_exercise_folder_is_complete(name):
+    ex = load_exercise(name)
+    readme = (ex.folder / "README.md").read_text()
+    for heading in ("## Goal", "## Background", "## Tasks", "## Questions", "## Experiment"):
+        assert heading in readme, f"{name}/README.md lacks {heading}"
+    for f in ex.files:
+        skeleton, solution = (ex.skeleton / f).read_text(), (ex.solution / f).read_text()
+        assert skeleton != solution
+        todos = [int(n) for n in re.findall(r"TODO (\d+):", skeleton)]
+        assert todos == list(range(1, len(todos) + 1)) and len(todos) >= 2, (name, todos)
+        assert "TODO" not in solution
+    for check in ex.checks_of("stf"):
+        assert (ex.folder / check.stf).is_file(), check.stf
+    assert all(c.hint for c in ex.checks)
+    assert {c.kind for c in ex.checks} & {"stf", "python"}, "no check that runs without root"
+    assert ex.checks_of("fabric"), "no fabric check"
+
+
+def test_instructor_guide_covers_every_exercise():
+    text = (Path(load_exercise("spray").folder.parent) / "INSTRUCTOR.md").read_text()
+    for name in EXERCISES:
+        assert f"## {name}" in text
+    assert "mrclab exercise grade" in text
+
+
+def test_unknown_exercise_names_the_known_ones():
+    with pytest.raises(ExerciseError, match="unknown exercise 'sprya'.*spray, trim"):
+        load_exercise("sprya")
+
+
+@pytest.mark.parametrize("text, message", [
+    ("files = ['a.p4']\n[[check]]\nname='x'\nkind='magic'\nhint='h'\n", "kind 'magic'"),
+    ("files = ['a.p4']\n[[check]]\nname='x'\nkind='stf'\nhint='h'\n", "name an `stf` file"),
+    ("files = ['a.p4']\n[[check]]\nname='x'\nkind='python'\nrun='m:f'\n", "name and a hint"),
+    ("files = ['a.py']\n", "needs checks"),
+    ("files = ['a.p4']\n[[check]]\nname='x'\nkind='stf'\nstf='a.stf'\nhint='h'\n",
+     "stf checks need a `program`"),
+    ("files = [\n", "checker.toml"),
+])
+def test_malformed_checker_toml_is_one_clear_error(text, message):
+    with pytest.raises(ExerciseError, match=re.escape(message)):
+        parse_exercise("x", Path("/ex/x"), text)
+
+
+def test_report_scores_only_checks_that_ran():
+    report = Report("spray", [CheckResult("a", PASS, 3), CheckResult("b", FAIL, 2, "d", "look"),
+                              CheckResult("c", SKIP, 4, "needs root")])
+    assert (report.earned, report.possible, report.passed) == (3, 5, False)
+    lines = report.lines()
+    assert lines[1] == "[FAIL] b (2 pt) - d" and lines[2].strip() == "hint: look"
+    assert lines[-1] == "score spray: 3/5 points (1/2 checks passed), 1 skipped"
+    assert not Report("x", [CheckResult("c", SKIP, 4)]).passed  # nothing ran: not a pass
+
+
+@pytest.mark.parametrize("name", ["spray", "trim", "signals"])
+def test_p4_solution_is_the_projects_program(name):
+    """The reference solution is p4src/mrc.p4 itself: when the program changes, copy it to
+    solution/ and carry the change into the skeleton outside its EXERCISE block."""
+    ex = load_exercise(name)
+    project = (ex.folder.parent.parent / "p4src" / "mrc.p4").read_text()
+    assert (ex.solution / "mrc.p4").read_text() == project
+    skeleton = (ex.skeleton / "mrc.p4").read_text()
+    assert f"EXERCISE {name}" in skeleton and skeleton.count("EXERCISE ") == 1

@@ -1,0 +1,34 @@
+"""For every exercise the untouched skeleton fails its checker and the solution passes it
+(the STF and simulator parts; the fabric parts are in tests/integration)."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from coursework.catalog import load_exercise
+from coursework.results import FAIL, PASS, SKIP
+from coursework.runner import run_checks
+from coursework.workspace import start
+
+EXERCISES = ["spray", "trim", "signals", "failover", "endpoint"]
+
+
+@pytest.mark.parametrize("name", EXERCISES)
+def test_skeleton_fails_and_solution_passes(name, tmp_path):
+    ex = load_exercise(name)
+    started = time.monotonic()
+    skeleton = run_checks(start(ex, tmp_path / "skeleton"), fabric=False)
+    solution = run_checks(start(ex, tmp_path / "solution", solution=True), fabric=False)
+    elapsed = time.monotonic() - started
+    ran = [r for r in solution.results if r.status != SKIP]
+    assert ran and all(r.status == PASS for r in ran), solution.lines()
+    assert solution.passed and solution.earned == solution.possible
+    assert not skeleton.passed and skeleton.earned < skeleton.possible
+    failed = [r for r in skeleton.results if r.status == FAIL]
+    assert failed and all(r.hint for r in failed), skeleton.lines()
+    # fabric checks are reported as skipped, never silently dropped
+    assert [r.name for r in solution.results if r.status == SKIP] == \
+        [c.name for c in ex.checks_of("fabric")]
+    assert elapsed < 120, f"{name}: {elapsed:.0f} s"

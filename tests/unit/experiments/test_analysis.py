@@ -1,0 +1,101 @@
+"""Each experiment's analysis and goals on synthetic runs: the figures the report states
+follow from the flows' timelines, and the goals judge them as the issue asks."""
+
+from __future__ import annotations
+
+import pytest
+
+from experiments import failure, incast, permutation, signals
+from experiments.config import Options
+
+from .synthetic import T0, flow, run
+
+RATE = 1_000_000
+
+
+def test_permutation_ev_above_ecmp_with_collisions():
+    setup = permutation.setup(Options("permutation", quick=True))
+    setup.rate_bps = RATE
+    ev = [flow(f"h{i}", f"h{i + 8}", 0.85 * RATE, 4.0) for i in range(4)]
+    # two ecmp flows collide on one core link: half rate each
+    ecmp = [flow("h0", "h8", 0.9 * RATE, 4.0), flow("h1", "h9", 0.9 * RATE, 4.0),
+            flow("h2", "h10", 0.45 * RATE, 8.0), flow("h3", "h11", 0.45 * RATE, 8.0)]
+    links = [("a1", 3, "c1", 1)]
+    counters = {"a1": {3: {"tx_bytes": 1_250_000}}, "c1": {1: {"tx_bytes": 625_000}}}
+    raw = {"core_links": links, "modes": {"ecmp": run(ecmp, counters),
+                                          "ev": run(ev, counters)}}
+    a = permutation.analyse(setup, raw)
+    assert a["modes"]["ev"]["stats"]["mean"] == pytest.approx(0.85, rel=0.02)
+    assert a["modes"]["ecmp"]["stats"]["min"] == pytest.approx(0.45, rel=0.02)
+    assert a["modes"]["ecmp"]["stats"]["jain"] < a["modes"]["ev"]["stats"]["jain"]
+    assert a["modes"]["ev"]["core_load"][0] == {"link": "a1-c1", "up": 1.0, "down": 0.5}
+    goals = {g["goal"]: g["met"] for g in permutation.goals(setup, a)}
+    assert goals["ecmp below ev (mean and minimum)"]
+    assert goals["ev mean goodput >= 90 % of the link rate"] is False
+    assert set(permutation.tables(a)) == {"summary", "flows", "core_load"}
+
+
+def test_incast_slowdown_timeouts_and_drops():
+    setup = incast.setup(Options("incast", quick=True))
+    setup.rate_bps = RATE
+    size = 31_250  # each of 4: 125 kB in all, 1 s at the rate
+    trim = [flow(f"h{i}", "h16", RATE / 4, 1.05, size=size) for i in range(4)]
+    drop = [flow(f"h{i}", "h16", RATE / 4, 1.5, size=size, timeouts=2) for i in range(4)]
+    raw = {"runs": [
+        {"mode": "trim", "n": 4, **run(trim, receivers={"h16": {"data_packets": 400,
+                                                                "trimmed": 30}})},
+        {"mode": "droptail", "n": 4, **run(drop, receivers={"h16": {"data_packets": 330}})}]}
+    for f in trim + drop:
+        f["sender"]["data_packets_sent"] = 100
+    a = incast.analyse(setup, raw)
+    t, d = a["rows"]
+    assert t["ideal_s"] == pytest.approx(1.0) and t["slowdown"] == pytest.approx(1.05)
+    assert t["timeouts"] == 0 and t["dropped"] == 0
+    assert d["timeouts"] == 8 and d["dropped"] == 70
+    goals = {g["goal"]: g["met"] for g in incast.goals(setup, a)}
+    assert goals == {"trimming: 0 timeouts": True,
+                     "trimming: completion <= 1.2 x ideal": True,
+                     "drop-tail shows timeouts": True}
+
+
+def _failure_raw(mode_flows: dict, reroute_at: float) -> dict:
+    modes = {}
+    for mode, flows in mode_flows.items():
+        r = run(flows)
+        r["events"] = {"link": ["c1", "a7"], "failed_at": 1.0, "restored_at": 3.0,
+                       "reconvergence": [{"link": "a7:3-c1:4", "status": "down",
+                                          "at": reroute_at, "detected_at": T0 + reroute_at}]}
+        modes[mode] = r
+    return {"modes": modes}
+
+
+def test_failure_recovery_ev_before_controller_and_ecmp_after():
+    setup = failure.setup(Options("failure", quick=True))
+    ecmp = [flow("h1", "h13", RATE, 4.0, stall=(1.0, 1.6)), flow("h2", "h14", RATE, 4.0)]
+    ev = [flow("h1", "h13", RATE, 4.0, stall=(1.0, 1.1), retirements=(1.04, 1.05)),
+          flow("h2", "h14", RATE, 4.0, retirements=(1.03,))]
+    a = failure.analyse(setup, _failure_raw({"ecmp": ecmp, "ev": ev}, reroute_at=1.5))
+    assert a["modes"]["ecmp"]["recovery_s"] == pytest.approx(0.6)
+    assert a["modes"]["ev"]["recovery_s"] == pytest.approx(0.1)
+    assert a["modes"]["ev"]["reroute_after_s"] == pytest.approx(0.5)
+    assert a["modes"]["ev"]["first_retirement_s"] == pytest.approx(1.03)
+    assert all(g["met"] for g in failure.goals(setup, a))
+    rows = failure.tables(a)["goodput_bins"]
+    assert rows[0]["mode"] == "ecmp" and rows[25]["flow0_bps"] == 0
+
+
+def test_failure_goal_fails_when_ev_waits_for_the_controller():
+    setup = failure.setup(Options("failure", quick=True))
+    stalled = [flow("h1", "h13", RATE, 4.0, stall=(1.0, 1.6))]
+    a = failure.analyse(setup, _failure_raw({"ecmp": stalled, "ev": stalled}, 1.5))
+    assert not any(g["met"] for g in failure.goals(setup, a))
+
+
+def test_signals_fairness_over_the_shared_window():
+    setup = signals.setup(Options("signals", quick=True))
+    flows = [flow("h1", "h16", RATE / 3, 6.0, start=0.0), flow("h5", "h16", RATE / 3, 5.0,
+                                                               start=1.0),
+             flow("h9", "h16", RATE / 3, 4.0, start=2.0)]
+    a = signals.analyse(setup, {"run": run(flows), "starts": [0.0, 1.0, 2.0]})
+    assert a["jain"] == pytest.approx(1.0)
+    assert a["shared_total"] == pytest.approx(1.0, rel=0.02)

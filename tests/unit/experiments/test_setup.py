@@ -1,0 +1,107 @@
+"""Options, rates, plans and bad input: one-line errors before any lab starts."""
+
+from __future__ import annotations
+
+import pytest
+
+from experiments import plans, registry, runner
+from experiments.config import ExperimentError, Options, check_rate, parse_rate, payload_ceiling
+from experiments.progress import Progress
+from topologies.spec import parse_spec
+
+
+@pytest.mark.parametrize("text,bps", [("4M", 4_000_000), ("500k", 500_000),
+                                       ("2.5Mb/s", 2_500_000), ("1000000", 1_000_000)])
+def test_parse_rate(text, bps):
+    assert parse_rate(text) == bps
+
+
+def test_bad_rates_are_one_line_errors():
+    with pytest.raises(ExperimentError, match="bad rate"):
+        parse_rate("fast")
+    with pytest.raises(ExperimentError, match="outside what p4emu emulates"):
+        check_rate("p4emu", 900_000_000)
+    with pytest.raises(ExperimentError, match="packets/s"):
+        check_rate("bmv2", 100_000_000)
+    check_rate("bmv2", 2_000_000)
+
+
+def test_plan_rejects_unknown_experiments_and_impossible_input():
+    with pytest.raises(ExperimentError, match="unknown experiment 'nope'"):
+        runner.plan(Options("nope"))
+    with pytest.raises(ExperimentError, match="N=20 is larger than fattree:k=4 allows"):
+        runner.plan(Options("incast", incast_n=(4, 20)))
+    with pytest.raises(ExperimentError, match="--senders applies to the incast"):
+        runner.plan(Options("permutation", incast_n=(4,)))
+    with pytest.raises(ExperimentError, match="outside"):
+        runner.plan(Options("failure", rate="1G"))
+
+
+def test_rate_option_keeps_the_fabric_to_host_ratio():
+    _, setup = runner.plan(Options("failure", rate="3M"))
+    assert setup.rate_bps == 3_000_000 and setup.fabric_rate_bps == 6_000_000
+    assert setup.rate_source == "option"
+
+
+def test_every_registered_experiment_plans_quick_and_full():
+    for name in registry.NAMES:
+        for quick in (False, True):
+            module, setup = runner.plan(Options(name, quick=quick))
+            assert setup.experiment == name and setup.phases
+            assert all(hasattr(module, f) for f in ("run", "analyse", "tables", "figures",
+                                                    "goals", "traffic"))
+
+
+def test_cross_pod_permutation_is_a_derangement_across_pods():
+    fabric = parse_spec("fattree:k=4")
+    pairs = plans.cross_group_permutation(fabric, seed=7)
+    assert sorted(s for s, _ in pairs) == sorted(d for _, d in pairs) == sorted(fabric.hosts)
+    assert all(fabric.hosts[s].group != fabric.hosts[d].group for s, d in pairs)
+    assert pairs == plans.cross_group_permutation(fabric, seed=7)
+    assert pairs != plans.cross_group_permutation(fabric, seed=8)
+
+
+def test_incast_senders_prefer_other_pods_and_refuse_too_many():
+    fabric = parse_spec("fattree:k=4")
+    senders = plans.incast_senders(fabric, "h16", 8, seed=1)
+    assert len(set(senders)) == 8 and "h16" not in senders
+    assert all(fabric.hosts[s].group != fabric.hosts["h16"].group for s in senders)
+    assert len(plans.incast_senders(fabric, "h16", 15, seed=1)) == 15
+    with pytest.raises(plans.PlanError):
+        plans.incast_senders(fabric, "h16", 16, seed=1)
+
+
+def test_core_links_of_a_fat_tree():
+    links = plans.core_links(parse_spec("fattree:k=4"))
+    assert len(links) == 16 and all(a.startswith("a") and c.startswith("c")
+                                    for a, _, c, _ in links)
+
+
+def test_payload_ceiling():
+    assert payload_ceiling(False) == pytest.approx(1432 / 1514)
+    assert payload_ceiling(True) == pytest.approx(1432 / (1514 + 82))
+
+
+def test_progress_line_counts_phases_and_rescales_the_estimate():
+    lines, now = [], [0.0]
+    p = Progress("permutation", [("ecmp", 10), ("ev", 10), ("random", 10)], lines.append,
+                 clock=lambda: now[0])
+    p.phase("ecmp")
+    assert lines[-1] == "[00:00] permutation: ecmp (1/3), about 30 s left"
+    now[0] = 20.0  # the first phase took twice its estimate
+    p.phase("ev")
+    assert lines[-1] == "[00:20] permutation: ev (2/3), about 40 s left"
+
+
+def test_mrclab_experiment_subcommand(capsys):
+    from topologies.cli import build_parser, main
+
+    args = build_parser().parse_args(["experiment", "incast", "--quick", "--senders", "4,8",
+                                      "--target", "p4emu", "--rate", "2M", "--seed", "3"])
+    assert args.command == "experiment" and args.senders == (4, 8) and args.quick
+    # bad input: one line on stderr, exit 2, before any root check or lab
+    assert main(["experiment", "incast", "--target", "p4emu", "--senders", "4,99"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "N=99 is larger than fattree:k=4 allows" in err
+    assert main(["experiment", "all", "--target", "p4emu", "--rate", "0.001"]) == 2
+    assert "outside what p4emu emulates" in capsys.readouterr().err
