@@ -92,12 +92,12 @@ def blast(lab: Lab, src: str, dst: str, *args: str) -> dict:
 
 
 def transfer(lab: Lab, senders: list[str], dst: str, size: str, policy: Path | None = None,
-             during: Callable[[], object] | None = None, timeout: float = 90.0
-             ) -> tuple[dict, list[dict]]:
+             during: Callable[[], object] | None = None, timeout: float = 90.0,
+             send_args: tuple[str, ...] = ()) -> tuple[dict, list[dict]]:
     """One MRC message from each sender to `dst`: (receiver stats, sender stats)."""
     with tempfile.TemporaryDirectory(prefix="mrclab-transfer-") as tmp:
         work = Path(tmp)
-        _run_transfer(lab, senders, dst, size, policy, during, timeout, work)
+        _run_transfer(lab, senders, dst, size, policy, during, timeout, work, send_args)
         try:
             sent = [json.loads((work / f"send-{src}.json").read_text()) for src in senders]
             return json.loads((work / "recv.json").read_text()), sent
@@ -106,7 +106,8 @@ def transfer(lab: Lab, senders: list[str], dst: str, size: str, policy: Path | N
 
 
 def _run_transfer(lab: Lab, senders: list[str], dst: str, size: str, policy: Path | None,
-                  during: Callable[[], object] | None, timeout: float, work: Path) -> None:
+                  during: Callable[[], object] | None, timeout: float, work: Path,
+                  send_args: tuple[str, ...]) -> None:
     net = lab.net.net
     receiver = net.get(dst).popen(endpoint_cmd(
         "recv", "--count", str(len(senders)), "--json", str(work / "recv.json"),
@@ -119,7 +120,8 @@ def _run_transfer(lab: Lab, senders: list[str], dst: str, size: str, policy: Pat
         for i, src in enumerate(senders):
             cmd = endpoint_cmd("send", "--dst", lab.fabric.hosts[dst].nics[0].ip,
                                "--size", size, "--seed", str(i + 1), "--timeout", str(timeout),
-                               "--json", str(work / f"send-{src}.json"), policy=policy)
+                               "--json", str(work / f"send-{src}.json"), *send_args,
+                               policy=policy)
             procs.append(net.get(src).popen(cmd, cwd=REPO_ROOT, stdout=subprocess.PIPE,
                                             stderr=subprocess.PIPE, text=True))
         if during is not None:
