@@ -129,8 +129,12 @@ def blast_pps(lab) -> int:
         delivered = delta(before, tx(lab, dst_edge))[dst_port]
         tried.append(f"{rate}/s: {delivered}/{count}")
         if delivered >= 0.995 * count:
-            print(f"\nblast pace on {lab.target}: {rate} packets/s ({', '.join(tried)})")
-            return rate
+            # half of it: the spray tests add per-packet EV work, and a rate that passes
+            # once at the edge of what the machine keeps up with can fail the next burst
+            pace = max(rate // 2, BLAST_RATES[-1] // 2)
+            print(f"\nblast pace on {lab.target}: {pace} packets/s, half the fastest whole "
+                  f"burst ({', '.join(tried)})")
+            return pace
     pytest.fail(f"no paced burst reaches h16 whole: {', '.join(tried)}")
 
 
