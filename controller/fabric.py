@@ -401,4 +401,6 @@ class FabricController:
                                 "connects": self.sessions[name].connect_count}
                          for name in self.fabric.switches},
             "down_links": sorted(link_name(lk) for lk in self.monitor.down_links()),
+            # silences not taken for failures because a switch was not seen alive (stalls)
+            "held_link_verdicts": self.monitor.held_verdicts,
         }

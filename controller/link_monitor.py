@@ -4,10 +4,25 @@ Each fabric link is probed from one end every round. A link is declared down whe
 last `miss_limit` probes went unanswered; it is declared up again after `up_after`
 answered probes. Answers to any of the last `miss_limit` probes count, so a reply that
 is merely late (busy switch) is not a failure.
+
+Silence alone is not proof. On a machine that runs every switch in software, one switch's
+process (or the controller) can stall for longer than `miss_limit` rounds, and then every
+probe through it is late though no link failed. So a silent link is declared down only
+once both its ends have shown they work since its first unanswered probe: a later probe
+that its sending switch sent on another link was answered, and so was a later probe that
+its receiving switch received on another link. (The two roles are separate paths in a
+software switch: packet-outs go through its P4Runtime stream reader, answers through its
+data plane, and either can stall alone.) A real link failure leaves the switches' other
+links answering, so it is declared as soon as the misses are counted; a stall holds the
+verdict until the switch works again, or until `hold_limit` (a switch that stays silent
+that long is itself failed). And while answers come back slowly anywhere (a switch's input
+backlog, a busy controller), silence must also last twice the slowest recent answer
+(`DELAY_HALF_LIFE`), so a probe stuck in a backlog is not taken for a lost one.
 """
 
 from __future__ import annotations
 
+import math
 import struct
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -17,6 +32,7 @@ from controller.routes import LinkId
 PROBE_ETHERTYPE = 0x88B5
 PROBE_DST_MAC = bytes.fromhex("0180c200000e")  # link-local multicast, never bridged
 _PROBE = struct.Struct("!IIII")
+DELAY_HALF_LIFE = 2.0  # s: how fast the memory of a slow answer fades
 
 
 def probe_frame(device_id: int, port: int, seq: int, ts_ms: int) -> bytes:
@@ -52,17 +68,39 @@ class _LinkProbeState:
     up: bool = True
     answered_since_down: int = 0
     sent_at: dict[int, float] = field(default_factory=dict)
+    held: bool = False  # silent, but an end has not shown it is alive since
+
+
+def _roles(link: LinkId) -> tuple[tuple[str, str], tuple[str, str]]:
+    """(switch, role) of the probe's sender and receiver."""
+    return (link[0][0], "sends"), (link[1][0], "receives")
 
 
 class LinkMonitor:
     def __init__(self, links: list[LinkId], interval: float, miss_limit: int = 3,
-                 up_after: int = 2, initially_down: set[LinkId] = frozenset()) -> None:
+                 up_after: int = 2, initially_down: set[LinkId] = frozenset(),
+                 hold_limit: float | None = None) -> None:
         if miss_limit < 1 or up_after < 1:
             raise ValueError("miss_limit and up_after must be >= 1")
         self.interval = interval
         self.miss_limit = miss_limit
         self.up_after = up_after
+        # A switch silent on all its links for this long is failed, stall or not.
+        self.hold_limit = (max(1.0, 4 * miss_limit * interval) if hold_limit is None
+                           else hold_limit)
         self._links = {link: _LinkProbeState(up=link not in initially_down) for link in links}
+        # per (switch, role): send time of the newest answered probe it sent or received
+        self._works_since: dict[tuple[str, str], float] = {}
+        self.held_verdicts = 0  # silences not (yet) declared failures: stalls, counted
+        self._delay_peak = 0.0  # slowest recent answer, decaying
+        self._delay_peak_at = 0.0
+
+    def slow_answer(self, now: float) -> float:
+        """The slowest recent probe answer (s), faded by DELAY_HALF_LIFE since it came."""
+        return self._delay_peak * 0.5 ** ((now - self._delay_peak_at) / DELAY_HALF_LIFE)
+
+    def _ends_alive_after(self, link: LinkId, t: float) -> bool:
+        return all(self._works_since.get(role, -math.inf) > t for role in _roles(link))
 
     def is_up(self, link: LinkId) -> bool:
         return self._links[link].up
@@ -77,24 +115,55 @@ class LinkMonitor:
         for link, st in self._links.items():
             missed = st.seq - st.answered
             if st.up and missed >= self.miss_limit:
-                st.up = False
-                st.answered_since_down = 0
                 first = st.sent_at.get(st.answered + 1)
-                events.append(LinkEvent(link, LinkStatus.DOWN, now,
-                                        None if first is None else first + self.interval))
+                if self._proven_failed(link, st, now, first):
+                    st.up = False
+                    st.answered_since_down = 0
+                    events.append(LinkEvent(link, LinkStatus.DOWN, now,
+                                            None if first is None else first + self.interval))
             elif not st.up and missed >= 1:
                 st.answered_since_down = 0
             st.seq += 1
             st.sent_at[st.seq] = now
-            st.sent_at.pop(st.seq - self.miss_limit - 1, None)
+            self._forget_old_sends(st)
             probes.append((link, st.seq))
         return events, probes
+
+    def _proven_failed(self, link: LinkId, st: _LinkProbeState, now: float,
+                       first: float | None) -> bool:
+        """Silent for `miss_limit` probes: a failure once both ends are seen alive since
+        the first unanswered probe, or once the silence outlasts `hold_limit`."""
+        silence = 0.0 if first is None else now - first
+        if first is None or silence >= self.hold_limit or (
+                self._ends_alive_after(link, first) and silence >= 2 * self.slow_answer(now)):
+            st.held = False
+            return True
+        if not st.held:
+            st.held = True
+            self.held_verdicts += 1
+        return False
+
+    def _forget_old_sends(self, st: _LinkProbeState) -> None:
+        # while up, keep the first unanswered probe's time: a held verdict is judged by it
+        oldest = st.seq - self.miss_limit
+        if st.up:
+            oldest = min(oldest, st.answered + 1)
+        for seq in [s for s in st.sent_at if s < oldest]:
+            del st.sent_at[seq]
 
     def probe_answered(self, link: LinkId, seq: int, now: float) -> LinkEvent | None:
         st = self._links.get(link)
         if st is None or seq <= st.answered or seq > st.seq:
             return None
         st.answered = seq
+        st.held = False
+        sent = st.sent_at.get(seq)
+        if sent is not None:
+            if now - sent >= self.slow_answer(now):
+                self._delay_peak, self._delay_peak_at = now - sent, now
+            for role in _roles(link):
+                if sent > self._works_since.get(role, -math.inf):
+                    self._works_since[role] = sent
         if st.up:
             return None
         st.answered_since_down += 1

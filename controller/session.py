@@ -1,19 +1,24 @@
 """One P4Runtime session to one switch: stream channel, primary arbitration, reconnects.
 
-A background thread keeps the StreamChannel open. When arbitration makes us primary it
-calls `on_primary(session)` (from a fresh thread, so packet-ins keep flowing while the
-owner programs the switch); when the stream breaks it calls `on_lost(session)` and retries
-with exponential backoff. Unary RPCs (Write, Read, pipeline config) are plain methods.
+Every session's StreamChannel runs on one asyncio loop in one thread (`StreamLoop`): a
+fabric's probes are hundreds of packet-outs and packet-ins a second, and with gRPC's
+blocking API each message crossed three threads, so the controller spent its CPU on
+context switches. When arbitration makes us primary the session calls `on_primary(session)`
+from a fresh thread (so packet-ins keep flowing while the owner programs the switch); when
+the stream breaks it calls `on_lost(session)` and retries with exponential backoff.
+`on_packet_in` runs on the loop thread and must not block. Unary RPCs (Write, Read,
+pipeline config) are plain blocking methods on a channel of their own.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
-import queue
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 import grpc
+import grpc.aio
 from google.rpc import code_pb2, status_pb2
 from p4.v1 import p4runtime_pb2, p4runtime_pb2_grpc
 
@@ -26,6 +31,26 @@ BACKOFF_MAX = 2.0
 
 class SessionError(Exception):
     """A P4Runtime RPC failed; the message names the switch."""
+
+
+class StreamLoop:
+    """The event loop, in a daemon thread, that carries every session's stream."""
+
+    _shared: StreamLoop | None = None
+    _shared_lock = threading.Lock()
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self.loop.run_forever, name="p4rt-streams",
+                                        daemon=True)
+        self._thread.start()
+
+    @classmethod
+    def shared(cls) -> StreamLoop:
+        with cls._shared_lock:
+            if cls._shared is None:
+                cls._shared = StreamLoop()
+            return cls._shared
 
 
 def _update_errors(exc: grpc.RpcError) -> list[str]:
@@ -62,75 +87,95 @@ class SwitchSession:
         self._on_packet_in = on_packet_in
         self._stopped = threading.Event()
         self.primary = threading.Event()
-        self._requests: queue.Queue[p4runtime_pb2.StreamMessageRequest | None] = queue.Queue()
+        self._streams = StreamLoop.shared()
+        # the current stream's outgoing messages; touched only on the loop thread
+        self._outgoing: asyncio.Queue[p4runtime_pb2.StreamMessageRequest] | None = None
+        self._task: asyncio.Future[None] | None = None
         self._channel: grpc.Channel | None = None
         self._stub: p4runtime_pb2_grpc.P4RuntimeStub | None = None
-        self._thread = threading.Thread(target=self._run, name=f"p4rt-{name}", daemon=True)
         self.connect_count = 0
 
     # --- lifecycle ------------------------------------------------------------------------
     def start(self) -> None:
-        self._thread.start()
+        self._task = asyncio.run_coroutine_threadsafe(self._run(), self._streams.loop)
 
     def stop(self) -> None:
         self._stopped.set()
-        self._requests.put(None)
+        if self._task is not None:
+            self._task.cancel()
+            try:
+                self._task.result(timeout=3)
+            except (asyncio.CancelledError, TimeoutError, Exception):  # noqa: BLE001
+                pass  # cancelled, as asked; a failure was logged by _run
         if self._channel is not None:
             self._channel.close()
-        self._thread.join(timeout=3)
 
     def _election(self) -> p4runtime_pb2.Uint128:
         return p4runtime_pb2.Uint128(high=0, low=self.election_id)
 
-    def _request_stream(
-        self, requests: queue.Queue[p4runtime_pb2.StreamMessageRequest | None]
-    ) -> Iterator[p4runtime_pb2.StreamMessageRequest]:
-        arbitration = p4runtime_pb2.StreamMessageRequest()
-        arbitration.arbitration.device_id = self.device_id
-        arbitration.arbitration.election_id.CopyFrom(self._election())
-        yield arbitration
-        while True:
-            item = requests.get()
-            if item is None:
-                return
-            yield item
-
-    def _run(self) -> None:
+    async def _run(self) -> None:
         backoff = BACKOFF_MIN
         while not self._stopped.is_set():
-            requests: queue.Queue[p4runtime_pb2.StreamMessageRequest | None] = queue.Queue()
-            self._requests = requests
-            channel = grpc.insecure_channel(self.address)
-            self._channel = channel
-            self._stub = p4runtime_pb2_grpc.P4RuntimeStub(channel)
+            if self._channel is not None:
+                self._channel.close()  # in-flight unary RPCs of a lost stream fail now
+            self._channel = grpc.insecure_channel(self.address)
+            self._stub = p4runtime_pb2_grpc.P4RuntimeStub(self._channel)
             was_primary = False
             try:
-                for response in self._stub.StreamChannel(self._request_stream(requests)):
-                    kind = response.WhichOneof("update")
-                    if kind == "arbitration":
-                        was_primary = self._handle_arbitration(response.arbitration) or was_primary
-                        backoff = BACKOFF_MIN
-                    elif kind == "packet":
-                        metadata = {m.metadata_id: m.value for m in response.packet.metadata}
-                        self._on_packet_in(self, response.packet.payload, metadata)
-                    elif kind == "error":
-                        log.warning("%s: stream error %s", self.name, response.error.message)
-            except grpc.RpcError as exc:
+                async with grpc.aio.insecure_channel(self.address) as channel:
+                    was_primary = await self._stream(channel)
+                    backoff = BACKOFF_MIN if was_primary else backoff
+            except grpc.aio.AioRpcError as exc:
                 if not self._stopped.is_set():
                     log.debug("%s: stream ended: %s", self.name, exc.code().name)
-            except Exception:  # a callback bug must not kill the session thread
+            except asyncio.CancelledError:
+                self.primary.clear()
+                raise
+            except Exception:  # a callback bug must not kill the session
                 log.exception("%s: stream handler failed", self.name)
             finally:
                 self.primary.clear()
-                requests.put(None)
-                channel.close()
+                self._outgoing = None
             if self._stopped.is_set():
                 return
             if was_primary:
                 log.warning("%s: P4Runtime stream lost, reconnecting", self.name)
                 self._on_lost(self)
-            self._stopped.wait(backoff)
+            await asyncio.sleep(backoff)
             backoff = min(BACKOFF_MAX, backoff * 2)
+
+    async def _stream(self, channel: grpc.aio.Channel) -> bool:
+        """Run one StreamChannel until it ends; whether it ever made us primary."""
+        call = p4runtime_pb2_grpc.P4RuntimeStub(channel).StreamChannel()
+        outgoing: asyncio.Queue[p4runtime_pb2.StreamMessageRequest] = asyncio.Queue()
+        arbitration = p4runtime_pb2.StreamMessageRequest()
+        arbitration.arbitration.device_id = self.device_id
+        arbitration.arbitration.election_id.CopyFrom(self._election())
+        outgoing.put_nowait(arbitration)
+        self._outgoing = outgoing
+
+        async def send() -> None:
+            while True:
+                await call.write(await outgoing.get())
+
+        sender = asyncio.ensure_future(send())
+        was_primary = False
+        try:
+            while True:
+                response = await call.read()
+                if response is grpc.aio.EOF:
+                    return was_primary
+                kind = response.WhichOneof("update")
+                if kind == "arbitration":
+                    was_primary = self._handle_arbitration(response.arbitration) or was_primary
+                elif kind == "packet":
+                    metadata = {m.metadata_id: m.value for m in response.packet.metadata}
+                    self._on_packet_in(self, response.packet.payload, metadata)
+                elif kind == "error":
+                    log.warning("%s: stream error %s", self.name, response.error.message)
+        finally:
+            sender.cancel()
+            call.cancel()
 
     def _handle_arbitration(self, update: p4runtime_pb2.MasterArbitrationUpdate) -> bool:
         if update.status.code == code_pb2.OK:
@@ -213,4 +258,8 @@ class SwitchSession:
         message.packet.payload = payload
         for metadata_id, value in metadata.items():
             message.packet.metadata.add(metadata_id=metadata_id, value=value)
-        self._requests.put(message)
+        self._streams.loop.call_soon_threadsafe(self._enqueue, message)
+
+    def _enqueue(self, message: p4runtime_pb2.StreamMessageRequest) -> None:
+        if self._outgoing is not None:  # no stream: lost, as on a dead link
+            self._outgoing.put_nowait(message)

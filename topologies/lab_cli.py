@@ -107,6 +107,7 @@ class LabCLI(CLI):
             ready_s = "-" if status["ready_s"] is None else f"{status['ready_s']:.2f} s"
             output(f"ready={status['ready']} in {ready_s}, {status['entries']} entries, "
                    f"down links {status['down_links'] or 'none'}, "
+                   f"stalls not taken for failures {status.get('held_link_verdicts', 0)}, "
                    f"missing switches {status['missing'] or 'none'}\n")
         for event in events or []:
             output(f"{event['link']} {event['status']}: reprogrammed in "

@@ -6,6 +6,7 @@ from controller.link_monitor import LinkMonitor, LinkStatus, parse_probe, probe_
 
 LINK = (("a1", 3), ("c1", 1))
 OTHER = (("a1", 4), ("c2", 1))
+C1_OTHER = (("a3", 3), ("c1", 2))  # c1's other link: evidence that c1 is alive
 
 
 def _round(monitor, now):
@@ -23,18 +24,19 @@ def test_probe_frame_round_trip():
 
 
 def test_down_after_three_misses_and_up_after_two_answers():
-    monitor = LinkMonitor([LINK, OTHER], interval=0.1, miss_limit=3, up_after=2)
+    monitor = LinkMonitor([LINK, OTHER, C1_OTHER], interval=0.1, miss_limit=3, up_after=2)
     t = 0.0
     events, probes = _round(monitor, t)
     assert not events
-    monitor.probe_answered(OTHER, probes[OTHER], t + 0.01)
-    monitor.probe_answered(LINK, probes[LINK], t + 0.01)
+    for link in (OTHER, C1_OTHER, LINK):
+        monitor.probe_answered(link, probes[link], t + 0.01)
     # LINK dies now: rounds 2, 3, 4 go unanswered
     for i in range(1, 4):
         t = i * 0.1
         events, probes = _round(monitor, t)
         assert not events
         monitor.probe_answered(OTHER, probes[OTHER], t + 0.01)
+        monitor.probe_answered(C1_OTHER, probes[C1_OTHER], t + 0.01)
     t = 0.4
     events, probes = _round(monitor, t)
     assert [(e.link, e.status) for e in events] == [(LINK, LinkStatus.DOWN)]
@@ -61,9 +63,84 @@ def test_late_answers_keep_the_link_up():
 
 
 def test_stale_or_unknown_answers_are_ignored():
-    monitor = LinkMonitor([LINK], interval=0.1, miss_limit=1, up_after=1)
+    monitor = LinkMonitor([LINK], interval=0.1, miss_limit=1, up_after=1, hold_limit=0.1)
     _round(monitor, 0)
     assert monitor.probe_answered((("x", 1), ("y", 1)), 1, 0) is None
     assert monitor.probe_answered(LINK, 5, 0) is None  # never sent
     events, _ = _round(monitor, 0.1)
     assert events and events[0].status is LinkStatus.DOWN
+
+
+def _answer_all_but(monitor, probes, silent, t):
+    for link, seq in probes.items():
+        if link not in silent:
+            monitor.probe_answered(link, seq, t)
+
+
+def test_a_stalled_switch_holds_the_verdict_on_its_links():
+    """a1 stops answering on both its links for 0.5 s (its process did not run) while c1
+    and c2 keep answering on their other links: no link is declared down, and both answer
+    again once a1 runs."""
+    c2_other = (("a3", 4), ("c2", 2))
+    links = [LINK, OTHER, C1_OTHER, c2_other]
+    monitor = LinkMonitor(links, interval=0.05, miss_limit=3, hold_limit=1.0)
+    events, probes = _round(monitor, 0.0)
+    _answer_all_but(monitor, probes, set(), 0.001)
+    stalled = []
+    for i in range(1, 11):
+        events, probes = _round(monitor, i * 0.05)
+        assert not events
+        stalled.append((probes[LINK], probes[OTHER]))
+        _answer_all_but(monitor, probes, {LINK, OTHER}, i * 0.05 + 0.001)
+    assert monitor.held_verdicts == 2
+    # a1 runs again: its late answers arrive, both links stay up
+    for seq_link, seq_other in stalled[-3:]:
+        monitor.probe_answered(LINK, seq_link, 0.56)
+        monitor.probe_answered(OTHER, seq_other, 0.56)
+    events, _ = _round(monitor, 0.6)
+    assert not events and monitor.down_links() == set()
+
+
+def test_a_stall_longer_than_the_hold_limit_is_a_failure():
+    monitor = LinkMonitor([LINK, OTHER], interval=0.05, miss_limit=3, hold_limit=0.4)
+    events, probes = _round(monitor, 0.0)
+    _answer_all_but(monitor, probes, set(), 0.001)
+    downs = []
+    for i in range(1, 12):
+        events, _ = _round(monitor, i * 0.05)
+        downs += [(e.link, round(e.detected_at, 2)) for e in events]
+    # first unanswered probe sent at 0.05: the silence reaches 0.4 s at 0.45
+    assert sorted(downs) == [(LINK, 0.45), (OTHER, 0.45)]
+
+
+def test_a_failed_link_is_declared_without_waiting_when_its_ends_answer_elsewhere():
+    c2_other = (("a3", 4), ("c2", 2))
+    monitor = LinkMonitor([LINK, OTHER, C1_OTHER, c2_other], interval=0.05, miss_limit=3)
+    events, probes = _round(monitor, 0.0)
+    _answer_all_but(monitor, probes, set(), 0.001)
+    for i in range(1, 5):
+        events, probes = _round(monitor, i * 0.05)
+        if events:
+            break
+        _answer_all_but(monitor, probes, {LINK}, i * 0.05 + 0.001)
+    assert [(e.link, e.status) for e in events] == [(LINK, LinkStatus.DOWN)]
+    assert i == 4 and monitor.held_verdicts == 0
+
+
+def test_slow_answers_stretch_the_silence_a_failure_needs():
+    """Answers took 0.3 s a moment ago (a switch's input backlog): a link silent for 0.2 s
+    whose ends answer elsewhere is not yet down; silent past twice the slow answer, it is."""
+    c2_other = (("a3", 4), ("c2", 2))
+    monitor = LinkMonitor([LINK, OTHER, C1_OTHER, c2_other], interval=0.05, miss_limit=3)
+    events, probes = _round(monitor, 0.0)
+    _answer_all_but(monitor, probes, set(), 0.3)  # one slow round
+    assert abs(monitor.slow_answer(0.3) - 0.3) < 1e-9
+    t, downs = 0.3, []
+    while not downs and t < 2:
+        t = round(t + 0.05, 2)
+        events, probes = _round(monitor, t)
+        downs = [e.link for e in events]
+        _answer_all_but(monitor, probes, {LINK}, t + 0.001)
+    assert downs == [LINK]
+    # LINK's first unanswered probe went out at 0.35; 2 x 0.3 s (faded a little) later
+    assert 0.85 <= t <= 0.95, t
