@@ -22,7 +22,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 from controller.fabric import FabricController
-from controller.session import SessionError
+from controller.switch_session import SessionError
 from controller.switch_state import SPRAY_MODES
 
 log = logging.getLogger(__name__)

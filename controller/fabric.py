@@ -21,8 +21,8 @@ from pathlib import Path
 from p4.config.v1 import p4info_pb2
 from p4.v1 import p4runtime_pb2
 
-from controller.link_monitor import LinkEvent, LinkMonitor, LinkStatus, parse_probe, probe_frame
 from controller.link_state_file import load_down_links, save_down_links
+from controller.next_hops import LinkId, compute_next_hops, enumerate_paths, link_id
 from controller.p4rt_codec import (
     DROP_COUNTER,
     PORT_COUNTERS,
@@ -31,10 +31,10 @@ from controller.p4rt_codec import (
     encode_uint,
     pipeline_cookie,
 )
-from controller.reconcile import apply_ops, plan
-from controller.routes import LinkId, compute_next_hops, enumerate_paths, link_id
-from controller.session import SessionError, SwitchSession
+from controller.probe_liveness import LinkEvent, LinkStatus, ProbeLiveness, parse_probe, probe_frame
+from controller.switch_session import SessionError, SwitchSession
 from controller.switch_state import ForwardingPolicy, SwitchState, build_switch_state, hash_salt
+from controller.write_plan import apply_ops, plan
 from topologies.topology_file import TopologyFile
 
 log = logging.getLogger(__name__)
@@ -95,7 +95,7 @@ class FabricController:
             log.info("links down before restart, avoided until probes answer: %s",
                      ", ".join(sorted(link_name(lk) for lk in down)))
         self.next_hops = compute_next_hops(self.fabric, down)
-        self.monitor = LinkMonitor(list(self._links), probe_interval, miss_limit,
+        self.monitor = ProbeLiveness(list(self._links), probe_interval, miss_limit,
                                    initially_down=down)
         self._monitor_lock = threading.Lock()
         self._link_events: queue.Queue[LinkEvent | None] = queue.Queue()

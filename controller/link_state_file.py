@@ -13,7 +13,7 @@ import logging
 import os
 from pathlib import Path
 
-from controller.routes import LinkId
+from controller.next_hops import LinkId
 from topologies.topology_file import TopologyFile, to_dict
 
 log = logging.getLogger(__name__)

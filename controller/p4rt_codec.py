@@ -10,8 +10,8 @@ from google.protobuf import text_format
 from p4.config.v1 import p4info_pb2
 from p4.v1 import p4runtime_pb2
 
-from controller.reconcile import Kind, Op, OpType
 from controller.switch_state import SwitchState
+from controller.write_plan import Kind, Op, OpType
 
 T_DOWNLINK = "MrcIngress.downlink"
 T_UPLINK = "MrcIngress.uplink"

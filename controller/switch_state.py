@@ -1,7 +1,7 @@
 """The forwarding state of one switch, as plain data, and what the controller wants in it.
 
 Both the desired state (computed from the topology) and the state read back from a switch
-are `SwitchState`s, so reconciliation is a pure diff (controller/reconcile.py).
+are `SwitchState`s, so reconciliation is a pure diff (controller/write_plan.py).
 
 Ids are derived from content so they are stable across recomputations and restarts:
   member id = its port; group id = bit mask of its ports (ports 1..31).

@@ -3,7 +3,7 @@ project's route computation, on fabrics with links declared down."""
 
 from __future__ import annotations
 
-from controller.routes import LinkId, NextHops, compute_next_hops, link_id
+from controller.next_hops import LinkId, NextHops, compute_next_hops, link_id
 from coursework.student_code import load_student_module
 from coursework.workspace import Workspace
 from topologies.model import Fabric

@@ -22,9 +22,9 @@ from typing import Protocol
 from scapy.layers.inet import IP, UDP
 from scapy.layers.l2 import Ether
 
+from endpoint.kernel_routes import Plane
 from endpoint.layers import MRC
 from endpoint.netio import ECT0, RawLink
-from endpoint.routes import Plane
 from endpoint.wire import HEADER_LEN, MRC_UDP_PORT, Flag, MsgType
 
 EV_MODES = ("fixed", "cycle", "random")

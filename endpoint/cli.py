@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, NoReturn
 
 from endpoint.core.receiver import Message, ReceiverConfig
 from endpoint.core.sender import SenderConfig
-from endpoint.routes import Plane, RouteError, host_interfaces, resolve_plane
+from endpoint.kernel_routes import Plane, RouteError, host_interfaces, resolve_plane
 from endpoint.runner import mss_for, run_receiver, run_sender, write_message
 from endpoint.wire import MsgType
 

@@ -13,8 +13,8 @@ from pathlib import Path
 from endpoint.core.ev_pool import EvStatus
 from endpoint.core.receiver import Message, MrcReceiver, ReceiverConfig
 from endpoint.core.sender import MrcSender, SenderConfig
+from endpoint.kernel_routes import Plane
 from endpoint.netio import ECT0, FrameAddress, FrameBuilder, PortGuard, RawLink, parse_frame
-from endpoint.routes import Plane
 from endpoint.wire import ETH_IP_UDP_LEN, HEADER_LEN, MalformedPacket, MsgType
 
 log = logging.getLogger(__name__)

@@ -19,8 +19,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from controller.p4rt_codec import Codec, P4Ids, load_p4info, pipeline_cookie  # noqa: E402
-from controller.reconcile import Kind, Op, OpType  # noqa: E402
-from controller.session import SwitchSession  # noqa: E402
+from controller.switch_session import SwitchSession  # noqa: E402
+from controller.write_plan import Kind, Op, OpType  # noqa: E402
 from topologies.generators import PortBases  # noqa: E402
 from topologies.p4switch import REPO_ROOT, kill_process_group, port_open  # noqa: E402
 from topologies.target import compile_program  # noqa: E402

@@ -36,7 +36,7 @@ from endpoint import runner as endpoint_runner
 from endpoint.core.ev_pool import EvStatus
 from endpoint.core.receiver import ReceiverConfig
 from endpoint.core.sender import MrcSender, SenderConfig
-from endpoint.routes import RouteError, host_interfaces, resolve_plane
+from endpoint.kernel_routes import RouteError, host_interfaces, resolve_plane
 from endpoint.wire import MsgType
 
 SAMPLE_FIELDS = ("time", "acked_bytes", "cwnd", "ecn_echoes", "nacks", "retransmits",

@@ -12,11 +12,11 @@ Entry points: `python -m p4emu switch ...` (`main.main`), `python -m p4emu cli .
   `p4emu.runtime.DeviceState`, pure; `codec_tables`, `codec_entities`, `bytestrings`,
   `packet_io` - the protobuf translation and validation underneath
 - `notifications.Notifier` - polled stream notifications (DigestList, idle timeouts)
-- `reconcile.replay_state` - RECONCILE_AND_COMMIT: carry entries into a new program
+- `reconcile_and_commit.replay_state` - RECONCILE_AND_COMMIT: carry entries into a new program
 - `arbitration.Arbiter` - primary election, pure
 - `queues.PortQueues` - the egress queue model, pure and clock-injected;
   `traffic_manager.TrafficManager` - the data-plane thread around it
-- `ports.PortSet` (AF_PACKET), `link_monitor.LinkMonitor`, `pcap.PortPcaps`
+- `ports.PortSet` (AF_PACKET), `port_oper_state.PortOperState`, `pcap.PortPcaps`
 - `runtime_control.RuntimeControlServer` - simple_switch_CLI-style commands over TCP;
   `bmv2_cli` - simple_switch_CLI's stdin/stdout behaviour on top (the shim, `p4emu.shims`)
 """

@@ -19,7 +19,7 @@ from p4emu.switch.entity_writes import EntityWriter
 from p4emu.switch.notifications import Notifier
 from p4emu.switch.p4rt_errors import P4RTError, write_error_details
 from p4emu.switch.program import LoadedProgram, Loader, build_program
-from p4emu.switch.reconcile import replay_state
+from p4emu.switch.reconcile_and_commit import replay_state
 from p4emu.switch.sessions import End, StreamSession
 
 log = logging.getLogger(__name__)

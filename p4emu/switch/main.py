@@ -15,10 +15,10 @@ from p4.config.v1 import p4info_pb2
 from p4emu.switch.core import SwitchCore
 from p4emu.switch.device_config import device_data, foreign_config_reason
 from p4emu.switch.grpc_server import serve
-from p4emu.switch.link_monitor import LinkMonitor
 from p4emu.switch.options import LOG_LEVELS, SwitchOptions, UsageError, parse_switch_args
 from p4emu.switch.p4rt_errors import P4RTError
 from p4emu.switch.pcap import PortPcaps
+from p4emu.switch.port_oper_state import PortOperState
 from p4emu.switch.ports import PortSet
 from p4emu.switch.program import Loader, build_program, ir_loader
 from p4emu.switch.runtime_control import RuntimeCommands, RuntimeControlServer
@@ -118,7 +118,7 @@ def run(opts: SwitchOptions, stop: threading.Event) -> None:
             pcaps = PortPcaps(opts.pcap_dir)
             for number, iface in opts.interfaces.items():
                 pcaps.add_port(number, iface)
-        monitor = LinkMonitor(opts.interfaces)
+        monitor = PortOperState(opts.interfaces)
         core.port_up = monitor.is_up
         settings = QueueSettings(opts.queue_depth, opts.queue_rate, opts.line_rate,
                                  opts.priority_queues)

@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 
 from p4emu.switch.core import SwitchCore
-from p4emu.switch.link_monitor import LinkMonitor
 from p4emu.switch.pcap import PortPcaps
+from p4emu.switch.port_oper_state import PortOperState
 from p4emu.switch.ports import PortSet
 from p4emu.switch.queues import DropReason
 from p4emu.switch.traffic_manager import QueueSettings, TrafficManager
@@ -184,7 +184,7 @@ def wire_switch(hosts, tmp_path):
     pcaps = PortPcaps(tmp_path)
     pcaps.add_port(1, hosts.sw1)
     pcaps.add_port(2, hosts.sw2)
-    monitor = LinkMonitor({1: hosts.sw1, 2: hosts.sw2})
+    monitor = PortOperState({1: hosts.sw1, 2: hosts.sw2})
     core.port_up = monitor.is_up
     tm = TrafficManager(core, ports, QueueSettings(), pcaps)
     pipeline = WirePipeline()

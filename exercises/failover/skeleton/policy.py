@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import networkx as nx
 
-from controller.routes import LinkId, NextHops, link_id  # noqa: F401 (for TODO 1)
+from controller.next_hops import LinkId, NextHops, link_id  # noqa: F401 (for TODO 1)
 from topologies.model import Fabric
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import networkx as nx
 
-from controller.routes import LinkId, NextHops, link_id
+from controller.next_hops import LinkId, NextHops, link_id
 from topologies.model import Fabric
 
 

@@ -7,9 +7,9 @@ import time
 import pytest
 
 from controller.fabric import FabricController
-from controller.link_monitor import LinkEvent, LinkStatus, parse_probe
+from controller.next_hops import link_id
 from controller.p4rt_codec import Codec, P4Ids
-from controller.routes import link_id
+from controller.probe_liveness import LinkEvent, LinkStatus, parse_probe
 from controller.switch_state import SPRAY_MODES, ForwardingPolicy, ip_to_int
 from tests.unit.controller.fake_switch import FakeSession
 from topologies.spec import parse_spec

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from p4.v1 import p4runtime_pb2
 
+from controller.next_hops import compute_next_hops
 from controller.p4rt_codec import Codec, P4Ids, decode_uint, encode_uint, pipeline_cookie
-from controller.reconcile import Kind, Op, OpType, apply_ops, plan
-from controller.routes import compute_next_hops
 from controller.switch_state import ForwardingPolicy, SwitchState, build_switch_state
+from controller.write_plan import Kind, Op, OpType, apply_ops, plan
 from tests.unit.controller.fake_switch import FakeSession
 from topologies.spec import parse_spec
 

@@ -66,8 +66,8 @@ def test_blast_frames_dissect_as_mrc_with_the_planned_fields():
     from scapy.layers.l2 import Ether
 
     from endpoint.blast import blast
+    from endpoint.kernel_routes import Plane
     from endpoint.layers import MRC
-    from endpoint.routes import Plane
 
     plane = Plane("eth0", "10.0.0.1", "02:00:00:00:00:01", "10.0.3.4", "02:00:00:00:00:02",
                   1500)

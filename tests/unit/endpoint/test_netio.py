@@ -7,6 +7,7 @@ import pytest
 from scapy.layers.inet import IP, UDP
 from scapy.layers.l2 import Ether
 
+from endpoint.kernel_routes import read_arp_table
 from endpoint.layers import MRC
 from endpoint.netio import (
     ECT0,
@@ -17,7 +18,6 @@ from endpoint.netio import (
     mac_str,
     parse_frame,
 )
-from endpoint.routes import read_arp_table
 from endpoint.wire import MalformedPacket, MrcHeader, MsgType
 
 ADDR = FrameAddress.of("02:00:00:00:00:01", "02:00:00:00:00:02", "10.0.0.1", "10.0.1.2")

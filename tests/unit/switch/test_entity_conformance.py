@@ -16,7 +16,7 @@ from p4emu.switch.entity_writes import EntityWriter
 from p4emu.switch.notifications import idle_messages
 from p4emu.switch.p4rt_errors import P4RTError
 from p4emu.switch.program import LoadedProgram
-from p4emu.switch.reconcile import replay_state
+from p4emu.switch.reconcile_and_commit import replay_state
 
 from .fake_program import (
     ACL,

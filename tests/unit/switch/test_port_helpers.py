@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from scapy.utils import rdpcap
 
-from p4emu.switch.link_monitor import LinkMonitor, read_oper_up
 from p4emu.switch.pcap import PortPcaps
+from p4emu.switch.port_oper_state import PortOperState, read_oper_up
 from p4emu.switch.ports import MAX_FRAME, frame_problem
 
 
-def test_link_monitor_reports_changes_once(tmp_path):
+def test_port_oper_state_reports_changes_once(tmp_path):
     states = {"a": True, "b": True}
     seen = []
-    mon = LinkMonitor({1: "a", 2: "b"}, read_up=states.__getitem__,
+    mon = PortOperState({1: "a", 2: "b"}, read_up=states.__getitem__,
                       on_change=lambda port, up: seen.append((port, up)))
     assert mon.is_up(1) and mon.is_up(2) and not mon.is_up(3)
     assert mon.poll_once() == []

@@ -27,7 +27,7 @@ import struct
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from controller.routes import LinkId
+from controller.next_hops import LinkId
 
 PROBE_ETHERTYPE = 0x88B5
 PROBE_DST_MAC = bytes.fromhex("0180c200000e")  # link-local multicast, never bridged
@@ -76,7 +76,7 @@ def _roles(link: LinkId) -> tuple[tuple[str, str], tuple[str, str]]:
     return (link[0][0], "sends"), (link[1][0], "receives")
 
 
-class LinkMonitor:
+class ProbeLiveness:
     def __init__(self, links: list[LinkId], interval: float, miss_limit: int = 3,
                  up_after: int = 2, initially_down: set[LinkId] = frozenset(),
                  hold_limit: float | None = None) -> None:

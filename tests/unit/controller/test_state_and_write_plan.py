@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from controller.reconcile import Kind, OpType, apply_ops, plan
-from controller.routes import compute_next_hops, link_id
+from controller.next_hops import compute_next_hops, link_id
 from controller.switch_state import (
     THRESHOLD_NEVER,
     ForwardingPolicy,
@@ -16,6 +15,7 @@ from controller.switch_state import (
     ip_to_int,
     ports_of_group,
 )
+from controller.write_plan import Kind, OpType, apply_ops, plan
 from topologies.spec import parse_spec
 
 

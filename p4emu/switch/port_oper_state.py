@@ -28,7 +28,7 @@ def read_oper_up(iface: str, sysfs: Path = Path("/sys/class/net")) -> bool:
     return False
 
 
-class LinkMonitor:
+class PortOperState:
     """Keeps `is_up(port)` current and reports changes to `on_change(port, up)`."""
 
     def __init__(self, ifaces: Mapping[int, str],

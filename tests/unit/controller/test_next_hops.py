@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from controller.routes import compute_next_hops, enumerate_paths, link_id
+from controller.next_hops import compute_next_hops, enumerate_paths, link_id
 from topologies.spec import parse_spec
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from controller.link_monitor import LinkMonitor, LinkStatus, parse_probe, probe_frame
+from controller.probe_liveness import LinkStatus, ProbeLiveness, parse_probe, probe_frame
 
 LINK = (("a1", 3), ("c1", 1))
 OTHER = (("a1", 4), ("c2", 1))
@@ -24,7 +24,7 @@ def test_probe_frame_round_trip():
 
 
 def test_down_after_three_misses_and_up_after_two_answers():
-    monitor = LinkMonitor([LINK, OTHER, C1_OTHER], interval=0.1, miss_limit=3, up_after=2)
+    monitor = ProbeLiveness([LINK, OTHER, C1_OTHER], interval=0.1, miss_limit=3, up_after=2)
     t = 0.0
     events, probes = _round(monitor, t)
     assert not events
@@ -51,7 +51,7 @@ def test_down_after_three_misses_and_up_after_two_answers():
 
 
 def test_late_answers_keep_the_link_up():
-    monitor = LinkMonitor([LINK], interval=0.1, miss_limit=3)
+    monitor = ProbeLiveness([LINK], interval=0.1, miss_limit=3)
     sent = []
     for i in range(10):
         events, probes = _round(monitor, i * 0.1)
@@ -63,7 +63,7 @@ def test_late_answers_keep_the_link_up():
 
 
 def test_stale_or_unknown_answers_are_ignored():
-    monitor = LinkMonitor([LINK], interval=0.1, miss_limit=1, up_after=1, hold_limit=0.1)
+    monitor = ProbeLiveness([LINK], interval=0.1, miss_limit=1, up_after=1, hold_limit=0.1)
     _round(monitor, 0)
     assert monitor.probe_answered((("x", 1), ("y", 1)), 1, 0) is None
     assert monitor.probe_answered(LINK, 5, 0) is None  # never sent
@@ -83,7 +83,7 @@ def test_a_stalled_switch_holds_the_verdict_on_its_links():
     again once a1 runs."""
     c2_other = (("a3", 4), ("c2", 2))
     links = [LINK, OTHER, C1_OTHER, c2_other]
-    monitor = LinkMonitor(links, interval=0.05, miss_limit=3, hold_limit=1.0)
+    monitor = ProbeLiveness(links, interval=0.05, miss_limit=3, hold_limit=1.0)
     events, probes = _round(monitor, 0.0)
     _answer_all_but(monitor, probes, set(), 0.001)
     stalled = []
@@ -102,7 +102,7 @@ def test_a_stalled_switch_holds_the_verdict_on_its_links():
 
 
 def test_a_stall_longer_than_the_hold_limit_is_a_failure():
-    monitor = LinkMonitor([LINK, OTHER], interval=0.05, miss_limit=3, hold_limit=0.4)
+    monitor = ProbeLiveness([LINK, OTHER], interval=0.05, miss_limit=3, hold_limit=0.4)
     events, probes = _round(monitor, 0.0)
     _answer_all_but(monitor, probes, set(), 0.001)
     downs = []
@@ -115,7 +115,7 @@ def test_a_stall_longer_than_the_hold_limit_is_a_failure():
 
 def test_a_failed_link_is_declared_without_waiting_when_its_ends_answer_elsewhere():
     c2_other = (("a3", 4), ("c2", 2))
-    monitor = LinkMonitor([LINK, OTHER, C1_OTHER, c2_other], interval=0.05, miss_limit=3)
+    monitor = ProbeLiveness([LINK, OTHER, C1_OTHER, c2_other], interval=0.05, miss_limit=3)
     events, probes = _round(monitor, 0.0)
     _answer_all_but(monitor, probes, set(), 0.001)
     for i in range(1, 5):
@@ -131,7 +131,7 @@ def test_slow_answers_stretch_the_silence_a_failure_needs():
     """Answers took 0.3 s a moment ago (a switch's input backlog): a link silent for 0.2 s
     whose ends answer elsewhere is not yet down; silent past twice the slow answer, it is."""
     c2_other = (("a3", 4), ("c2", 2))
-    monitor = LinkMonitor([LINK, OTHER, C1_OTHER, c2_other], interval=0.05, miss_limit=3)
+    monitor = ProbeLiveness([LINK, OTHER, C1_OTHER, c2_other], interval=0.05, miss_limit=3)
     events, probes = _round(monitor, 0.0)
     _answer_all_but(monitor, probes, set(), 0.3)  # one slow round
     assert abs(monitor.slow_answer(0.3) - 0.3) < 1e-9
