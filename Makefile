@@ -52,4 +52,4 @@ bench:
 clean:
 	@echo "== clean: build/, Mininet leftovers, stray switch processes"
 	@rm -rf build
-	@-$(PY) -m topologies.cleanup 2>/dev/null || mn -c >/dev/null 2>&1 || true
+	@-$(PY) -m lab.cleanup 2>/dev/null || mn -c >/dev/null 2>&1 || true

@@ -14,12 +14,13 @@ import sys
 import threading
 from pathlib import Path
 
-from controller.control_client import DEFAULT_SOCKET
 from controller.control_server import ControlServer
 from controller.fabric import FabricController
 from controller.p4rt_codec import load_p4info
-from controller.switch_state import SPRAY_MODES, THRESHOLD_NEVER, ForwardingPolicy
-from topologies.topology_file import read_topology
+from controller.switch_state import THRESHOLD_NEVER, ForwardingPolicy
+from fabric_model.control_protocol import DEFAULT_SOCKET
+from fabric_model.spray import SPRAY_MODES
+from fabric_model.topology_file import read_topology
 
 log = logging.getLogger("controller")
 

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from controller.fabric import FabricController
 from controller.switch_session import SessionError
-from controller.switch_state import SPRAY_MODES
+from fabric_model.spray import SPRAY_MODES
 
 log = logging.getLogger(__name__)
 

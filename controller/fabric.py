@@ -35,7 +35,7 @@ from controller.probe_liveness import LinkEvent, LinkStatus, ProbeLiveness, pars
 from controller.switch_session import SessionError, SwitchSession
 from controller.switch_state import ForwardingPolicy, SwitchState, build_switch_state, hash_salt
 from controller.write_plan import apply_ops, plan
-from topologies.topology_file import TopologyFile
+from fabric_model.topology_file import TopologyFile
 
 log = logging.getLogger(__name__)
 
@@ -164,6 +164,8 @@ class FabricController:
                                   hash_salt(switch.device_id))
 
     def _on_primary(self, session: SwitchSession) -> None:
+        with self._monitor_lock:
+            self.monitor.switch_back(session.name)
         delay = 0.5
         while session.primary.is_set() and not self._stopped.is_set():
             try:
@@ -179,6 +181,8 @@ class FabricController:
             delay = min(5.0, delay * 2)
 
     def _on_lost(self, session: SwitchSession) -> None:
+        with self._monitor_lock:
+            self.monitor.switch_lost(session.name)
         self.synced[session.name] = False
         self.installed[session.name] = None
 

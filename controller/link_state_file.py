@@ -14,7 +14,7 @@ import os
 from pathlib import Path
 
 from controller.next_hops import LinkId
-from topologies.topology_file import TopologyFile, to_dict
+from fabric_model.topology_file import TopologyFile, to_dict
 
 log = logging.getLogger(__name__)
 

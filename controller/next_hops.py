@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import networkx as nx
 
-from topologies.model import Fabric, Link
+from fabric_model.model import Fabric, Link
 
 LinkId = tuple[tuple[str, int], tuple[str, int]]  # ((node, port), (node, port)), sorted
 NextHops = dict[str, dict[str, frozenset[int]]]  # switch -> destination IP -> ports

@@ -15,9 +15,13 @@ software switch: packet-outs go through its P4Runtime stream reader, answers thr
 data plane, and either can stall alone.) A real link failure leaves the switches' other
 links answering, so it is declared as soon as the misses are counted; a stall holds the
 verdict until the switch works again, or until `hold_limit` (a switch that stays silent
-that long is itself failed). And while answers come back slowly anywhere (a switch's input
-backlog, a busy controller), silence must also last twice the slowest recent answer
-(`DELAY_HALF_LIFE`), so a probe stuck in a backlog is not taken for a lost one.
+that long is itself failed). A switch whose P4Runtime stream is lost (`switch_lost`) needs
+no such proof: its links are declared as soon as the misses are counted.
+
+A probe can also wait in one port's input backlog of a busy software switch while the
+switch answers on its other ports. So while a link's own answers have come back slowly,
+its silence must also last twice its slowest recent answer (fading with
+`DELAY_HALF_LIFE`) before it counts as a failure.
 """
 
 from __future__ import annotations
@@ -32,7 +36,7 @@ from controller.next_hops import LinkId
 PROBE_ETHERTYPE = 0x88B5
 PROBE_DST_MAC = bytes.fromhex("0180c200000e")  # link-local multicast, never bridged
 _PROBE = struct.Struct("!IIII")
-DELAY_HALF_LIFE = 2.0  # s: how fast the memory of a slow answer fades
+DELAY_HALF_LIFE = 1.0  # s: how fast the memory of a slow answer fades
 
 
 def probe_frame(device_id: int, port: int, seq: int, ts_ms: int) -> bytes:
@@ -69,6 +73,12 @@ class _LinkProbeState:
     answered_since_down: int = 0
     sent_at: dict[int, float] = field(default_factory=dict)
     held: bool = False  # silent, but an end has not shown it is alive since
+    delay_peak: float = 0.0  # slowest recent answer (s), fading
+    delay_peak_at: float = 0.0
+
+    def slow_answer(self, now: float) -> float:
+        """The slowest recent answer, faded by DELAY_HALF_LIFE since it came."""
+        return self.delay_peak * 0.5 ** ((now - self.delay_peak_at) / DELAY_HALF_LIFE)
 
 
 def _roles(link: LinkId) -> tuple[tuple[str, str], tuple[str, str]]:
@@ -92,12 +102,18 @@ class ProbeLiveness:
         # per (switch, role): send time of the newest answered probe it sent or received
         self._works_since: dict[tuple[str, str], float] = {}
         self.held_verdicts = 0  # silences not (yet) declared failures: stalls, counted
-        self._delay_peak = 0.0  # slowest recent answer, decaying
-        self._delay_peak_at = 0.0
+        self._lost_switches: set[str] = set()
 
-    def slow_answer(self, now: float) -> float:
-        """The slowest recent probe answer (s), faded by DELAY_HALF_LIFE since it came."""
-        return self._delay_peak * 0.5 ** ((now - self._delay_peak_at) / DELAY_HALF_LIFE)
+    def slow_answer(self, link: LinkId, now: float) -> float:
+        """The link's slowest recent probe answer (s), faded since it came."""
+        return self._links[link].slow_answer(now)
+
+    def switch_lost(self, name: str) -> None:
+        """The switch's P4Runtime stream broke: its silence needs no further proof."""
+        self._lost_switches.add(name)
+
+    def switch_back(self, name: str) -> None:
+        self._lost_switches.discard(name)
 
     def _ends_alive_after(self, link: LinkId, t: float) -> bool:
         return all(self._works_since.get(role, -math.inf) > t for role in _roles(link))
@@ -135,7 +151,8 @@ class ProbeLiveness:
         the first unanswered probe, or once the silence outlasts `hold_limit`."""
         silence = 0.0 if first is None else now - first
         if first is None or silence >= self.hold_limit or (
-                self._ends_alive_after(link, first) and silence >= 2 * self.slow_answer(now)):
+                self._ends_alive_after(link, first) and silence >= 2 * st.slow_answer(now)) or (
+                {link[0][0], link[1][0]} & self._lost_switches):
             st.held = False
             return True
         if not st.held:
@@ -159,8 +176,8 @@ class ProbeLiveness:
         st.held = False
         sent = st.sent_at.get(seq)
         if sent is not None:
-            if now - sent >= self.slow_answer(now):
-                self._delay_peak, self._delay_peak_at = now - sent, now
+            if now - sent >= st.slow_answer(now):
+                st.delay_peak, st.delay_peak_at = now - sent, now
             for role in _roles(link):
                 if sent > self._works_since.get(role, -math.inf):
                     self._works_since[role] = sent

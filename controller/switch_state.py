@@ -18,8 +18,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-SPRAY_MODES = {"ecmp": 0, "ev": 1, "random": 2, "source": 3}
-SPRAY_NAMES = {v: k for k, v in SPRAY_MODES.items()}
+from fabric_model.spray import SPRAY_MODES
+
 MAX_GROUP_PORT = 31
 MAX_SALT = (1 << 32) - 1  # set_spray_mode's salt is bit<32>
 THRESHOLD_NEVER = (1 << 19) - 1  # 19-bit threshold no queue reaches

@@ -100,7 +100,7 @@ def _grade(args: argparse.Namespace) -> int:
 
 def _check_target(target: str) -> None:
     if target == "bmv2":
-        from topologies.target import resolve_target
+        from lab.target import resolve_target
 
         try:
             resolve_target("bmv2")

@@ -7,7 +7,7 @@ import time
 
 from coursework.labrun import blast, core_packets_during, exercise_lab, transfer
 from coursework.workspace import Workspace
-from topologies.lab import Lab
+from lab.lab import Lab
 from topologies.traffic import BackgroundPing
 
 BLAST_PACKETS, BLAST_PPS = 2000, 1000  # well within what p4emu's fabric forwards whole

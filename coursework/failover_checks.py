@@ -6,8 +6,8 @@ from __future__ import annotations
 from controller.next_hops import LinkId, NextHops, compute_next_hops, link_id
 from coursework.student_code import load_student_module
 from coursework.workspace import Workspace
-from topologies.model import Fabric
-from topologies.spec import parse_spec
+from fabric_model.model import Fabric
+from fabric_model.spec import parse_spec
 
 POLICY_FILE = "policy.py"
 

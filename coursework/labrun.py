@@ -15,9 +15,9 @@ from pathlib import Path
 from coursework.catalog import REPO_ROOT
 from coursework.worker import CheckFailed
 from coursework.workspace import Workspace
-from topologies.generators import PortBases
-from topologies.lab import Lab, LabConfig, LabError, default_build_dir
-from topologies.target import DEFAULT_PROGRAM, CompileError
+from fabric_model.generators import PortBases
+from lab.lab import Lab, LabConfig, LabError, default_build_dir
+from lab.target import DEFAULT_PROGRAM, CompileError
 
 SPEC = "fattree:k=4"
 # ports of their own, so a check never meets the sockets of a lab the tests left behind

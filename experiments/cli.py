@@ -44,7 +44,7 @@ def add_parser(sub) -> argparse.ArgumentParser:
 
 
 def options(args: argparse.Namespace) -> Options:
-    from topologies.target import resolve_target
+    from lab.target import resolve_target
 
     target = args.target or resolve_target("auto")
     return Options(name=args.name, target=target, quick=args.quick,

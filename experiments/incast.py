@@ -11,7 +11,7 @@ from __future__ import annotations
 from experiments import flowstats, plans, plots
 from experiments.config import ExperimentError, Options, Setup
 from experiments.plans import Flow, PlanError
-from topologies.spec import parse_spec
+from fabric_model.spec import parse_spec
 
 NAME = "incast"
 TITLE = "Incast: trimming vs drop-tail"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from topologies.model import Fabric
+from fabric_model.model import Fabric
 
 
 class PlanError(ValueError):

@@ -61,10 +61,10 @@ def run(opts: Options, outdir: Path) -> dict:
     from experiments.live.environment import environment  # live imports only when running
     from experiments.live.flows import RUNNING
     from experiments.live.session import Session
-    from topologies.generators import PortBases
-    from topologies.lab import Lab, LabConfig, default_build_dir
+    from fabric_model.generators import PortBases
+    from lab.lab import Lab, LabConfig, default_build_dir
+    from lab.target import DEFAULT_PROGRAM
     from topologies.p4switch import QueueOptions
-    from topologies.target import DEFAULT_PROGRAM
 
     outdir.mkdir(parents=True, exist_ok=True)
     progress = Progress(setup.experiment, setup.phases)

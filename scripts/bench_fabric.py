@@ -21,13 +21,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from controller.p4rt_codec import Codec, P4Ids, load_p4info, pipeline_cookie  # noqa: E402
 from controller.switch_session import SwitchSession  # noqa: E402
 from controller.write_plan import Kind, Op, OpType  # noqa: E402
-from topologies.generators import PortBases  # noqa: E402
+from fabric_model.generators import PortBases  # noqa: E402
+from lab.target import compile_program  # noqa: E402
 from topologies.p4switch import REPO_ROOT, kill_process_group, port_open  # noqa: E402
-from topologies.target import compile_program  # noqa: E402
 
 
 def bench_bring_up(k: int, build_dir: Path) -> dict[str, float]:
-    from topologies.lab import Lab, LabConfig
+    from lab.lab import Lab, LabConfig
     from topologies.reachability import ping_all_pairs
 
     lab = Lab(LabConfig(spec=f"fattree:k={k}", target="p4emu", build_dir=build_dir,

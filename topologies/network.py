@@ -1,4 +1,4 @@
-"""Build a Mininet network from a `Fabric`: P4 switches, hosts, (TC) links, host setup."""
+"""Run a `Fabric` in Mininet: its topology (topologies.topos), host setup, link failures."""
 
 from __future__ import annotations
 
@@ -9,13 +9,13 @@ import time
 from pathlib import Path
 
 from mininet.link import Link as MnLink
-from mininet.link import TCLink
 from mininet.net import Mininet
 from mininet.node import Host
 
+from fabric_model.model import Fabric
 from topologies import link_failure
-from topologies.model import Fabric
 from topologies.p4switch import P4Switch, QueueOptions
+from topologies.topos import FabricTopo
 
 log = logging.getLogger(__name__)
 
@@ -66,26 +66,13 @@ class FabricNetwork:
         self._blocked: dict[str, tuple[object, str]] = {}  # interface -> (Intf, mechanism)
 
     def _build(self) -> Mininet:
-        net = Mininet(topo=None, build=False, controller=None, autoSetMacs=False,
+        switch_opts = dict(cls=P4Switch, target=self.target, cpu_port=self.cpu_port,
+                           log_dir=self.build_dir / "logs", run_dir=self.run_dir,
+                           pcap_dir=self.build_dir / "pcap" if self.pcap else None,
+                           queues=self.queues, switch_log=self.switch_log)
+        net = Mininet(topo=FabricTopo(self.fabric, switch_opts=switch_opts), build=False,
+                      controller=None, host=Host, link=MnLink, autoSetMacs=False,
                       autoStaticArp=False)
-        for sw in self.fabric.switches.values():
-            net.addSwitch(sw.name, cls=P4Switch, device_id=sw.device_id,
-                          grpc_port=sw.grpc_port, thrift_port=sw.thrift_port,
-                          target=self.target, cpu_port=self.cpu_port,
-                          log_dir=self.build_dir / "logs", run_dir=self.run_dir,
-                          pcap_dir=self.build_dir / "pcap" if self.pcap else None,
-                          queues=self.queues, switch_log=self.switch_log)
-        for host in self.fabric.hosts.values():
-            net.addHost(host.name, cls=Host, ip=None)
-        for link in self.fabric.links:
-            shaping = link.params.as_tclink_kwargs()
-            names = {}
-            for end, node, port in (("intfName1", link.a, link.a_port),
-                                    ("intfName2", link.b, link.b_port)):
-                if node in self.fabric.switches:
-                    names[end] = self.fabric.switches[node].interface(port)
-            net.addLink(link.a, link.b, port1=link.a_port, port2=link.b_port,
-                        cls=TCLink if shaping else MnLink, **names, **shaping)
         net.build()
         return net
 
@@ -121,9 +108,7 @@ class FabricNetwork:
                      "net.ipv6.conf.default.disable_ipv6=1")
             batch = []
             for nic in host.nics:
-                intf = node.intf(host.interface(nic.index))
-                intf.setMAC(nic.mac)
-                intf.setIP(nic.ip, nic.prefix_len)
+                intf = node.intf(host.interface(nic.index))  # addressed by the Topo
                 # software checksums: the switch forwards bytes as captured
                 node.cmd(f"ethtool -K {intf.name} tx off rx off sg off tso off gso off gro off"
                          " >/dev/null 2>&1")

@@ -7,7 +7,7 @@ import re
 
 from mininet.net import Mininet
 
-from topologies.model import Fabric
+from fabric_model.model import Fabric
 
 log = logging.getLogger(__name__)
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 import logging
 import time
 
-from controller.control_client import ControlClientError
 from experiments import plans
+from fabric_model.control_protocol import ControlClientError
+from lab.lab import Lab, LabError
 from p4emu.switch.runtime_cli import CliError, RuntimeClient
-from topologies.lab import Lab, LabError
 from topologies.p4switch import SwitchConfigError, bps_to_pps, run_bmv2_cli
 
 log = logging.getLogger(__name__)

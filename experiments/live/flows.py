@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from experiments.plans import Flow
-from topologies.lab import Lab
+from lab.lab import Lab
 from topologies.p4switch import REPO_ROOT
 
 log = logging.getLogger(__name__)

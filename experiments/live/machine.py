@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from experiments.validity import Measured
+from lab.lab import Lab
 from p4emu.switch.runtime_cli import CliError, RuntimeClient
-from topologies.lab import Lab
 
 SYS_NET = Path("/sys/class/net")
 

@@ -18,8 +18,8 @@ from experiments.config import Setup
 from experiments.live import fabric_ops, flows, machine
 from experiments.plans import Flow
 from experiments.validity import judge
-from topologies.lab import Lab
-from topologies.model import Fabric
+from fabric_model.model import Fabric
+from lab.lab import Lab
 
 log = logging.getLogger(__name__)
 

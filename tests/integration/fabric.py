@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from topologies.lab import Lab
+from lab.lab import Lab
 from topologies.p4switch import REPO_ROOT
 
 

@@ -20,8 +20,8 @@ from pathlib import Path
 import pytest
 
 from experiments.runner import EXPERIMENT_PORTS
+from fabric_model.generators import PortBases, interface_tag
 from tests.targets import integration_target
-from topologies.generators import PortBases, interface_tag
 from topologies.p4switch import REPO_ROOT
 
 pytestmark = pytest.mark.integration
@@ -31,7 +31,7 @@ TARGET = integration_target()
 def experiment(name: str, out: Path, *args: str, timeout: float = 300) -> dict:
     started = time.monotonic()
     proc = subprocess.run(
-        [sys.executable, "-m", "topologies.cli", "experiment", name, "--quick",
+        [sys.executable, "-m", "mrclab", "experiment", name, "--quick",
          "--target", TARGET, "--out", str(out), *args],
         cwd=REPO_ROOT, capture_output=True, text=True, timeout=timeout)
     print(f"\n{name} --quick on {TARGET}: {time.monotonic() - started:.0f} s\n"
@@ -102,7 +102,7 @@ def test_bad_input_is_a_one_line_error(tmp_path):
     for args, text in ((["nosuch"], "unknown experiment 'nosuch'"),
                        (["incast", "--senders", "4,16"], "N=16 is larger than"),
                        (["permutation", "--rate", "2G"], "outside what")):
-        proc = subprocess.run([sys.executable, "-m", "topologies.cli", "experiment", *args,
+        proc = subprocess.run([sys.executable, "-m", "mrclab", "experiment", *args,
                                "--out", str(tmp_path)], cwd=REPO_ROOT, capture_output=True,
                               text=True, timeout=60)
         assert proc.returncode == 2
@@ -111,7 +111,7 @@ def test_bad_input_is_a_one_line_error(tmp_path):
 
 def test_interrupt_leaves_nothing_behind(tmp_path):
     proc = subprocess.Popen(
-        [sys.executable, "-m", "topologies.cli", "experiment", "permutation", "--quick",
+        [sys.executable, "-m", "mrclab", "experiment", "permutation", "--quick",
          "--target", TARGET, "--out", str(tmp_path)],
         cwd=REPO_ROOT, stderr=subprocess.PIPE, text=True)
     try:

@@ -11,9 +11,9 @@ import time
 
 import pytest
 
+from fabric_model.generators import PortBases
+from lab.lab import Lab, LabConfig
 from tests.targets import integration_target
-from topologies.generators import PortBases
-from topologies.lab import Lab, LabConfig
 from topologies.traffic import BackgroundPing, parse_ping, udp_flows
 
 from .fabric import link_events

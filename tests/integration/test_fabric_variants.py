@@ -8,9 +8,9 @@ import time
 
 import pytest
 
+from fabric_model.generators import PortBases
+from lab.lab import Lab, LabConfig
 from tests.targets import integration_target
-from topologies.generators import PortBases
-from topologies.lab import Lab, LabConfig
 from topologies.reachability import ping_all_pairs
 from topologies.traffic import BackgroundPing
 
@@ -63,7 +63,7 @@ def test_leafspine_pingall_and_failover(tmp_path):
 
 
 def test_link_delay_is_applied_or_refused_in_one_line(tmp_path):
-    from topologies.lab import LabError
+    from lab.lab import LabError
     from topologies.network import qdisc_available
 
     lab = _lab(tmp_path, "leafspine:leaves=2,spines=1,hosts=1,delay=2ms")

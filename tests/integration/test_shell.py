@@ -7,10 +7,10 @@ import subprocess
 
 import pytest
 
-from controller.switch_state import SPRAY_MODES
+from fabric_model.generators import PortBases
+from fabric_model.spray import SPRAY_MODES
+from lab.lab import Lab, LabConfig
 from tests.targets import integration_target
-from topologies.generators import PortBases
-from topologies.lab import Lab, LabConfig
 from topologies.p4switch import REPO_ROOT
 
 pytestmark = pytest.mark.integration

@@ -11,10 +11,10 @@ import time
 import pytest
 
 from endpoint.trace import read_mrc, summarize
+from fabric_model.generators import PortBases
+from lab.lab import Lab, LabConfig
 from tests.targets import integration_target
 from tests.tshark import MISSING, assert_matches_scapy, field_values, tshark
-from topologies.generators import PortBases
-from topologies.lab import Lab, LabConfig
 
 from .fabric import host, run_transfer
 

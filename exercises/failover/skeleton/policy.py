@@ -16,7 +16,7 @@ from __future__ import annotations
 import networkx as nx
 
 from controller.next_hops import LinkId, NextHops, link_id  # noqa: F401 (for TODO 1)
-from topologies.model import Fabric
+from fabric_model.model import Fabric
 
 
 def live_graph(fabric: Fabric, down: set[LinkId]) -> nx.MultiGraph:

@@ -6,13 +6,13 @@ import time
 
 import pytest
 
-from controller.control_client import ControlClientError, request
 from controller.control_server import ControlServer
 from controller.fabric import FabricController
 from controller.switch_state import ForwardingPolicy
+from fabric_model.control_protocol import ControlClientError, request
+from fabric_model.spec import parse_spec
+from fabric_model.topology_file import TopologyFile
 from tests.unit.controller.fake_switch import FakeSession
-from topologies.spec import parse_spec
-from topologies.topology_file import TopologyFile
 
 
 @pytest.fixture

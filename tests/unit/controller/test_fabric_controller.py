@@ -10,10 +10,11 @@ from controller.fabric import FabricController
 from controller.next_hops import link_id
 from controller.p4rt_codec import Codec, P4Ids
 from controller.probe_liveness import LinkEvent, LinkStatus, parse_probe
-from controller.switch_state import SPRAY_MODES, ForwardingPolicy, ip_to_int
+from controller.switch_state import ForwardingPolicy, ip_to_int
+from fabric_model.spec import parse_spec
+from fabric_model.spray import SPRAY_MODES
+from fabric_model.topology_file import TopologyFile
 from tests.unit.controller.fake_switch import FakeSession
-from topologies.spec import parse_spec
-from topologies.topology_file import TopologyFile
 
 
 def _controller(p4info, spec="fattree:k=4", **kwargs):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from controller.next_hops import compute_next_hops, enumerate_paths, link_id
-from topologies.spec import parse_spec
+from fabric_model.spec import parse_spec
 
 
 def test_fattree_k4_next_hops():

@@ -8,8 +8,8 @@ from controller.next_hops import compute_next_hops
 from controller.p4rt_codec import Codec, P4Ids, decode_uint, encode_uint, pipeline_cookie
 from controller.switch_state import ForwardingPolicy, SwitchState, build_switch_state
 from controller.write_plan import Kind, Op, OpType, apply_ops, plan
+from fabric_model.spec import parse_spec
 from tests.unit.controller.fake_switch import FakeSession
-from topologies.spec import parse_spec
 
 
 def test_canonical_bytestrings():

@@ -128,13 +128,14 @@ def test_a_failed_link_is_declared_without_waiting_when_its_ends_answer_elsewher
 
 
 def test_slow_answers_stretch_the_silence_a_failure_needs():
-    """Answers took 0.3 s a moment ago (a switch's input backlog): a link silent for 0.2 s
-    whose ends answer elsewhere is not yet down; silent past twice the slow answer, it is."""
+    """The link's answers took 0.3 s a moment ago (a port's input backlog): silent for 0.2 s,
+    its ends answering elsewhere, it is not yet down; silent past twice the slow answer, it
+    is. The other links' fast answers do not shorten its wait."""
     c2_other = (("a3", 4), ("c2", 2))
     monitor = ProbeLiveness([LINK, OTHER, C1_OTHER, c2_other], interval=0.05, miss_limit=3)
     events, probes = _round(monitor, 0.0)
     _answer_all_but(monitor, probes, set(), 0.3)  # one slow round
-    assert abs(monitor.slow_answer(0.3) - 0.3) < 1e-9
+    assert abs(monitor.slow_answer(LINK, 0.3) - 0.3) < 1e-9
     t, downs = 0.3, []
     while not downs and t < 2:
         t = round(t + 0.05, 2)
@@ -142,5 +143,36 @@ def test_slow_answers_stretch_the_silence_a_failure_needs():
         downs = [e.link for e in events]
         _answer_all_but(monitor, probes, {LINK}, t + 0.001)
     assert downs == [LINK]
-    # LINK's first unanswered probe went out at 0.35; 2 x 0.3 s (faded a little) later
-    assert 0.85 <= t <= 0.95, t
+    # LINK's first unanswered probe went out at 0.35; 2 x 0.3 s (fading, half-life 1 s)
+    assert 0.75 <= t <= 0.9, t
+
+
+def test_a_slow_link_does_not_slow_the_verdict_on_another():
+    c2_other = (("a3", 4), ("c2", 2))
+    monitor = ProbeLiveness([LINK, OTHER, C1_OTHER, c2_other], interval=0.05, miss_limit=3)
+    events, probes = _round(monitor, 0.0)
+    monitor.probe_answered(OTHER, probes[OTHER], 0.3)  # OTHER was slow
+    _answer_all_but(monitor, probes, {OTHER}, 0.001)
+    t, downs = 0.0, []
+    while not downs:
+        t = round(t + 0.05, 2)
+        events, probes = _round(monitor, t)
+        downs = [e.link for e in events]
+        _answer_all_but(monitor, probes, {LINK}, t + 0.001)
+    assert downs == [LINK] and t == 0.2
+
+
+def test_a_lost_switch_needs_no_proof():
+    """c1's stream broke (process killed): c1's links go down once the misses are counted,
+    though c1 shows no life on any other link."""
+    monitor = ProbeLiveness([LINK, C1_OTHER, OTHER], interval=0.05, miss_limit=3)
+    events, probes = _round(monitor, 0.0)
+    _answer_all_but(monitor, probes, set(), 0.001)
+    monitor.switch_lost("c1")
+    downs = {}
+    for i in range(1, 6):
+        events, probes = _round(monitor, i * 0.05)
+        downs.update({e.link: round(e.detected_at, 2) for e in events})
+        _answer_all_but(monitor, probes, {LINK, C1_OTHER}, i * 0.05 + 0.001)
+    assert downs == {LINK: 0.2, C1_OTHER: 0.2}
+    assert monitor.held_verdicts == 0

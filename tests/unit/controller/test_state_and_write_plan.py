@@ -16,7 +16,7 @@ from controller.switch_state import (
     ports_of_group,
 )
 from controller.write_plan import Kind, OpType, apply_ops, plan
-from topologies.spec import parse_spec
+from fabric_model.spec import parse_spec
 
 
 def test_group_ids_are_port_masks():

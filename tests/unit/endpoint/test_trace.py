@@ -8,8 +8,8 @@ import pytest
 from scapy.utils import wrpcap
 
 from endpoint.trace import _ranges
+from mrclab.cli import main
 from tests.unit.endpoint.mrc_capture import CONN, MRC_PACKETS, write_sample_pcap
-from topologies.cli import main
 
 
 @pytest.fixture

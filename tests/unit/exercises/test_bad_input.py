@@ -16,7 +16,7 @@ from coursework.catalog import load_exercise
 from coursework.results import FAIL
 from coursework.runner import run_checks
 from coursework.workspace import start
-from topologies.cli import main
+from mrclab.cli import main
 
 
 def run_cli(capsys, *argv: str) -> tuple[int, str, str]:

@@ -7,7 +7,7 @@ import pytest
 from experiments import plans, registry, runner
 from experiments.config import ExperimentError, Options, check_rate, parse_rate, payload_ceiling
 from experiments.progress import Progress
-from topologies.spec import parse_spec
+from fabric_model.spec import parse_spec
 
 
 @pytest.mark.parametrize("text,bps", [("4M", 4_000_000), ("500k", 500_000),
@@ -94,7 +94,7 @@ def test_progress_line_counts_phases_and_rescales_the_estimate():
 
 
 def test_mrclab_experiment_subcommand(capsys):
-    from topologies.cli import build_parser, main
+    from mrclab.cli import build_parser, main
 
     args = build_parser().parse_args(["experiment", "incast", "--quick", "--senders", "4,8",
                                       "--target", "p4emu", "--rate", "2M", "--seed", "3"])

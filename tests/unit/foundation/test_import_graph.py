@@ -10,20 +10,20 @@ import ast
 from collections import defaultdict
 from pathlib import Path
 
-import pytest
-
 ROOT = Path(__file__).resolve().parents[3]
-# Imports that close the cycles existing today, each waiting for the change that removes it.
-# The strict xfail below turns red once they are gone (then empty this); the last test turns
-# red on any cycle these do not explain.
-KNOWN_CYCLE_EDGES = {
-    # controller takes the fabric model, topology file and spray modes from topologies,
-    # while the lab takes the control client from controller (issue 14: one shared package).
-    ("controller", "topologies"),
-    # `mrclab` (topologies/cli.py) registers `experiment` and `exercise`, whose packages
-    # drive labs from topologies (issue 14: the lab runner in a package of its own).
-    ("topologies", "experiments"),
-    ("topologies", "coursework"),
+# What each package may import, following the data flow: the fabric model at the bottom,
+# the controller and the Mininet topologies on it, the lab runner on those, experiments and
+# coursework driving labs, and the `mrclab` command on top. p4emu and endpoint stand alone.
+ALLOWED = {
+    "fabric_model": set(),
+    "p4emu": set(),
+    "endpoint": set(),
+    "controller": {"fabric_model"},
+    "topologies": {"fabric_model"},
+    "lab": {"fabric_model", "topologies", "endpoint"},
+    "experiments": {"fabric_model", "topologies", "lab", "endpoint", "p4emu"},
+    "coursework": {"fabric_model", "topologies", "lab", "endpoint", "p4emu", "controller"},
+    "mrclab": {"lab", "experiments", "coursework"},
 }
 
 
@@ -107,16 +107,16 @@ def test_the_scan_sees_the_packages_and_finds_a_planted_cycle(tmp_path):
     assert edges[("b", "c")] == ["b/__init__.py:2"]
 
 
-@pytest.mark.xfail(strict=True, reason="known cycle edges: " + ", ".join(
-    f"{a} -> {b}" for a, b in sorted(KNOWN_CYCLE_EDGES)))
 def test_no_import_cycles_between_top_level_packages():
     edges = import_edges()
     found = cycles(edges)
     assert not found, "\n".join(describe(c, edges) for c in found)
 
 
-def test_no_import_cycles_beyond_the_known_ones():
+def test_packages_import_only_the_layers_below_them():
     edges = import_edges()
-    rest = {e: where for e, where in edges.items() if e not in KNOWN_CYCLE_EDGES}
-    new = cycles(rest)
-    assert not new, "new import cycle(s):\n" + "\n".join(describe(c, rest) for c in new)
+    packages = set(top_level_packages()) - {"tests"}
+    assert packages == set(ALLOWED), "a package without a place in ALLOWED"
+    wrong = [f"{a} -> {b} ({', '.join(where[:3])})" for (a, b), where in sorted(edges.items())
+             if a != "tests" and b not in ALLOWED[a]]
+    assert not wrong, "imports against the layering:\n" + "\n".join(wrong)

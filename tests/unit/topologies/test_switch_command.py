@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from topologies.cli import main
-from topologies.lab import runtime_dir
+from mrclab.cli import main
+from lab.lab import runtime_dir
+from lab.target import resolve_target
 from topologies.link_failure import nft_block_ruleset, table_name
 from topologies.p4switch import QueueOptions, bmv2_queue_commands, bps_to_pps, switch_command
-from topologies.target import resolve_target
 
 
 def test_p4emu_and_bmv2_take_the_same_flags():

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from topologies.model import Fabric, LinkParams
+from fabric_model.model import Fabric, LinkParams
 
 DEFAULT_GRPC_BASE = 50100
 DEFAULT_THRIFT_BASE = 9100

@@ -10,9 +10,9 @@ import time
 
 import pytest
 
-from topologies.cleanup import _cmdline, kill_recorded_processes, stale_interfaces
-from topologies.spec import parse_spec
-from topologies.topology_file import TopologyFile, write_topology
+from fabric_model.spec import parse_spec
+from fabric_model.topology_file import TopologyFile, write_topology
+from lab.cleanup import _cmdline, kill_recorded_processes, stale_interfaces
 from topologies.traffic import parse_ping
 
 

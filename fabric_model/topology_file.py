@@ -20,7 +20,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from topologies.model import (
+from fabric_model.model import (
     Fabric,
     HostNic,
     HostNode,

@@ -101,7 +101,7 @@ class Fabric:
 
     spec: str
     planes: int = 1
-    intf_tag: str = "eth"  # see topologies.generators.interface_tag
+    intf_tag: str = "eth"  # see fabric_model.generators.interface_tag
     switches: dict[str, SwitchNode] = field(default_factory=dict)
     hosts: dict[str, HostNode] = field(default_factory=dict)
     links: list[Link] = field(default_factory=list)

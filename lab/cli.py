@@ -1,4 +1,4 @@
-"""`mrclab`: bring up a P4 fabric in Mininet with its controller.
+"""The lab's `mrclab` subcommands: bring up a P4 fabric in Mininet with its controller.
 
   mrclab run --topo fattree:k=4 [--target auto] [--script FILE] [--spray ecmp|ev|random|source]
   mrclab demo [--topo fattree:k=4]    bring up, pingall, print a summary table, tear down
@@ -14,12 +14,12 @@ import os
 import sys
 from pathlib import Path
 
-from controller.control_client import ControlClientError
-from controller.switch_state import SPRAY_MODES
-from topologies.lab import Lab, LabConfig, LabError, default_build_dir
+from fabric_model.control_protocol import ControlClientError
+from fabric_model.spray import SPRAY_MODES
+from lab.lab import Lab, LabConfig, LabError, default_build_dir
+from lab.target import TARGETS, CompileError
 from topologies.link_failure import METHODS as LINK_FAILURE_METHODS
-from topologies.p4switch import REPO_ROOT, QueueOptions
-from topologies.target import TARGETS, CompileError
+from topologies.p4switch import QueueOptions
 
 log = logging.getLogger("mrclab")
 
@@ -34,15 +34,11 @@ def _positive_int(text: str) -> int:
     return value
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # one line, no usage dump
-        print(f"mrclab: {message}", file=sys.stderr)
-        sys.exit(2)
+COMMANDS = ("run", "demo", "shell", "trace")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="mrclab", description="MRC Lab fabric runner")
-    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+def add_parsers(sub: argparse._SubParsersAction) -> None:
+    """Add the lab's subcommands (COMMANDS) to the `mrclab` parser."""
     for name in ("run", "demo"):
         p = sub.add_parser(name)
         p.add_argument("--topo", default="fattree:k=4",
@@ -84,13 +80,6 @@ def build_parser() -> argparse.ArgumentParser:
     trace.add_argument("pcaps", nargs="+", type=Path, metavar="PCAP", help="pcap/pcapng files")
     trace.add_argument("--flows", action="store_true", help="one line per flow, not per packet")
     trace.add_argument("--json", type=Path, help="write the flow summaries as JSON here")
-    from experiments.cli import add_parser as add_experiment_parser  # mrclab experiment
-
-    add_experiment_parser(sub)
-    from coursework.cli import add_parser as add_exercise_parser  # mrclab exercise
-
-    add_exercise_parser(sub)
-    return parser
 
 
 def config_from_args(args: argparse.Namespace) -> LabConfig:
@@ -108,7 +97,7 @@ def config_from_args(args: argparse.Namespace) -> LabConfig:
 
 
 def run_cli(lab: Lab, script: str | None) -> None:
-    from topologies.lab_cli import LabCLI  # imports mininet.cli: only when needed
+    from lab.mininet_cli import LabCLI  # imports mininet.cli: only when needed
 
     status = lab.ask("status")
     print(f"fabric {lab.fabric.spec} ({lab.target}) ready in {lab.bring_up_s:.1f} s: "
@@ -117,66 +106,10 @@ def run_cli(lab: Lab, script: str | None) -> None:
     LabCLI(lab, script=script)
 
 
-def _demo_transfer(lab: Lab, size: str) -> tuple[list[tuple[str, str]], bool]:
-    """One ev-sprayed MRC transfer h1 → last host, with the packets each core carried."""
-    from topologies.traffic import mrc_transfer
-
-    net = lab.net.net
-    src, dst = net.hosts[0], net.hosts[-1]
-    cores = [n for n, sw in lab.fabric.switches.items() if sw.role in ("core", "spine")]
-
-    def core_tx() -> dict[str, int]:
-        return {c: sum(r.get("tx_packets", 0) for r in lab.ask("counters", switch=c)["ports"]
-                       .values()) for c in cores}
-
-    lab.ask("spray", mode="ev")
-    before = core_tx()
-    try:
-        sent, received = mrc_transfer(src, dst, size, lab.build_dir / "demo", REPO_ROOT)
-    except (RuntimeError, OSError, ValueError) as exc:
-        return [("transfer", f"failed: {exc}")], False
-    finally:
-        lab.ask("spray", mode=lab.config.spray)
-    spread = {c: n - before[c] for c, n in core_tx().items()}
-    intact = received.get("messages_ok") == 1 and received.get("messages_bad") == 0
-    return [
-        (f"transfer {src.name}->{dst.name} (ev)",
-         f"{size}B in {sent['completion_time_s']:.2f} s, {sent['goodput_mbps']:.1f} Mb/s, "
-         f"{'intact' if intact else 'CORRUPT'}"),
-        ("packets per core/spine", ", ".join(f"{c}={n}" for c, n in spread.items())),
-    ], intact
-
-
-def run_demo(lab: Lab, transfer: str | None) -> int:
-    loss = lab.net.net.pingAll(timeout="1")
-    status = lab.ask("status")
-    extra, transfer_ok = _demo_transfer(lab, transfer) if transfer else ([], True)
-    rows = [
-        ("topology", lab.fabric.spec),
-        ("target", lab.target),
-        ("switches", str(len(lab.fabric.switches))),
-        ("hosts", str(len(lab.fabric.hosts))),
-        ("links", str(len(lab.fabric.links))),
-        ("entries installed", str(status["entries"])),
-        ("controller ready (s)", f"{status['ready_s']:.2f}"),
-        ("bring-up total (s)", f"{lab.bring_up_s:.2f}"),
-        ("pingall loss (%)", f"{loss:.1f}"),
-        *extra,
-    ]
-    width = max(len(k) for k, _ in rows)
-    for key, value in rows:
-        print(f"{key:<{width}}  {value}")
-    return 0 if loss == 0 and transfer_ok else 1
-
-
-def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(sys.argv[1:] if argv is None else argv)
-    if args.command == "experiment":
-        from experiments.cli import main as experiment_main
-
-        return experiment_main(args)
+def run(args: argparse.Namespace) -> int:
+    """Run one of COMMANDS; the exit status."""
     if args.command == "shell":  # attaches to a running lab's switch
-        from topologies.shell import run as shell_main
+        from lab.shell import run as shell_main
 
         return shell_main((args.build_dir or default_build_dir()) / "topology.json",
                           args.switch)
@@ -184,10 +117,6 @@ def main(argv: list[str] | None = None) -> int:
         from endpoint.trace import main as trace_main
 
         return trace_main(args)
-    if args.command == "exercise":  # checks start their own labs
-        from coursework.cli import run as exercise_main
-
-        return exercise_main(args)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(levelname)s %(name)s: %(message)s")
     if args.command == "run" and args.script and not Path(args.script).is_file():
@@ -213,6 +142,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"mrclab: switches not answering: {', '.join(lab.missing_switches)}",
                   file=sys.stderr)
         if args.command == "demo":
+            from lab.demo import run_demo
+
             return run_demo(lab, args.transfer)
         run_cli(lab, args.script)
         return 0
@@ -223,7 +154,3 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     finally:
         lab.stop()
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -18,10 +18,13 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from controller.control_client import ControlClientError, request
+from fabric_model.control_protocol import ControlClientError, request
+from fabric_model.generators import PortBases
+from fabric_model.spec import parse_spec
+from fabric_model.topology_file import TopologyFile, write_topology
+from lab.cleanup import clean_leftovers
+from lab.target import DEFAULT_PROGRAM, compile_program, resolve_target
 from topologies import link_failure
-from topologies.cleanup import clean_leftovers
-from topologies.generators import PortBases
 from topologies.network import FabricNetwork
 from topologies.p4switch import (
     MTU_BYTES,
@@ -31,9 +34,6 @@ from topologies.p4switch import (
     bps_to_pps,
     kill_process_group,
 )
-from topologies.spec import parse_spec
-from topologies.target import DEFAULT_PROGRAM, compile_program, resolve_target
-from topologies.topology_file import TopologyFile, write_topology
 
 log = logging.getLogger(__name__)
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import re
 
-from topologies.generators import DEFAULT_BASES, PortBases, fattree, leafspine
-from topologies.model import Fabric, LinkParams
+from fabric_model.generators import DEFAULT_BASES, PortBases, fattree, leafspine
+from fabric_model.model import Fabric, LinkParams
 
 LINK_KEYS = ("bw", "delay", "loss")
 KIND_KEYS = {

@@ -8,9 +8,9 @@ import time
 from mininet.cli import CLI
 from mininet.log import error, output
 
-from controller.control_client import ControlClientError
-from controller.switch_state import SPRAY_MODES
-from topologies.lab import Lab
+from fabric_model.control_protocol import ControlClientError
+from fabric_model.spray import SPRAY_MODES
+from lab.lab import Lab
 from topologies.link_failure import METHODS, LinkFailureError
 
 

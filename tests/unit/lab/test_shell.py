@@ -7,9 +7,9 @@ import sys
 
 import pytest
 
-from topologies.shell import ShellError, shell_argv
-from topologies.spec import parse_spec
-from topologies.topology_file import TopologyFile, write_topology
+from fabric_model.spec import parse_spec
+from fabric_model.topology_file import TopologyFile, write_topology
+from lab.shell import ShellError, shell_argv
 
 
 @pytest.fixture
@@ -46,7 +46,7 @@ def test_no_lab_and_a_bad_file_are_one_line_errors(tmp_path):
 
 
 def test_cli_reports_a_missing_lab_in_one_line(tmp_path):
-    result = subprocess.run([sys.executable, "-m", "topologies.cli", "shell", "e1",
+    result = subprocess.run([sys.executable, "-m", "mrclab", "shell", "e1",
                              "--build-dir", str(tmp_path)],
                             capture_output=True, text=True, timeout=60)
     assert result.returncode == 2

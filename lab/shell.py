@@ -15,7 +15,7 @@ import os
 import sys
 from pathlib import Path
 
-from topologies.topology_file import read_topology
+from fabric_model.topology_file import read_topology
 
 BACKUP_ELECTION_ID = (0, 1)  # (high, low): lower than any controller election id
 

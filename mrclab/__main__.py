@@ -1,0 +1,5 @@
+import sys
+
+from mrclab.cli import main
+
+sys.exit(main())

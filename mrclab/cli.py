@@ -1,0 +1,34 @@
+"""`mrclab`: one parser for the lab, the experiments and the exercises."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from coursework import cli as exercise_cli
+from experiments import cli as experiment_cli
+from lab import cli as lab_cli
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # one line, no usage dump
+        print(f"mrclab: {message}", file=sys.stderr)
+        sys.exit(2)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="mrclab", description="MRC Lab fabric runner")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    lab_cli.add_parsers(sub)
+    experiment_cli.add_parser(sub)
+    exercise_cli.add_parser(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(sys.argv[1:] if argv is None else argv)
+    if args.command == "experiment":
+        return experiment_cli.main(args)
+    if args.command == "exercise":  # checks start their own labs
+        return exercise_cli.run(args)
+    return lab_cli.run(args)
