@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from mrclab.cli import main
 from lab.lab import runtime_dir
 from lab.target import resolve_target
+from mrclab.cli import main
 from topologies.link_failure import nft_block_ruleset, table_name
 from topologies.p4switch import QueueOptions, bmv2_queue_commands, bps_to_pps, switch_command
 
