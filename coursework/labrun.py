@@ -4,20 +4,19 @@ traffic the checks measure (paced blasts, MRC transfers, core counters)."""
 from __future__ import annotations
 
 import contextlib
-import json
-import subprocess
 import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from coursework.catalog import REPO_ROOT
 from coursework.worker import CheckFailed
 from coursework.workspace import Workspace
 from fabric_model.generators import PortBases
+from lab import transfers
 from lab.lab import Lab, LabConfig, LabError, default_build_dir
 from lab.target import DEFAULT_PROGRAM, CompileError
+from lab.transfers import ENDPOINT, TransferError
 
 SPEC = "fattree:k=4"
 # ports of their own, so a check never meets the sockets of a lab the tests left behind
@@ -74,21 +73,19 @@ def core_packets_during(lab: Lab, run: Callable[[], object]) -> dict[str, int]:
             for c in after}
 
 
-def endpoint_cmd(*args: str, policy: Path | None = None) -> list[str]:
+def endpoint_cmd(policy: Path | None = None) -> tuple[str, ...]:
     """The endpoint CLI; with `policy`, its sender uses the student's recovery.py."""
     if policy is None:
-        return [sys.executable, "-m", "endpoint", *args]
-    return [sys.executable, "-m", "coursework.student_endpoint",
-            "--exercise-policy", str(policy), *args]
+        return ENDPOINT
+    return (sys.executable, "-m", "coursework.student_endpoint",
+            "--exercise-policy", str(policy))
 
 
 def blast(lab: Lab, src: str, dst: str, *args: str) -> dict:
-    out = lab.net.net.get(src).cmd(" ".join(endpoint_cmd(
-        "blast", "--dst", lab.fabric.hosts[dst].nics[0].ip, *args)))
     try:
-        return json.loads(out.strip().splitlines()[-1])
-    except (ValueError, IndexError):
-        raise CheckFailed(f"blast from {src} failed: {out.strip()[-160:]}") from None
+        return transfers.blast(lab, src, dst, *args)
+    except TransferError as exc:
+        raise CheckFailed(str(exc)) from None
 
 
 def transfer(lab: Lab, senders: list[str], dst: str, size: str, policy: Path | None = None,
@@ -96,43 +93,10 @@ def transfer(lab: Lab, senders: list[str], dst: str, size: str, policy: Path | N
              send_args: tuple[str, ...] = ()) -> tuple[dict, list[dict]]:
     """One MRC message from each sender to `dst`: (receiver stats, sender stats)."""
     with tempfile.TemporaryDirectory(prefix="mrclab-transfer-") as tmp:
-        work = Path(tmp)
-        _run_transfer(lab, senders, dst, size, policy, during, timeout, work, send_args)
         try:
-            sent = [json.loads((work / f"send-{src}.json").read_text()) for src in senders]
-            return json.loads((work / "recv.json").read_text()), sent
-        except (OSError, ValueError):
-            raise CheckFailed("a sender or the receiver wrote no summary (crashed?)") from None
-
-
-def _run_transfer(lab: Lab, senders: list[str], dst: str, size: str, policy: Path | None,
-                  during: Callable[[], object] | None, timeout: float, work: Path,
-                  send_args: tuple[str, ...]) -> None:
-    net = lab.net.net
-    receiver = net.get(dst).popen(endpoint_cmd(
-        "recv", "--count", str(len(senders)), "--json", str(work / "recv.json"),
-        "--timeout", str(timeout)), cwd=REPO_ROOT, stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE, text=True)
-    procs = []
-    try:
-        if "listening" not in (receiver.stdout.readline() or ""):
-            raise CheckFailed(f"receiver on {dst} did not start")
-        for i, src in enumerate(senders):
-            cmd = endpoint_cmd("send", "--dst", lab.fabric.hosts[dst].nics[0].ip,
-                               "--size", size, "--seed", str(i + 1), "--timeout", str(timeout),
-                               "--json", str(work / f"send-{src}.json"), *send_args,
-                               policy=policy)
-            procs.append(net.get(src).popen(cmd, cwd=REPO_ROOT, stdout=subprocess.PIPE,
-                                            stderr=subprocess.PIPE, text=True))
-        if during is not None:
-            during()
-        for proc in procs:
-            proc.communicate(timeout=timeout + 15)
-        receiver.wait(timeout=30)
-    except subprocess.TimeoutExpired:
-        raise CheckFailed(f"the transfer did not finish within {timeout:.0f} s") from None
-    finally:
-        for proc in [*procs, receiver]:
-            if proc.poll() is None:
-                proc.kill()
-                proc.wait()
+            result = transfers.transfer(lab, senders, dst, size, Path(tmp),
+                                        endpoint=endpoint_cmd(policy), during=during,
+                                        timeout=timeout, send_args=send_args)
+        except TransferError as exc:
+            raise CheckFailed(str(exc)) from None
+    return result.receiver, result.senders

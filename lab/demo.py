@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 from lab.lab import Lab
-from topologies.p4switch import REPO_ROOT
+from lab.transfers import TransferError, transfer
 
 
 def _demo_transfer(lab: Lab, size: str) -> tuple[list[tuple[str, str]], bool]:
     """One ev-sprayed MRC transfer h1 → last host, with the packets each core carried."""
-    from topologies.traffic import mrc_transfer
-
     net = lab.net.net
     src, dst = net.hosts[0], net.hosts[-1]
     cores = [n for n, sw in lab.fabric.switches.items() if sw.role in ("core", "spine")]
@@ -21,11 +19,13 @@ def _demo_transfer(lab: Lab, size: str) -> tuple[list[tuple[str, str]], bool]:
     lab.ask("spray", mode="ev")
     before = core_tx()
     try:
-        sent, received = mrc_transfer(src, dst, size, lab.build_dir / "demo", REPO_ROOT)
-    except (RuntimeError, OSError, ValueError) as exc:
+        result = transfer(lab, [src.name], dst.name, size, lab.build_dir / "demo",
+                          timeout=60.0)
+    except (TransferError, OSError) as exc:
         return [("transfer", f"failed: {exc}")], False
     finally:
         lab.ask("spray", mode=lab.config.spray)
+    received, (sent,) = result.receiver, result.senders
     spread = {c: n - before[c] for c, n in core_tx().items()}
     intact = received.get("messages_ok") == 1 and received.get("messages_bad") == 0
     return [
@@ -36,10 +36,10 @@ def _demo_transfer(lab: Lab, size: str) -> tuple[list[tuple[str, str]], bool]:
     ], intact
 
 
-def run_demo(lab: Lab, transfer: str | None) -> int:
+def run_demo(lab: Lab, size: str | None) -> int:
     loss = lab.net.net.pingAll(timeout="1")
     status = lab.ask("status")
-    extra, transfer_ok = _demo_transfer(lab, transfer) if transfer else ([], True)
+    extra, transfer_ok = _demo_transfer(lab, size) if size else ([], True)
     rows = [
         ("topology", lab.fabric.spec),
         ("target", lab.target),

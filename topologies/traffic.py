@@ -1,13 +1,11 @@
-"""Simple traffic from Mininet hosts for checks: background pings and UDP flow sets."""
+"""Simple traffic from Mininet hosts for checks: background pings and UDP flow sets.
+
+MRC transfers between a lab's hosts are in lab.transfers."""
 
 from __future__ import annotations
 
-import json
 import re
-import subprocess
-import sys
 from dataclasses import dataclass
-from pathlib import Path
 
 from mininet.node import Host
 
@@ -50,30 +48,3 @@ class BackgroundPing:
 def udp_flows(host: Host, ip: str, flows: int, dst_port: int = 5001) -> None:
     """Send one datagram on each of `flows` distinct 5-tuples (source ports vary)."""
     host.cmd(f"for i in $(seq {flows}); do echo mrc > /dev/udp/{ip}/{dst_port}; done")
-
-
-def mrc_transfer(src: Host, dst: Host, size: str, workdir: Path, cwd: Path,
-                 timeout: float = 60.0) -> tuple[dict, dict]:
-    """One MRC message src → dst with the endpoint CLI; returns (sender, receiver) stats."""
-    workdir.mkdir(parents=True, exist_ok=True)
-    recv_json, send_json = workdir / "recv.json", workdir / "send.json"
-    endpoint = [sys.executable, "-m", "endpoint"]
-    receiver = dst.popen([*endpoint, "recv", "--count", "1", "--out", str(workdir / "out"),
-                          "--json", str(recv_json), "--timeout", str(timeout)],
-                         cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        if "listening" not in (receiver.stdout.readline() or ""):
-            raise RuntimeError(f"receiver on {dst.name} did not start: "
-                               f"{receiver.stderr.read().strip()[-200:]}")
-        sender = src.popen([*endpoint, "send", "--dst", dst.IP(), "--size", size,
-                            "--json", str(send_json), "--timeout", str(timeout)],
-                           cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        _, err = sender.communicate(timeout=timeout + 10)
-        if sender.returncode != 0:
-            raise RuntimeError(f"sender on {src.name} failed: {err.strip()[-200:]}")
-        receiver.wait(timeout=30)
-    finally:
-        if receiver.poll() is None:
-            receiver.kill()
-            receiver.wait()
-    return json.loads(send_json.read_text()), json.loads(recv_json.read_text())

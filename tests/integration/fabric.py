@@ -3,14 +3,10 @@ endpoint transfers between Mininet hosts."""
 
 from __future__ import annotations
 
-import hashlib
-import json
-import subprocess
-import sys
 from pathlib import Path
 
 from lab.lab import Lab
-from topologies.p4switch import REPO_ROOT
+from lab.transfers import transfer
 
 
 def host(lab: Lab, name: str):
@@ -61,47 +57,14 @@ def link_events(lab: Lab, start: int, a: str, b: str, status: str | None = None)
     return out
 
 
-def endpoint_cmd(*args: str) -> list[str]:
-    return [sys.executable, "-m", "endpoint", *args]
-
-
 def run_transfer(lab: Lab, tmp: Path, senders: list[str], dst: str, size: str,
                  during=None, timeout: float = 120, send_args: tuple[str, ...] = ()
                  ) -> tuple[dict, list[dict]]:
-    """Receive one message from each sender on `dst`; returns (receiver, sender stats).
-
-    Senders address every NIC of `dst`, so a multi-plane host is reached on all planes."""
-    out_dir = tmp / "recv"
-    out_dir.mkdir(parents=True, exist_ok=True)
-    recv_json = tmp / "recv.json"
-    receiver = host(lab, dst).popen(endpoint_cmd(
-        "recv", "--count", str(len(senders)), "--out", str(out_dir), "--json", str(recv_json),
-        "--timeout", str(timeout)), cwd=REPO_ROOT, stdout=subprocess.PIPE, text=True)
-    try:
-        assert "listening" in receiver.stdout.readline()
-        procs = []
-        for i, src in enumerate(senders):
-            procs.append(host(lab, src).popen(endpoint_cmd(
-                "send", "--dst", ",".join(nic.ip for nic in lab.fabric.hosts[dst].nics),
-                "--size", size, "--seed", str(i + 1),
-                "--json", str(tmp / f"send-{src}.json"), "--timeout", str(timeout),
-                *send_args),
-                cwd=REPO_ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
-        if during is not None:
-            during()
-        for src, proc in zip(senders, procs, strict=True):
-            out, err = proc.communicate(timeout=timeout + 10)
-            (tmp / f"send-{src}.log").write_text(out + err)  # progress lines, for diagnosis
-            assert proc.returncode == 0, err
-        receiver.wait(timeout=30)
-    finally:
-        if receiver.poll() is None:
-            receiver.kill()
-    sent = [json.loads((tmp / f"send-{src}.json").read_text()) for src in senders]
-    received = json.loads(recv_json.read_text())
-    digests = {hashlib.sha256(p.read_bytes()).hexdigest() for p in out_dir.iterdir()}
-    assert {s["sha256"] for s in sent} == digests
-    return received, sent
+    """Receive one message from each sender on `dst`, all intact; (receiver, sender stats)."""
+    result = transfer(lab, senders, dst, size, tmp, during=during, timeout=timeout,
+                      send_args=send_args)
+    assert {s["sha256"] for s in result.senders} == result.digests
+    return result.receiver, result.senders
 
 
 def core_tx_total(lab: Lab) -> dict[str, int]:

@@ -7,7 +7,6 @@ counter deltas, so tests do not depend on each other's traffic.
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 import time
@@ -17,6 +16,7 @@ import pytest
 from fabric_model.generators import PortBases
 from fabric_model.spray import SPRAY_MODES
 from lab.lab import Lab, LabConfig
+from lab.transfers import blast
 from tests.targets import integration_target
 from topologies.p4switch import REPO_ROOT
 
@@ -24,8 +24,6 @@ from .fabric import (
     attachment,
     core_tx_total,
     delta,
-    endpoint_cmd,
-    host,
     peers_with_role,
     port_towards,
     run_transfer,
@@ -62,12 +60,6 @@ def lab(tmp_path_factory):
 
 
 # --- helpers ------------------------------------------------------------------------------
-def blast(lab: Lab, src: str, dst: str, *args: str) -> dict:
-    out = host(lab, src).cmd(" ".join(endpoint_cmd(
-        "blast", "--dst", host(lab, dst).IP(), *args)))
-    return json.loads(out.strip().splitlines()[-1])
-
-
 def set_spray(lab: Lab, mode: str) -> None:
     lab.ask("spray", mode=mode)
     assert lab.ask("status")["spray_mode"] == SPRAY_MODES[mode]

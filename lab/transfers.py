@@ -1,0 +1,97 @@
+"""MRC transfers and raw bursts between a running lab's hosts, with the endpoint CLI.
+
+The one way tests, checkers and the demo move MRC traffic through a lab: `transfer` runs
+one receiver and one sender per source host (every sender addresses all of the
+destination's NICs, so a multi-plane host is reached on every plane) and returns their
+JSON summaries; `blast` sends raw MRC packets (`python -m endpoint blast`) and returns its
+summary. Failures are one-line `TransferError`s; no process outlives the call.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import subprocess
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from lab.lab import Lab
+from topologies.p4switch import REPO_ROOT
+
+ENDPOINT = (sys.executable, "-m", "endpoint")
+
+
+class TransferError(RuntimeError):
+    """A transfer or burst could not be run or did not finish; one-line message."""
+
+
+@dataclass
+class TransferResult:
+    receiver: dict  # the receiver's summary (`recv --json`)
+    senders: list[dict]  # one summary per sender (`send --json`), in the senders' order
+    digests: set[str]  # sha256 of every message the receiver wrote
+
+
+def transfer(lab: Lab, senders: Sequence[str], dst: str, size: str, workdir: Path, *,
+             endpoint: Sequence[str] = ENDPOINT, during: Callable[[], object] | None = None,
+             timeout: float = 90.0, send_args: Sequence[str] = ()) -> TransferResult:
+    """One message of `size` (endpoint syntax: 512K, 8M) from each sender host to `dst`.
+
+    `endpoint` is the command that runs the endpoint CLI (e.g. a student's version);
+    `during()` runs while the senders send (e.g. to fail a link); logs of each sender go
+    to workdir/send-<host>.log for diagnosis."""
+    workdir.mkdir(parents=True, exist_ok=True)
+    out_dir = workdir / "recv"
+    out_dir.mkdir(exist_ok=True)
+    net = lab.net.net
+    addresses = ",".join(nic.ip for nic in lab.fabric.hosts[dst].nics)
+    receiver = net.get(dst).popen(
+        [*endpoint, "recv", "--count", str(len(senders)), "--out", str(out_dir),
+         "--json", str(workdir / "recv.json"), "--timeout", str(timeout)],
+        cwd=REPO_ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    procs: list[subprocess.Popen] = []
+    try:
+        if "listening" not in (receiver.stdout.readline() or ""):
+            raise TransferError(f"receiver on {dst} did not start: "
+                                f"{receiver.stderr.read().strip()[-200:]}")
+        for i, src in enumerate(senders):
+            procs.append(net.get(src).popen(
+                [*endpoint, "send", "--dst", addresses, "--size", size, "--seed", str(i + 1),
+                 "--json", str(workdir / f"send-{src}.json"), "--timeout", str(timeout),
+                 *send_args],
+                cwd=REPO_ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
+        if during is not None:
+            during()
+        for src, proc in zip(senders, procs, strict=True):
+            out, err = proc.communicate(timeout=timeout + 15)
+            (workdir / f"send-{src}.log").write_text(out + err)
+            if proc.returncode != 0:
+                raise TransferError(f"sender on {src} failed: {err.strip()[-200:]}")
+        receiver.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        raise TransferError(f"the transfer did not finish within {timeout:.0f} s") from None
+    finally:
+        for proc in [*procs, receiver]:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+    try:
+        summaries = [json.loads((workdir / f"send-{src}.json").read_text()) for src in senders]
+        received = json.loads((workdir / "recv.json").read_text())
+    except (OSError, ValueError):
+        raise TransferError("a sender or the receiver wrote no summary (crashed?)") from None
+    digests = {hashlib.sha256(p.read_bytes()).hexdigest() for p in out_dir.iterdir()}
+    return TransferResult(received, summaries, digests)
+
+
+def blast(lab: Lab, src: str, dst: str, *args: str,
+          endpoint: Sequence[str] = ENDPOINT) -> dict:
+    """`endpoint blast` from host `src` to `dst`'s first NIC; its JSON summary."""
+    out = lab.net.net.get(src).cmd(" ".join(
+        [*endpoint, "blast", "--dst", lab.fabric.hosts[dst].nics[0].ip, *args]))
+    try:
+        return json.loads(out.strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        raise TransferError(f"blast from {src} failed: {out.strip()[-160:]}") from None
