@@ -116,13 +116,18 @@ def test_interrupt_leaves_nothing_behind(tmp_path):
         cwd=REPO_ROOT, stderr=subprocess.PIPE, text=True)
     try:
         deadline = time.monotonic() + 120
+        seen = []
         while time.monotonic() < deadline:  # wait until traffic runs
             line = proc.stderr.readline()
+            seen.append(line)
             if "ecmp (1/3)" in line or not line:
                 break
-        time.sleep(3)
+        assert "ecmp (1/3)" in seen[-1], "".join(seen)[-500:]
+        time.sleep(1.0)  # inside the first mode's flows
+        assert proc.poll() is None, "the experiment ended before it could be interrupted"
         proc.send_signal(signal.SIGINT)
-        assert proc.wait(timeout=90) == 130
+        rest = proc.stderr.read()
+        assert proc.wait(timeout=90) == 130, rest[-500:]
     finally:
         if proc.poll() is None:
             os.kill(proc.pid, signal.SIGKILL)
