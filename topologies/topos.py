@@ -21,6 +21,7 @@ from mininet.topo import Topo
 
 from fabric_model.model import Fabric
 from fabric_model.spec import parse_spec
+from topologies.p4switch import P4Switch
 
 
 class FabricTopo(Topo):
@@ -82,12 +83,4 @@ class MultiPlaneTopo(SpecTopo):
 
 # `mn --custom topologies/topos.py --topo NAME,ARGS`
 topos = {"fattree": FatTreeTopo, "leafspine": LeafSpineTopo, "multiplane": MultiPlaneTopo}
-
-
-def _p4switch(name: str, **params: object):
-    from topologies.p4switch import P4Switch
-
-    return P4Switch(name, **params)
-
-
-switches = {"p4": _p4switch}  # `mn --custom ... --switch p4`
+switches = {"p4": P4Switch}  # `mn --custom ... --switch p4`

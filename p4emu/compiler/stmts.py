@@ -242,11 +242,9 @@ class StmtGen:
         is_action_run = isinstance(v.ty, ObjectT) and v.ty.kind == "action_run"
         pending: list[str] = []
         first = True
-        has_default = False
         for case in s.cases:
             for label in case.labels:
                 if isinstance(label, A.DefaultKey):
-                    has_default = True
                     pending.append("True")
                 elif is_action_run:
                     pending.append(f"{tmp} == {self.action_id_ref(label, v.ty, scope)}")
@@ -265,7 +263,6 @@ class StmtGen:
             if len(fn.lines) == n:
                 fn.emit("pass")
             fn.indent -= 1
-        del has_default
 
     def _s_For(self, s: A.For, scope: Scope, fn):
         inner = Scope(scope)
