@@ -51,8 +51,22 @@ class _Terminated(KeyboardInterrupt):
     """SIGTERM, handled as Ctrl-C is: clean up, then stop."""
 
 
-def _on_sigterm(_sig: int, _frame: object) -> None:
-    raise _Terminated()
+class _Stop:
+    """Ctrl-C and SIGTERM raise at once, and are remembered: an interrupt that lands where
+    it is swallowed (a finaliser running on the main thread, say) still stops the run at
+    the next phase."""
+
+    requested: type[KeyboardInterrupt] | None = None
+
+    @classmethod
+    def on_signal(cls, sig: int, _frame: object) -> None:
+        cls.requested = _Terminated if sig == signal.SIGTERM else KeyboardInterrupt
+        raise cls.requested()
+
+    @classmethod
+    def check(cls) -> None:
+        if cls.requested is not None:
+            raise cls.requested()
 
 
 def run(opts: Options, outdir: Path) -> dict:
@@ -79,7 +93,13 @@ def run(opts: Options, outdir: Path) -> dict:
                          "--ecn-threshold", str(setup.ecn_threshold),
                          "--probe-interval", str(setup.probe_interval),
                          "--miss-limit", str(setup.miss_limit)])
-    old_term = signal.signal(signal.SIGTERM, _on_sigterm)
+    _Stop.requested = None
+    old_term = signal.signal(signal.SIGTERM, _Stop.on_signal)
+    old_int = signal.signal(signal.SIGINT, _Stop.on_signal)
+
+    def phase(name: str) -> None:
+        _Stop.check()
+        progress.phase(name)
     lab = Lab(config)
     try:
         progress.note(f"bringing up {setup.spec} on {lab.target}")
@@ -87,7 +107,7 @@ def run(opts: Options, outdir: Path) -> dict:
         if lab.missing_switches:
             raise ExperimentError(f"switches did not start: {', '.join(lab.missing_switches)}"
                                   f" (see {config.build_dir / 'logs'})")
-        session = Session(lab, setup, outdir / "runs", progress.phase)
+        session = Session(lab, setup, outdir / "runs", phase)
         calibration = None
         if opts.rate == "auto":
             calibration = calibrate(session, module, setup, progress)
@@ -98,6 +118,7 @@ def run(opts: Options, outdir: Path) -> dict:
             session.setup = setup
         session.set_rates(setup.rate_bps, setup.fabric_rate_bps or setup.rate_bps)
         raw = module.run(session, setup)
+        _Stop.check()
     finally:
         # a second Ctrl-C or SIGTERM must not cut the cleanup short (seen: switches left)
         signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -106,7 +127,7 @@ def run(opts: Options, outdir: Path) -> dict:
             RUNNING.kill_all()
             lab.stop()
         finally:
-            signal.signal(signal.SIGINT, signal.default_int_handler)
+            signal.signal(signal.SIGINT, old_int)
             signal.signal(signal.SIGTERM, old_term)
     progress.note("lab stopped; analysing and plotting")
     env["duration_s"] = time.monotonic() - started
