@@ -8,15 +8,16 @@ is merely late (busy switch) is not a failure.
 Silence alone is not proof. On a machine that runs every switch in software, one switch's
 process (or the controller) can stall for longer than `miss_limit` rounds, and then every
 probe through it is late though no link failed. So a silent link is declared down only
-once both its ends have shown they work since its first unanswered probe: a later probe
-that its sending switch sent on another link was answered, and so was a later probe that
-its receiving switch received on another link. (The two roles are separate paths in a
-software switch: packet-outs go through its P4Runtime stream reader, answers through its
-data plane, and either can stall alone.) A real link failure leaves the switches' other
-links answering, so it is declared as soon as the misses are counted; a stall holds the
-verdict until the switch works again, or until `hold_limit` (a switch that stays silent
-that long is itself failed). A switch whose P4Runtime stream is lost (`switch_lost`) needs
-no such proof: its links are declared as soon as the misses are counted.
+once both its ends have shown they work since: a probe of the round of its last
+unanswered one (or later) that its sending switch sent on another link was answered, and
+so was one that its receiving switch received on another link. (The two roles are
+separate paths in a software switch: packet-outs go through its P4Runtime stream reader,
+answers through its data plane, and either can stall alone.) A real link failure leaves
+the switches' other links answering, so it is declared as soon as the misses are counted;
+a stall holds the verdict until the switch works again, or until `hold_limit` (a switch
+that stays silent that long is itself failed). A switch whose P4Runtime stream is lost
+(`switch_lost`) needs no such proof: its links are declared as soon as the misses are
+counted.
 
 A probe can also wait in one port's input backlog of a busy software switch while the
 switch answers on its other ports. So while a link's own answers have come back slowly,
@@ -115,8 +116,10 @@ class ProbeLiveness:
     def switch_back(self, name: str) -> None:
         self._lost_switches.discard(name)
 
-    def _ends_alive_after(self, link: LinkId, t: float) -> bool:
-        return all(self._works_since.get(role, -math.inf) > t for role in _roles(link))
+    def _ends_worked_in(self, link: LinkId, round_at: float) -> bool:
+        """Both ends answered, on other links, a probe of the round sent at `round_at` or
+        a later one."""
+        return all(self._works_since.get(role, -math.inf) >= round_at for role in _roles(link))
 
     def is_up(self, link: LinkId) -> bool:
         return self._links[link].up
@@ -132,7 +135,7 @@ class ProbeLiveness:
             missed = st.seq - st.answered
             if st.up and missed >= self.miss_limit:
                 first = st.sent_at.get(st.answered + 1)
-                if self._proven_failed(link, st, now, first):
+                if self._proven_failed(link, st, now, first, st.sent_at.get(st.seq)):
                     st.up = False
                     st.answered_since_down = 0
                     events.append(LinkEvent(link, LinkStatus.DOWN, now,
@@ -146,12 +149,13 @@ class ProbeLiveness:
         return events, probes
 
     def _proven_failed(self, link: LinkId, st: _LinkProbeState, now: float,
-                       first: float | None) -> bool:
-        """Silent for `miss_limit` probes: a failure once both ends are seen alive since
-        the first unanswered probe, or once the silence outlasts `hold_limit`."""
+                       first: float | None, last: float | None) -> bool:
+        """Silent for `miss_limit` probes: a failure once both ends answered the round of
+        its last unanswered probe on other links, or once the silence outlasts
+        `hold_limit`."""
         silence = 0.0 if first is None else now - first
-        if first is None or silence >= self.hold_limit or (
-                self._ends_alive_after(link, first) and silence >= 2 * st.slow_answer(now)) or (
+        if first is None or last is None or silence >= self.hold_limit or (
+                self._ends_worked_in(link, last) and silence >= 2 * st.slow_answer(now)) or (
                 {link[0][0], link[1][0]} & self._lost_switches):
             st.held = False
             return True

@@ -176,3 +176,28 @@ def test_a_lost_switch_needs_no_proof():
         _answer_all_but(monitor, probes, {LINK, C1_OTHER}, i * 0.05 + 0.001)
     assert downs == {LINK: 0.2, C1_OTHER: 0.2}
     assert monitor.held_verdicts == 0
+
+
+def test_evidence_must_come_from_the_round_of_the_last_missed_probe():
+    """c1 answers a3's probes late (rounds 2 and 3 only come in after round 4 started):
+    an answer from round 1 is not enough to blame a1-c1, which is silent since round 1.
+    Once c1 has answered round 4 on a3's link, a1-c1 is down."""
+    monitor = ProbeLiveness([LINK, OTHER, C1_OTHER], interval=0.05, miss_limit=3)
+    events, probes = _round(monitor, 0.0)
+    _answer_all_but(monitor, probes, set(), 0.001)
+    late = []
+    for i in range(1, 4):
+        events, probes = _round(monitor, i * 0.05)
+        assert not events
+        monitor.probe_answered(OTHER, probes[OTHER], i * 0.05 + 0.001)
+        if i == 1:
+            monitor.probe_answered(C1_OTHER, probes[C1_OTHER], i * 0.05 + 0.001)
+        else:
+            late.append(probes[C1_OTHER])
+    events, probes = _round(monitor, 0.2)
+    assert not events and monitor.held_verdicts == 1
+    for seq in [*late, probes[C1_OTHER]]:
+        monitor.probe_answered(C1_OTHER, seq, 0.21)
+    monitor.probe_answered(OTHER, probes[OTHER], 0.21)
+    events, _ = _round(monitor, 0.25)
+    assert [(e.link, e.status) for e in events] == [(LINK, LinkStatus.DOWN)]
