@@ -91,6 +91,7 @@ class SwitchSession:
         # the current stream's outgoing messages; touched only on the loop thread
         self._outgoing: asyncio.Queue[p4runtime_pb2.StreamMessageRequest] | None = None
         self._task: asyncio.Future[None] | None = None
+        self._was_primary = False  # the current stream made us primary at some point
         self._channel: grpc.Channel | None = None
         self._stub: p4runtime_pb2_grpc.P4RuntimeStub | None = None
         self.connect_count = 0
@@ -120,11 +121,10 @@ class SwitchSession:
                 self._channel.close()  # in-flight unary RPCs of a lost stream fail now
             self._channel = grpc.insecure_channel(self.address)
             self._stub = p4runtime_pb2_grpc.P4RuntimeStub(self._channel)
-            was_primary = False
+            self._was_primary = False
             try:
                 async with grpc.aio.insecure_channel(self.address) as channel:
-                    was_primary = await self._stream(channel)
-                    backoff = BACKOFF_MIN if was_primary else backoff
+                    await self._stream(channel)
             except grpc.aio.AioRpcError as exc:
                 if not self._stopped.is_set():
                     log.debug("%s: stream ended: %s", self.name, exc.code().name)
@@ -138,14 +138,15 @@ class SwitchSession:
                 self._outgoing = None
             if self._stopped.is_set():
                 return
-            if was_primary:
+            if self._was_primary:
                 log.warning("%s: P4Runtime stream lost, reconnecting", self.name)
                 self._on_lost(self)
+                backoff = BACKOFF_MIN
             await asyncio.sleep(backoff)
             backoff = min(BACKOFF_MAX, backoff * 2)
 
-    async def _stream(self, channel: grpc.aio.Channel) -> bool:
-        """Run one StreamChannel until it ends; whether it ever made us primary."""
+    async def _stream(self, channel: grpc.aio.Channel) -> None:
+        """Run one StreamChannel until it ends; `_was_primary` says if it made us primary."""
         call = p4runtime_pb2_grpc.P4RuntimeStub(channel).StreamChannel()
         outgoing: asyncio.Queue[p4runtime_pb2.StreamMessageRequest] = asyncio.Queue()
         arbitration = p4runtime_pb2.StreamMessageRequest()
@@ -159,15 +160,15 @@ class SwitchSession:
                 await call.write(await outgoing.get())
 
         sender = asyncio.ensure_future(send())
-        was_primary = False
         try:
             while True:
                 response = await call.read()
                 if response is grpc.aio.EOF:
-                    return was_primary
+                    return
                 kind = response.WhichOneof("update")
                 if kind == "arbitration":
-                    was_primary = self._handle_arbitration(response.arbitration) or was_primary
+                    if self._handle_arbitration(response.arbitration):
+                        self._was_primary = True
                 elif kind == "packet":
                     metadata = {m.metadata_id: m.value for m in response.packet.metadata}
                     self._on_packet_in(self, response.packet.payload, metadata)
