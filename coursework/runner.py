@@ -64,13 +64,9 @@ def _collect(checks: list[Check], results: list[dict], problem: str) -> list[Che
 
 def can_run_fabric() -> str:
     """'' when fabric checks can run here, else why not."""
-    if os.geteuid() != 0:
-        return "needs root and Mininet (run check with sudo)"
-    try:
-        import mininet.net  # noqa: F401
-    except ImportError:
-        return "needs Mininet's Python module (sudo make setup)"
-    return ""
+    from lab.lab import cannot_run_here
+
+    return cannot_run_here()
 
 
 def run_checks(ws: Workspace, target: str = "p4emu", fabric: bool = True,

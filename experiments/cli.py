@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import logging
-import os
 import sys
 from pathlib import Path
 
@@ -67,8 +66,11 @@ def main(args: argparse.Namespace) -> int:
     except ExperimentError as exc:
         print(f"mrclab experiment: {exc}", file=sys.stderr)
         return 2
-    if os.geteuid() != 0:
-        print("mrclab experiment: Mininet needs root (run with sudo)", file=sys.stderr)
+    from lab.lab import cannot_run_here
+
+    problem = cannot_run_here()
+    if problem:
+        print(f"mrclab experiment: {problem}", file=sys.stderr)
         return 2
     from mininet.log import setLogLevel
 

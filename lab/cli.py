@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import argparse
 import logging
-import os
 import sys
 from pathlib import Path
 
 from fabric_model.control_protocol import ControlClientError
 from fabric_model.spray import SPRAY_MODES
-from lab.lab import Lab, LabConfig, LabError, default_build_dir
+from lab.lab import Lab, LabConfig, LabError, cannot_run_here, default_build_dir
 from lab.target import TARGETS, CompileError
 from topologies.link_failure import METHODS as LINK_FAILURE_METHODS
 from topologies.p4switch import QueueOptions
@@ -129,8 +128,9 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"mrclab: {exc}", file=sys.stderr)
         return 2
-    if os.geteuid() != 0:
-        print("mrclab: Mininet needs root (run with sudo)", file=sys.stderr)
+    problem = cannot_run_here()
+    if problem:
+        print(f"mrclab: {problem}", file=sys.stderr)
         return 2
     from mininet.log import setLogLevel
 

@@ -42,6 +42,17 @@ class LabError(Exception):
     """The lab could not be brought up; one-line message."""
 
 
+def cannot_run_here() -> str:
+    """'' when this process can run a lab, else why not (one line)."""
+    if os.geteuid() != 0:
+        return "Mininet needs root (run with sudo)"
+    try:
+        import mininet.net  # noqa: F401
+    except ImportError:
+        return "Mininet's Python module is missing (sudo make setup)"
+    return ""
+
+
 def default_build_dir() -> Path:
     """Compiled program, logs, topology file: $MRCLAB_BUILD_DIR, else build/ in the repo."""
     return Path(os.environ.get("MRCLAB_BUILD_DIR") or REPO_ROOT / "build")
