@@ -3,6 +3,7 @@ accept programs p4c refuses (each names the p4c pass it mirrors)."""
 
 from __future__ import annotations
 
+from p4emu.lang import ast as A
 from p4emu.lang.errors import P4CompileError
 from p4emu.lang.types import StackT, StructT, Type
 
@@ -109,3 +110,73 @@ def check_parser_terminates(decl) -> None:
             return
         todo += [tr.state] if tr.select is None else [c.state for c in tr.cases]
     raise P4CompileError(decl.loc, f"parser {decl.name}: Parser never reaches accept or reject state")
+
+
+CHECKSUM_CALLS = {"verify": ("verify_checksum", "verify_checksum_with_payload"),
+                  "compute": ("update_checksum", "update_checksum_with_payload")}
+
+
+def check_checksum_control(decl, role: str) -> None:
+    """As BMv2's back end (SimpleSwitchBackend::convertChecksum): the V1Switch verify and
+    compute controls hold nothing but calls of their checksum functions (in blocks), and the
+    data of each call is fields, lists and constants, not computations."""
+    allowed = CHECKSUM_CALLS[role]
+
+    def walk(stmt) -> None:
+        if isinstance(stmt, A.Block):
+            for inner in stmt.stmts:
+                walk(inner)
+            return
+        if isinstance(stmt, A.Empty):
+            return
+        if (isinstance(stmt, A.Assign) and isinstance(stmt.rhs, A.Call)
+                and isinstance(stmt.rhs.func, A.Member) and stmt.rhs.func.name == "get"):
+            return  # `f = ck.get(data)` of the deprecated Checksum16: a checksum to BMv2
+        if (isinstance(stmt, A.CallStmt) and isinstance(stmt.call.func, A.Path)
+                and stmt.call.func.name in allowed):
+            data = _argument(stmt.call, 1, "data")
+            bad = None if data is None else _first_computation(data)
+            if bad is not None:
+                raise P4CompileError(bad.loc, f"Computations are not supported in {allowed[0]}")
+            return
+        raise P4CompileError(stmt.loc, f"Only calls to {allowed[0]} or {allowed[1]} allowed "
+                                       f"in {decl.name}")
+
+    walk(decl.body)
+
+
+def _argument(call, position: int, name: str):
+    named = [a for a in call.args if a.name == name]
+    if named:
+        return named[0].value
+    return call.args[position].value if len(call.args) > position else None
+
+
+def _first_computation(e):
+    """The first part of `e` that is computed (p4c's EnsureExpressionIsSimple), or None.
+    What folds to a constant counts as a constant, as after p4c's constant folding."""
+    if isinstance(e, A.Path) or _folds(e):
+        return None
+    if isinstance(e, A.Member):
+        return _first_computation(e.expr)
+    if isinstance(e, A.Index):
+        return _first_computation(e.expr) or _first_computation(e.index)
+    if isinstance(e, A.ListExpr):
+        return next((b for b in map(_first_computation, e.items) if b is not None), None)
+    if isinstance(e, A.StructExpr):
+        return next((b for b in (_first_computation(v) for _, v in e.fields) if b is not None),
+                    None)
+    if isinstance(e, A.TypeExpr):
+        return None  # an enum member or error constant
+    return e
+
+
+def _folds(e) -> bool:
+    """Whether p4c's constant folding makes `e` a constant."""
+    if getattr(e, "const", None) is not None or isinstance(e, A.IntLit | A.BoolLit):
+        return True
+    if isinstance(e, A.Cast | A.Unary):
+        return _folds(e.expr)
+    if isinstance(e, A.Binary):
+        return _folds(e.left) and _folds(e.right)
+    return False

@@ -38,6 +38,11 @@ class ExternGen:
     def field_list(self, e: A.Expr, scope, fn) -> str:
         """Python expression of a list of (value, width) pairs for hashing/checksums."""
         v = self.expr(e, scope, fn)
+        if not (isinstance(v.ty, StructT | TupleT)
+                or isinstance(v.ref, tuple) and v.ref[0] in ("list", "struct")):
+            # BMv2's back end (createCalculation): the data must convert to a list
+            raise P4CompileError(e.loc, f"data of type {v.ty}: expected a struct "
+                                        "(a list or struct of fields)")
         items = []
         self._flatten(v, e.loc, items, fn)
         return "(" + "".join(i + ", " for i in items) + ")"

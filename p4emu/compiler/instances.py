@@ -10,7 +10,7 @@ from p4emu.compiler.checks import check_unique_name
 from p4emu.compiler.scope import InstB, Scope
 from p4emu.lang import ast as A
 from p4emu.lang.errors import P4CompileError, unsupported
-from p4emu.lang.types import BitsT, BoolT, ObjectT
+from p4emu.lang.types import BitsT, BoolT, EnumT, ObjectT
 
 
 class InstanceGen:
@@ -78,6 +78,10 @@ class InstanceGen:
             check_unique_name(self.objects[store], name, kind.replace("_", " "), d.loc)
         if kind == "register":
             vt = t.type_args.get("T")
+            # as BMv2's back end (SimpleSwitchBackend), after serializable enums became bits
+            if not (isinstance(vt, BitsT) or isinstance(vt, EnumT) and vt.underlying is not None):
+                raise P4CompileError(d.loc, f"{name}: Only registers with bit or int types "
+                                            f"are currently supported, not {vt}")
             self.objects["registers"].append(dict(
                 name=name, size=vals[0].const, bitwidth=key_width(vt, d.loc), annotations=annotations,
                 signed=isinstance(vt, BitsT) and vt.signed, is_bool=isinstance(vt, BoolT)))

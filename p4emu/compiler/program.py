@@ -31,7 +31,12 @@ from __future__ import annotations
 
 from p4emu.compiler.blocks import BlockGen
 from p4emu.compiler.calls import CallGen
-from p4emu.compiler.checks import check_headers_type, check_v1model_version
+from p4emu.compiler.checks import (
+    CHECKSUM_CALLS,
+    check_checksum_control,
+    check_headers_type,
+    check_v1model_version,
+)
 from p4emu.compiler.exprs import ExprGen, V
 from p4emu.compiler.externs import ExternGen
 from p4emu.compiler.instances import InstanceGen
@@ -321,6 +326,8 @@ class ProgramGen(ExprGen, StmtGen, CallGen, ExternGen, PacketGen, BlockGen, Pars
             ctx = self.gen_block(decl, prefix, args, self.global_scope)
             ctx.decl = decl
             self.roles[role] = ctx
+            if role in CHECKSUM_CALLS:
+                check_checksum_control(decl, role)
 
     def _check_signatures(self, decls) -> None:
         expected = {"parser": 4, "verify": 2, "ingress": 3, "egress": 3, "compute": 2, "deparser": 2}
