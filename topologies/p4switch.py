@@ -134,6 +134,33 @@ def port_open(port: int, host: str = "127.0.0.1") -> bool:
         return False
 
 
+RESERVED_PORTS = Path("/proc/sys/net/ipv4/ip_local_reserved_ports")
+
+
+def reserve_local_ports(ports: list[int], path: Path = RESERVED_PORTS) -> None:
+    """Keep the kernel from giving these ports to outgoing connections as their source port.
+
+    The switches' gRPC ports (50100 and up) lie in Linux's ephemeral range (32768-60999),
+    and a client's connection once held one when its switch started ("Address already in
+    use"). Reserving is system-wide and stays after the run; it only narrows the ports the
+    kernel picks by itself."""
+    try:
+        current = path.read_text().strip()
+    except OSError:
+        return  # not Linux, or no such sysctl: nothing to protect against
+    covered: list[tuple[int, int]] = []
+    for part in filter(None, current.split(",")):
+        lo, _, hi = part.partition("-")
+        covered.append((int(lo), int(hi or lo)))
+    missing = sorted({p for p in ports if not any(lo <= p <= hi for lo, hi in covered)})
+    if not missing:
+        return
+    try:
+        path.write_text(",".join(filter(None, [current, *map(str, missing)])) + "\n")
+    except OSError as exc:  # not root: the lab checks for root before it gets here
+        log.warning("cannot reserve ports %s for the switches: %s", missing, exc)
+
+
 def kill_process_group(pid: int, grace: float = STOP_GRACE_S) -> None:
     """SIGTERM the group led by pid, SIGKILL it if still alive after `grace` seconds."""
     try:
@@ -202,6 +229,7 @@ class P4Switch(Switch):
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO_ROOT),
                                                           env.get("PYTHONPATH")]))
+        reserve_local_ports([self.grpc_port, self.thrift_port])
         with open(self.log_file, "ab") as out:
             # own session: a group we can kill whole, out of reach of the terminal's ^C
             self.process = subprocess.Popen(self.command(), stdin=subprocess.DEVNULL,

@@ -111,3 +111,16 @@ def test_cli_input_errors_are_one_line(argv, message, capsys, monkeypatch):
     err = capsys.readouterr().err
     assert message in err
     assert err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_switch_ports_are_reserved_from_ephemeral_use(tmp_path):
+    from topologies.p4switch import reserve_local_ports
+
+    sysctl = tmp_path / "ip_local_reserved_ports"
+    sysctl.write_text("\n")
+    reserve_local_ports([51400, 10400], sysctl)
+    assert sysctl.read_text() == "10400,51400\n"
+    sysctl.write_text("50000-51999,10400\n")
+    reserve_local_ports([51400, 10400, 52000], sysctl)  # only what is not covered yet
+    assert sysctl.read_text() == "50000-51999,10400,52000\n"
+    reserve_local_ports([51500], tmp_path / "missing")  # no such sysctl: nothing to do
