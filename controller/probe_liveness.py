@@ -15,9 +15,9 @@ separate paths in a software switch: packet-outs go through its P4Runtime stream
 answers through its data plane, and either can stall alone.) A real link failure leaves
 the switches' other links answering, so it is declared as soon as the misses are counted;
 a stall holds the verdict until the switch works again, or until `hold_limit` (a switch
-that stays silent that long is itself failed). A switch whose P4Runtime stream is lost
-(`switch_lost`) needs no such proof: its links are declared as soon as the misses are
-counted.
+that stays silent that long, or twice its slowest recent answer if that is longer, is
+itself failed). A switch whose P4Runtime stream is lost (`switch_lost`) needs no such
+proof: its links are declared as soon as the misses are counted.
 
 A probe can also wait in one port's input backlog of a busy software switch while the
 switch answers on its other ports. So while a link's own answers have come back slowly,
@@ -154,8 +154,9 @@ class ProbeLiveness:
         its last unanswered probe on other links, or once the silence outlasts
         `hold_limit`."""
         silence = 0.0 if first is None else now - first
-        if first is None or last is None or silence >= self.hold_limit or (
-                self._ends_worked_in(link, last) and silence >= 2 * st.slow_answer(now)) or (
+        slow = 2 * st.slow_answer(now)
+        if first is None or last is None or silence >= max(self.hold_limit, slow) or (
+                self._ends_worked_in(link, last) and silence >= slow) or (
                 {link[0][0], link[1][0]} & self._lost_switches):
             st.held = False
             return True

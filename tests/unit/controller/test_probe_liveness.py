@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from controller.next_hops import LinkId
 from controller.probe_liveness import LinkStatus, ProbeLiveness, parse_probe, probe_frame
 
 LINK = (("a1", 3), ("c1", 1))
@@ -201,3 +202,22 @@ def test_evidence_must_come_from_the_round_of_the_last_missed_probe():
     monitor.probe_answered(OTHER, probes[OTHER], 0.21)
     events, _ = _round(monitor, 0.25)
     assert [(e.link, e.status) for e in events] == [(LINK, LinkStatus.DOWN)]
+
+
+def test_answers_that_come_a_second_late_do_not_make_the_link_flap():
+    """e1 (receiver only) falls behind: its answers come later and later, then 1.2 s late
+    round after round (BMv2 with a full input queue). Its links stay up, where a fixed 1 s
+    hold would declare them down and up again every few rounds."""
+    e1_links = [(("a1", 1), ("e1", 3)), (("a2", 1), ("e1", 4))]
+    monitor = ProbeLiveness(e1_links, interval=0.05, miss_limit=3, hold_limit=1.0)
+    pending: list[tuple[float, LinkId, int]] = []  # (arrival, link, seq)
+    for i in range(160):  # 8 s
+        t = round(i * 0.05, 2)
+        for arrival, link, seq in [p for p in pending if p[0] <= t]:
+            monitor.probe_answered(link, seq, arrival)
+        pending = [p for p in pending if p[0] > t]
+        events, probes = _round(monitor, t)
+        assert not events, (t, events)
+        delay = min(1.2, 0.02 + 0.025 * i)  # the backlog grows, then stays
+        pending += [(t + delay, link, seq) for link, seq in probes.items()]
+    assert monitor.down_links() == set()
