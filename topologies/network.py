@@ -14,7 +14,7 @@ from mininet.node import Host
 
 from fabric_model.model import Fabric
 from topologies import link_failure
-from topologies.p4switch import P4Switch, QueueOptions
+from topologies.p4switch import P4Switch, QueueOptions, reserve_local_ports
 from topologies.topos import FabricTopo
 
 log = logging.getLogger(__name__)
@@ -83,6 +83,10 @@ class FabricNetwork:
         self.net = self._build()
         self._configure_switch_interfaces()
         self._configure_hosts()
+        # every port before the first switch: waiting for one switch connects to its port
+        # from an ephemeral port that could be the next switch's
+        reserve_local_ports([p for sw in self.fabric.switches.values()
+                             for p in (sw.grpc_port, sw.thrift_port)])
         self.net.start()  # starts the switch processes (they return at once)
         deadline = time.monotonic() + ready_timeout
         missing = [sw.name for sw in self.net.switches if not sw.wait_ready(deadline)]
