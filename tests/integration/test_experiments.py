@@ -47,6 +47,18 @@ def experiment(name: str, out: Path, *args: str, timeout: float = 300) -> dict:
     return json.loads((out / "results.json").read_text())
 
 
+def faithful_experiment(name: str, out: Path, *args: str) -> dict:
+    """The experiment's results from a run it judged faithful: a run that says it was
+    CPU-bound (switches missing frames, a backlog) measured the machine, not the protocol,
+    so it is run once more; two unfaithful runs in a row fail."""
+    r = experiment(name, out / "1", *args)
+    if not r["verdict"]["faithful"]:
+        print(f"run 1 unfaithful ({'; '.join(r['verdict']['reasons'])}): once more")
+        r = experiment(name, out / "2", *args)
+    assert r["verdict"]["faithful"], r["verdict"]
+    return r
+
+
 def _switch_processes() -> list[str]:
     out = subprocess.run(["pgrep", "-af", "p4emu switch|simple_switch_grpc|"
                           "experiments.live.agent"], capture_output=True, text=True).stdout
@@ -54,7 +66,7 @@ def _switch_processes() -> list[str]:
 
 
 def test_permutation_ev_beats_ecmp(tmp_path):
-    r = experiment("permutation", tmp_path)
+    r = faithful_experiment("permutation", tmp_path)
     modes = r["analysis"]["modes"]
     ev, ecmp = modes["ev"]["stats"], modes["ecmp"]["stats"]
     print(f"goodput / link rate: ev mean {ev['mean']:.2f} min {ev['min']:.2f}, "
@@ -67,7 +79,7 @@ def test_permutation_ev_beats_ecmp(tmp_path):
 
 
 def test_incast_trimming_avoids_the_timeouts_of_drop_tail(tmp_path):
-    r = experiment("incast", tmp_path)
+    r = faithful_experiment("incast", tmp_path)
     rows = r["analysis"]["rows"]
     for row in rows:
         print(f"{row['mode']:8} N={row['n']:2}: fct {row['fct_s']} s "
@@ -83,7 +95,7 @@ def test_incast_trimming_avoids_the_timeouts_of_drop_tail(tmp_path):
 
 
 def test_failure_ev_recovers_before_ecmp(tmp_path):
-    r = experiment("failure", tmp_path)
+    r = faithful_experiment("failure", tmp_path)
     ev, ecmp = r["analysis"]["modes"]["ev"], r["analysis"]["modes"]["ecmp"]
     print(f"recovery: ev {ev['recovery_s']} s, ecmp {ecmp['recovery_s']} s; controller "
           f"rerouted after {ev['reroute_after_s']} s (ev run), "
