@@ -151,13 +151,14 @@ class ProbeLiveness:
     def _proven_failed(self, link: LinkId, st: _LinkProbeState, now: float,
                        first: float | None, last: float | None) -> bool:
         """Silent for `miss_limit` probes: a failure once both ends answered the round of
-        its last unanswered probe on other links, or once the silence outlasts
-        `hold_limit`."""
+        its last unanswered probe on other links and the silence lasts twice the link's
+        slowest recent answer; or once the silence outlasts `hold_limit` (or that twice
+        slowest answer, if longer); or at once when an end's P4Runtime stream is lost."""
         silence = 0.0 if first is None else now - first
         slow = 2 * st.slow_answer(now)
         if first is None or last is None or silence >= max(self.hold_limit, slow) or (
                 self._ends_worked_in(link, last) and silence >= slow) or (
-                {link[0][0], link[1][0]} & self._lost_switches):
+                any(switch in self._lost_switches for switch, _ in _roles(link))):
             st.held = False
             return True
         if not st.held:
