@@ -1,5 +1,5 @@
 """`mrclab experiment NAME|all [--target p4emu|bmv2] [--quick] [--out DIR] [--seed N]
-[--rate R|auto] [--senders 4,8,15]`: run protocol experiments, write results and plots."""
+[--rate R|auto] [--mtu BYTES] [--senders 4,8,15]`: run protocol experiments, write results and plots."""
 
 from __future__ import annotations
 
@@ -36,6 +36,9 @@ def add_parser(sub) -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--rate", default=None,
                    help="per-link rate, e.g. 4M, or auto (fastest faithful on this machine)")
+    p.add_argument("--mtu", type=int, default=None,
+                   help="IP MTU of every fabric interface (default: the experiment's: 9000 "
+                        "for permutation, 1500 for the others)")
     p.add_argument("--senders", type=_senders, default=None,
                    help="incast: sender counts, e.g. 4,8,15")
     p.add_argument("-v", "--verbose", action="store_true")
@@ -49,7 +52,7 @@ def options(args: argparse.Namespace) -> Options:
     return Options(name=args.name, target=target, quick=args.quick,
                    out=args.out or Path("results") / ("" if args.name == "all" else args.name),
                    seed=args.seed,
-                   rate=args.rate, incast_n=args.senders)
+                   rate=args.rate, mtu=args.mtu, incast_n=args.senders)
 
 
 def main(args: argparse.Namespace) -> int:

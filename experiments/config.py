@@ -6,12 +6,24 @@ import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from topologies.p4switch import MTU_BYTES, bps_to_pps
+from topologies.p4switch import DEFAULT_MTU, MAX_MTU, bps_to_pps
 
 TARGETS = ("p4emu", "bmv2")
-FRAME_BYTES = MTU_BYTES + 14  # an MTU-sized IPv4 packet in its Ethernet frame
 ACK_FRAME_BYTES = 14 + 20 + 8 + 40  # Ethernet/IPv4/UDP/MRC header, no payload
-MSS = MTU_BYTES - 20 - 8 - 40  # payload of a full MRC DATA packet
+# Throughput experiments run jumbo frames, as AI-training fabrics do: headers cost 1 % of a
+# frame instead of 5 %, and a software fabric, whose cost is per packet, carries six times
+# the bits. Experiments about queues counted in packets keep 1500 bytes.
+JUMBO_MTU = MAX_MTU
+
+
+def frame_bytes(mtu: int) -> int:
+    """An MTU-sized IPv4 packet in its Ethernet frame."""
+    return mtu + 14
+
+
+def mss(mtu: int) -> int:
+    """Payload of a full MRC DATA packet."""
+    return mtu - 20 - 8 - 40
 
 # What a target can emulate per link on this kind of machine. p4emu forwards 30-40 k
 # packets/s per switch on one core (README); beyond the rate a Python endpoint reaches
@@ -35,6 +47,7 @@ class Options:
     out: Path = Path("results")
     seed: int = 1
     rate: str | None = None  # "auto", a rate like "4M", or None for the experiment's default
+    mtu: int | None = None  # None: the experiment's default
     incast_n: tuple[int, ...] | None = None  # incast sender counts (default per experiment)
 
 
@@ -47,27 +60,32 @@ def parse_rate(text: str) -> int:
     return int(float(m.group(1)) * scale)
 
 
-def check_rate(target: str, bps: int) -> None:
+def check_mtu(mtu: int) -> None:
+    if not 576 <= mtu <= MAX_MTU:
+        raise ExperimentError(f"bad MTU {mtu}: expected 576..{MAX_MTU} bytes")
+
+
+def check_rate(target: str, bps: int, mtu: int = DEFAULT_MTU) -> None:
     """Raise ExperimentError when `target` cannot emulate `bps` per link."""
     low, high = RATE_LIMITS_BPS[target]
     if not low <= bps <= high:
-        extra = (f" ({bps_to_pps(bps)} packets/s of {MTU_BYTES}-byte packets)"
+        extra = (f" ({bps_to_pps(bps, mtu)} packets/s of {mtu}-byte packets)"
                  if target == "bmv2" else "")
         raise ExperimentError(f"rate {bps / 1e6:g} Mb/s{extra} is outside what {target} "
                               f"emulates per link: {low / 1e6:g}..{high / 1e6:g} Mb/s")
 
 
-def effective_rate(target: str, bps: int) -> int:
+def effective_rate(target: str, bps: int, mtu: int) -> int:
     """Bits/s of full frames a port really carries at `bps`: BMv2 shapes packets/s."""
-    return bps_to_pps(bps) * MTU_BYTES * 8 if target == "bmv2" else bps
+    return bps_to_pps(bps, mtu) * mtu * 8 if target == "bmv2" else bps
 
 
-def payload_ceiling(acks_share_link: bool) -> float:
-    """Largest goodput (payload) share of a link's rate: headers cost 1514 - 1432 bytes per
-    packet, and in a permutation each host link also carries the ACKs of the host's own
-    outgoing flow (one per DATA packet)."""
-    wire = FRAME_BYTES + (ACK_FRAME_BYTES if acks_share_link else 0)
-    return MSS / wire
+def payload_ceiling(mtu: int, acks_share_link: bool) -> float:
+    """Largest goodput (payload) share of a link's rate: headers cost 82 bytes per frame,
+    and in a permutation each host link also carries the ACKs of the host's own outgoing
+    flow (one per DATA packet)."""
+    wire = frame_bytes(mtu) + (ACK_FRAME_BYTES if acks_share_link else 0)
+    return mss(mtu) / wire
 
 
 @dataclass
@@ -80,6 +98,7 @@ class Setup:
     seed: int
     quick: bool
     rate_bps: int  # host links (and every link unless fabric_rate_bps says otherwise)
+    mtu: int = DEFAULT_MTU  # every fabric interface
     fabric_rate_bps: int | None = None  # switch-to-switch links, when they differ
     queue_depth: int = 64  # packets per egress queue
     trim_threshold: int = 8  # packets; 0 = never trim
@@ -100,8 +119,11 @@ class Setup:
     @property
     def link_rate(self) -> int:
         """The host link rate as the target really applies it."""
-        return effective_rate(self.target, self.rate_bps)
+        return effective_rate(self.target, self.rate_bps, self.mtu)
 
     @property
     def fabric_rate(self) -> int:
-        return effective_rate(self.target, self.fabric_rate_bps or self.rate_bps)
+        return effective_rate(self.target, self.fabric_rate_bps or self.rate_bps, self.mtu)
+
+    def payload_ceiling(self, acks_share_link: bool) -> float:
+        return payload_ceiling(self.mtu, acks_share_link)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import time
 
 from experiments import flowstats, metrics, plans, plots
-from experiments.config import ExperimentError, Options, Setup, payload_ceiling
+from experiments.config import ExperimentError, Options, Setup
 from experiments.plans import Flow
 
 NAME = "failure"
@@ -43,7 +43,7 @@ def setup(opts: Options) -> Setup:
 
 
 def traffic(setup: Setup, fabric, seconds: float) -> list[Flow]:
-    size = int(setup.link_rate * payload_ceiling(False) * seconds / 8)
+    size = int(setup.link_rate * setup.payload_ceiling(False) * seconds / 8)
     pairs = plans.pod_pairs(fabric, setup.params["src_pod"], setup.params["dst_pod"])
     return [Flow(src, dst, size, seed=setup.seed * 1000 + i)
             for i, (src, dst) in enumerate(pairs)]

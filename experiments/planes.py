@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 
 from experiments import flowstats, metrics, plans, plots
-from experiments.config import ExperimentError, Options, Setup, payload_ceiling
+from experiments.config import ExperimentError, Options, Setup
 from experiments.plans import Flow
 
 NAME = "planes"
@@ -44,7 +44,7 @@ def traffic(setup: Setup, fabric, seconds: float, planes: tuple[int, ...] | None
             ) -> list[Flow]:
     """The cross-pod permutation; each flow sized for `seconds` over `planes` (all: None)."""
     count = len(planes) if planes else len(_planes(fabric))
-    size = int(setup.link_rate * count * payload_ceiling(True) * seconds / 8)
+    size = int(setup.link_rate * count * setup.payload_ceiling(True) * seconds / 8)
     return [Flow(src, dst, size, seed=setup.seed * 1000 + i, planes=planes)
             for i, (src, dst) in enumerate(plans.cross_group_permutation(fabric, setup.seed))]
 

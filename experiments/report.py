@@ -7,7 +7,7 @@ import csv
 import json
 from pathlib import Path
 
-from experiments.config import Setup
+from experiments.config import Setup, mss
 
 
 def _fmt(value: object) -> str:
@@ -41,6 +41,8 @@ def setup_rows(setup: Setup, env: dict) -> list[dict]:
             ("topology", setup.spec),
             ("host link rate", _rate(setup.rate_bps) + rate_note),
             ("fabric link rate", _rate(setup.fabric_rate_bps or setup.rate_bps)),
+            ("MTU", f"{setup.mtu} bytes on every interface (DATA payload "
+                    f"{mss(setup.mtu)} bytes)"),
             ("queue depth", f"{setup.queue_depth} packets per egress queue"),
             ("trim threshold", f"{setup.trim_threshold} packets" if setup.trim_threshold
              else "off"),

@@ -15,7 +15,14 @@ from pathlib import Path
 from types import ModuleType
 
 from experiments import registry, report
-from experiments.config import ExperimentError, Options, Setup, check_rate, parse_rate
+from experiments.config import (
+    ExperimentError,
+    Options,
+    Setup,
+    check_mtu,
+    check_rate,
+    parse_rate,
+)
 from experiments.progress import Progress
 from experiments.validity import Verdict, combine
 
@@ -36,13 +43,16 @@ def plan(opts: Options) -> tuple[ModuleType, Setup]:
     """The experiment module and its setup for `opts`; ExperimentError on bad input."""
     module = registry.get(opts.name)
     setup = module.setup(opts)
+    if opts.mtu is not None:
+        check_mtu(opts.mtu)
+        setup = replace(setup, mtu=opts.mtu)
     if opts.rate not in (None, "auto"):
         bps = parse_rate(opts.rate)
-        check_rate(opts.target, bps)
+        check_rate(opts.target, bps, setup.mtu)
         fabric = None
         if setup.fabric_rate_bps:  # keep the experiment's fabric/host ratio
             fabric = int(setup.fabric_rate_bps * bps / setup.rate_bps)
-            check_rate(opts.target, fabric)
+            check_rate(opts.target, fabric, setup.mtu)
         setup = replace(setup, rate_bps=bps, fabric_rate_bps=fabric, rate_source="option")
     return module, setup
 
@@ -88,7 +98,8 @@ def run(opts: Options, outdir: Path) -> dict:
         spec=setup.spec, target=setup.target, program=DEFAULT_PROGRAM, spray="ecmp",
         build_dir=default_build_dir() / "experiments",  # compiled program kept between runs
         bases=PortBases(*EXPERIMENT_PORTS),
-        queues=QueueOptions(depth=setup.queue_depth, line_rate_bps=setup.rate_bps),
+        queues=QueueOptions(depth=setup.queue_depth, line_rate_bps=setup.rate_bps,
+                            mtu=setup.mtu),
         controller_args=["--trim-threshold", str(setup.trim_threshold),
                          "--ecn-threshold", str(setup.ecn_threshold),
                          "--probe-interval", str(setup.probe_interval),

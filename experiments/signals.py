@@ -11,7 +11,7 @@ per second and the largest `qmax` echoed. Fairness (Jain) is taken while all flo
 from __future__ import annotations
 
 from experiments import flowstats, metrics, plans, plots
-from experiments.config import ExperimentError, Options, Setup, payload_ceiling
+from experiments.config import ExperimentError, Options, Setup
 from experiments.plans import Flow
 
 NAME = "signals"
@@ -45,7 +45,7 @@ def traffic(setup: Setup, fabric, seconds: float) -> list[Flow]:
     for i, src in enumerate(senders):
         # fair share while m flows run: 1/m of the port; the last phase lasts `seconds`
         shares = sum((seconds if m == n else p["stagger_s"]) / m for m in range(i + 1, n + 1))
-        size = int(setup.link_rate * payload_ceiling(False) * shares / 8)
+        size = int(setup.link_rate * setup.payload_ceiling(False) * shares / 8)
         flows.append(Flow(src, receiver, size, seed=setup.seed * 1000 + i,
                           start=i * p["stagger_s"]))
     return flows

@@ -18,7 +18,7 @@ from fabric_model.spray import SPRAY_MODES
 from lab.lab import Lab, LabConfig, LabError, cannot_run_here, default_build_dir
 from lab.target import TARGETS, CompileError
 from topologies.link_failure import METHODS as LINK_FAILURE_METHODS
-from topologies.p4switch import QueueOptions
+from topologies.p4switch import DEFAULT_MTU, MAX_MTU, QueueOptions
 
 log = logging.getLogger("mrclab")
 
@@ -30,6 +30,13 @@ def _positive_int(text: str) -> int:
         raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
     if value <= 0:
         raise argparse.ArgumentTypeError(f"{text} must be > 0")
+    return value
+
+
+def _mtu(text: str) -> int:
+    value = _positive_int(text)
+    if not 576 <= value <= MAX_MTU:
+        raise argparse.ArgumentTypeError(f"MTU {value} out of range 576..{MAX_MTU}")
     return value
 
 
@@ -52,7 +59,10 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                        help="packets per second, every port and priority")
         p.add_argument("--line-rate", type=_positive_int,
                        help="bits per second, every port (BMv2: converted to packets/s at "
-                            "the 1500-byte MTU)")
+                            "the MTU)")
+        p.add_argument("--mtu", type=_mtu, default=DEFAULT_MTU,
+                       help=f"IP MTU of every host and switch interface (up to {MAX_MTU}: "
+                            "jumbo frames)")
         p.add_argument("--pcap", action="store_true", help="write per-port pcaps")
         p.add_argument("--switch-log", action="store_true",
                        help="per-packet switch logs in BUILD_DIR/logs (slow: BMv2 drops "
@@ -92,7 +102,7 @@ def config_from_args(args: argparse.Namespace) -> LabConfig:
         spray=args.spray, controller_args=extra, pcap=args.pcap, switch_log=args.switch_log,
         link_failure=args.link_failure,
         queues=QueueOptions(depth=args.queue_depth, rate_pps=args.queue_rate,
-                            line_rate_bps=args.line_rate))
+                            line_rate_bps=args.line_rate, mtu=args.mtu))
 
 
 def run_cli(lab: Lab, script: str | None) -> None:

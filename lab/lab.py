@@ -27,11 +27,9 @@ from lab.target import DEFAULT_PROGRAM, compile_program, resolve_target
 from topologies import link_failure
 from topologies.network import FabricNetwork
 from topologies.p4switch import (
-    MTU_BYTES,
     REPO_ROOT,
     QueueOptions,
     SwitchConfigError,
-    bps_to_pps,
     kill_process_group,
 )
 
@@ -129,8 +127,8 @@ class Lab:
         line_rate = self.config.queues.line_rate_bps
         if self.target == "bmv2" and line_rate and self.config.queues.rate_pps is None:
             print(f"bmv2 shapes packets: line rate {line_rate} b/s applied as "
-                  f"{bps_to_pps(line_rate)} packets/s per port and priority "
-                  f"({MTU_BYTES}-byte MTU)")
+                  f"{self.config.queues.pps(line_rate)} packets/s per port and priority "
+                  f"({self.config.queues.mtu}-byte MTU)")
         try:
             self.missing_switches = self.net.start()
         except SwitchConfigError as exc:

@@ -14,7 +14,7 @@ from mininet.node import Host
 
 from fabric_model.model import Fabric
 from topologies import link_failure
-from topologies.p4switch import P4Switch, QueueOptions, reserve_local_ports
+from topologies.p4switch import DEFAULT_MTU, P4Switch, QueueOptions, reserve_local_ports
 from topologies.topos import FabricTopo
 
 log = logging.getLogger(__name__)
@@ -101,6 +101,13 @@ class FabricNetwork:
                  if intf.name != "lo"]
         args = " ".join(f"net.ipv6.conf.{n}.disable_ipv6=1" for n in names)
         self.net.switches[0].cmd(f"sysctl -qw {args}")
+        if self.queues.mtu != DEFAULT_MTU:
+            batch = self.build_dir / "switch-mtu.batch"
+            batch.write_text("".join(f"link set dev {n} mtu {self.queues.mtu}\n" for n in names))
+            out = self.net.switches[0].cmd(f"ip -batch {batch} 2>&1")
+            if out.strip():
+                raise ValueError(f"cannot set MTU {self.queues.mtu} on the switch ports: "
+                                 f"{out.strip().splitlines()[0]}")
 
     def _configure_hosts(self) -> None:
         arp_dir = self.build_dir / "arp"
@@ -116,6 +123,8 @@ class FabricNetwork:
                 # software checksums: the switch forwards bytes as captured
                 node.cmd(f"ethtool -K {intf.name} tx off rx off sg off tso off gso off gro off"
                          " >/dev/null 2>&1")
+                if self.queues.mtu != DEFAULT_MTU:
+                    batch.append(f"link set dev {intf.name} mtu {self.queues.mtu}")
                 for other in self.fabric.hosts.values():
                     if other.name == host.name:
                         continue

@@ -30,7 +30,8 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 STOP_GRACE_S = 2.0
 
 
-MTU_BYTES = 1500  # BMv2 rates are packets/s: a bits/s rate is converted at this size
+DEFAULT_MTU = 1500
+MAX_MTU = 9000  # jumbo frames; what veth and both targets carry
 
 
 class SwitchConfigError(Exception):
@@ -39,13 +40,26 @@ class SwitchConfigError(Exception):
 
 @dataclass(frozen=True)
 class QueueOptions:
+    """Egress settings of every switch port (and the MTU of every fabric interface)."""
+
     priority_queues: int = 2
     depth: int | None = None  # packets
     rate_pps: int | None = None
     line_rate_bps: int | None = None
+    # IP MTU of every host and switch interface; BMv2 shapes packets/s, so a bits/s rate
+    # is converted at frames of this size
+    mtu: int = DEFAULT_MTU
+
+    def __post_init__(self) -> None:
+        if not 576 <= self.mtu <= MAX_MTU:
+            raise ValueError(f"MTU {self.mtu} out of range 576..{MAX_MTU}")
+
+    def pps(self, bps: int) -> int:
+        """The BMv2 packet rate carrying `bps` of MTU-sized frames."""
+        return bps_to_pps(bps, self.mtu)
 
 
-def bps_to_pps(bps: int, mtu: int = MTU_BYTES) -> int:
+def bps_to_pps(bps: int, mtu: int = DEFAULT_MTU) -> int:
     """The packet rate BMv2 needs to carry `bps` of MTU-sized frames (at least 1)."""
     return max(1, round(bps / (8 * mtu)))
 
@@ -57,7 +71,7 @@ def bmv2_queue_commands(queues: QueueOptions, ports: list[int]) -> list[str]:
     (packets/s) wins over it, as on p4emu where the tighter limit rules."""
     rate = queues.rate_pps
     if rate is None and queues.line_rate_bps is not None:
-        rate = bps_to_pps(queues.line_rate_bps)
+        rate = queues.pps(queues.line_rate_bps)
     commands = []
     for port in ports:
         for prio in range(queues.priority_queues):
@@ -270,14 +284,14 @@ class P4Switch(Switch):
                 raise SwitchConfigError(f"{self.name}: set_line_rate: "
                                         f"{(proc.stderr or proc.stdout).strip()}")
             return f"{self.name} port {port}: {bps or 'unlimited'} b/s"
-        pps = 0 if bps is None else bps_to_pps(bps)  # BMv2: 0 pps = no limit
+        pps = 0 if bps is None else self.queues.pps(bps)  # BMv2: 0 pps = no limit
         run_bmv2_cli(self.thrift_port, [f"set_queue_rate {pps} {port} {prio}"
                                         for prio in range(self.queues.priority_queues)],
                      self.name)
         if bps is None:
             return f"{self.name} port {port}: unlimited"
         return (f"{self.name} port {port}: {bps} b/s = {pps} packets/s "
-                f"at the {MTU_BYTES}-byte MTU (BMv2 shapes packets)")
+                f"at the {self.queues.mtu}-byte MTU (BMv2 shapes packets)")
 
     def kill_process(self) -> None:
         """Stop the switch process only (interfaces stay): used to simulate a crash."""

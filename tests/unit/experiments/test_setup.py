@@ -77,9 +77,22 @@ def test_core_links_of_a_fat_tree():
                                     for a, _, c, _ in links)
 
 
+def test_mtu_is_the_experiments_default_or_the_option():
+    assert runner.plan(Options("permutation"))[1].mtu == 9000  # jumbo: a throughput question
+    assert runner.plan(Options("incast"))[1].mtu == 1500  # queues counted in packets
+    _, setup = runner.plan(Options("permutation", mtu=1500, rate="2M"))
+    assert setup.mtu == 1500 and setup.payload_ceiling(True) == pytest.approx(1432 / 1596)
+    with pytest.raises(ExperimentError, match="bad MTU 100"):
+        runner.plan(Options("permutation", mtu=100))
+    # BMv2 shapes packets/s: the effective rate is whole jumbo frames
+    _, setup = runner.plan(Options("permutation", target="bmv2", rate="4M"))
+    assert setup.link_rate == 56 * 9000 * 8
+
+
 def test_payload_ceiling():
-    assert payload_ceiling(False) == pytest.approx(1432 / 1514)
-    assert payload_ceiling(True) == pytest.approx(1432 / (1514 + 82))
+    assert payload_ceiling(1500, False) == pytest.approx(1432 / 1514)
+    assert payload_ceiling(1500, True) == pytest.approx(1432 / (1514 + 82))
+    assert payload_ceiling(9000, True) == pytest.approx(8932 / (9014 + 82))
 
 
 def test_progress_line_counts_phases_and_rescales_the_estimate():

@@ -56,6 +56,15 @@ def test_bmv2_queue_settings_go_to_every_port_and_priority():
     assert bps_to_pps(100) == 1  # never 0, which BMv2 reads as "no limit"
 
 
+def test_jumbo_mtu_converts_bmv2_rates_at_its_frame_size():
+    jumbo = QueueOptions(line_rate_bps=4_000_000, mtu=9000)
+    assert jumbo.pps(4_000_000) == 56  # 4 Mb/s of 9000-byte frames = 55.6 packets/s
+    assert bmv2_queue_commands(jumbo, [1]) == ["set_queue_rate 56 1 0", "set_queue_rate 56 1 1"]
+    for bad in (100, 9001):
+        with pytest.raises(ValueError, match=f"MTU {bad} out of range"):
+            QueueOptions(mtu=bad)
+
+
 def test_link_failure_drops_egress_per_interface():
     assert table_name("c2-eth3") == "mrclab_fail_c2_eth3"
     rules = nft_block_ruleset("c2-eth3")
@@ -102,6 +111,7 @@ def test_target_resolution(monkeypatch):
     (["launch"], "invalid choice: 'launch'"),
     (["run", "--target", "bmv2"], "install p4lang's BMv2"),
     (["run", "--link-failure", "unplug"], "invalid choice: 'unplug'"),
+    (["run", "--mtu", "9001"], "MTU 9001 out of range 576..9000"),
 ])
 def test_cli_input_errors_are_one_line(argv, message, capsys, monkeypatch):
     monkeypatch.setenv("PATH", "/nonexistent")  # no BMv2 tools, whatever this machine has
