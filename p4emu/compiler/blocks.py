@@ -160,7 +160,7 @@ class BlockGen:
             else:
                 fields.append(("", key_width(t, d.loc), []))
             self.objects["value_sets"].append(dict(name=name, size=size, fields=fields, annotations=d.annotations,
-                                                   struct=isinstance(t, StructT)))
+                                                   struct=isinstance(t, StructT), ty=t, loc=d.loc))
             scope.declare(d.name, InstB("value_set", t, name, py, d), d.loc)
         elif isinstance(d, A.FunctionDecl):
             raise unsupported(d.loc, "functions declared inside controls/parsers")

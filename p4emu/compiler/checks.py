@@ -3,22 +3,10 @@ accept programs p4c refuses (each names the p4c pass it mirrors)."""
 
 from __future__ import annotations
 
+from p4emu.compiler.analysis import expr_text
 from p4emu.lang import ast as A
 from p4emu.lang.errors import P4CompileError
-from p4emu.lang.types import StackT, StructT, Type
-
-V1MODEL_VERSIONS = (20180101, 20200408)  # the first and the latest v1model.p4 versions
-
-
-def check_v1model_version(version, loc) -> None:
-    """As p4c's GetV1ModelVersion: the version (before any cast to bit<32>) must be a
-    non-negative number between the first and the latest v1model.p4."""
-    if not isinstance(version, int) or isinstance(version, bool) or version < 0:
-        raise P4CompileError(loc, f"{version}: expected v1model version to be a non-negative number")
-    first, latest = V1MODEL_VERSIONS
-    if not first <= version <= latest:
-        raise P4CompileError(loc, f"{version}: unknown v1model version; initial supported version "
-                                  f"is {first}, latest is {latest}")
+from p4emu.lang.types import ERROR, BitsT, EnumT, StackT, StructT, Type
 
 
 def check_unique_name(objects: list[dict], name: str, kind: str, loc) -> None:
@@ -119,7 +107,8 @@ CHECKSUM_CALLS = {"verify": ("verify_checksum", "verify_checksum_with_payload"),
 def check_checksum_control(decl, role: str) -> None:
     """As BMv2's back end (SimpleSwitchBackend::convertChecksum): the V1Switch verify and
     compute controls hold nothing but calls of their checksum functions (in blocks), and the
-    data of each call is fields, lists and constants, not computations."""
+    data of each call is fields, lists and constants, not computations. (So not `f =
+    ck.get(data)` of the deprecated Checksum16 either, which p4c 1.2.5 refuses everywhere.)"""
     allowed = CHECKSUM_CALLS[role]
 
     def walk(stmt) -> None:
@@ -129,9 +118,6 @@ def check_checksum_control(decl, role: str) -> None:
             return
         if isinstance(stmt, A.Empty):
             return
-        if (isinstance(stmt, A.Assign) and isinstance(stmt.rhs, A.Call)
-                and isinstance(stmt.rhs.func, A.Member) and stmt.rhs.func.name == "get"):
-            return  # `f = ck.get(data)` of the deprecated Checksum16: a checksum to BMv2
         if (isinstance(stmt, A.CallStmt) and isinstance(stmt.call.func, A.Path)
                 and stmt.call.func.name in allowed):
             data = _argument(stmt.call, 1, "data")
@@ -180,3 +166,139 @@ def _folds(e) -> bool:
     if isinstance(e, A.Binary):
         return _folds(e.left) and _folds(e.right)
     return False
+
+
+def check_block_directions(decls, scope) -> None:
+    """p4c's type unification of each V1Switch argument (`decls`, in order) with its
+    parameter's block type (`control Ingress<H, M>(inout H hdr, ...)`): each parameter
+    keeps its direction."""
+    package = scope.lookup("V1Switch").decl
+    for decl, slot in zip(decls, package.params, strict=True):
+        block_type = getattr(scope.lookup(getattr(slot.type, "name", "")), "decl", None)
+        for mine, theirs in zip(decl.params, getattr(block_type, "params", []), strict=False):
+            _same_direction(mine, theirs)
+
+
+def _same_direction(mine, theirs) -> None:
+    if mine.direction != theirs.direction:
+        raise P4CompileError(mine.loc, f"Cannot unify '{mine.direction or 'directionless'}' "
+                                       f"parameter '{mine.name}' with "
+                                       f"'{theirs.direction or 'directionless'}' parameter "
+                                       f"'{theirs.name}' because they have different directions")
+
+
+def check_generated(gen, deparser) -> None:
+    """The BMv2 back end's refusals, in the code generated for main (`gen`, a ProgramGen):
+    p4c's back end never sees what main does not use."""
+    check_deparser(deparser)
+    check_next_reads(gen.program.decls)
+    for vs in gen.objects["value_sets"]:
+        check_value_set_type(vs["ty"], vs["name"], vs["loc"])
+    check_direct_meters(gen.objects["tables"], gen.objects["meters"], set(gen.direct_meter_writers))
+
+
+def check_value_set_type(t: Type, name: str, loc) -> None:
+    """As p4c's P4Runtime serializer: a value_set holds bit<W>, a struct of bit<W> fields
+    or a serializable enum (a tuple p4emu refuses as a key of its own)."""
+    if isinstance(t, StructT) and t.kind == "struct":
+        for field, ft in t.fields:
+            if not isinstance(ft, BitsT) or ft.newtype is not None:
+                raise P4CompileError(loc, "Unsupported type argument for Value Set; this version "
+                                          "of P4Runtime requires that when the type parameter of "
+                                          "a Value Set is a struct, all the fields of the struct "
+                                          f"must be of type bit<W>, but {field} is not")
+    elif not ((isinstance(t, BitsT) and t.newtype is None)
+              or (isinstance(t, EnumT) and t.underlying is not None)):
+        raise P4CompileError(loc, f"{name}: invalid type parameter for Value Set; it must be one of "
+                                  "bit<W>, struct, tuple or serializable enum")
+
+
+ENTRY_KEY_KINDS = {"exact": "exact", "ternary": "ternary", "lpm": "LPM", "range": "range",
+                   "optional": "optional"}
+
+
+def check_entry_key(k, key_type: Type, match_kind: str) -> None:
+    """BMv2's back end (convertTableEntries) writes an entry's key only from a number or a
+    boolean: an `error` member stays a name there (enums became numbers), so is refused."""
+    if key_type is ERROR and not isinstance(k, (A.Mask, A.Range, A.DefaultKey, A.DontCare)):
+        kind = ENTRY_KEY_KINDS.get(match_kind, match_kind)
+        text = (f"error.{k.name}" if isinstance(k, A.Member) and isinstance(k.expr, A.TypeExpr)
+                else expr_text(k))
+        raise P4CompileError(k.loc, f"{text}: unsupported {kind} key expression")
+
+
+def check_deparser(decl) -> None:
+    """BMv2's deparser (DeparserConverter) is a list of emits and extern calls: an `if`
+    that p4c cannot fold away (constant condition, empty branches) is refused."""
+
+    def walk(stmt) -> None:
+        if isinstance(stmt, A.Block):
+            for inner in stmt.stmts:
+                walk(inner)
+        elif (isinstance(stmt, A.If) and not isinstance(stmt.cond, A.BoolLit)
+              and not (_empty(stmt.then) and _empty(stmt.other))):
+            raise P4CompileError(stmt.loc, "IfStatement: not supported within a deparser on "
+                                           "this target")
+
+    walk(decl.body)
+
+
+def _empty(stmt) -> bool:
+    if stmt is None or isinstance(stmt, A.Empty):
+        return True
+    return isinstance(stmt, A.Block) and all(map(_empty, stmt.stmts))
+
+
+def check_next_reads(decls) -> None:
+    """BMv2's expression converter refuses `s.next.f` for a header stack `s` outside an
+    extract (`s.next` is no element BMv2 can name), a read or a write, and so `s.next =
+    {...}` (p4c writes its fields one by one). Only code p4emu generated (typed) counts:
+    p4c drops what is never used."""
+    for node in _nodes(decls):
+        if isinstance(node, A.Member) and node.ty is not None and _is_next(node.expr) \
+                and node.name in _field_names(node.expr.ty):
+            raise P4CompileError(node.expr.loc, f"{expr_text(node.expr)} uninitialized: next "
+                                                "field read")
+        if isinstance(node, A.Assign) and _is_next(node.lhs) \
+                and isinstance(node.rhs, (A.ListExpr, A.StructExpr)):
+            raise P4CompileError(node.lhs.loc, f"{expr_text(node.lhs)} uninitialized: next "
+                                               "field read")
+
+
+def _is_next(e) -> bool:
+    return (isinstance(e, A.Member) and e.name == "next" and isinstance(e.expr, A.Expr)
+            and isinstance(e.expr.ty, StackT) and e.expr.ty.elem.kind == "header")
+
+
+def _field_names(t) -> set[str]:
+    return {name for name, _ in t.fields} if isinstance(t, StructT) else set()
+
+
+def _nodes(node):
+    """Every syntax-tree node under `node` (not following resolved names and types)."""
+    todo, seen = [node], set()
+    while todo:
+        n = todo.pop()
+        if isinstance(n, (list, tuple)):
+            todo.extend(n)
+        elif isinstance(n, A.Node) and id(n) not in seen:
+            seen.add(id(n))
+            yield n
+            todo.extend(v for k, v in vars(n).items()
+                        if k not in ("ref", "ty", "const", "loc") and isinstance(v, (A.Node, list, tuple)))
+
+
+def check_direct_meters(tables: list[dict], meters: list[dict], read: set[str]) -> None:
+    """BMv2's back end (DirectMeterMap): a table's `meters = m` needs some call of m.read
+    (which names the field the colour goes to), and a direct meter that is read needs a
+    table whose `meters` property names it."""
+    for t in tables:
+        m = t["direct_meter"]
+        if m is not None and m not in read:
+            raise P4CompileError(t["loc"], f"{t['name']}: table with direct meter {m} must have "
+                                           "at least one action with a read method call")
+    attached = {t["direct_meter"] for t in tables}
+    for m in meters:
+        if m["direct"] and m["name"] in read and m["name"] not in attached:
+            raise P4CompileError(m["loc"], f"{m['name']}: direct meter is not associated with any "
+                                           "table via 'meters' table property")

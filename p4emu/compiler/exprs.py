@@ -25,6 +25,8 @@ from p4emu.compiler.values import (
     V,
     agg_const,
     lit,
+    runtime_int,
+    runtime_int_op,
     to_unsigned_py,
     width_of,
     wrap,
@@ -229,7 +231,7 @@ class ExprGen(TypeGen):
                     return V(v.py, t)
                 if t.signed:
                     h = 1 << (t.width - 1)
-                    return V(f"((({v.py} + {h}) & {t.mask}) - {h})" if s.signed else
+                    return V(f"((({v.py} + {h}) & {t.mask}) - {h})" if getattr(s, "signed", 1) else
                              f"((({v.py} & {t.mask}) ^ {h}) - {h})", t)
                 return V(f"({v.py} & {t.mask})", t)
             if isinstance(s, BoolT):
@@ -251,8 +253,8 @@ class ExprGen(TypeGen):
             return V(inner.py, t, inner.const)
         if isinstance(t, StructT) and isinstance(s, TupleT):
             return V(v.py, t, v.const, v.ref)
-        if isinstance(t, InfIntT) and v.const is not None:
-            return V(lit(v.const), t, v.const)
+        if isinstance(t, InfIntT) and (v.const is not None or isinstance(s, BitsT)):
+            return V(lit(v.const), t, v.const) if v.const is not None else runtime_int(v)
         raise P4CompileError(loc, f"cannot cast {s} to {t}")
 
     def _x_Unary(self, e: A.Unary, scope, fn, want) -> V:
@@ -341,7 +343,7 @@ class ExprGen(TypeGen):
             return V(f"({a.py} {op} {b.py})", BOOL)
         if isinstance(a.ty, InfIntT) and isinstance(b.ty, InfIntT):
             if a.const is None or b.const is None:
-                raise P4CompileError(e.loc, f"{op}: operand width unknown")
+                return runtime_int_op(e, op, a, b)
             return self._fold_infint(e, op, a.const, b.const)
         a, b = self.unify_binary(a, b, e.loc, op)
         t = a.ty
@@ -407,15 +409,13 @@ class ExprGen(TypeGen):
             a = self.coerce(a, want, e.left.loc)  # `1 << n` takes the width of its context
         if isinstance(b.ty, BitsT) and b.ty.signed:
             raise P4CompileError(e.right.loc, "shift amount must be unsigned")
-        if not isinstance(b.ty, (BitsT, InfIntT)):  # p4c: bit<S> or a non-negative constant
+        if not isinstance(b.ty, (BitsT, InfIntT)) or getattr(b.ty, "newtype", None):  # p4c: bit<S>
             raise P4CompileError(e.right.loc, f"{expr_text(e.right)}: The right operand of shift "
                                               f"must be either an expression of type bit<S> or a "
                                               f"compile-time known value that is a non-negative "
-                                              f"integer, but is {b.ty}")
+                                              f"integer, but is {getattr(b.ty, 'newtype', None) or b.ty}")
         if isinstance(b.const, int) and b.const < 0:
             raise P4CompileError(e.right.loc, f"shift by a negative amount {b.const}")
-        if not isinstance(b.ty, (BitsT, InfIntT)):
-            raise P4CompileError(e.right.loc, f"shift amount must be an integer, got {b.ty}")
         if isinstance(a.ty, InfIntT):
             if a.const is None or b.const is None:
                 raise P4CompileError(e.loc, f"{e.op}: width of left operand unknown")

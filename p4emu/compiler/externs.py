@@ -352,13 +352,6 @@ class ExternGen:
                 self.code += writer.body()
                 self.direct_meter_writers[inst.full_name] = wname
             return V("None", VOID)
-        if kind == "Checksum16" and name == "get":
-            # p4c's BMv2 back end: `f = ck.get(data)` in the compute-checksum control
-            # becomes a "generic" csum16 checksum of `data` stored into f
-            if len(e.args) != 1:
-                raise P4CompileError(e.loc, "Checksum16.get takes one argument")
-            data = self.field_list(e.args[0].value, scope, fn)
-            return V(f"({self._hash_fn('csum16', e.loc)}(pack_fields({data})) & 0xffff)", BitsT(16))
         raise P4CompileError(e.loc, f"{kind} has no method {name}")
 
     def _positional(self, e: A.Call, decl, name: str) -> A.Call:

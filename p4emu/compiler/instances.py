@@ -97,7 +97,8 @@ class InstanceGen:
         elif kind in ("meter", "direct_meter"):
             unit = (vals[-1].ty.members[vals[-1].const])
             size = vals[0].const if kind == "meter" else 0
-            self.objects["meters"].append(dict(name=name, size=size, unit=unit, direct=kind == "direct_meter", annotations=annotations))
+            self.objects["meters"].append(dict(name=name, size=size, unit=unit, direct=kind == "direct_meter",
+                                               annotations=annotations, loc=d.loc))
             py = f"MTR_{uid}"
             if kind == "meter":
                 self.bindings[py] = ("meter", name)
@@ -110,8 +111,8 @@ class InstanceGen:
                 raise unsupported(d.loc, "HashAlgorithm.random (BMv2 has no 'random' hash)")
             self.objects["action_profiles"].append(dict(name=name, size=vals[1].const, selector=algo, annotations=annotations))
             py = f"AP_{uid}"
-        elif kind == "Checksum16":
-            py = f"CK16_{uid}"  # stateless: get() computes inline (externs.py)
+        elif kind == "Checksum16":  # deprecated: p4c 1.2.5's BMv2 back end has no converter
+            raise P4CompileError(d.loc, "Checksum16: unknown extern instance")
         else:
             raise unsupported(d.loc, f"extern {kind}")
         return py

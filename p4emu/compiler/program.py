@@ -18,8 +18,8 @@ How a program becomes Python (one pass that type-checks and generates):
 - externs become calls into `p4emu.v1model.support` and the run-time objects (`externs.py`,
   packet_in/packet_out in `packets.py`, `lookahead.py`); per-packet requests (clone,
   resubmit, digest, truncate ...) go to the global `PS`;
-- checks p4c makes that the generated code does not need (v1model version, P4Info name
-  clashes, entry priorities, parser termination, BMv2's headers type) are in `checks.py`;
+- checks p4c makes that the generated code does not need (P4Info names, entry priorities,
+  parser termination, block directions, BMv2's back-end limits) are in `checks.py`;
 - module-level names `TBL_n`, `REG_n`, `CNT_n`, `MTR_n`, `VS_n` are bound by the Pipeline to
   a DeviceState's objects (`bindings`), `AID` maps action names to P4Info ids.
 
@@ -33,9 +33,10 @@ from p4emu.compiler.blocks import BlockGen
 from p4emu.compiler.calls import CallGen
 from p4emu.compiler.checks import (
     CHECKSUM_CALLS,
+    check_block_directions,
     check_checksum_control,
+    check_generated,
     check_headers_type,
-    check_v1model_version,
 )
 from p4emu.compiler.exprs import ExprGen, V
 from p4emu.compiler.externs import ExternGen
@@ -172,9 +173,10 @@ class ProgramGen(ExprGen, StmtGen, CallGen, ExternGen, PacketGen, BlockGen, Pars
             self.match_kinds.update(d.members)
         elif isinstance(d, A.TypedefDecl):
             t = self.resolve_type(d.type, g)
+            if d.new_type:  # `type`: named in P4Info type_info, p4c's Type_Newtype
+                t = BitsT(t.width, t.signed, d.name) if isinstance(t, BitsT) else t
+                self.new_types[d.name] = t
             g.declare(d.name, loc=d.loc, b=TypeB(t))
-            if d.new_type:
-                self.new_types[d.name] = t  # `type`: named in P4Info type_info
         elif isinstance(d, A.HeaderDecl):
             if d.type_params:
                 # a generic struct/header: concrete types are made per use (specialize_struct)
@@ -201,8 +203,6 @@ class ProgramGen(ExprGen, StmtGen, CallGen, ExternGen, PacketGen, BlockGen, Pars
             g.declare(d.name, loc=d.loc, b=TypeB(t))
         elif isinstance(d, A.VarDecl):
             t = self.resolve_type(d.type, g)
-            if d.name == "__v1model_version":  # v1model.p4's copy of V1MODEL_VERSION
-                check_v1model_version(self.const_value(d.init, g, None).const, d.init.loc)
             v = self.coerce(self.const_value(d.init, g, t), t, d.init.loc)
             g.declare(d.name, loc=d.loc, b=ConstB(t, v.const))
         elif isinstance(d, A.ExternDecl):
@@ -312,6 +312,7 @@ class ProgramGen(ExprGen, StmtGen, CallGen, ExternGen, PacketGen, BlockGen, Pars
                 raise P4CompileError(arg.loc, f"V1Switch argument {role}: {name} is not a {want}")
             decls.append((role, b.ty.decl, e.args))
         self._check_signatures(decls)
+        check_block_directions([d for _, d, _ in decls], self.global_scope)
         parser_decl = decls[0][1]
         if len(parser_decl.params) > 1:
             headers = parser_decl.params[1]
@@ -323,11 +324,12 @@ class ProgramGen(ExprGen, StmtGen, CallGen, ExternGen, PacketGen, BlockGen, Pars
         for role, decl, args in decls:
             anno = A.find_annotation(decl.annotations, "name")
             prefix = anno.string().lstrip(".") if anno is not None and anno.string() else decl.name
+            if role in CHECKSUM_CALLS:
+                check_checksum_control(decl, role)
             ctx = self.gen_block(decl, prefix, args, self.global_scope)
             ctx.decl = decl
             self.roles[role] = ctx
-            if role in CHECKSUM_CALLS:
-                check_checksum_control(decl, role)
+        check_generated(self, decls[-1][1])  # BMv2 back end's refusals, in what main uses
 
     def _check_signatures(self, decls) -> None:
         expected = {"parser": 4, "verify": 2, "ingress": 3, "egress": 3, "compute": 2, "deparser": 2}
@@ -382,8 +384,6 @@ class ProgramGen(ExprGen, StmtGen, CallGen, ExternGen, PacketGen, BlockGen, Pars
             L.append(f"def FL_{idx}(M, SM, DM, DSM):")
             for p in paths:
                 root, _, rest = p.partition(".")
-                names = {c.split(".")[0] for c in (ingress.sig, egress.sig)}
-                del names
                 if root == "p_" + ingress.params[1][0].name or root == "p_" + egress.params[1][0].name:
                     L.append(f"    DM.{rest} = M.{rest}")
                 elif root == "p_" + ingress.params[2][0].name or root == "p_" + egress.params[2][0].name:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from p4emu.compiler.analysis import expr_text, table_apply_in
 from p4emu.compiler.blocks import BlockCtx, _unsigned, full_name, key_width
-from p4emu.compiler.checks import check_entry_priorities, check_unique_name
+from p4emu.compiler.checks import check_entry_key, check_entry_priorities, check_unique_name
 from p4emu.compiler.scope import ActionB, InstB, Scope, py_ident
 from p4emu.lang import ast as A
 from p4emu.lang.errors import P4CompileError, unsupported
@@ -57,7 +57,8 @@ class TableGen:
         action_names = {r["action"] for r in refs}
         info = dict(name=name, keys=keys, actions=refs, annotations=d.annotations, size=1024,
                     default=None, default_args=(), const_default=False, entries=(), is_const=False,
-                    implementation=None, direct_counter=None, direct_meter=None, idle_timeout=False)
+                    implementation=None, direct_counter=None, direct_meter=None, idle_timeout=False,
+                    loc=d.loc)
         for pname, prop in props.items():
             if pname in ("key", "actions"):
                 continue
@@ -232,6 +233,7 @@ class TableGen:
             if kind == "exact":
                 raise P4CompileError(k.loc, "exact key cannot be a don't-care")
             return None
+        check_entry_key(k, t, kind)
 
         def cv(e) -> int:
             v = self.coerce(self.const_value(e, scope, t if isinstance(t, BitsT) else None), t, e.loc)

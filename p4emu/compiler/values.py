@@ -5,7 +5,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from p4emu.lang.types import BitsT, BoolT, EnumT, ObjectT, StackT, StructT, TupleT, Type, VarbitT
+from p4emu.lang.errors import P4CompileError
+from p4emu.lang.types import (
+    INFINT,
+    BitsT,
+    BoolT,
+    EnumT,
+    ObjectT,
+    StackT,
+    StructT,
+    TupleT,
+    Type,
+    VarbitT,
+)
 
 
 @dataclass(slots=True)
@@ -21,6 +33,20 @@ def wrap(value: int, t: BitsT) -> int:
         h = 1 << (t.width - 1)
         return ((value + h) & t.mask) - h
     return value & t.mask
+
+
+def runtime_int(v: V) -> V:
+    """`(int)x` of a run-time bit<N> or int<N> x (p4c allows the cast): p4c's BMv2 back end
+    masks it to the width of `int`, 0 (JSON `x & 0`), so BMv2 computes 0."""
+    return V(f"({v.py} & 0)", INFINT)
+
+
+def runtime_int_op(e, op: str, a: V, b: V) -> V:
+    """`a op b` on ints one of which is only known at run time (runtime_int): at BMv2's
+    unbounded precision, until a cast to bit<N> or int<N> wraps the result."""
+    if op not in ("+", "-", "*", "&", "|", "^"):
+        raise P4CompileError(e.loc, f"{op}: operand width unknown")
+    return V(f"({a.py} {op} {b.py})", INFINT)
 
 
 def to_unsigned_py(py: str, t: Type) -> str:

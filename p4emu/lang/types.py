@@ -17,6 +17,9 @@ class Type:
 class BitsT(Type):
     width: int
     signed: bool = False
+    # the name of a `type bit<N> T` declaration: bit<N> to p4emu (equal to it), but p4c's
+    # Type_Newtype where only bit<N> will do (say, a shift amount)
+    newtype: str | None = field(default=None, compare=False)
 
     def __str__(self) -> str:
         return f"{'int' if self.signed else 'bit'}<{self.width}>"

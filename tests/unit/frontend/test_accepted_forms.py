@@ -13,10 +13,8 @@ list expression or a header was refused (f3_digest); `static_assert` was missing
 core.p4 (f3_misc); annotations after an entry's action did not parse (f3_odd); named
 V1Switch arguments were refused (f3_toplevel; top-level parser/control instances are p4c
 errors, see test_p4c_verdicts.py);
-generic structs and headers were refused (f3_generic_struct); the deprecated
-Checksum16 extern, which p4c's BMv2 back end compiles, was refused (f3_checksum16);
-the macros p4c-bm2-ss predefines (__TARGET_BMV2__, __p4c__, __p4c_major__...) were
-undefined (f3_include); an inline `counters = direct_counter(...)` was refused
+generic structs and headers were refused (f3_generic_struct); the macros p4c-bm2-ss
+predefines (__TARGET_BMV2__, __p4c__, __p4c_major__...) were undefined (f3_include); an inline `counters = direct_counter(...)` was refused
 (f3_inline_props); a UTF-8 byte-order mark was an error and a non-UTF-8 byte in a
 comment crashed the compiler (test_bom_and_non_utf8_comments); controls and parsers
 passed as constructor arguments (`Wrap(Inc(2), dbl) w;`, `P(Grab())`) were refused

@@ -132,28 +132,14 @@ def test_refused_as_p4c_does(tmp_path, name):
     assert re.match(rf"^{re.escape(str(src))}:\d+:\d+: error: .*{re.escape(message)}", first), first
 
 
-@pytest.mark.parametrize("version, message", [
-    ("-6419018", "-6419018: expected v1model version to be a non-negative number"),
-    ("20000101", "20000101: unknown v1model version; initial supported version is 20180101, "
-                 "latest is 20200408"),
-])
-def test_bad_v1model_version(tmp_path, version, message):
-    # issue5296_invalid_version.p4, issue5296_unknown_version.p4: located in v1model.p4
-    # as p4c does, at the constant that copies V1MODEL_VERSION
+@pytest.mark.parametrize("version", ["-6419018", "20000101", "20180101", "20200408"])
+def test_any_v1model_version_compiles(tmp_path, version):
+    # issue5296_invalid_version.p4, issue5296_unknown_version.p4: p4c-bm2-ss 1.2.5 accepts
+    # them (only its P4 printer, p4test's --toP4, checks the version: GetV1ModelVersion)
     source = _program().replace("#include <v1model.p4>",
                                 f"#define V1MODEL_VERSION {version}\n#include <v1model.p4>")
     _, r = compile_source(tmp_path, "version", source)
-    assert r.returncode == 1
-    assert re.match(rf"^\S*v1model\.p4:\d+:\d+: error: {re.escape(message)}$",
-                    r.stderr.strip()), r.stderr
-
-
-def test_known_v1model_versions_compile(tmp_path):
-    for version in ("20180101", "20200408"):
-        source = _program().replace("#include <v1model.p4>",
-                                    f"#define V1MODEL_VERSION {version}\n#include <v1model.p4>")
-        _, r = compile_source(tmp_path, "version", source)
-        assert r.returncode == 0, r.stderr
+    assert r.returncode == 0, r.stderr
 
 
 @pytest.mark.parametrize("stf", STFS, ids=[s.stem for s in STFS])
