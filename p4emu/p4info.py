@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from p4.config.v1 import p4info_pb2
 
-from p4emu.lang import ast as A
+from p4emu.ir import ControlPlane
 from p4emu.lang.errors import P4CompileError
 from p4emu.p4info_builders import P4InfoBuilder
 from p4emu.runtime import model as m
@@ -60,11 +60,6 @@ def assign_ids(objs: list[tuple[str, str, int | None]]) -> dict[tuple[str, str],
     return ids
 
 
-def _explicit_id(annos) -> int | None:
-    a = A.find_annotation(annos or [], "id")
-    return a.integer() if a is not None else None
-
-
 def alias_map(names: list[str]) -> dict[str, str]:
     """Shortest unique dotted suffix of each name."""
     out = {}
@@ -80,38 +75,21 @@ def alias_map(names: list[str]) -> dict[str, str]:
     return out
 
 
-def build(gen) -> tuple[m.ProgramInfo, p4info_pb2.P4Info, dict[str, int], dict[str, int]]:
-    """From a finished ProgramGen: (ProgramInfo, P4Info, action ids by name, digest ids)."""
-    objs = gen.objects
-    used_actions = {r["action"] for t in objs["tables"] for r in t["actions"]}
-    # p4c's P4Info lists every action the controls use: referenced by a table or called
-    # directly (P4Info is generated before actions are inlined)
-    actions = {n: a for n, a in objs["actions"].items()
-               if n in used_actions or (n in gen.actions_by_name and gen.actions_by_name[n].py)}
+def build(cp: ControlPlane) -> tuple[m.ProgramInfo, p4info_pb2.P4Info, dict[str, int], dict[str, int]]:
+    """From a program's control-plane IR: (ProgramInfo, P4Info, action ids by name, digest ids)."""
     req: list[tuple[str, str, int | None]] = []
-    for n, a in actions.items():
-        req.append(("action", n, _explicit_id(a["annotations"])))
-    for t in objs["tables"]:
-        req.append(("table", t["name"], _explicit_id(t["annotations"])))
-    for c in objs["counters"]:
-        req.append(("direct_counter" if c["direct"] else "counter", c["name"],
-                    _explicit_id(c["annotations"])))
-    for c in objs["meters"]:
-        req.append(("direct_meter" if c["direct"] else "meter", c["name"],
-                    _explicit_id(c["annotations"])))
-    for r in objs["registers"]:
-        req.append(("register", r["name"], _explicit_id(r["annotations"])))
-    for p in objs["action_profiles"]:
-        req.append(("action_profile", p["name"], _explicit_id(p["annotations"])))
-    for v in objs["value_sets"]:
-        req.append(("value_set", v["name"], _explicit_id(v["annotations"])))
-    for tname, _, _, annos in gen.controller_headers():
-        req.append(("controller_header", tname, _explicit_id(annos)))
-    for name, _, _ in gen.digests():
-        req.append(("digest", name, None))
+    req += [("action", a.name, a.explicit_id) for a in cp.actions]
+    req += [("table", t.name, t.explicit_id) for t in cp.tables]
+    req += [("direct_counter" if c.direct else "counter", c.name, c.explicit_id) for c in cp.counters]
+    req += [("direct_meter" if c.direct else "meter", c.name, c.explicit_id) for c in cp.meters]
+    req += [("register", r.name, r.explicit_id) for r in cp.registers]
+    req += [("action_profile", p.name, p.explicit_id) for p in cp.action_profiles]
+    req += [("value_set", v.name, v.explicit_id) for v in cp.value_sets]
+    req += [("controller_header", h.type_name, h.explicit_id) for h in cp.controller_headers]
+    req += [("digest", d.name, None) for d in cp.digests]
     ids = assign_ids(req)
     # one suffix set over the names of all kinds, as p4c's P4RuntimeSymbolTable
     aliases = alias_map(sorted({n for _, n, _ in req}))
-    builder = P4InfoBuilder(gen, ids, aliases, actions)
+    builder = P4InfoBuilder(cp, ids, aliases)
     info, p4 = builder.build()
     return info, p4, builder.aid, builder.digest_ids

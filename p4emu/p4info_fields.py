@@ -1,12 +1,15 @@
 """Parts of P4Info messages below the top-level objects, as p4c's control-plane serializer
 (control-plane/p4RuntimeSerializer.cpp, typeSpecConverter.cpp) writes them: field ids of
 match fields / action params / packet metadata / value-set members, value-set match types,
-type specs of register and digest values, and pkg_info from the main instance.
+type specs of register and digest values, and pkg_info from the main instance. The
+annotations are the IR's (`p4emu.ir.Annotation`).
 """
 
 from __future__ import annotations
 
-from p4emu.lang import ast as A
+from collections.abc import Sequence
+
+from p4emu.ir.annotations import Annotation, Annotations, annotation_texts, find_annotation
 from p4emu.lang.errors import P4CompileError
 
 # annotations p4c consumes instead of copying into a P4Info message
@@ -17,17 +20,13 @@ MATCH_TYPES = {"exact": 2, "lpm": 3, "ternary": 4, "range": 5, "optional": 6}
 PKGINFO_KEYS = ("name", "version", "organization", "contact", "url", "arch")
 
 
-def is_hidden(annos) -> bool:
-    return A.find_annotation(annos or [], "hidden") is not None
-
-
-def field_ids(annos_per_field: list[list]) -> list[int]:
+def field_ids(annos_per_field: Sequence[Annotations]) -> list[int]:
     """p4c's FieldIdAllocator: @id values first; the other fields are numbered from 1 in
     order, the counter stepping over fields that had an @id and over ids already taken."""
     ids: list[int | None] = []
     taken: set[int] = set()
     for annos in annos_per_field:
-        a = A.find_annotation(annos or [], "id")
+        a = find_annotation(annos, "id")
         v = a.integer() if a is not None else None
         if v is not None:
             if v == 0:
@@ -50,9 +49,9 @@ def field_ids(annos_per_field: list[list]) -> list[int]:
     return out
 
 
-def match_type(annos) -> tuple[int, str]:
+def match_type(annos: Annotations) -> tuple[int, str]:
     """Value-set struct field: (P4Info match_type, other_match_type) from its @match."""
-    a = A.find_annotation(annos or [], "match")
+    a = find_annotation(annos, "match")
     if a is None:
         return MATCH_TYPES["exact"], ""
     names = [t.text for t in a.body if t.kind == "id"]
@@ -72,14 +71,14 @@ def set_bits_type(spec, width: int, signed: bool, is_bool: bool = False) -> None
         spec.bitstring.bit.bitwidth = width
 
 
-def set_doc(msg, annos) -> None:
+def set_doc(msg, annos: Annotations | None) -> None:
     for doc_field in ("brief", "description"):
-        a = A.find_annotation(annos or [], doc_field)
+        a = find_annotation(annos, doc_field)
         if a is not None and a.string() is not None:
             setattr(msg.doc, doc_field, a.string())
 
 
-def pkginfo_pairs(anno: A.Annotation) -> list[tuple[str, str]]:
+def pkginfo_pairs(anno: Annotation) -> list[tuple[str, str]]:
     """`@pkginfo(key = "value", ...)` as (key, value) pairs."""
     body = [t for t in anno.body if t.text != ","]
     out = []
@@ -92,14 +91,14 @@ def pkginfo_pairs(anno: A.Annotation) -> list[tuple[str, str]]:
     return out
 
 
-def fill_pkg_info(pkg, main_annos, anno_strs) -> None:
+def fill_pkg_info(pkg, main_annos: Annotations) -> None:
     """pkg_info from @pkginfo keys, other annotations and @brief/@description of `main`."""
     pkg.arch = "v1model"
-    for a in main_annos or []:
+    for a in main_annos:
         if a.name != "pkginfo":
             continue
         for key, value in pkginfo_pairs(a):
             if key in PKGINFO_KEYS:  # p4c warns about, and ignores, any other key
                 setattr(pkg, key, value)
-    pkg.annotations.extend(anno_strs(main_annos, ANNOTATION_SKIP | {"pkginfo"}))
+    pkg.annotations.extend(annotation_texts(main_annos, ANNOTATION_SKIP | {"pkginfo"}))
     set_doc(pkg, main_annos)

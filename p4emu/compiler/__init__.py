@@ -1,7 +1,11 @@
 """P4 program → generated Python module + ProgramInfo.
 
-The IR (what `p4emu compile -o` writes and a P4Runtime client sends as p4_device_config)
-is the preprocessed source as JSON (`{"format": "p4emu-ir/1", "lines": [...]}`):
+`compile_lines` parses, runs the generator (`ProgramGen`), lowers its control-plane
+results to the typed IR (`lower_control_plane` → `p4emu.ir.ControlPlane`) and builds
+P4Info and ProgramInfo from that IR (`p4emu.p4info`).
+
+The device-config IR (what `p4emu compile -o` writes and a P4Runtime client sends as
+p4_device_config) is the preprocessed source as JSON (`{"format": "p4emu-ir/1", "lines": [...]}`):
 `load_ir` re-parses and re-checks it and generates the Python code locally, so a device
 never executes code it was sent.
 """
@@ -14,7 +18,10 @@ from dataclasses import dataclass, field
 
 from p4.config.v1 import p4info_pb2
 
+from p4emu import p4info as p4info_mod
+from p4emu.compiler.lower_control_plane import lower_control_plane
 from p4emu.compiler.program import ProgramGen
+from p4emu.ir import ControlPlane
 from p4emu.lang.errors import P4CompileError
 from p4emu.lang.lexer import tokenize
 from p4emu.lang.parser import parse
@@ -37,15 +44,15 @@ class CompiledProgram:
     digest_ids: dict[str, int]
     ir: bytes = b""
     meta: dict = field(default_factory=dict)
+    control_plane: ControlPlane | None = None  # the typed IR P4Info was built from
 
 
 def compile_lines(lines: list[SourceLine]) -> CompiledProgram:
     prog = parse(tokenize(lines))
     gen = ProgramGen(prog)
     gen.run()
-    from p4emu import p4info as p4info_mod
-
-    info, p4, aid, digest_ids = p4info_mod.build(gen)
+    control_plane = lower_control_plane(gen)
+    info, p4, aid, digest_ids = p4info_mod.build(control_plane)
     source = gen.module_source()
     try:
         code = compile(source, "<p4emu generated>", "exec")
@@ -53,7 +60,8 @@ def compile_lines(lines: list[SourceLine]) -> CompiledProgram:
         log.error("generated code does not compile: %s (line %s)", e, e.lineno)
         raise
     ir = encode_ir(lines)
-    return CompiledProgram(info, p4, source, code, dict(gen.bindings), aid, digest_ids, ir)
+    return CompiledProgram(info, p4, source, code, dict(gen.bindings), aid, digest_ids, ir,
+                           control_plane=control_plane)
 
 
 def encode_ir(lines: list[SourceLine]) -> bytes:

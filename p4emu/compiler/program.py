@@ -1,5 +1,6 @@
 """Whole-program generation: global declarations, the V1Switch package, the generated
-Python module source and the control-plane object list (turned into a ProgramInfo).
+Python module source and the control-plane object lists (`objects`, `links`, ...), which
+`lower_control_plane.py` turns into the typed `p4emu.ir.ControlPlane`.
 
 How a program becomes Python (one pass that type-checks and generates):
 
@@ -60,9 +61,7 @@ from p4emu.compiler.tables import TableGen
 from p4emu.lang import ast as A
 from p4emu.lang.errors import P4CompileError, unsupported
 from p4emu.lang.types import (
-    ERROR,
     BitsT,
-    BoolT,
     EnumT,
     ObjectT,
     StackT,
@@ -412,36 +411,6 @@ class ProgramGen(ExprGen, StmtGen, CallGen, ExternGen, PacketGen, BlockGen, Pars
         L.append(f"NEW_M = {self.header_types['M'].py}")
         L.append(f"NEW_SM = {self.header_types['SM'].py}")
         return "\n".join(L) + "\n"
-
-    def controller_headers(self) -> list[tuple[str, str, list[tuple[str, int]], list]]:
-        out = []
-        for t in self.struct_types:
-            anno = A.find_annotation(t.annotations, "controller_header")
-            if anno is not None and t.kind == "header":
-                fields = []
-                for fname, ft in t.fields:
-                    w = ft.width if isinstance(ft, BitsT) else ft.underlying.width if isinstance(ft, EnumT) and ft.underlying else 1
-                    fields.append((fname, w, t.field_annotations.get(fname, [])))
-                out.append((t.name, anno.string() or t.name, fields, t.annotations))
-        return out
-
-    def digests(self) -> list[tuple[str, list[tuple[str, int, str]], str]]:
-        """Digested types: (name, [(field, width, "bit" | "int" | "bool" | "error" |
-        "enum:NAME")], kind) where
-        kind is "struct", "header" or "tuple" (a digested list expression)."""
-        out = []
-        for name, t in self.digest_types.items():
-            fields = []
-            for fname, ft in t.fields:
-                w = ft.width if isinstance(ft, BitsT) else ft.underlying.width if isinstance(ft, EnumT) and ft.underlying else 1
-                kind = ("int" if isinstance(ft, BitsT) and ft.signed else
-                        "bool" if isinstance(ft, BoolT) else "bit")
-                if ft is ERROR or (isinstance(ft, EnumT) and ft.underlying is None):
-                    # bit<32> in BMv2 (p4c's errorWidth, EnumOn32Bits); P4Info names the type
-                    w, kind = 32, "error" if ft is ERROR else f"enum:{ft.name}"
-                fields.append((fname, w, kind))
-            out.append((name, fields, "tuple" if getattr(t, "digest_tuple", False) else t.kind))
-        return out
 
 
 def _global_name(d: A.Decl) -> str:

@@ -2,8 +2,10 @@
 
 The graph is read from the source with `ast`: every `import`/`from ... import` counts,
 also those inside functions (a late import hides a cycle from Python, not from the
-design). Importing `a.b.c` also runs the `__init__` of `a.b` (and of `a`), so those
-packages count as dependencies unless the importing module is inside them.
+design; so do those under `if TYPE_CHECKING:`). Importing `a.b.c` also runs the
+`__init__` of `a.b` (and of `a`), so those packages count as dependencies unless the
+importing module is inside them. There are no cycles left, so the known set is empty: a
+cycle a change brings in fails the test, and so does one it removes from KNOWN_CYCLES.
 """
 
 from __future__ import annotations
@@ -12,12 +14,14 @@ import ast
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[3] / "p4emu"
+# cycles accepted for now (sorted module lists); none remain
+KNOWN_CYCLES: list[list[str]] = []
 
 
-def module_files() -> dict[str, Path]:
+def module_files(package: Path = PACKAGE) -> dict[str, Path]:
     files = {}
-    for path in PACKAGE.rglob("*.py"):
-        parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    for path in package.rglob("*.py"):
+        parts = list(path.relative_to(package.parent).with_suffix("").parts)
         if parts[-1] == "__init__":
             parts.pop()
         files[".".join(parts)] = path
@@ -43,8 +47,8 @@ def imported_names(module: str, path: Path) -> set[str]:
     return names
 
 
-def import_graph() -> dict[str, set[str]]:
-    files = module_files()
+def import_graph(package: Path = PACKAGE) -> dict[str, set[str]]:
+    files = module_files(package)
     graph: dict[str, set[str]] = {}
     for module, path in files.items():
         deps = set()
@@ -115,6 +119,20 @@ def test_cycle_detection_finds_a_planted_cycle():
     assert cycles(graph) == [["a", "b", "c"]]
 
 
+def test_the_scan_finds_a_cycle_through_function_level_and_relative_imports(tmp_path):
+    pkg = tmp_path / "pkg"
+    (pkg / "sub").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "sub" / "__init__.py").write_text("")
+    (pkg / "a.py").write_text("from pkg.sub.b import f\n")
+    (pkg / "sub" / "b.py").write_text("def f():\n    from ..c import g\n")
+    (pkg / "c.py").write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import pkg.a\n")
+    (pkg / "d.py").write_text("import pkg.a\n")
+    graph = import_graph(pkg)
+    assert graph["pkg.a"] == {"pkg.sub.b", "pkg.sub"}
+    assert cycles(graph) == [["pkg.a", "pkg.c", "pkg.sub.b"]]
+
+
 def test_no_import_cycles_in_p4emu():
     found = cycles(import_graph())
-    assert not found, "import cycles: " + "; ".join(" <-> ".join(c) for c in found)
+    assert found == KNOWN_CYCLES, "import cycles: " + "; ".join(" <-> ".join(c) for c in found)

@@ -1,0 +1,220 @@
+"""Lowering pass: a finished `ProgramGen`'s control-plane results -> `p4emu.ir.ControlPlane`.
+
+The generator collects tables, actions and extern instances as it type-checks and
+generates code (`objects`, `links`, `digest_types`, `struct_types`, `p4rt_enums` ...);
+this is the one place that reads them for the control plane. Everything after it (P4Info,
+ProgramInfo) reads the typed IR. Annotations become `p4emu.ir.Annotation`s, their P4Info
+text rendered from the source tokens' spacing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from p4emu.compiler.program import ProgramGen
+from p4emu.ir import (
+    Action,
+    ActionParam,
+    ActionProfile,
+    ActionRef,
+    Annotation,
+    AnnotationToken,
+    ControllerHeader,
+    ControlPlane,
+    Counter,
+    Digest,
+    DigestField,
+    EnumMember,
+    HeaderField,
+    MatchField,
+    Meter,
+    Register,
+    SerializableEnum,
+    Table,
+    TableEntry,
+    ValueSet,
+    ValueSetField,
+)
+from p4emu.ir.annotations import explicit_id, find_annotation, has_annotation
+from p4emu.lang import ast as A
+from p4emu.lang.types import ERROR, BitsT, BoolT, EnumT, StructT
+
+
+def lower_control_plane(gen: ProgramGen) -> ControlPlane:
+    """The control-plane objects of the program `gen` generated (after `gen.run()`)."""
+    objs = gen.objects
+    tables = tuple(_table(t) for t in objs["tables"])
+    table_names = {t.name for t in tables}
+    return ControlPlane(
+        actions=tuple(_used_actions(gen)),
+        tables=tables,
+        action_profiles=tuple(_action_profile(p, gen.links.get(p["name"], []), table_names)
+                              for p in objs["action_profiles"]),
+        counters=tuple(_counter(c, tables) for c in objs["counters"]),
+        meters=tuple(_meter(c, tables) for c in objs["meters"]),
+        registers=tuple(_register(r) for r in objs["registers"]),
+        value_sets=tuple(_value_set(v) for v in objs["value_sets"]),
+        controller_headers=tuple(_controller_headers(gen.struct_types)),
+        digests=tuple(_digest(name, t) for name, t in gen.digest_types.items()),
+        enums=tuple(_enum(et) for et in gen.p4rt_enums.values()),
+        errors=tuple(sorted(gen.errors, key=gen.errors.get)),
+        package_annotations=lower_annotations(gen.main_annotations),
+    )
+
+
+# -- annotations ---------------------------------------------------------------------------
+
+def lower_annotation(a: A.Annotation) -> Annotation:
+    """A frozen copy; `text` keeps the source's spacing between body tokens, as p4c."""
+    body = "".join(t.text if i == 0 or t.loc.col == a.body[i - 1].end_col else " " + t.text
+                   for i, t in enumerate(a.body))
+    return Annotation(a.name, tuple(AnnotationToken(t.kind, t.text, t.value) for t in a.body),
+                      f"@{a.name}({body})" if a.body else f"@{a.name}", a.loc)
+
+
+def lower_annotations(annos: Iterable[A.Annotation] | None) -> tuple[Annotation, ...]:
+    return tuple(lower_annotation(a) for a in annos or ())
+
+
+# -- actions and tables --------------------------------------------------------------------
+
+def _used_actions(gen: ProgramGen) -> list[Action]:
+    """The actions P4Info lists: p4c's lists every action the controls use, referenced by a
+    table or called directly (its P4Info is made before actions are inlined)."""
+    used = {r["action"] for t in gen.objects["tables"] for r in t["actions"]}
+    out = []
+    for n, a in gen.objects["actions"].items():
+        b = gen.actions_by_name.get(n)
+        if n not in used and not (b is not None and b.py):
+            continue
+        annos = lower_annotations(a["annotations"])
+        params = tuple(ActionParam(pn, w, lower_annotations(pannos), type_name)
+                       for pn, w, pannos, type_name in a["params"])
+        out.append(Action(n, params, annos, explicit_id(annos), has_annotation(annos, "hidden")))
+    return out
+
+
+def _action_ref(r: dict) -> ActionRef:
+    annos = lower_annotations(r["annotations"])
+    scope = ("DEFAULT_ONLY" if has_annotation(annos, "defaultonly") else
+             "TABLE_ONLY" if has_annotation(annos, "tableonly") else "TABLE_AND_DEFAULT")
+    return ActionRef(r["action"], scope, annos)
+
+
+def _table(t: dict) -> Table:
+    annos = lower_annotations(t["annotations"])
+    return Table(
+        name=t["name"],
+        keys=tuple(MatchField(k["name"], k["match_kind"], k["bitwidth"],
+                              lower_annotations(k["annotations"])) for k in t["keys"]),
+        actions=tuple(_action_ref(r) for r in t["actions"]),
+        size=t["size"],
+        default_action=t["default"],
+        default_args=tuple(t["default_args"]),
+        const_default=t["const_default"],
+        entries=tuple(TableEntry(tuple(e["match"]), e["action"], tuple(e["args"]), e["priority"])
+                      for e in t["entries"]),
+        is_const=t["is_const"],
+        implementation=t["implementation"],
+        direct_counter=t["direct_counter"],
+        direct_meter=t["direct_meter"],
+        idle_timeout=t["idle_timeout"],
+        annotations=annos,
+        explicit_id=explicit_id(annos),
+        hidden=has_annotation(annos, "hidden"),
+    )
+
+
+# -- extern instances ----------------------------------------------------------------------
+
+def _action_profile(p: dict, linked: list[str], table_names: set[str]) -> ActionProfile:
+    annos = lower_annotations(p["annotations"])
+    mg = find_annotation(annos, "max_group_size")
+    # p4c honours @max_group_size on selectors only
+    mgs = mg.integer() if mg is not None and p["selector"] is not None else 0
+    return ActionProfile(p["name"], p["size"], p["selector"],
+                         tuple(tn for tn in linked if tn in table_names), mgs or 0, annos,
+                         explicit_id(annos))
+
+
+def _direct_table(name: str, tables: tuple[Table, ...], attr: str) -> str | None:
+    """The table a direct counter / meter is attached to (the last one, if several)."""
+    found = None
+    for t in tables:
+        if getattr(t, attr) == name:
+            found = t.name
+    return found
+
+
+def _counter(c: dict, tables: tuple[Table, ...]) -> Counter:
+    annos = lower_annotations(c["annotations"])
+    table = _direct_table(c["name"], tables, "direct_counter") if c["direct"] else None
+    return Counter(c["name"], c["size"], c["unit"], c["direct"], table, annos, explicit_id(annos))
+
+
+def _meter(c: dict, tables: tuple[Table, ...]) -> Meter:
+    annos = lower_annotations(c["annotations"])
+    table = _direct_table(c["name"], tables, "direct_meter") if c["direct"] else None
+    return Meter(c["name"], c["size"], c["unit"], c["direct"], table, annos, explicit_id(annos))
+
+
+def _register(r: dict) -> Register:
+    annos = lower_annotations(r["annotations"])
+    return Register(r["name"], r["size"], r["bitwidth"], r.get("signed", False),
+                    r.get("is_bool", False), annos, explicit_id(annos))
+
+
+def _value_set(v: dict) -> ValueSet:
+    annos = lower_annotations(v["annotations"])
+    fields = tuple(ValueSetField(fn, w, lower_annotations(fannos)) for fn, w, fannos in v["fields"])
+    return ValueSet(v["name"], v["size"], fields, v["struct"], annos, explicit_id(annos))
+
+
+# -- types at the control-plane boundary ---------------------------------------------------
+
+def _width(t) -> int:
+    """Width of a field the control plane sees: bit<W>/int<W>, a serializable enum's
+    underlying type, else 1 (bool)."""
+    if isinstance(t, BitsT):
+        return t.width
+    if isinstance(t, EnumT) and t.underlying:
+        return t.underlying.width
+    return 1
+
+
+def _controller_headers(struct_types: list[StructT]) -> list[ControllerHeader]:
+    """Header types annotated @controller_header, in declaration order."""
+    out = []
+    for t in struct_types:
+        anno = A.find_annotation(t.annotations, "controller_header")
+        if anno is None or t.kind != "header":
+            continue
+        fields = tuple(HeaderField(fname, _width(ft),
+                                   lower_annotations(t.field_annotations.get(fname, [])))
+                       for fname, ft in t.fields)
+        annos = lower_annotations(t.annotations)
+        out.append(ControllerHeader(t.name, anno.string() or t.name, fields, annos,
+                                    explicit_id(annos), has_annotation(annos, "hidden")))
+    return out
+
+
+def _digest(name: str, t: StructT) -> Digest:
+    """A digested type; error and plain enums are bit<32> in BMv2 (p4c's errorWidth,
+    EnumOn32Bits) and P4Info names their type."""
+    fields = []
+    for fname, ft in t.fields:
+        if ft is ERROR:
+            fields.append(DigestField(fname, 32, "error"))
+        elif isinstance(ft, EnumT) and ft.underlying is None:
+            fields.append(DigestField(fname, 32, "enum", ft.name))
+        else:
+            kind = ("int" if isinstance(ft, BitsT) and ft.signed else
+                    "bool" if isinstance(ft, BoolT) else "bit")
+            fields.append(DigestField(fname, _width(ft), kind))
+    return Digest(name, tuple(fields), "tuple" if getattr(t, "digest_tuple", False) else t.kind)
+
+
+def _enum(et: EnumT) -> SerializableEnum:
+    mask = et.underlying.mask
+    return SerializableEnum(et.name, et.underlying.width,
+                            tuple(EnumMember(m, et.values[m] & mask) for m in et.members))
