@@ -1,38 +1,32 @@
-"""Parser and control instances, sub-block applies, actions and functions (mixin of
-`ProgramGen`; parser states are in `parsers.py`, tables in `tables.py`)."""
+"""Parser and control instances (mixin of `ProgramGen`): each instance, top-level or
+sub-block, becomes an apply function with its own frame class, locals, tables and
+externs; `subblock_apply` generates the apply of a sub-block. Parser states are in
+`parsers.py`, tables in `tables.py`, instances declared in a block in `instances.py`,
+actions and functions in `actions.py`."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from p4emu.compiler.analysis import apply_continuations, expr_text, may_exit, writes
-from p4emu.compiler.exprs import V, lit, width_of
+from p4emu.compiler.analysis import apply_continuations, writes
 from p4emu.compiler.scope import (
     ActionB,
-    BlockDeclB,
     ConstB,
     Fn,
-    FuncB,
     InstB,
     Scope,
     TypeB,
     VarB,
     py_ident,
 )
-from p4emu.compiler.values import is_compound, zero_value
+from p4emu.compiler.values import V, is_compound, key_width, zero_value
 from p4emu.lang import ast as A
 from p4emu.lang.errors import P4CompileError, unsupported
 from p4emu.lang.types import (
-    BOOL,
     VOID,
-    BitsT,
-    BoolT,
-    EnumT,
-    InfIntT,
     ObjectT,
     StackT,
     StructT,
-    TupleT,
     Type,
 )
 
@@ -296,158 +290,3 @@ class BlockGen:
         for v, tmp in copy_back:
             fn.emit(f"{v.py}.assign({tmp})")
         return V("None", VOID)
-
-    # -- actions -----------------------------------------------------------------------
-    def register_action(self, b: ActionB) -> None:
-        other = self.actions_by_name.setdefault(b.full_name, b)
-        if other.decl is not b.decl:
-            # P4Runtime names actions by their control-plane name; two actions sharing one
-            # would be one action to the controller (p4c: DuplicateActionControlPlaneNameCheck)
-            raise P4CompileError(b.decl.loc, f"{b.full_name}: conflicting control plane name "
-                                             f"(also the action at {other.decl.loc})")
-        params = []
-        scope = getattr(b, "scope", self.global_scope)
-        for p in b.decl.params:
-            if p.direction == "":
-                t = self.resolve_type(p.type, scope)
-                anno = A.find_annotation(p.annotations, "name")
-                pname = anno.string() if anno is not None and anno.string() else p.name
-                type_name = None
-                if isinstance(p.type, A.TName) and p.type.name in self.new_types:
-                    type_name = p.type.name
-                if isinstance(t, EnumT) and t.underlying is not None:
-                    self.p4rt_enums[t.name] = t
-                params.append((pname, key_width(t, p.loc), p.annotations, type_name))
-        self.objects["actions"].setdefault(b.full_name, dict(name=b.full_name, params=params, annotations=b.decl.annotations))
-
-    def ensure_action(self, b: ActionB) -> None:
-        if b.py:
-            return
-        b.py = f"A_{self.next_id()}_{py_ident(b.decl.name)}"
-        ctx = b.owner
-        scope = Scope(getattr(b, "scope", self.global_scope))
-        fn = Fn(self.counter)
-        fn.owner = ctx
-        fn.ret_type = None
-        fn.kind = "action"
-        params = []
-        outs = []
-        b.data_params = []
-        for p in b.decl.params:
-            t = self.resolve_type(p.type, scope)
-            py = f"a_{py_ident(p.name)}"
-            params.append(py)
-            scope.declare(p.name, VarB(t, py, writable=p.direction not in ("in", ""),
-                                       direction=p.direction), p.loc)
-            if p.direction == "":
-                b.data_params.append((p, t, py))
-            else:
-                self._copy_in(p, t, py, fn, outs)
-        fn.epilogue = "".join(o + ", " for o in outs)
-        saved = self.in_parser
-        self.in_parser = False
-        self._body_with_exit_copy_out(b.decl.body, scope, fn, outs)
-        self.in_parser = saved
-        if fn.epilogue:
-            fn.emit(f"return ({fn.epilogue})")
-        sig = ([ctx.sig] if ctx is not None else []) + params
-        self.code.append(f"def {b.py}({', '.join(sig)}):")
-        self.code += fn.body()
-
-    def _copy_in(self, p: A.Param, t: Type, py: str, fn, outs: list[str]) -> None:
-        """p4c copies directional arguments of actions and functions into temporaries and
-        copies out/inout ones back at the end (and, for actions, before an exit)."""
-        if isinstance(t, (StructT, StackT)):
-            fn.emit(f"{py} = {py}.copy()")
-            if p.direction == "out":
-                self.emit_out_init(py, t, fn)
-        if p.direction in ("out", "inout"):
-            outs.append(py)
-
-    def _body_with_exit_copy_out(self, body: A.Block, scope, fn, outs: list[str]) -> None:
-        if not outs or not may_exit(body):
-            self.block(body, scope, fn)
-            return
-        fn.emit("try:")
-        fn.indent += 1
-        n = len(fn.lines)
-        self.block(body, scope, fn)
-        if len(fn.lines) == n:
-            fn.emit("pass")
-        fn.indent -= 1
-        fn.emit("except ExitSignal as x:")
-        fn.emit(f"    x.outs = ({''.join(o + ', ' for o in outs)})")
-        fn.emit("    raise")
-
-    def ensure_function(self, b: FuncB, tyenv: dict | None = None) -> str:
-        """Generate `b` (one specialisation per type-argument binding); returns its name."""
-        d = b.decl
-        key = tuple(str(tyenv[tp]) for tp in d.type_params) if d.type_params else ()
-        variants = b.__dict__.setdefault("variants", {})
-        if key in variants:
-            return variants[key]
-        fname = f"FN_{self.next_id()}_{py_ident(d.name)}"
-        variants[key] = fname
-        b.py = b.py or fname
-        scope = self.tvar_scope(self.global_scope, {tp: tyenv[tp] for tp in d.type_params})
-        fn = Fn(self.counter)
-        fn.owner = None
-        fn.kind = "function"
-        fn.ret_type = self.resolve_type(d.ret, scope)
-        params, outs = [], []
-        for p in d.params:
-            t = self.resolve_type(p.type, scope)
-            py = f"a_{py_ident(p.name)}"
-            params.append(py)
-            scope.declare(p.name, VarB(t, py, writable=p.direction not in ("in", ""),
-                                       direction=p.direction), p.loc)
-            self._copy_in(p, t, py, fn, outs)
-        # results: (return value?, scalar out/inout values...) -- see _s_Return
-        fn.epilogue = "".join(o + ", " for o in outs)
-        saved = self.in_parser
-        self.in_parser = False
-        self.block(d.body, scope, fn)
-        self.in_parser = saved
-        if isinstance(fn.ret_type, type(VOID)) and outs:
-            fn.emit(f"return ({fn.epilogue})")
-        self.code.append(f"def {fname}({', '.join(params)}):")
-        self.code += fn.body()
-        return fname
-
-    def emit_out_init(self, py: str, t: Type, fn) -> None:
-        """`out` parameters start uninitialized: headers in them start invalid."""
-        if isinstance(t, StructT):
-            if t.kind == "header":
-                fn.emit(f"{py}.valid = False")
-            else:
-                for fname, ft in t.fields:
-                    self.emit_out_init(f"{py}.f_{fname}", ft, fn)
-        elif isinstance(t, StackT):
-            fn.emit(f"for h in {py}.items: h.valid = False")
-            fn.emit(f"{py}.nxt = 0")
-
-def _unsigned(v: V) -> str:
-    if isinstance(v.ty, BitsT) and v.ty.signed:
-        return f"({v.py} & {v.ty.mask})"
-    if isinstance(v.ty, BoolT):
-        return f"int({v.py})"
-    return v.py
-
-
-def key_width(t: Type, loc) -> int:
-    """Bit width of a value used as a table key, value-set field or register cell."""
-    width = width_of(t)
-    if width is not None:
-        return width
-    if isinstance(t, type(BOOL)):
-        return 1
-    if isinstance(t, EnumT):
-        return 32
-    if isinstance(t, TupleT):
-        raise unsupported(loc, "tuple-typed table key")
-    if isinstance(t, StructT):
-        return t.bit_width()
-    return 32 if not isinstance(t, InfIntT) else 32
-
-
-__all__ = ["BlockGen", "BlockCtx", "full_name", "expr_text", "BlockDeclB", "FuncB", "lit"]

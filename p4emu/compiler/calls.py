@@ -9,9 +9,8 @@ are copied out by the caller, also when the callee exits.
 
 from __future__ import annotations
 
-from p4emu.compiler.exprs import V, lit
 from p4emu.compiler.scope import ActionB, ExternFuncB, FuncB, InstB, Scope, TypeB
-from p4emu.compiler.values import is_compound, zero_value
+from p4emu.compiler.values import V, is_compound, lit, zero_value
 from p4emu.lang import ast as A
 from p4emu.lang.errors import P4CompileError
 from p4emu.lang.types import (

@@ -1,4 +1,13 @@
-"""Type checking and Python generation of P4 expressions (mixin of `ProgramGen`).
+"""Expressions (mixin of `ProgramGen`): `expr` type-checks a P4 expression and returns
+its generated Python as a `V` (type, constant value if known), dispatching on the AST node
+class through `EXPR_GENERATORS`. Here: literals, names, member, index and slice accesses
+and `?:`; operators are in `operators.py`, list/struct/`{#}`/`...` expressions in
+`aggregates.py`, calls in `calls.py`, types and conversions (coercions, casts) in
+`typegen.py`.
+
+`want` is the type the context expects: it gives untyped int literals and brace
+expressions their type (as p4c's TypeInference does); callers still coerce the result
+where they need that type.
 
 Run-time representation: bit<N> = unsigned int, int<N> = signed int, bool = bool,
 error / enum = int code (serializable enum: its value), varbit = (width, value) tuple,
@@ -7,7 +16,10 @@ headers/structs = generated __slots__ classes, header stacks = `Stack`.
 
 from __future__ import annotations
 
-from p4emu.compiler.analysis import expr_text
+from collections.abc import Callable
+
+from p4emu.compiler.aggregates import AggregateGen
+from p4emu.compiler.operators import OperatorGen
 from p4emu.compiler.scope import (
     ActionB,
     BlockDeclB,
@@ -20,18 +32,7 @@ from p4emu.compiler.scope import (
     VarB,
 )
 from p4emu.compiler.typegen import TypeGen
-from p4emu.compiler.values import (
-    AggConst,
-    V,
-    agg_const,
-    lit,
-    runtime_int,
-    runtime_int_op,
-    to_unsigned_py,
-    width_of,
-    wrap,
-    zero_value,
-)
+from p4emu.compiler.values import AggConst, V, lit, unsigned_py, wrap
 from p4emu.lang import ast as A
 from p4emu.lang.errors import P4CompileError, unsupported
 from p4emu.lang.types import (
@@ -51,28 +52,24 @@ from p4emu.lang.types import (
     StructT,
     TupleT,
     Type,
-    TypeVarT,
-    same_type,
 )
 
-__all__ = ["AggConst", "ExprGen", "V", "lit", "to_unsigned_py", "width_of", "wrap"]
 
-
-class ExprGen(TypeGen):
+class ExprGen(OperatorGen, AggregateGen, TypeGen):
     """Expression half of the generator; `self` is the `ProgramGen`."""
 
     errors: dict[str, int]
 
     # -- expressions -------------------------------------------------------------------
     def expr(self, e: A.Expr, scope: Scope, fn, want: Type | None = None) -> V:
-        m = getattr(self, "_x_" + type(e).__name__, None)
-        if m is None:
+        gen = EXPR_GENERATORS.get(type(e))
+        if gen is None:
             raise unsupported(e.loc, f"expression {type(e).__name__}")
-        v = m(e, scope, fn, want)
+        v = gen(self, e, scope, fn, want)
         e.ty = v.ty
         return v
 
-    def _x_IntLit(self, e: A.IntLit, scope, fn, want) -> V:
+    def _int_literal(self, e: A.IntLit, scope, fn, want) -> V:
         if e.width is None:
             if isinstance(want, BitsT):
                 c = wrap(e.value, want)
@@ -82,19 +79,16 @@ class ExprGen(TypeGen):
         c = wrap(e.value, t)
         return V(lit(c), t, c)
 
-    def _x_BoolLit(self, e, scope, fn, want) -> V:
+    def _bool_literal(self, e, scope, fn, want) -> V:
         return V(lit(e.value), BOOL, e.value)
 
-    def _x_StrLit(self, e, scope, fn, want) -> V:
+    def _string_literal(self, e, scope, fn, want) -> V:
         return V(repr(e.value), STRING, e.value)
 
-    def _x_DontCare(self, e, scope, fn, want) -> V:
+    def _dont_care(self, e, scope, fn, want) -> V:
         return V("None", DONTCARE)
 
-    def _x_DefaultKey(self, e, scope, fn, want) -> V:
-        return V("None", DONTCARE)
-
-    def _x_Path(self, e: A.Path, scope: Scope, fn, want) -> V:
+    def _path(self, e: A.Path, scope: Scope, fn, want) -> V:
         b = (self.global_scope if e.is_global else scope).lookup(e.name)
         if b is None:
             raise P4CompileError(e.loc, f"{e.name}: not declared")
@@ -111,17 +105,17 @@ class ExprGen(TypeGen):
             return V("None", VOID, None, b)
         raise P4CompileError(e.loc, f"{e.name}: cannot be used here")
 
-    def _x_TypeExpr(self, e: A.TypeExpr, scope, fn, want) -> V:
+    def _type_expr(self, e: A.TypeExpr, scope, fn, want) -> V:
         tr = e.type
         if isinstance(tr, A.TName) and not tr.args:
             b = (self.global_scope if tr.is_global else scope).lookup(tr.name)
             if b is not None and not isinstance(b, (TypeB, BlockDeclB)):
                 # a variable or parameter shadowing a type name
-                return self._x_Path(A.Path(tr.loc, tr.name, tr.is_global), scope, fn, want)
+                return self._path(A.Path(tr.loc, tr.name, tr.is_global), scope, fn, want)
         t = self.resolve_type(e.type, scope)
         return V("None", t, None, TypeB(t))
 
-    def _x_Member(self, e: A.Member, scope: Scope, fn, want) -> V:
+    def _member(self, e: A.Member, scope: Scope, fn, want) -> V:
         base = self.expr(e.expr, scope, fn)
         t = base.ty
         if isinstance(base.ref, TypeB):
@@ -173,7 +167,7 @@ class ExprGen(TypeGen):
             return V("None", VOID, None, ("method", base, e.name))
         raise P4CompileError(e.loc, f"{t} has no member {e.name}")
 
-    def _x_Index(self, e: A.Index, scope, fn, want) -> V:
+    def _index(self, e: A.Index, scope, fn, want) -> V:
         base = self.expr(e.expr, scope, fn)
         idx = self.expr(e.index, scope, fn)
         if isinstance(base.ty, StackT):
@@ -189,7 +183,7 @@ class ExprGen(TypeGen):
             return V(f"{base.py}[{idx.const}]", base.ty.items[idx.const])
         raise P4CompileError(e.loc, f"cannot index a value of type {base.ty}")
 
-    def _x_Slice(self, e: A.Slice, scope, fn, want) -> V:
+    def _slice(self, e: A.Slice, scope, fn, want) -> V:
         base = self.expr(e.expr, scope, fn)
         hi = self.const_int(e.hi, scope)
         lo = self.const_int(e.lo, scope)
@@ -203,7 +197,7 @@ class ExprGen(TypeGen):
             raise P4CompileError(e.loc, f"slice [{hi}:{lo}] out of range of {base.ty}")
         w = hi - lo + 1
         t = BitsT(w)
-        src = to_unsigned_py(base.py, base.ty)
+        src = unsigned_py(base)
         if base.const is not None:
             c = (base.const & base.ty.mask) >> lo & t.mask
             return V(lit(c), t, c)
@@ -213,262 +207,12 @@ class ExprGen(TypeGen):
             return V(f"({src} >> {lo})", t)
         return V(f"(({src} >> {lo}) & {t.mask})", t)
 
-    def _x_Cast(self, e: A.Cast, scope, fn, want) -> V:
+    def _cast_expr(self, e: A.Cast, scope, fn, want) -> V:
         t = self.resolve_type(e.type, scope)
         v = self.expr(e.expr, scope, fn)
         return self.cast(v, t, e.loc)
 
-    def cast(self, v: V, t: Type, loc) -> V:
-        s = v.ty
-        if same_type(s, t):
-            return V(v.py, t, v.const)
-        if isinstance(t, BitsT):
-            if isinstance(s, (BitsT, InfIntT)):
-                if v.const is not None:
-                    c = wrap(v.const, t)
-                    return V(lit(c), t, c)
-                if isinstance(s, BitsT) and not s.signed and not t.signed and t.width >= s.width:
-                    return V(v.py, t)
-                if t.signed:
-                    h = 1 << (t.width - 1)
-                    return V(f"((({v.py} + {h}) & {t.mask}) - {h})" if getattr(s, "signed", 1) else
-                             f"((({v.py} & {t.mask}) ^ {h}) - {h})", t)
-                return V(f"({v.py} & {t.mask})", t)
-            if isinstance(s, BoolT):
-                if v.const is not None:
-                    return V(lit(int(v.const)), t, int(v.const))
-                return V(f"int({v.py})", t)
-            if isinstance(s, EnumT) and s.underlying is not None:
-                return self.cast(V(v.py, s.underlying, v.const), t, loc)
-        if isinstance(t, BoolT) and isinstance(s, (BitsT, InfIntT)):
-            if isinstance(s, BitsT) and (s.width != 1 or s.signed):
-                raise P4CompileError(loc, f"cannot cast {s} to bool (only bit<1>)")
-            if isinstance(s, InfIntT) and v.const not in (0, 1):
-                raise P4CompileError(loc, f"cannot cast {v.const} to bool")
-            if v.const is not None:
-                return V(lit(bool(v.const)), BOOL, bool(v.const))
-            return V(f"({v.py} != 0)", BOOL)
-        if isinstance(t, EnumT) and t.underlying is not None and isinstance(s, (BitsT, InfIntT)):
-            inner = self.cast(v, t.underlying, loc)
-            return V(inner.py, t, inner.const)
-        if isinstance(t, StructT) and isinstance(s, TupleT):
-            return V(v.py, t, v.const, v.ref)
-        if isinstance(t, InfIntT) and (v.const is not None or isinstance(s, BitsT)):
-            return V(lit(v.const), t, v.const) if v.const is not None else runtime_int(v)
-        raise P4CompileError(loc, f"cannot cast {s} to {t}")
-
-    def _x_Unary(self, e: A.Unary, scope, fn, want) -> V:
-        v = self.expr(e.expr, scope, fn, want if e.op in ("-", "~", "+") else None)
-        t = v.ty
-        if e.op == "!":
-            if not isinstance(t, BoolT):
-                raise P4CompileError(e.loc, f"!: expected bool, got {t}")
-            if v.const is not None:
-                return V(lit(not v.const), BOOL, not v.const)
-            return V(f"(not {v.py})", BOOL)
-        if isinstance(t, InfIntT):
-            if v.const is None:
-                raise P4CompileError(e.loc, f"{e.op}: operand width unknown")
-            c = {"-": -v.const, "+": v.const, "~": ~v.const}[e.op]
-            return V(lit(c), INFINT, c)
-        if not isinstance(t, BitsT):
-            raise P4CompileError(e.loc, f"{e.op}: expected an integer, got {t}")
-        if v.const is not None:
-            c = wrap({"-": -v.const, "+": v.const, "~": ~v.const}[e.op], t)
-            return V(lit(c), t, c)
-        if e.op == "+":
-            return v
-        if e.op == "~":
-            return V(f"(~{v.py})" if t.signed else f"({v.py} ^ {t.mask})", t)
-        if t.signed:
-            return self._signed_wrap(f"-{v.py}", t)
-        return V(f"(-{v.py} & {t.mask})", t)
-
-    def _signed_wrap(self, py: str, t: BitsT) -> V:
-        h = 1 << (t.width - 1)
-        return V(f"((({py}) + {h} & {t.mask}) - {h})", t)
-
-    def _x_Binary(self, e: A.Binary, scope, fn, want) -> V:
-        op = e.op
-        if op in ("&&", "||"):
-            a = self.expr(e.left, scope, fn)
-            b, lines = self.capture(fn, lambda: self.expr(e.right, scope, fn), extra_indent=1)
-            for x, side in ((a, e.left), (b, e.right)):
-                if not isinstance(x.ty, BoolT):
-                    raise P4CompileError(side.loc, f"{op}: expected bool, got {x.ty}")
-            if lines:  # the right operand has side effects: they run only when needed
-                return self.lazy_join(fn, a, b, lines, op)
-            if a.const is not None and b.const is not None:
-                c = (a.const and b.const) if op == "&&" else (a.const or b.const)
-                return V(lit(c), BOOL, c)
-            return V(f"({a.py} {'and' if op == '&&' else 'or'} {b.py})", BOOL)
-        if op in ("<<", ">>"):
-            return self._shift(e, scope, fn, want)
-        # operands are typed on their own (int literals fold at infinite precision, as
-        # in p4c); the context type applies to the result only
-        left: list[V] = []
-
-        def gen_left() -> V:
-            left.append(self.expr(e.left, scope, fn))
-            return left[0]
-
-        def gen_right() -> V:
-            # `h == {#}`, `s == {1, 2}`: the other operand gives the brace expression its type
-            lt = left[0].ty
-            return self.expr(e.right, scope, fn, lt if isinstance(lt, (StructT, StackT, TupleT)) else None)
-
-        a, b = self.in_order(fn, [gen_left, gen_right])
-        if isinstance(a.ty, InfIntT) and isinstance(b.ty, BitsT) and op != "++":
-            a = self.coerce(a, b.ty, e.loc)
-        if op == "++":
-            return self._concat(e, a, b)
-        if op in ("==", "!="):
-            if isinstance(a.ty, (StructT, StackT, TupleT)) or isinstance(b.ty, (StructT, StackT, TupleT)):
-                return self._compound_eq(e, a, b)
-            if not (isinstance(a.ty, InfIntT) and isinstance(b.ty, InfIntT)):
-                a, b = self.unify_binary(a, b, e.loc, op)
-            if a.const is not None and b.const is not None:
-                c = (a.const == b.const) == (op == "==")
-                return V(lit(c), BOOL, c)
-            return V(f"({a.py} {op} {b.py})", BOOL)
-        if op in ("<", ">", "<=", ">="):
-            if not (isinstance(a.ty, InfIntT) and isinstance(b.ty, InfIntT)):
-                a, b = self.unify_binary(a, b, e.loc, op)
-            if not isinstance(a.ty, (BitsT, InfIntT)):
-                raise P4CompileError(e.loc, f"{op}: cannot compare values of type {a.ty}")
-            if a.const is not None and b.const is not None:
-                c = {"<": a.const < b.const, ">": a.const > b.const,
-                     "<=": a.const <= b.const, ">=": a.const >= b.const}[op]
-                return V(lit(c), BOOL, c)
-            return V(f"({a.py} {op} {b.py})", BOOL)
-        if isinstance(a.ty, InfIntT) and isinstance(b.ty, InfIntT):
-            if a.const is None or b.const is None:
-                return runtime_int_op(e, op, a, b)
-            return self._fold_infint(e, op, a.const, b.const)
-        a, b = self.unify_binary(a, b, e.loc, op)
-        t = a.ty
-        if not isinstance(t, BitsT):
-            raise P4CompileError(e.loc, f"{op}: expected integers, got {t}")
-        if op in ("/", "%") and t.signed:
-            raise P4CompileError(e.loc, f"{op}: not supported on signed values ({t})")
-        if op in ("/", "%") and b.const == 0:
-            raise P4CompileError(e.loc, "division by zero")
-        if a.const is not None and b.const is not None:
-            c = self._fold_bits(e, op, a.const, b.const, t)
-            return V(lit(c), t, c)
-        if op in ("&", "|", "^"):
-            return V(f"({a.py} {op} {b.py})", t)
-        if op in ("+", "-", "*"):
-            if t.signed:
-                return self._signed_wrap(f"{a.py} {op} {b.py}", t)
-            return V(f"(({a.py} {op} {b.py}) & {t.mask})", t)
-        if op == "/":
-            return V(f"({a.py} // {b.py})", t)
-        if op == "%":
-            return V(f"({a.py} % {b.py})", t)
-        if op == "|+|":
-            if t.signed:
-                h = 1 << (t.width - 1)
-                return V(f"max(-{h}, min({a.py} + {b.py}, {h - 1}))", t)
-            return V(f"min({a.py} + {b.py}, {t.mask})", t)
-        if op == "|-|":
-            if t.signed:
-                h = 1 << (t.width - 1)
-                return V(f"max(-{h}, min({a.py} - {b.py}, {h - 1}))", t)
-            return V(f"max({a.py} - {b.py}, 0)", t)
-        raise unsupported(e.loc, f"operator {op}")
-
-    def _fold_infint(self, e, op, x, y) -> V:
-        if op in ("/", "%") and y == 0:
-            raise P4CompileError(e.loc, "division by zero")
-        c = {"+": lambda: x + y, "-": lambda: x - y, "*": lambda: x * y,
-             "/": lambda: x // y, "%": lambda: x % y, "&": lambda: x & y,
-             "|": lambda: x | y, "^": lambda: x ^ y}.get(op)
-        if c is None:
-            raise P4CompileError(e.loc, f"{op}: operand width unknown")
-        v = c()
-        return V(lit(v), INFINT, v)
-
-    def _fold_bits(self, e, op, x, y, t: BitsT) -> int:
-        if op in ("/", "%") and y == 0:
-            raise P4CompileError(e.loc, "division by zero")
-        if op == "|+|":
-            lo, hi = ((-(1 << (t.width - 1)), (1 << (t.width - 1)) - 1) if t.signed else (0, t.mask))
-            return max(lo, min(hi, x + y))
-        if op == "|-|":
-            lo, hi = ((-(1 << (t.width - 1)), (1 << (t.width - 1)) - 1) if t.signed else (0, t.mask))
-            return max(lo, min(hi, x - y))
-        v = {"+": x + y, "-": x - y, "*": x * y, "&": x & y, "|": x | y, "^": x ^ y,
-             "/": x // y if y else 0, "%": x % y if y else 0}[op]
-        return wrap(v, t)
-
-    def _shift(self, e: A.Binary, scope, fn, want) -> V:
-        a, b = self.in_order(fn, [lambda: self.expr(e.left, scope, fn),
-                                  lambda: self.expr(e.right, scope, fn)])
-        if isinstance(a.ty, InfIntT) and b.const is None and isinstance(want, BitsT):
-            a = self.coerce(a, want, e.left.loc)  # `1 << n` takes the width of its context
-        if isinstance(b.ty, BitsT) and b.ty.signed:
-            raise P4CompileError(e.right.loc, "shift amount must be unsigned")
-        if not isinstance(b.ty, (BitsT, InfIntT)) or getattr(b.ty, "newtype", None):  # p4c: bit<S>
-            raise P4CompileError(e.right.loc, f"{expr_text(e.right)}: The right operand of shift "
-                                              f"must be either an expression of type bit<S> or a "
-                                              f"compile-time known value that is a non-negative "
-                                              f"integer, but is {getattr(b.ty, 'newtype', None) or b.ty}")
-        if isinstance(b.const, int) and b.const < 0:
-            raise P4CompileError(e.right.loc, f"shift by a negative amount {b.const}")
-        if isinstance(a.ty, InfIntT):
-            if a.const is None or b.const is None:
-                raise P4CompileError(e.loc, f"{e.op}: width of left operand unknown")
-            c = a.const << b.const if e.op == "<<" else a.const >> b.const
-            return V(lit(c), INFINT, c)
-        t = a.ty
-        if not isinstance(t, BitsT):
-            raise P4CompileError(e.loc, f"{e.op}: expected an integer, got {t}")
-        if a.const is not None and b.const is not None:
-            c = wrap(a.const << b.const, t) if e.op == "<<" else a.const >> b.const
-            return V(lit(c), t, c)
-        if e.op == ">>":
-            if b.const is not None and b.const >= t.width:
-                return V("-1" if t.signed else "0", t) if not t.signed else V(f"(-1 if {a.py} < 0 else 0)", t)
-            return V(f"({a.py} >> {b.py})", t)
-        if b.const is not None:
-            if b.const >= t.width:
-                return V("0", t, 0)
-            if t.signed:
-                return self._signed_wrap(f"{a.py} << {b.const}", t)
-            return V(f"(({a.py} << {b.const}) & {t.mask})", t)
-        if t.signed:
-            h = 1 << (t.width - 1)
-            return V(f"(((({a.py} << {b.py}) + {h}) & {t.mask}) - {h} if {b.py} < {t.width} else 0)", t)
-        return V(f"((({a.py} << {b.py}) & {t.mask}) if {b.py} < {t.width} else 0)", t)
-
-    def _concat(self, e, a: V, b: V) -> V:
-        for x, side in ((a, e.left), (b, e.right)):
-            if not isinstance(x.ty, BitsT):
-                raise P4CompileError(side.loc, f"++: operands must be bit<N> or int<N>, got {x.ty}")
-        t = BitsT(a.ty.width + b.ty.width, a.ty.signed)
-        bw = b.ty.width
-        au = to_unsigned_py(a.py, a.ty)
-        bu = to_unsigned_py(b.py, b.ty)
-        if a.const is not None and b.const is not None:
-            c = wrap(((a.const & a.ty.mask) << bw) | (b.const & b.ty.mask), t)
-            return V(lit(c), t, c)
-        py = f"(({au} << {bw}) | {bu})"
-        if t.signed:
-            h = 1 << (t.width - 1)
-            py = f"(({py} ^ {h}) - {h})"
-        return V(py, t)
-
-    def _compound_eq(self, e, a: V, b: V) -> V:
-        if (isinstance(a.ty, StructT) and isinstance(b.ty, StructT) and a.ty is b.ty) or (
-                isinstance(a.ty, StackT) and isinstance(b.ty, StackT) and same_type(a.ty, b.ty)):
-            py = f"{a.py}.equals({b.py})"
-            return V(py if e.op == "==" else f"(not {py})", BOOL)
-        if isinstance(a.ty, TupleT) and isinstance(b.ty, TupleT) and len(a.ty.items) == len(b.ty.items):
-            return V(f"({a.py} {e.op} {b.py})", BOOL)
-        raise P4CompileError(e.loc, f"{e.op}: cannot compare {a.ty} and {b.ty}")
-
-    def _x_Ternary(self, e: A.Ternary, scope, fn, want) -> V:
+    def _ternary(self, e: A.Ternary, scope, fn, want) -> V:
         c = self.expr(e.cond, scope, fn)
         if not isinstance(c.ty, BoolT):
             raise P4CompileError(e.cond.loc, f"?: condition must be bool, got {c.ty}")
@@ -489,80 +233,37 @@ class ExprGen(TypeGen):
             raise P4CompileError(e.loc, "?: width of the result cannot be inferred")
         return V(f"({a.py} if {c.py} else {b.py})", a.ty)
 
-    def _x_ListExpr(self, e: A.ListExpr, scope, fn, want) -> V:
-        wants = want.items if isinstance(want, TupleT) and len(want.items) == len(e.items) else None
-        if isinstance(want, StructT) and (len(want.fields) == len(e.items) or (
-                e.rest_default and len(e.items) <= len(want.fields))):
-            wants = [t for _, t in want.fields][: len(e.items)]
-        elif e.rest_default:
-            raise P4CompileError(e.loc, "`...` needs a struct or header type from the context")
-        vals = self.in_order(fn, [
-            (lambda i=i, x=x: self.expr(x, scope, fn, wants[i] if wants else None))
-            for i, x in enumerate(e.items)])
-        if wants:
-            vals = [self.coerce(v, t, x.loc) if not isinstance(t, (StructT, StackT)) else v
-                    for v, t, x in zip(vals, wants, e.items, strict=True)]
-        if e.rest_default:
-            vals += [self.default_value(t) for _, t in want.fields[len(vals):]]
-            wants = [t for _, t in want.fields]
-        if isinstance(want, StructT) and want.kind in ("struct", "header") and wants:
-            py = f"{want.py}.build({', '.join(v.py for v in vals)})"
-            return V(py, want, agg_const(py, vals, want), ("list", vals))
-        t = TupleT([v.ty for v in vals])
-        py = "(" + "".join(v.py + ", " for v in vals) + ")"
-        return V(py, t, agg_const(py, vals, None), ("list", vals))
-
-    def _x_StructExpr(self, e: A.StructExpr, scope, fn, want) -> V:
-        target = want if isinstance(want, StructT) else None
-        if e.type is not None:
-            target = self.resolve_type(e.type, scope)
-        if target is None:
-            raise unsupported(e.loc, "struct expression without a known struct type")
-        names = [n for n, _ in target.fields]
-        given = dict(e.fields)
-        if set(given) - set(names) or (set(given) != set(names) and not e.rest_default):
-            raise P4CompileError(e.loc, f"struct expression fields do not match {target.name}")
-        ftypes = dict(target.fields)
-        # fields are evaluated in the order written (it matters for side effects)
-        written = dict(zip(given, self.in_order(fn, [
-            (lambda x=x, n=n: self.expr(x, scope, fn, ftypes[n])) for n, x in given.items()]), strict=True))
-        vals = []
-        for n, ft in target.fields:
-            if n not in given:
-                vals.append(self.default_value(ft))
-                continue
-            v = written[n]
-            vals.append(self.coerce(v, ft, given[n].loc) if ft.is_scalar() else v)
-        py = f"{target.py}.build({', '.join(v.py for v in vals)})"
-        return V(py, target, agg_const(py, vals, target), ("struct", vals))
-
-    def default_value(self, t: Type) -> V:
-        """P4's default value: 0, false, invalid headers (a fresh object)."""
-        if isinstance(t, BitsT):
-            return V("0", t, 0)
-        if isinstance(t, BoolT):
-            return V("False", t, False)
-        return V(zero_value(t), t)
-
-    def _x_InvalidHeader(self, e, scope, fn, want) -> V:
-        if not isinstance(want, StructT) or want.kind not in ("header", "header_union"):
-            raise P4CompileError(e.loc, "{#} needs a header or header union type from the context")
-        py = f"{want.py}()"
-        if want.kind == "header":  # an invalid header constant (`const h_t H = {#};`)
-            vals = [self.default_value(ft) for _, ft in want.fields]
-            return V(py, want, agg_const(py, vals, want, valid=False))
-        return V(py, want)
-
-    def _x_DefaultValue(self, e, scope, fn, want) -> V:
-        if want is None or isinstance(want, (InfIntT, TypeVarT)):
-            raise P4CompileError(e.loc, "`...` needs a type from the context")
-        return self.default_value(want)
-
-    def _x_Call(self, e: A.Call, scope, fn, want) -> V:
+    def _call_expr(self, e: A.Call, scope, fn, want) -> V:
         return self.call(e, scope, fn, want, as_statement=False)
 
-    def _x_Mask(self, e, scope, fn, want) -> V:
+    def _mask_outside_keyset(self, e, scope, fn, want) -> V:
         raise P4CompileError(e.loc, "&&& is only allowed in select cases and table entries")
 
-    def _x_Range(self, e, scope, fn, want) -> V:
+    def _range_outside_keyset(self, e, scope, fn, want) -> V:
         raise P4CompileError(e.loc, ".. is only allowed in select cases and table entries")
+
+
+# the generator of each expression node class, called as gen(self, e, scope, fn, want)
+EXPR_GENERATORS: dict[type, Callable[..., V]] = {
+    A.IntLit: ExprGen._int_literal,
+    A.BoolLit: ExprGen._bool_literal,
+    A.StrLit: ExprGen._string_literal,
+    A.DontCare: ExprGen._dont_care,
+    A.DefaultKey: ExprGen._dont_care,
+    A.Path: ExprGen._path,
+    A.TypeExpr: ExprGen._type_expr,
+    A.Member: ExprGen._member,
+    A.Index: ExprGen._index,
+    A.Slice: ExprGen._slice,
+    A.Cast: ExprGen._cast_expr,
+    A.Unary: ExprGen._unary,
+    A.Binary: ExprGen._binary,
+    A.Ternary: ExprGen._ternary,
+    A.ListExpr: ExprGen._list_expr,
+    A.StructExpr: ExprGen._struct_expr,
+    A.InvalidHeader: ExprGen._invalid_header,
+    A.DefaultValue: ExprGen._default_value_expr,
+    A.Call: ExprGen._call_expr,
+    A.Mask: ExprGen._mask_outside_keyset,
+    A.Range: ExprGen._range_outside_keyset,
+}

@@ -1,13 +1,16 @@
-"""Code generation of core/v1model extern calls (mixin of `ProgramGen`).
+"""Calls of core/v1model extern functions (mixin of `ProgramGen`): `verify`, hashes and
+checksums, clone/resubmit/recirculate and their field lists, digests, `random`, ...,
+dispatched by name through `EXTERN_FUNCTIONS`. Methods of extern objects are in
+`extern_objects.py`.
 
 Generated code calls helpers of `p4emu.v1model.support` and the per-packet state `PS`.
 """
 
 from __future__ import annotations
 
-from p4emu.compiler.analysis import expr_text
-from p4emu.compiler.exprs import V, lit
-from p4emu.compiler.values import is_compound, zero_value
+from collections.abc import Callable
+
+from p4emu.compiler.values import V, is_compound
 from p4emu.lang import ast as A
 from p4emu.lang.errors import P4CompileError, unsupported
 from p4emu.lang.types import (
@@ -20,15 +23,12 @@ from p4emu.lang.types import (
     StructT,
     TupleT,
     Type,
-    TypeVarT,
     VarbitT,
 )
 
-HASH_ALGOS = ("crc32", "crc32_custom", "crc16", "crc16_custom", "random", "identity", "csum16", "xor16")
-
 
 class ExternGen:
-    # -- packet_in / packet_out --------------------------------------------------------
+    # -- arguments: enum constants, hash/checksum data ---------------------------------
     def enum_const(self, e: A.Expr, scope, fn, enum_name: str) -> str:
         v = self.expr(e, scope, fn)
         if not isinstance(v.ty, EnumT) or v.ty.name != enum_name or v.const is None:
@@ -93,10 +93,10 @@ class ExternGen:
             raise P4CompileError(e.loc, f"{name}: no overload takes {len(e.args)} arguments")
         decl = arity[0]
         pairs = self.bind_args(decl.params, e.args, e.loc, name)
-        handler = getattr(self, "_xf_" + name, None)
-        if handler is None:
+        gen = EXTERN_FUNCTIONS.get(name)
+        if gen is None:
             raise unsupported(e.loc, f"extern function {name}")
-        r = handler(e, pairs, scope, fn)
+        r = gen(self, e, pairs, scope, fn)
         return r if r is not None else V("None", VOID)
 
     @staticmethod
@@ -109,12 +109,12 @@ class ExternGen:
         v = self.expr(a.value, scope, fn, want)
         return self.coerce(v, want, a.loc) if want is not None and not is_compound(want) else v
 
-    def _xf_verify(self, e, pairs, scope, fn):
+    def _extern_verify(self, e, pairs, scope, fn):
         c = self._arg(pairs, 0, scope, fn, BOOL)
         err = self._arg(pairs, 1, scope, fn)
         fn.emit(f"if not {c.py}: raise ParserError({err.py})")
 
-    def _xf_static_assert(self, e, pairs, scope, fn):
+    def _extern_static_assert(self, e, pairs, scope, fn):
         c = self._arg(pairs, 0, scope, fn, BOOL)
         if not isinstance(c.const, bool):
             raise P4CompileError(pairs[0][1].loc, "static_assert: condition is not a compile-time constant")
@@ -123,7 +123,7 @@ class ExternGen:
             raise P4CompileError(e.loc, f"static_assert failed: {msg or 'static assertion failed'}")
         return V("True", BOOL, True)
 
-    def _xf_mark_to_drop(self, e, pairs, scope, fn):
+    def _extern_mark_to_drop(self, e, pairs, scope, fn):
         if pairs:
             sm = self.lvalue(pairs[0][1].value, scope, fn)
             if not isinstance(sm.ty, StructT) or sm.ty.name != "standard_metadata_t":
@@ -133,7 +133,7 @@ class ExternGen:
         fn.emit(f"{sm.py}.f_egress_spec = 511")
         fn.emit(f"{sm.py}.f_mcast_grp = 0")
 
-    def _xf_hash(self, e, pairs, scope, fn):
+    def _extern_hash(self, e, pairs, scope, fn):
         res = self.lvalue(pairs[0][1].value, scope, fn)
         if not isinstance(res.ty, BitsT):
             raise P4CompileError(e.loc, f"hash: result must be bit<W>, got {res.ty}")
@@ -163,19 +163,19 @@ class ExternGen:
         else:
             self.store_if(f"{cond.py}{valid}", ck, value, fn)
 
-    def _xf_verify_checksum(self, e, pairs, scope, fn):
+    def _extern_verify_checksum(self, e, pairs, scope, fn):
         self._checksum(e, pairs, scope, fn, True, False)
 
-    def _xf_verify_checksum_with_payload(self, e, pairs, scope, fn):
+    def _extern_verify_checksum_with_payload(self, e, pairs, scope, fn):
         self._checksum(e, pairs, scope, fn, True, True)
 
-    def _xf_update_checksum(self, e, pairs, scope, fn):
+    def _extern_update_checksum(self, e, pairs, scope, fn):
         self._checksum(e, pairs, scope, fn, False, False)
 
-    def _xf_update_checksum_with_payload(self, e, pairs, scope, fn):
+    def _extern_update_checksum_with_payload(self, e, pairs, scope, fn):
         self._checksum(e, pairs, scope, fn, False, True)
 
-    def _xf_random(self, e, pairs, scope, fn):
+    def _extern_random(self, e, pairs, scope, fn):
         res = self.lvalue(pairs[0][1].value, scope, fn)
         lo = self._arg(pairs, 1, scope, fn, res.ty)
         hi = self._arg(pairs, 2, scope, fn, res.ty)
@@ -183,7 +183,7 @@ class ExternGen:
         fn.emit(f"{tmp} = random_value({lo.py}, {hi.py})")
         self.store_if(f"{tmp} is not None", res, tmp, fn)
 
-    def _xf_digest(self, e, pairs, scope, fn):
+    def _extern_digest(self, e, pairs, scope, fn):
         self._arg(pairs, 0, scope, fn, BitsT(32))
         want = self.resolve_type(e.type_args[0], scope) if e.type_args else None
         v = self.expr(pairs[1][1].value, scope, fn, want)
@@ -225,52 +225,52 @@ class ExternGen:
         name = self.enum_const(expr, scope, fn, "CloneType")
         return 1 if name == "I2E" else 2
 
-    def _xf_clone(self, e, pairs, scope, fn):
+    def _extern_clone(self, e, pairs, scope, fn):
         kind = self._clone_type(pairs[0][1].value, scope, fn)
         sess = self._arg(pairs, 1, scope, fn, BitsT(32))
         fn.emit(f"PS.request_clone({kind}, {sess.py}, 0)")
 
-    def _xf_clone_preserving_field_list(self, e, pairs, scope, fn):
+    def _extern_clone_preserving_field_list(self, e, pairs, scope, fn):
         kind = self._clone_type(pairs[0][1].value, scope, fn)
         sess = self._arg(pairs, 1, scope, fn, BitsT(32))
         idx = self.const_int(pairs[2][1].value, scope)
         fn.emit(f"PS.request_clone({kind}, {sess.py}, {self.field_list_ref(idx)})")
 
-    def _xf_clone3(self, e, pairs, scope, fn):
+    def _extern_clone3(self, e, pairs, scope, fn):
         kind = self._clone_type(pairs[0][1].value, scope, fn)
         sess = self._arg(pairs, 1, scope, fn, BitsT(32))
         fl = self.anonymous_field_list(pairs[2][1].value, scope, fn)
         fn.emit(f"PS.request_clone({kind}, {sess.py}, {fl})")
 
-    def _xf_resubmit_preserving_field_list(self, e, pairs, scope, fn):
+    def _extern_resubmit_preserving_field_list(self, e, pairs, scope, fn):
         idx = self.const_int(pairs[0][1].value, scope)
         fn.emit(f"PS.resubmit = {self.field_list_ref(idx)}")
 
-    def _xf_recirculate_preserving_field_list(self, e, pairs, scope, fn):
+    def _extern_recirculate_preserving_field_list(self, e, pairs, scope, fn):
         idx = self.const_int(pairs[0][1].value, scope)
         fn.emit(f"PS.recirculate = {self.field_list_ref(idx)}")
 
-    def _xf_resubmit(self, e, pairs, scope, fn):
+    def _extern_resubmit(self, e, pairs, scope, fn):
         fl = self.anonymous_field_list(pairs[0][1].value, scope, fn)
         fn.emit(f"PS.resubmit = {fl}")
 
-    def _xf_recirculate(self, e, pairs, scope, fn):
+    def _extern_recirculate(self, e, pairs, scope, fn):
         fl = self.anonymous_field_list(pairs[0][1].value, scope, fn)
         fn.emit(f"PS.recirculate = {fl}")
 
-    def _xf_truncate(self, e, pairs, scope, fn):
+    def _extern_truncate(self, e, pairs, scope, fn):
         n = self._arg(pairs, 0, scope, fn, BitsT(32))
         fn.emit(f"PS.request_truncate({n.py})")
 
-    def _xf_assert(self, e, pairs, scope, fn):
+    def _extern_assert(self, e, pairs, scope, fn):
         c = self._arg(pairs, 0, scope, fn, BOOL)
         fn.emit(f"if not {c.py}: assertion_failed({str(e.loc)!r}, 'assert')")
 
-    def _xf_assume(self, e, pairs, scope, fn):
+    def _extern_assume(self, e, pairs, scope, fn):
         c = self._arg(pairs, 0, scope, fn, BOOL)
         fn.emit(f"if not {c.py}: assertion_failed({str(e.loc)!r}, 'assume')")
 
-    def _xf_log_msg(self, e, pairs, scope, fn):
+    def _extern_log_msg(self, e, pairs, scope, fn):
         msg = self.expr(pairs[0][1].value, scope, fn)
         if msg.const is None:
             raise P4CompileError(e.loc, "log_msg: the message must be a string literal")
@@ -281,87 +281,6 @@ class ExternGen:
             fn.emit(f"log_msg({msg.const!r}, tuple(x for x, _ in ({''.join(i + ', ' for i in items)})))")
         else:
             fn.emit(f"log_msg({msg.const!r}, ())")
-
-    # -- extern objects ----------------------------------------------------------------
-    def extern_method_call(self, e: A.Call, base: V, name: str, scope, fn, want, as_statement) -> V:
-        inst = base.ref
-        kind = base.ty.name
-        tenv = base.ty.type_args
-        if any(a.name is not None for a in e.args):  # `r.read(index = 1, result = x)`
-            e = self._positional(e, base.ty.decl, name)
-        idx_t = tenv.get("I", BitsT(32))
-        if kind == "register":
-            val_t = tenv.get("T")
-            if isinstance(val_t, StructT) and name == "read" and isinstance(e.args[0].value, A.Member):
-                # p4c's BMv2 mid end flattens structs inside the block parameters
-                # (FlattenInterfaceStructs) and cannot then write one as a whole
-                raise P4CompileError(e.args[0].loc, f"{expr_text(e.args[0].value)}: writing to a "
-                                                    "structure is not supported on this target")
-            if name == "read":
-                res = self.lvalue(e.args[0].value, scope, fn)
-                if val_t is not None and res.ty != val_t and not (
-                        isinstance(val_t, TypeVarT) or res.ty is val_t):
-                    raise P4CompileError(e.args[0].loc, f"register read: result type {res.ty} does not match {val_t}")
-                idx = self.coerce(self.expr(e.args[1].value, scope, fn, idx_t), idx_t, e.loc)
-                tmp = fn.fresh("rv")
-                fn.emit(f"{tmp} = {inst.py}.read({idx.py})")
-                conv = tmp
-                if isinstance(val_t, BitsT) and val_t.signed:
-                    h = 1 << (val_t.width - 1)
-                    conv = f"(({tmp} ^ {h}) - {h})"
-                elif isinstance(val_t, BoolT):
-                    conv = f"({tmp} != 0)"
-                self.store_if(f"{tmp} is not None", res, conv, fn)
-                return V("None", VOID)
-            if name == "write":
-                idx, v = self.in_order(fn, [  # left to right, as p4c's SideEffectOrdering
-                    lambda: self.coerce(self.expr(e.args[0].value, scope, fn, idx_t), idx_t, e.loc),
-                    lambda: self.coerce(self.expr(e.args[1].value, scope, fn, val_t), val_t, e.loc)])
-                py = v.py
-                if isinstance(val_t, BitsT) and val_t.signed:
-                    py = f"({py} & {val_t.mask})"
-                elif isinstance(val_t, BoolT):
-                    py = f"int({py})"
-                fn.emit(f"{inst.py}.write({idx.py}, {py})")
-                return V("None", VOID)
-        if kind == "counter" and name == "count":
-            idx = self.coerce(self.expr(e.args[0].value, scope, fn, idx_t), idx_t, e.loc)
-            fn.emit(f"{inst.py}.count({idx.py}, PS.length)")
-            return V("None", VOID)
-        if kind == "direct_counter" and name == "count":
-            return V("None", VOID)
-        if kind == "meter" and name == "execute_meter":
-            idx = self.coerce(self.expr(e.args[0].value, scope, fn, idx_t), idx_t, e.loc)
-            res = self.lvalue(e.args[1].value, scope, fn)
-            tmp = fn.fresh("color")
-            fn.emit(f"{tmp} = {inst.py}.execute({idx.py}, PS.length, PS.now_us)")
-            self.store_if(f"{tmp} is not None", res, tmp, fn)
-            return V("None", VOID)
-        if kind == "direct_meter" and name == "read":
-            res = self.lvalue(e.args[0].value, scope, fn)
-            self.store_if("PS.meter_color is not None", res, "PS.meter_color", fn)
-            owner = getattr(fn, "owner", None)
-            if owner is not None and inst.full_name not in self.direct_meter_writers:
-                # p4c turns `read(x)` into the meter's JSON "result_target": BMv2 writes the
-                # colour there on every hit of the table, before the action and whichever
-                # action it is; the table calls this writer (tables.py)
-                writer = self.new_fn(owner)
-                self.store(res, "color", writer)
-                wname = f"DMW_{len(self.direct_meter_writers)}_{inst.py}"
-                self.code.append(f"def {wname}({owner.sig}, color):")
-                self.code += writer.body()
-                self.direct_meter_writers[inst.full_name] = wname
-            return V("None", VOID)
-        raise P4CompileError(e.loc, f"{kind} has no method {name}")
-
-    def _positional(self, e: A.Call, decl, name: str) -> A.Call:
-        """Call `e` of method `name` of extern `decl` with named arguments put in order."""
-        methods = [m for m in decl.methods if m.name == name and m.ret is not None
-                   and len(m.params) == len(e.args)]
-        if not methods:
-            raise P4CompileError(e.loc, f"{decl.name}.{name}: no overload takes {len(e.args)} arguments")
-        pairs = self.bind_args(methods[0].params, e.args, e.loc, f"{decl.name}.{name}")
-        return A.Call(e.loc, e.func, e.type_args, [A.Arg(a.loc, None, a.value) for _, a in pairs])
 
     # -- field lists -------------------------------------------------------------------
     def field_list_ref(self, idx: int) -> str:
@@ -402,4 +321,28 @@ class ExternGen:
             out.append(py)
 
 
-__all__ = ["ExternGen", "HASH_ALGOS", "lit", "zero_value"]
+# the generator of each extern function, by P4 name; called as gen(self, e, pairs, scope, fn)
+# with the arguments bound to the parameters of the overload the call chose (`bind_args`)
+EXTERN_FUNCTIONS: dict[str, Callable[..., V | None]] = {
+    "verify": ExternGen._extern_verify,
+    "static_assert": ExternGen._extern_static_assert,
+    "mark_to_drop": ExternGen._extern_mark_to_drop,
+    "hash": ExternGen._extern_hash,
+    "verify_checksum": ExternGen._extern_verify_checksum,
+    "verify_checksum_with_payload": ExternGen._extern_verify_checksum_with_payload,
+    "update_checksum": ExternGen._extern_update_checksum,
+    "update_checksum_with_payload": ExternGen._extern_update_checksum_with_payload,
+    "random": ExternGen._extern_random,
+    "digest": ExternGen._extern_digest,
+    "clone": ExternGen._extern_clone,
+    "clone_preserving_field_list": ExternGen._extern_clone_preserving_field_list,
+    "clone3": ExternGen._extern_clone3,
+    "resubmit_preserving_field_list": ExternGen._extern_resubmit_preserving_field_list,
+    "recirculate_preserving_field_list": ExternGen._extern_recirculate_preserving_field_list,
+    "resubmit": ExternGen._extern_resubmit,
+    "recirculate": ExternGen._extern_recirculate,
+    "truncate": ExternGen._extern_truncate,
+    "assert": ExternGen._extern_assert,
+    "assume": ExternGen._extern_assume,
+    "log_msg": ExternGen._extern_log_msg,
+}

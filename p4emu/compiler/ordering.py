@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from p4emu.compiler.exprs import V
+from p4emu.compiler.values import V
 from p4emu.lang.types import StackT, StructT
 
 

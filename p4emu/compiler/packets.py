@@ -3,9 +3,8 @@ lookahead, advance, length, emit (mixin of `ProgramGen`)."""
 
 from __future__ import annotations
 
-from p4emu.compiler.exprs import V
 from p4emu.compiler.lookahead import from_bits_lines, lookahead_width
-from p4emu.compiler.values import zero_value
+from p4emu.compiler.values import V, zero_value
 from p4emu.lang import ast as A
 from p4emu.lang.errors import P4CompileError, unsupported
 from p4emu.lang.types import BOOL, VOID, BitsT, BoolT, StackT, StructT

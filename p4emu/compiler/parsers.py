@@ -4,10 +4,10 @@ rules (mixin of `ProgramGen`)."""
 from __future__ import annotations
 
 from p4emu.compiler.analysis import expr_text
-from p4emu.compiler.blocks import BlockCtx, _unsigned
+from p4emu.compiler.blocks import BlockCtx
 from p4emu.compiler.checks import check_parser_terminates
-from p4emu.compiler.exprs import V
 from p4emu.compiler.scope import InstB, Scope, py_ident
+from p4emu.compiler.values import V, unsigned_py
 from p4emu.lang import ast as A
 from p4emu.lang.errors import P4CompileError
 from p4emu.lang.types import InfIntT
@@ -86,7 +86,7 @@ class ParserGen:
             if isinstance(k, A.Path):
                 b = scope.lookup(k.name)
                 if isinstance(b, InstB) and b.kind == "value_set":
-                    tup = "(" + "".join(_unsigned(x) + ", " for x in keys) + ")"
+                    tup = "(" + "".join(unsigned_py(x) + ", " for x in keys) + ")"
                     return f"{b.py}.contains({tup})"
             if isinstance(k, A.ListExpr):
                 ksets = k.items
@@ -105,7 +105,7 @@ class ParserGen:
         if isinstance(k, A.Mask):
             v = self._keyset_const(k.value, key, scope, fn)
             m = self._keyset_const(k.mask, key, scope, fn)
-            return f"({_unsigned(key)} & {_unsigned(m)}) == ({_unsigned(v)} & {_unsigned(m)})"
+            return f"({unsigned_py(key)} & {unsigned_py(m)}) == ({unsigned_py(v)} & {unsigned_py(m)})"
         if isinstance(k, A.Range):
             what = "Range boundaries must be a compile-time constants."
             lo = self._keyset_const(k.low, key, scope, fn, what)
@@ -114,7 +114,7 @@ class ParserGen:
         if isinstance(k, A.Path):
             b = scope.lookup(k.name)
             if isinstance(b, InstB) and b.kind == "value_set":
-                return f"{b.py}.contains(({_unsigned(key)},))"
+                return f"{b.py}.contains(({unsigned_py(key)},))"
         v = self._keyset_const(k, key, scope, fn)
         return f"{key.py} == {v.py}"
 

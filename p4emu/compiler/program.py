@@ -1,6 +1,7 @@
-"""Whole-program generation: global declarations, the V1Switch package, the generated
-Python module source and the control-plane object lists (`objects`, `links`, ...), which
-`lower_control_plane.py` turns into the typed `p4emu.ir.ControlPlane`.
+"""Whole-program generation: `ProgramGen` (the generator's state, assembled from the
+mixins below), the V1Switch package, the generated Python module source and the
+control-plane object lists (`objects`, `links`, ...), which `lower_control_plane.py` turns
+into the typed `p4emu.ir.ControlPlane`. Top-level declarations are in `declarations.py`.
 
 How a program becomes Python (one pass that type-checks and generates):
 
@@ -11,14 +12,19 @@ How a program becomes Python (one pass that type-checks and generates):
   control get their own tables) becomes functions (`blocks.py`): the apply function takes
   the compound parameters by reference plus scalar `in`/`inout` values and returns scalar
   `out`/`inout` results; control-level variables and scalar parameters live in a per-apply
-  frame object `C`; actions and table-apply functions take the same `(params..., C)`;
-  parser states are functions returning the next state (None = accept);
+  frame object `C`; actions and table-apply functions take the same `(params..., C)`
+  (`actions.py`); parser states are functions returning the next state, None = accept
+  (`parsers.py`);
 - a table becomes `TA_n(...)`: key tuple → `Table.lookup` → dispatch dict `TD_n`
   (action id → wrapper that unpacks action data) → returns the LookupResult, so
   `.hit`/`.action_run` are attribute reads (`tables.py`);
-- externs become calls into `p4emu.v1model.support` and the run-time objects (`externs.py`,
-  packet_in/packet_out in `packets.py`, `lookahead.py`); per-packet requests (clone,
-  resubmit, digest, truncate ...) go to the global `PS`;
+- externs become calls into `p4emu.v1model.support` and the run-time objects (extern
+  functions in `externs.py`, extern objects in `extern_objects.py`, packet_in/packet_out
+  in `packets.py`, `lookahead.py`); per-packet requests (clone, resubmit, digest,
+  truncate ...) go to the global `PS`;
+- statements (`stmts.py`), expressions (`exprs.py`, `operators.py`, `aggregates.py`,
+  types and conversions in `typegen.py`) and calls (`calls.py`) generate the bodies, in
+  p4c's evaluation order (`ordering.py`);
 - checks p4c makes that the generated code does not need (P4Info names, entry priorities,
   parser termination, block directions, BMv2's back-end limits) are in `checks.py`;
 - module-level names `TBL_n`, `REG_n`, `CNT_n`, `MTR_n`, `VS_n` are bound by the Pipeline to
@@ -30,6 +36,7 @@ Values: bit<N> = unsigned int, int<N> = signed int, bool, error/enum = int, varb
 
 from __future__ import annotations
 
+from p4emu.compiler.actions import ActionGen
 from p4emu.compiler.blocks import BlockGen
 from p4emu.compiler.calls import CallGen
 from p4emu.compiler.checks import (
@@ -39,43 +46,27 @@ from p4emu.compiler.checks import (
     check_generated,
     check_headers_type,
 )
-from p4emu.compiler.exprs import ExprGen, V
+from p4emu.compiler.declarations import DeclarationGen
+from p4emu.compiler.exprs import ExprGen
+from p4emu.compiler.extern_objects import ExternObjectGen
 from p4emu.compiler.externs import ExternGen
 from p4emu.compiler.instances import InstanceGen
 from p4emu.compiler.ordering import OrderGen
 from p4emu.compiler.packets import PacketGen
 from p4emu.compiler.parsers import ParserGen
-from p4emu.compiler.scope import (
-    ActionB,
-    BlockDeclB,
-    ConstB,
-    ExternFuncB,
-    FuncB,
-    InstB,
-    Scope,
-    TypeB,
-)
+from p4emu.compiler.scope import ActionB, Scope, TypeB
 from p4emu.compiler.stmts import StmtGen
-from p4emu.compiler.structs import flat_width, struct_bits_source, struct_class_source
 from p4emu.compiler.tables import TableGen
 from p4emu.lang import ast as A
 from p4emu.lang.errors import P4CompileError, unsupported
-from p4emu.lang.types import (
-    BitsT,
-    EnumT,
-    ObjectT,
-    StackT,
-    StructT,
-    TypeVarT,
-    VarbitT,
-)
+from p4emu.lang.types import ObjectT, StructT
 
 V1SWITCH_ROLES = ("parser", "verify", "ingress", "egress", "compute", "deparser")
 V1SWITCH_PARAMS = ("p", "vr", "ig", "eg", "ck", "dep")  # parameter names in v1model.p4
 
 
-class ProgramGen(ExprGen, StmtGen, CallGen, ExternGen, PacketGen, BlockGen, ParserGen,
-                 InstanceGen, TableGen, OrderGen):
+class ProgramGen(DeclarationGen, ExprGen, StmtGen, CallGen, ActionGen, ExternGen, ExternObjectGen,
+                 PacketGen, BlockGen, ParserGen, InstanceGen, TableGen, OrderGen):
     def __init__(self, program: A.Program):
         self.program = program
         self.global_scope = Scope()
@@ -149,140 +140,6 @@ class ProgramGen(ExprGen, StmtGen, CallGen, ExternGen, PacketGen, BlockGen, Pars
             finally:
                 (self.code, self.objects, self.bindings, self.dispatch_tables, self.links,
                  self.actions_by_name, self.digest_types, self.anon_field_lists) = saved
-
-    def global_decl(self, d: A.Decl) -> None:
-        g = self.global_scope
-        if getattr(d, "forward", False):  # `extern Name;` until (unless) Name is declared
-            if d.name not in self.global_kinds:
-                g.bind(d.name, TypeB(ObjectT("extern", d.name, d)))
-            return
-        fwd = g.names.get(d.name)
-        if isinstance(fwd, TypeB) and isinstance(fwd.ty, ObjectT) and getattr(fwd.ty.decl, "forward", False):
-            g.names.pop(d.name)  # the declaration a forward `extern Name;` announced
-        prev = self.global_kinds.get(d.name)
-        if prev is type(d) and not isinstance(d, (A.ExternFuncDecl, A.ErrorDecl, A.MatchKindDecl)):
-            raise P4CompileError(d.loc, f"{d.name}: duplicate declaration")
-        if prev is not None and prev is not type(d):
-            g.names.pop(d.name, None)  # a declaration of another kind: the later one is visible
-        self.global_kinds[d.name] = type(d)
-        if isinstance(d, A.ErrorDecl):
-            for m in d.members:
-                self.errors.setdefault(m, len(self.errors))
-        elif isinstance(d, A.MatchKindDecl):
-            self.match_kinds.update(d.members)
-        elif isinstance(d, A.TypedefDecl):
-            t = self.resolve_type(d.type, g)
-            if d.new_type:  # `type`: named in P4Info type_info, p4c's Type_Newtype
-                t = BitsT(t.width, t.signed, d.name) if isinstance(t, BitsT) else t
-                self.new_types[d.name] = t
-            g.declare(d.name, loc=d.loc, b=TypeB(t))
-        elif isinstance(d, A.HeaderDecl):
-            if d.type_params:
-                # a generic struct/header: concrete types are made per use (specialize_struct)
-                g.declare(d.name, loc=d.loc, b=TypeB(ObjectT("generic_struct", d.name, d)))
-                return
-            t = StructT(d.kind, d.name, annotations=d.annotations)
-            g.declare(d.name, loc=d.loc, b=TypeB(t))
-            self._define_struct(t, d, g)
-        elif isinstance(d, A.EnumDecl):
-            under = self.resolve_type(d.underlying, g) if d.underlying is not None else None
-            t = EnumT(d.name, [m for m, _ in d.members], under)
-            if len(set(t.members)) != len(t.members):
-                raise P4CompileError(d.loc, f"enum {d.name}: duplicate member")
-            nxt = 0
-            for m, e in d.members:
-                if under is None:
-                    t.values[m] = len(t.values)
-                else:
-                    if e is None:
-                        raise P4CompileError(d.loc, f"serializable enum member {m} needs a value")
-                    v = self.coerce(self.const_value(e, g, under), under, e.loc)
-                    t.values[m] = v.const
-                nxt += 1
-            g.declare(d.name, loc=d.loc, b=TypeB(t))
-        elif isinstance(d, A.VarDecl):
-            t = self.resolve_type(d.type, g)
-            v = self.coerce(self.const_value(d.init, g, t), t, d.init.loc)
-            g.declare(d.name, loc=d.loc, b=ConstB(t, v.const))
-        elif isinstance(d, A.ExternDecl):
-            if d.name in ("packet_in", "packet_out"):  # replaces the built-in placeholder
-                g.bind(d.name, TypeB(ObjectT(d.name, d.name, d)))
-            else:
-                g.declare(d.name, loc=d.loc, b=TypeB(ObjectT("extern", d.name, d)))
-        elif isinstance(d, A.ExternFuncDecl):
-            b = g.names.get(d.name)
-            if not isinstance(b, ExternFuncB):
-                b = ExternFuncB(d.name)
-                g.declare(d.name, loc=d.loc, b=b)
-            b.overloads.append(d)
-        elif isinstance(d, A.ActionDecl):
-            b = ActionB(d, _global_name(d), None)
-            g.declare(d.name, loc=d.loc, b=b)
-            self.register_action(b)
-        elif isinstance(d, A.FunctionDecl):
-            g.declare(d.name, loc=d.loc, b=FuncB(d))
-        elif isinstance(d, (A.ParserDecl, A.ControlDecl)):
-            kind = "parser" if isinstance(d, A.ParserDecl) else "control"
-            g.declare(d.name, loc=d.loc, b=TypeB(ObjectT(kind, d.name, d)))
-        elif isinstance(d, A.BlockTypeDecl):
-            g.declare(d.name, loc=d.loc, b=BlockDeclB(d, ObjectT(d.kind + "_type", d.name, d)))
-        elif isinstance(d, A.InstanceDecl):
-            t = self.resolve_type(d.type, g)
-            if isinstance(t, ObjectT) and t.kind in ("parser", "control"):
-                # p4c (TypeInference) allows only package and extern instances here
-                raise P4CompileError(d.loc, f"{d.name}: cannot instantiate at top-level")
-            if not isinstance(t, ObjectT) or t.kind != "extern":
-                raise unsupported(d.loc, f"top-level instantiation of {t}")
-            py = self.extern_instance(t, _global_name(d), d.args, d, g, d.annotations)
-            g.declare(d.name, loc=d.loc, b=InstB("extern", t, _global_name(d), py, d))
-        else:
-            raise unsupported(d.loc, f"top-level {type(d).__name__}")
-
-    def _define_struct(self, t: StructT, d: A.HeaderDecl, scope) -> None:
-        """Resolve the fields of struct/header/union `t` declared by `d` and emit its class."""
-        t.py = f"H_{self.next_id()}_{t.name}"
-        for f in d.fields:
-            ft = self.resolve_type(f.type, scope)
-            if d.kind == "header" and not isinstance(ft, VarbitT) and flat_width(ft) is None:
-                raise P4CompileError(f.loc, f"header field {f.name}: type {ft} not allowed in a header")
-            if d.kind == "header_union" and not (isinstance(ft, StructT) and ft.kind == "header"):
-                raise P4CompileError(f.loc, f"header_union field {f.name} must be a header")
-            t.fields.append((f.name, ft))
-            t.field_annotations[f.name] = f.annotations
-        self.struct_code += struct_class_source(t, d.loc)
-        self.struct_types.append(t)
-        if d.kind == "header":
-            for _, ft in t.fields:
-                self._struct_in_header(ft)
-
-    def _struct_in_header(self, t) -> None:
-        """Give a struct laid out inside a header (and its nested structs) from_bits/to_bits."""
-        if not isinstance(t, StructT) or t.kind != "struct" or t.py in self.bits_structs:
-            return
-        self.bits_structs.add(t.py)
-        for _, ft in t.fields:
-            self._struct_in_header(ft)
-        self.struct_code += struct_bits_source(t)
-
-    def specialize_struct(self, generic: ObjectT, type_args: dict, loc) -> StructT:
-        """The concrete type of `S<T1, ...>` for a generic struct/header `S`, one per
-        distinct list of type arguments (p4c's SpecializeGenericTypes names them S_0...)."""
-        d = generic.decl
-        args = [type_args[p] for p in d.type_params]
-        if any(isinstance(a, TypeVarT) for a in args):
-            # in a generic function's signature: a pattern the call's arguments unify with
-            t = StructT(d.kind, f"{d.name}<{', '.join(map(str, args))}>", annotations=d.annotations)
-            t.generic_origin = (d.name, args)
-            return t
-        key = (d.name, tuple(map(str, args)))
-        t = self.specialized.get(key)
-        if t is None:
-            k = sum(1 for n, _ in self.specialized if n == d.name)
-            t = StructT(d.kind, f"{d.name}_{k}", annotations=d.annotations)
-            t.generic_origin = (d.name, args)
-            self.specialized[key] = t
-            self._define_struct(t, d, self.tvar_scope(self.global_scope, type_args))
-        return t
 
     # -- main --------------------------------------------------------------------------
     def gen_main(self, main: A.InstanceDecl) -> None:
@@ -411,13 +268,3 @@ class ProgramGen(ExprGen, StmtGen, CallGen, ExternGen, PacketGen, BlockGen, Pars
         L.append(f"NEW_M = {self.header_types['M'].py}")
         L.append(f"NEW_SM = {self.header_types['SM'].py}")
         return "\n".join(L) + "\n"
-
-
-def _global_name(d: A.Decl) -> str:
-    anno = A.find_annotation(d.annotations, "name")
-    if anno is not None and anno.string():
-        return anno.string().lstrip(".")
-    return d.name
-
-
-__all__ = ["ProgramGen", "V", "StackT", "TypeVarT"]

@@ -3,15 +3,16 @@ for loops, exit/return (mixin of `ProgramGen`; calls are in `calls.py`)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from p4emu.compiler.analysis import expr_text, has_call
-from p4emu.compiler.exprs import AggConst, V
 from p4emu.compiler.scope import (
     ActionB,
     ConstB,
     Scope,
     VarB,
 )
-from p4emu.compiler.values import is_compound, zero_value
+from p4emu.compiler.values import AggConst, V, is_compound, zero_value
 from p4emu.lang import ast as A
 from p4emu.lang.errors import P4CompileError, unsupported
 from p4emu.lang.types import (
@@ -34,18 +35,15 @@ class StmtGen:
             self.stmt(s, inner, fn)
 
     def stmt(self, s: A.Stmt, scope: Scope, fn) -> None:
-        m = getattr(self, "_s_" + type(s).__name__, None)
-        if m is None:
+        gen = STMT_GENERATORS.get(type(s))
+        if gen is None:
             raise unsupported(s.loc, f"statement {type(s).__name__}")
-        m(s, scope, fn)
+        gen(self, s, scope, fn)
 
-    def _s_Block(self, s, scope, fn):
-        self.block(s, scope, fn)
-
-    def _s_Empty(self, s, scope, fn):
+    def _empty_statement(self, s, scope, fn):
         pass
 
-    def _s_VarDecl(self, s: A.VarDecl, scope: Scope, fn):
+    def _var_decl_statement(self, s: A.VarDecl, scope: Scope, fn):
         t = self.resolve_type(s.type, scope)
         if s.is_const:
             v = self.expr(s.init, scope, fn, t)
@@ -70,10 +68,10 @@ class StmtGen:
             fn.emit(f"{py} = {zero_value(t)}")
         scope.declare(s.name, VarB(t, py), s.loc)
 
-    def _s_InstanceDecl(self, s, scope, fn):
+    def _instance_decl_statement(self, s, scope, fn):
         raise P4CompileError(s.loc, "instantiations are not allowed inside blocks")
 
-    def _s_Assign(self, s: A.Assign, scope: Scope, fn):
+    def _assign_statement(self, s: A.Assign, scope: Scope, fn):
         if isinstance(s.lhs, A.Slice):
             self._assign_slice(s, scope, fn)
             return
@@ -203,10 +201,10 @@ class StmtGen:
             py = f"(((({base.py} & {base.ty.mask}) & {keep}) | (({v.py} << {lo}) & {m})) ^ {h}) - {h}"
         self.store(base, py, fn)
 
-    def _s_CallStmt(self, s: A.CallStmt, scope, fn):
+    def _call_statement(self, s: A.CallStmt, scope, fn):
         self.call(s.call, scope, fn, None, as_statement=True)
 
-    def _s_If(self, s: A.If, scope, fn):
+    def _if_statement(self, s: A.If, scope, fn):
         c = self.expr(s.cond, scope, fn)
         if not isinstance(c.ty, BoolT):
             raise P4CompileError(s.cond.loc, f"if: condition must be bool, got {c.ty}")
@@ -226,7 +224,7 @@ class StmtGen:
                 fn.emit("pass")
             fn.indent -= 1
 
-    def _s_Switch(self, s: A.Switch, scope, fn):
+    def _switch_statement(self, s: A.Switch, scope, fn):
         if getattr(fn, "kind", "") in ("action", "parser"):
             raise P4CompileError(s.loc, f"switch statements are not allowed in {fn.kind}s")
         seen_labels: set[str] = set()
@@ -264,7 +262,7 @@ class StmtGen:
                 fn.emit("pass")
             fn.indent -= 1
 
-    def _s_For(self, s: A.For, scope: Scope, fn):
+    def _for_statement(self, s: A.For, scope: Scope, fn):
         inner = Scope(scope)
         loops = fn.__dict__.setdefault("loops", [])
         if s.var is not None:
@@ -316,12 +314,12 @@ class StmtGen:
         fn.lines.extend(update_fn_lines)
         fn.indent -= 1
 
-    def _s_Break(self, s, scope, fn):
+    def _break_statement(self, s, scope, fn):
         if not fn.__dict__.get("loops"):
             raise P4CompileError(s.loc, "break outside a loop")
         fn.emit("break")
 
-    def _s_Continue(self, s, scope, fn):
+    def _continue_statement(self, s, scope, fn):
         loops = fn.__dict__.get("loops")
         if not loops:
             raise P4CompileError(s.loc, "continue outside a loop")
@@ -331,12 +329,12 @@ class StmtGen:
             fn.lines.append("    " * fn.indent + line[4 * indent:])
         fn.emit("continue")
 
-    def _s_Exit(self, s, scope, fn):
+    def _exit_statement(self, s, scope, fn):
         if getattr(fn, "kind", "") in ("function", "parser"):
             raise P4CompileError(s.loc, f"exit statements are not allowed in {fn.kind}s")
         fn.emit("raise ExitSignal()")
 
-    def _s_Return(self, s: A.Return, scope, fn):
+    def _return_statement(self, s: A.Return, scope, fn):
         if getattr(fn, "kind", "") == "parser":
             raise P4CompileError(s.loc, "return statements are not allowed in parsers")
         ret_type = getattr(fn, "ret_type", None)
@@ -374,3 +372,21 @@ class StmtGen:
             raise P4CompileError(label.loc, f"{label.name} is not a legal label (action name): "
                                             f"not an action of table {table}")
         return f"AID[{b.full_name!r}]"
+
+
+# the generator of each statement node class, called as gen(self, s, scope, fn)
+STMT_GENERATORS: dict[type, Callable[..., None]] = {
+    A.Block: StmtGen.block,
+    A.Empty: StmtGen._empty_statement,
+    A.VarDecl: StmtGen._var_decl_statement,
+    A.InstanceDecl: StmtGen._instance_decl_statement,
+    A.Assign: StmtGen._assign_statement,
+    A.CallStmt: StmtGen._call_statement,
+    A.If: StmtGen._if_statement,
+    A.Switch: StmtGen._switch_statement,
+    A.For: StmtGen._for_statement,
+    A.Break: StmtGen._break_statement,
+    A.Continue: StmtGen._continue_statement,
+    A.Exit: StmtGen._exit_statement,
+    A.Return: StmtGen._return_statement,
+}

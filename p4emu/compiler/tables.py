@@ -4,9 +4,10 @@ generated apply/dispatch functions (mixin of `ProgramGen`)."""
 from __future__ import annotations
 
 from p4emu.compiler.analysis import expr_text, table_apply_in
-from p4emu.compiler.blocks import BlockCtx, _unsigned, full_name, key_width
+from p4emu.compiler.blocks import BlockCtx, full_name
 from p4emu.compiler.checks import check_entry_key, check_entry_priorities, check_unique_name
 from p4emu.compiler.scope import ActionB, InstB, Scope, py_ident
+from p4emu.compiler.values import key_width, unsigned_py
 from p4emu.lang import ast as A
 from p4emu.lang.errors import P4CompileError, unsupported
 from p4emu.lang.types import BitsT, BoolT, EnumT, ObjectT, StructT
@@ -40,7 +41,7 @@ class TableGen:
             if ke.match_kind not in self.match_kinds:
                 raise P4CompileError(ke.loc, f"{ke.match_kind}: unknown match kind")
             keys.append(dict(name=kname, match_kind=ke.match_kind, bitwidth=w, annotations=ke.annotations, ty=v.ty))
-            key_py.append(_unsigned(v))
+            key_py.append(unsigned_py(v))
         if sum(1 for k in keys if k["match_kind"] == "lpm") > 1:
             raise P4CompileError(d.loc, f"table {d.name}: more than one lpm key field "
                                         "(not supported by BMv2)")

@@ -1,9 +1,11 @@
-"""Type resolution, constants and implicit conversions (mixin of `ProgramGen`)."""
+"""Type resolution, compile-time constants and conversions: implicit ones (`coerce`: an
+untyped int taking a width, a serializable enum and its underlying type) and casts
+(mixin of `ProgramGen`)."""
 
 from __future__ import annotations
 
 from p4emu.compiler.scope import BlockDeclB, Scope, TypeB
-from p4emu.compiler.values import V, lit, wrap
+from p4emu.compiler.values import V, lit, runtime_int, wrap
 from p4emu.lang import ast as A
 from p4emu.lang.errors import P4CompileError
 from p4emu.lang.types import (
@@ -15,6 +17,7 @@ from p4emu.lang.types import (
     STRING,
     VOID,
     BitsT,
+    BoolT,
     EnumT,
     InfIntT,
     ObjectT,
@@ -129,3 +132,46 @@ class TypeGen:
                 return V(a.py, b.ty, a.const), b
             raise P4CompileError(loc, f"{op}: cannot operate on {a.ty} and {b.ty}")
         return a, b
+
+    # -- casts -------------------------------------------------------------------------
+    def cast(self, v: V, t: Type, loc) -> V:
+        """`(t) v`, also written `t(v)` for bit/bool types: width and signedness changes wrap,
+        bool <-> bit<1>, a serializable enum <-> its underlying type, a list to a struct,
+        bit<N> to `int`."""
+        s = v.ty
+        if same_type(s, t):
+            return V(v.py, t, v.const)
+        if isinstance(t, BitsT):
+            if isinstance(s, (BitsT, InfIntT)):
+                if v.const is not None:
+                    c = wrap(v.const, t)
+                    return V(lit(c), t, c)
+                if isinstance(s, BitsT) and not s.signed and not t.signed and t.width >= s.width:
+                    return V(v.py, t)
+                if t.signed:
+                    h = 1 << (t.width - 1)
+                    return V(f"((({v.py} + {h}) & {t.mask}) - {h})" if getattr(s, "signed", 1) else
+                             f"((({v.py} & {t.mask}) ^ {h}) - {h})", t)
+                return V(f"({v.py} & {t.mask})", t)
+            if isinstance(s, BoolT):
+                if v.const is not None:
+                    return V(lit(int(v.const)), t, int(v.const))
+                return V(f"int({v.py})", t)
+            if isinstance(s, EnumT) and s.underlying is not None:
+                return self.cast(V(v.py, s.underlying, v.const), t, loc)
+        if isinstance(t, BoolT) and isinstance(s, (BitsT, InfIntT)):
+            if isinstance(s, BitsT) and (s.width != 1 or s.signed):
+                raise P4CompileError(loc, f"cannot cast {s} to bool (only bit<1>)")
+            if isinstance(s, InfIntT) and v.const not in (0, 1):
+                raise P4CompileError(loc, f"cannot cast {v.const} to bool")
+            if v.const is not None:
+                return V(lit(bool(v.const)), BOOL, bool(v.const))
+            return V(f"({v.py} != 0)", BOOL)
+        if isinstance(t, EnumT) and t.underlying is not None and isinstance(s, (BitsT, InfIntT)):
+            inner = self.cast(v, t.underlying, loc)
+            return V(inner.py, t, inner.const)
+        if isinstance(t, StructT) and isinstance(s, TupleT):
+            return V(v.py, t, v.const, v.ref)
+        if isinstance(t, InfIntT) and (v.const is not None or isinstance(s, BitsT)):
+            return V(lit(v.const), t, v.const) if v.const is not None else runtime_int(v)
+        raise P4CompileError(loc, f"cannot cast {s} to {t}")

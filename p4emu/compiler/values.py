@@ -1,11 +1,12 @@
 """Compile-time values of the expression generator: `V` (a generated Python expression
-with its P4 type and, when known, its constant value) and helpers on constants."""
+with its P4 type and, when known, its constant value) and helpers on constants, widths
+and value representations shared by the generator's modules."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from p4emu.lang.errors import P4CompileError
+from p4emu.lang.errors import P4CompileError, unsupported
 from p4emu.lang.types import (
     INFINT,
     BitsT,
@@ -49,12 +50,15 @@ def runtime_int_op(e, op: str, a: V, b: V) -> V:
     return V(f"({a.py} {op} {b.py})", INFINT)
 
 
-def to_unsigned_py(py: str, t: Type) -> str:
+def unsigned_py(v: V) -> str:
+    """Python source of `v` as an unsigned int: int<N> masked to N bits, a bool as 0/1
+    (how table keys, select keys, slices and concatenations read a value)."""
+    t = v.ty
     if isinstance(t, BitsT) and t.signed:
-        return f"({py} & {t.mask})"
+        return f"({v.py} & {t.mask})"
     if isinstance(t, BoolT):
-        return f"int({py})"
-    return py
+        return f"int({v.py})"
+    return v.py
 
 
 @dataclass(frozen=True)
@@ -105,6 +109,23 @@ def width_of(t: Type) -> int | None:
     if isinstance(t, EnumT) and t.underlying is not None:
         return t.underlying.width
     return None
+
+
+def key_width(t: Type, loc) -> int:
+    """Bit width of a value used as a table key, action parameter, value-set field or
+    register cell (P4Info bitwidth): plain enums and errors are bit<32> in BMv2."""
+    width = width_of(t)
+    if width is not None:
+        return width
+    if isinstance(t, BoolT):
+        return 1
+    if isinstance(t, EnumT):
+        return 32
+    if isinstance(t, TupleT):
+        raise unsupported(loc, "tuple-typed table key")
+    if isinstance(t, StructT):
+        return t.bit_width()
+    return 32
 
 
 def is_compound(t: Type) -> bool:

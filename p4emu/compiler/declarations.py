@@ -1,0 +1,168 @@
+"""Top-level declarations (mixin of `ProgramGen`): errors, match kinds, typedefs and
+`type`s, structs/headers/unions (their generated classes, also for each specialization
+of a generic struct), enums, constants, externs, actions, functions, parser/control/
+package types and top-level extern instances, bound in the global scope in program
+order (a later declaration of another kind hides an earlier one; a forward `extern Name;`
+stands until Name is declared).
+"""
+
+from __future__ import annotations
+
+from p4emu.compiler.scope import (
+    ActionB,
+    BlockDeclB,
+    ConstB,
+    ExternFuncB,
+    FuncB,
+    InstB,
+    TypeB,
+)
+from p4emu.compiler.structs import flat_width, struct_bits_source, struct_class_source
+from p4emu.lang import ast as A
+from p4emu.lang.errors import P4CompileError, unsupported
+from p4emu.lang.types import BitsT, EnumT, ObjectT, StructT, TypeVarT, VarbitT
+
+
+class DeclarationGen:
+    """`self` is the `ProgramGen`."""
+
+    def global_decl(self, d: A.Decl) -> None:
+        g = self.global_scope
+        if getattr(d, "forward", False):  # `extern Name;` until (unless) Name is declared
+            if d.name not in self.global_kinds:
+                g.bind(d.name, TypeB(ObjectT("extern", d.name, d)))
+            return
+        fwd = g.names.get(d.name)
+        if isinstance(fwd, TypeB) and isinstance(fwd.ty, ObjectT) and getattr(fwd.ty.decl, "forward", False):
+            g.names.pop(d.name)  # the declaration a forward `extern Name;` announced
+        prev = self.global_kinds.get(d.name)
+        if prev is type(d) and not isinstance(d, (A.ExternFuncDecl, A.ErrorDecl, A.MatchKindDecl)):
+            raise P4CompileError(d.loc, f"{d.name}: duplicate declaration")
+        if prev is not None and prev is not type(d):
+            g.names.pop(d.name, None)  # a declaration of another kind: the later one is visible
+        self.global_kinds[d.name] = type(d)
+        if isinstance(d, A.ErrorDecl):
+            for m in d.members:
+                self.errors.setdefault(m, len(self.errors))
+        elif isinstance(d, A.MatchKindDecl):
+            self.match_kinds.update(d.members)
+        elif isinstance(d, A.TypedefDecl):
+            t = self.resolve_type(d.type, g)
+            if d.new_type:  # `type`: named in P4Info type_info, p4c's Type_Newtype
+                t = BitsT(t.width, t.signed, d.name) if isinstance(t, BitsT) else t
+                self.new_types[d.name] = t
+            g.declare(d.name, loc=d.loc, b=TypeB(t))
+        elif isinstance(d, A.HeaderDecl):
+            if d.type_params:
+                # a generic struct/header: concrete types are made per use (specialize_struct)
+                g.declare(d.name, loc=d.loc, b=TypeB(ObjectT("generic_struct", d.name, d)))
+                return
+            t = StructT(d.kind, d.name, annotations=d.annotations)
+            g.declare(d.name, loc=d.loc, b=TypeB(t))
+            self._define_struct(t, d, g)
+        elif isinstance(d, A.EnumDecl):
+            under = self.resolve_type(d.underlying, g) if d.underlying is not None else None
+            t = EnumT(d.name, [m for m, _ in d.members], under)
+            if len(set(t.members)) != len(t.members):
+                raise P4CompileError(d.loc, f"enum {d.name}: duplicate member")
+            nxt = 0
+            for m, e in d.members:
+                if under is None:
+                    t.values[m] = len(t.values)
+                else:
+                    if e is None:
+                        raise P4CompileError(d.loc, f"serializable enum member {m} needs a value")
+                    v = self.coerce(self.const_value(e, g, under), under, e.loc)
+                    t.values[m] = v.const
+                nxt += 1
+            g.declare(d.name, loc=d.loc, b=TypeB(t))
+        elif isinstance(d, A.VarDecl):
+            t = self.resolve_type(d.type, g)
+            v = self.coerce(self.const_value(d.init, g, t), t, d.init.loc)
+            g.declare(d.name, loc=d.loc, b=ConstB(t, v.const))
+        elif isinstance(d, A.ExternDecl):
+            if d.name in ("packet_in", "packet_out"):  # replaces the built-in placeholder
+                g.bind(d.name, TypeB(ObjectT(d.name, d.name, d)))
+            else:
+                g.declare(d.name, loc=d.loc, b=TypeB(ObjectT("extern", d.name, d)))
+        elif isinstance(d, A.ExternFuncDecl):
+            b = g.names.get(d.name)
+            if not isinstance(b, ExternFuncB):
+                b = ExternFuncB(d.name)
+                g.declare(d.name, loc=d.loc, b=b)
+            b.overloads.append(d)
+        elif isinstance(d, A.ActionDecl):
+            b = ActionB(d, _global_name(d), None)
+            g.declare(d.name, loc=d.loc, b=b)
+            self.register_action(b)
+        elif isinstance(d, A.FunctionDecl):
+            g.declare(d.name, loc=d.loc, b=FuncB(d))
+        elif isinstance(d, (A.ParserDecl, A.ControlDecl)):
+            kind = "parser" if isinstance(d, A.ParserDecl) else "control"
+            g.declare(d.name, loc=d.loc, b=TypeB(ObjectT(kind, d.name, d)))
+        elif isinstance(d, A.BlockTypeDecl):
+            g.declare(d.name, loc=d.loc, b=BlockDeclB(d, ObjectT(d.kind + "_type", d.name, d)))
+        elif isinstance(d, A.InstanceDecl):
+            t = self.resolve_type(d.type, g)
+            if isinstance(t, ObjectT) and t.kind in ("parser", "control"):
+                # p4c (TypeInference) allows only package and extern instances here
+                raise P4CompileError(d.loc, f"{d.name}: cannot instantiate at top-level")
+            if not isinstance(t, ObjectT) or t.kind != "extern":
+                raise unsupported(d.loc, f"top-level instantiation of {t}")
+            py = self.extern_instance(t, _global_name(d), d.args, d, g, d.annotations)
+            g.declare(d.name, loc=d.loc, b=InstB("extern", t, _global_name(d), py, d))
+        else:
+            raise unsupported(d.loc, f"top-level {type(d).__name__}")
+
+    def _define_struct(self, t: StructT, d: A.HeaderDecl, scope) -> None:
+        """Resolve the fields of struct/header/union `t` declared by `d` and emit its class."""
+        t.py = f"H_{self.next_id()}_{t.name}"
+        for f in d.fields:
+            ft = self.resolve_type(f.type, scope)
+            if d.kind == "header" and not isinstance(ft, VarbitT) and flat_width(ft) is None:
+                raise P4CompileError(f.loc, f"header field {f.name}: type {ft} not allowed in a header")
+            if d.kind == "header_union" and not (isinstance(ft, StructT) and ft.kind == "header"):
+                raise P4CompileError(f.loc, f"header_union field {f.name} must be a header")
+            t.fields.append((f.name, ft))
+            t.field_annotations[f.name] = f.annotations
+        self.struct_code += struct_class_source(t, d.loc)
+        self.struct_types.append(t)
+        if d.kind == "header":
+            for _, ft in t.fields:
+                self._struct_in_header(ft)
+
+    def _struct_in_header(self, t) -> None:
+        """Give a struct laid out inside a header (and its nested structs) from_bits/to_bits."""
+        if not isinstance(t, StructT) or t.kind != "struct" or t.py in self.bits_structs:
+            return
+        self.bits_structs.add(t.py)
+        for _, ft in t.fields:
+            self._struct_in_header(ft)
+        self.struct_code += struct_bits_source(t)
+
+    def specialize_struct(self, generic: ObjectT, type_args: dict, loc) -> StructT:
+        """The concrete type of `S<T1, ...>` for a generic struct/header `S`, one per
+        distinct list of type arguments (p4c's SpecializeGenericTypes names them S_0...)."""
+        d = generic.decl
+        args = [type_args[p] for p in d.type_params]
+        if any(isinstance(a, TypeVarT) for a in args):
+            # in a generic function's signature: a pattern the call's arguments unify with
+            t = StructT(d.kind, f"{d.name}<{', '.join(map(str, args))}>", annotations=d.annotations)
+            t.generic_origin = (d.name, args)
+            return t
+        key = (d.name, tuple(map(str, args)))
+        t = self.specialized.get(key)
+        if t is None:
+            k = sum(1 for n, _ in self.specialized if n == d.name)
+            t = StructT(d.kind, f"{d.name}_{k}", annotations=d.annotations)
+            t.generic_origin = (d.name, args)
+            self.specialized[key] = t
+            self._define_struct(t, d, self.tvar_scope(self.global_scope, type_args))
+        return t
+
+
+def _global_name(d: A.Decl) -> str:
+    anno = A.find_annotation(d.annotations, "name")
+    if anno is not None and anno.string():
+        return anno.string().lstrip(".")
+    return d.name

@@ -1,0 +1,163 @@
+"""Extern objects of v1model (mixin of `ProgramGen`): instantiation of registers,
+counters, meters and action profiles/selectors (their control-plane description and the
+module-level name, `REG_n` ..., that the Pipeline binds to the run-time object) and the
+calls of their methods. Extern functions are in `externs.py`.
+"""
+
+from __future__ import annotations
+
+from p4emu.compiler.analysis import expr_text
+from p4emu.compiler.checks import check_unique_name
+from p4emu.compiler.scope import Scope
+from p4emu.compiler.values import V, key_width
+from p4emu.lang import ast as A
+from p4emu.lang.errors import P4CompileError, unsupported
+from p4emu.lang.types import VOID, BitsT, BoolT, EnumT, ObjectT, StructT, TypeVarT
+
+
+class ExternObjectGen:
+    """`self` is the `ProgramGen`."""
+
+    # -- instantiation -----------------------------------------------------------------
+    def extern_instance(self, t: ObjectT, name: str, args: list[A.Arg], d, scope: Scope, annotations) -> str:
+        decl = t.decl
+        ctors = [m for m in decl.methods if m.ret is None]
+        ctor = next((c for c in ctors if len(c.params) == len(args)), None)
+        if ctor is None:
+            raise P4CompileError(d.loc, f"{t.name}: no constructor takes {len(args)} arguments")
+        vals = []
+        tscope = self.tvar_scope(scope, t.type_args)
+        for p, a in self.bind_args(ctor.params, args, d.loc, t.name):
+            pt = self.resolve_type(p.type, tscope)
+            v = self.const_value(a.value, scope, pt if isinstance(pt, BitsT) else None)
+            if isinstance(pt, BitsT):
+                v = self.coerce(self.cast(v, pt, a.loc) if isinstance(v.ty, BitsT) else v, pt, a.loc)
+            vals.append(v)
+        uid = self.next_id()
+        kind = t.name
+        store = {"register": "registers", "counter": "counters", "direct_counter": "counters",
+                 "meter": "meters", "direct_meter": "meters", "action_profile": "action_profiles",
+                 "action_selector": "action_profiles"}.get(kind)
+        if store is not None:
+            check_unique_name(self.objects[store], name, kind.replace("_", " "), d.loc)
+        if kind == "register":
+            vt = t.type_args.get("T")
+            # as BMv2's back end (SimpleSwitchBackend), after serializable enums became bits
+            if not (isinstance(vt, BitsT) or isinstance(vt, EnumT) and vt.underlying is not None):
+                raise P4CompileError(d.loc, f"{name}: Only registers with bit or int types "
+                                            f"are currently supported, not {vt}")
+            self.objects["registers"].append(dict(
+                name=name, size=vals[0].const, bitwidth=key_width(vt, d.loc), annotations=annotations,
+                signed=isinstance(vt, BitsT) and vt.signed, is_bool=isinstance(vt, BoolT)))
+            py = f"REG_{uid}"
+            self.bindings[py] = ("register", name)
+        elif kind in ("counter", "direct_counter"):
+            unit = (vals[-1].ty.members[vals[-1].const])
+            size = vals[0].const if kind == "counter" else 0
+            self.objects["counters"].append(dict(name=name, size=size, unit=unit, direct=kind == "direct_counter", annotations=annotations))
+            py = f"CNT_{uid}"
+            if kind == "counter":
+                self.bindings[py] = ("counter", name)
+        elif kind in ("meter", "direct_meter"):
+            unit = (vals[-1].ty.members[vals[-1].const])
+            size = vals[0].const if kind == "meter" else 0
+            self.objects["meters"].append(dict(name=name, size=size, unit=unit, direct=kind == "direct_meter",
+                                               annotations=annotations, loc=d.loc))
+            py = f"MTR_{uid}"
+            if kind == "meter":
+                self.bindings[py] = ("meter", name)
+        elif kind == "action_profile":
+            self.objects["action_profiles"].append(dict(name=name, size=vals[0].const, selector=None, annotations=annotations))
+            py = f"AP_{uid}"
+        elif kind == "action_selector":
+            algo = vals[0].ty.members[vals[0].const]
+            if algo == "random":
+                raise unsupported(d.loc, "HashAlgorithm.random (BMv2 has no 'random' hash)")
+            self.objects["action_profiles"].append(dict(name=name, size=vals[1].const, selector=algo, annotations=annotations))
+            py = f"AP_{uid}"
+        elif kind == "Checksum16":  # deprecated: p4c 1.2.5's BMv2 back end has no converter
+            raise P4CompileError(d.loc, "Checksum16: unknown extern instance")
+        else:
+            raise unsupported(d.loc, f"extern {kind}")
+        return py
+
+    # -- method calls ------------------------------------------------------------------
+    def extern_method_call(self, e: A.Call, base: V, name: str, scope, fn, want, as_statement) -> V:
+        inst = base.ref
+        kind = base.ty.name
+        tenv = base.ty.type_args
+        if any(a.name is not None for a in e.args):  # `r.read(index = 1, result = x)`
+            e = self._positional(e, base.ty.decl, name)
+        idx_t = tenv.get("I", BitsT(32))
+        if kind == "register":
+            val_t = tenv.get("T")
+            if isinstance(val_t, StructT) and name == "read" and isinstance(e.args[0].value, A.Member):
+                # p4c's BMv2 mid end flattens structs inside the block parameters
+                # (FlattenInterfaceStructs) and cannot then write one as a whole
+                raise P4CompileError(e.args[0].loc, f"{expr_text(e.args[0].value)}: writing to a "
+                                                    "structure is not supported on this target")
+            if name == "read":
+                res = self.lvalue(e.args[0].value, scope, fn)
+                if val_t is not None and res.ty != val_t and not (
+                        isinstance(val_t, TypeVarT) or res.ty is val_t):
+                    raise P4CompileError(e.args[0].loc, f"register read: result type {res.ty} does not match {val_t}")
+                idx = self.coerce(self.expr(e.args[1].value, scope, fn, idx_t), idx_t, e.loc)
+                tmp = fn.fresh("rv")
+                fn.emit(f"{tmp} = {inst.py}.read({idx.py})")
+                conv = tmp
+                if isinstance(val_t, BitsT) and val_t.signed:
+                    h = 1 << (val_t.width - 1)
+                    conv = f"(({tmp} ^ {h}) - {h})"
+                elif isinstance(val_t, BoolT):
+                    conv = f"({tmp} != 0)"
+                self.store_if(f"{tmp} is not None", res, conv, fn)
+                return V("None", VOID)
+            if name == "write":
+                idx, v = self.in_order(fn, [  # left to right, as p4c's SideEffectOrdering
+                    lambda: self.coerce(self.expr(e.args[0].value, scope, fn, idx_t), idx_t, e.loc),
+                    lambda: self.coerce(self.expr(e.args[1].value, scope, fn, val_t), val_t, e.loc)])
+                py = v.py
+                if isinstance(val_t, BitsT) and val_t.signed:
+                    py = f"({py} & {val_t.mask})"
+                elif isinstance(val_t, BoolT):
+                    py = f"int({py})"
+                fn.emit(f"{inst.py}.write({idx.py}, {py})")
+                return V("None", VOID)
+        if kind == "counter" and name == "count":
+            idx = self.coerce(self.expr(e.args[0].value, scope, fn, idx_t), idx_t, e.loc)
+            fn.emit(f"{inst.py}.count({idx.py}, PS.length)")
+            return V("None", VOID)
+        if kind == "direct_counter" and name == "count":
+            return V("None", VOID)
+        if kind == "meter" and name == "execute_meter":
+            idx = self.coerce(self.expr(e.args[0].value, scope, fn, idx_t), idx_t, e.loc)
+            res = self.lvalue(e.args[1].value, scope, fn)
+            tmp = fn.fresh("color")
+            fn.emit(f"{tmp} = {inst.py}.execute({idx.py}, PS.length, PS.now_us)")
+            self.store_if(f"{tmp} is not None", res, tmp, fn)
+            return V("None", VOID)
+        if kind == "direct_meter" and name == "read":
+            res = self.lvalue(e.args[0].value, scope, fn)
+            self.store_if("PS.meter_color is not None", res, "PS.meter_color", fn)
+            owner = getattr(fn, "owner", None)
+            if owner is not None and inst.full_name not in self.direct_meter_writers:
+                # p4c turns `read(x)` into the meter's JSON "result_target": BMv2 writes the
+                # colour there on every hit of the table, before the action and whichever
+                # action it is; the table calls this writer (tables.py)
+                writer = self.new_fn(owner)
+                self.store(res, "color", writer)
+                wname = f"DMW_{len(self.direct_meter_writers)}_{inst.py}"
+                self.code.append(f"def {wname}({owner.sig}, color):")
+                self.code += writer.body()
+                self.direct_meter_writers[inst.full_name] = wname
+            return V("None", VOID)
+        raise P4CompileError(e.loc, f"{kind} has no method {name}")
+
+    def _positional(self, e: A.Call, decl, name: str) -> A.Call:
+        """Call `e` of method `name` of extern `decl` with named arguments put in order."""
+        methods = [m for m in decl.methods if m.name == name and m.ret is not None
+                   and len(m.params) == len(e.args)]
+        if not methods:
+            raise P4CompileError(e.loc, f"{decl.name}.{name}: no overload takes {len(e.args)} arguments")
+        pairs = self.bind_args(methods[0].params, e.args, e.loc, f"{decl.name}.{name}")
+        return A.Call(e.loc, e.func, e.type_args, [A.Arg(a.loc, None, a.value) for _, a in pairs])
