@@ -125,5 +125,12 @@ class Setup:
     def fabric_rate(self) -> int:
         return effective_rate(self.target, self.fabric_rate_bps or self.rate_bps, self.mtu)
 
+    @property
+    def high_priority_depth(self) -> int:
+        """Packets in the trimmed-header/ACK queue: the bytes of `queue_depth` full frames
+        in header-only packets, as a switch's byte buffer holds them (with 64 packets for
+        either, a trimmed 15-sender burst overflowed the header queue and cost timeouts)."""
+        return self.queue_depth * frame_bytes(self.mtu) // ACK_FRAME_BYTES
+
     def payload_ceiling(self, acks_share_link: bool) -> float:
         return payload_ceiling(self.mtu, acks_share_link)

@@ -43,7 +43,9 @@ def setup_rows(setup: Setup, env: dict) -> list[dict]:
             ("fabric link rate", _rate(setup.fabric_rate_bps or setup.rate_bps)),
             ("MTU", f"{setup.mtu} bytes on every interface (DATA payload "
                     f"{mss(setup.mtu)} bytes)"),
-            ("queue depth", f"{setup.queue_depth} packets per egress queue"),
+            ("queue depth", f"{setup.queue_depth} packets per egress data queue, "
+                            f"{setup.high_priority_depth} in its high-priority queue "
+                            "(trimmed headers, ACKs: the same bytes)"),
             ("trim threshold", f"{setup.trim_threshold} packets" if setup.trim_threshold
              else "off"),
             ("ECN threshold", f"{setup.ecn_threshold} packets" if setup.ecn_threshold

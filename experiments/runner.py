@@ -99,7 +99,7 @@ def run(opts: Options, outdir: Path) -> dict:
         build_dir=default_build_dir() / "experiments",  # compiled program kept between runs
         bases=PortBases(*EXPERIMENT_PORTS),
         queues=QueueOptions(depth=setup.queue_depth, line_rate_bps=setup.rate_bps,
-                            mtu=setup.mtu),
+                            high_priority_depth=setup.high_priority_depth, mtu=setup.mtu),
         controller_args=["--trim-threshold", str(setup.trim_threshold),
                          "--ecn-threshold", str(setup.ecn_threshold),
                          "--probe-interval", str(setup.probe_interval),

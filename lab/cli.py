@@ -55,6 +55,9 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
         p.add_argument("--trim-threshold", type=int)
         p.add_argument("--ecn-threshold", type=int)
         p.add_argument("--queue-depth", type=_positive_int)
+        p.add_argument("--high-priority-depth", type=_positive_int,
+                       help="packets in the high-priority queues (trimmed headers, ACKs, "
+                            "probes); default: --queue-depth")
         p.add_argument("--queue-rate", type=_positive_int,
                        help="packets per second, every port and priority")
         p.add_argument("--line-rate", type=_positive_int,
@@ -102,6 +105,7 @@ def config_from_args(args: argparse.Namespace) -> LabConfig:
         spray=args.spray, controller_args=extra, pcap=args.pcap, switch_log=args.switch_log,
         link_failure=args.link_failure,
         queues=QueueOptions(depth=args.queue_depth, rate_pps=args.queue_rate,
+                            high_priority_depth=args.high_priority_depth,
                             line_rate_bps=args.line_rate, mtu=args.mtu))
 
 

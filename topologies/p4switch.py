@@ -44,6 +44,10 @@ class QueueOptions:
 
     priority_queues: int = 2
     depth: int | None = None  # packets
+    # packets in the queues above priority 0 (trimmed headers, ACKs, NACKs, probes); None:
+    # `depth`. A switch buffers bytes: the 82-byte headers of a trimmed burst fit many
+    # times over in the buffer of `depth` full frames.
+    high_priority_depth: int | None = None
     rate_pps: int | None = None
     line_rate_bps: int | None = None
     # IP MTU of every host and switch interface; BMv2 shapes packets/s, so a bits/s rate
@@ -75,8 +79,9 @@ def bmv2_queue_commands(queues: QueueOptions, ports: list[int]) -> list[str]:
     commands = []
     for port in ports:
         for prio in range(queues.priority_queues):
-            if queues.depth is not None:
-                commands.append(f"set_queue_depth {queues.depth} {port} {prio}")
+            depth = queues.depth if prio == 0 else queues.high_priority_depth or queues.depth
+            if depth is not None:
+                commands.append(f"set_queue_depth {depth} {port} {prio}")
             if rate is not None:
                 commands.append(f"set_queue_rate {rate} {port} {prio}")
     return commands
@@ -131,6 +136,9 @@ def switch_command(
     if target != "bmv2":
         if queues.depth is not None:
             cmd += ["--queue-depth", str(queues.depth)]
+        if queues.high_priority_depth is not None:
+            cmd += [arg for prio in range(1, queues.priority_queues)
+                    for arg in ("--priority-queue-depth", f"{prio}={queues.high_priority_depth}")]
         if queues.rate_pps is not None:
             cmd += ["--queue-rate", str(queues.rate_pps)]
         if queues.line_rate_bps is not None:

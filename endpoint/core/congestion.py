@@ -15,7 +15,7 @@ from dataclasses import dataclass
 @dataclass(slots=True)
 class DctcpWindow:
     cwnd: float = 16.0
-    min_cwnd: float = 2.0
+    min_cwnd: float = 1.0
     max_cwnd: float = 512.0
     gain: float = 1 / 16
     alpha: float = 1.0

@@ -121,7 +121,7 @@ def run(opts: SwitchOptions, stop: threading.Event) -> None:
         monitor = PortOperState(opts.interfaces)
         core.port_up = monitor.is_up
         settings = QueueSettings(opts.queue_depth, opts.queue_rate, opts.line_rate,
-                                 opts.priority_queues)
+                                 opts.priority_queues, dict(opts.priority_depths))
         tm = TrafficManager(core, ports, settings, pcaps)
         loader = ir_loader(opts.cpu_port)
         if opts.program:

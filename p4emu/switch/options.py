@@ -39,6 +39,7 @@ class SwitchOptions:
     queue_rate: float = 0.0
     line_rate: float = 0.0
     priority_queues: int = 1
+    priority_depths: dict[int, int] = field(default_factory=dict)  # priority -> depth
 
 
 def _port_at_iface(text: str) -> tuple[int, str]:
@@ -74,6 +75,19 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def _priority_depth(text: str) -> tuple[int, int]:
+    prio, sep, depth = text.partition("=")
+    try:
+        if not sep:
+            raise ValueError
+        value = int(prio), int(depth)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} must be PRIO=DEPTH") from None
+    if value[0] < 0 or value[1] < 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: PRIO must be >= 0 and DEPTH >= 1")
+    return value
+
+
 def _add_queue_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--queue-depth", type=_positive_int, default=None)
     parser.add_argument("--queue-rate", type=_nonneg_float, default=None,
@@ -81,6 +95,10 @@ def _add_queue_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--line-rate", type=_nonneg_float, default=None,
                         help="egress line rate, bits/s (0 = unlimited); p4emu only")
     parser.add_argument("--priority-queues", type=_positive_int, default=None)
+    parser.add_argument("--priority-queue-depth", type=_priority_depth, action="append",
+                        default=None, metavar="PRIO=DEPTH",
+                        help="depth of one priority's queues (BMv2 sets it at run time: "
+                             "set_queue_depth DEPTH PORT PRIO); p4emu only")
 
 
 def _bmv2_parser() -> argparse.ArgumentParser:
@@ -165,4 +183,9 @@ def parse_switch_args(argv: list[str]) -> SwitchOptions:
     if opts.priority_queues > 8:
         raise UsageError(f"--priority-queues {opts.priority_queues}: at most 8 "
                          "(standard_metadata.priority is bit<3>)")
+    for prio, depth in (a.priority_queue_depth or []) + (t.priority_queue_depth or []):
+        if prio >= opts.priority_queues:
+            raise UsageError(f"--priority-queue-depth {prio}={depth}: priorities are "
+                             f"0..{opts.priority_queues - 1}")
+        opts.priority_depths[prio] = depth
     return opts

@@ -1,7 +1,8 @@
 """Egress queue model: pure, clock-injected, no threads.
 
 One `PortQueues` per egress port: ``priorities`` strict-priority FIFOs (highest value
-served first), a depth limit in packets per FIFO, and one server whose service time per
+served first), a depth limit in packets per FIFO (one for all, or per priority, as
+BMv2's ``set_queue_depth DEPTH PORT PRIO``), and one server whose service time per
 packet is the larger of ``1/rate_pps`` and ``bits/line_rate_bps``. Times are µs since
 switch start, as BMv2's queueing metadata.
 
@@ -13,7 +14,7 @@ drops silently; a priority outside ``[0, priorities)`` is dropped.
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
@@ -30,6 +31,14 @@ class QueueConfig:
     depth: int = DEFAULT_QUEUE_DEPTH  # packets per priority FIFO
     rate_pps: float = 0.0  # 0 = unlimited, as BMv2
     line_rate_bps: float = 0.0  # 0 = unlimited; p4emu's own
+    priority_depths: dict[int, int] = field(default_factory=dict)  # priority -> depth
+
+    def depth_of(self, priority: int) -> int:
+        return self.priority_depths.get(priority, self.depth)
+
+    def copy(self) -> QueueConfig:
+        return QueueConfig(self.depth, self.rate_pps, self.line_rate_bps,
+                           dict(self.priority_depths))
 
     def service_time_us(self, size_bytes: int) -> float:
         """Time the port's server is busy sending one packet of `size_bytes`."""
@@ -85,7 +94,7 @@ class PortQueues:
             self.drops[DropReason.BAD_PRIORITY] += 1
             return DropReason.BAD_PRIORITY
         fifo = self.fifos[priority]
-        if len(fifo) >= self.config.depth:
+        if len(fifo) >= self.config.depth_of(priority):
             self.drops[DropReason.QUEUE_FULL] += 1
             return DropReason.QUEUE_FULL
         entry = _Queued(item, now_us, self.depth)

@@ -54,7 +54,7 @@ class RuntimeCommands:
 
     HELP = {
         "set_queue_depth": "set_queue_depth DEPTH [PORT [PRIO]]: queue limit in packets "
-                           "(p4emu: per port, for each of its priority queues)",
+                           "(without PRIO: each of the port's priority queues)",
         "set_queue_rate": "set_queue_rate RATE_PPS [PORT [PRIO]]: service rate, packets/s "
                           "(0 = unlimited; p4emu: one rate per port)",
         "set_line_rate": "set_line_rate BPS [PORT]: line rate, bits/s (0 = unlimited)",
@@ -95,24 +95,23 @@ class RuntimeCommands:
             return None
         return _int(args[position], "PORT", 0, 511)
 
-    def _priority_arg(self, args: list[str]) -> None:
-        """Check simple_switch_CLI's PRIO argument; p4emu's settings are per port.
-
-        BMv2 sets one priority queue; p4emu has one depth for each of the port's queues
-        and one server per port, so the setting applies to the whole port.
-        """
+    def _priority_arg(self, args: list[str]) -> int | None:
+        """simple_switch_CLI's PRIO argument. A depth is per priority queue, as on BMv2;
+        p4emu has one server per port, so a rate applies to the whole port."""
         if len(args) == 3:
-            _int(args[2], "PRIO", 0, self.tm.settings.priorities - 1)
+            return _int(args[2], "PRIO", 0, self.tm.settings.priorities - 1)
+        return None
 
     def _cmd_set_queue_depth(self, args: list[str]) -> list[str]:
         if len(args) not in (1, 2, 3):
             raise TypeError
         depth = _int(args[0], "DEPTH", 1)
         port = self._port_arg(args, 1)
-        self._priority_arg(args)
+        priority = self._priority_arg(args)
         with self.core.lock:
-            self.tm.set_depth(depth, port)
-        log.info("queue depth %d on %s", depth, "all ports" if port is None else f"port {port}")
+            self.tm.set_depth(depth, port, priority)
+        log.info("queue depth %d on %s%s", depth, "all ports" if port is None else f"port {port}",
+                 "" if priority is None else f" priority {priority}")
         return []
 
     def _cmd_set_queue_rate(self, args: list[str]) -> list[str]:

@@ -35,13 +35,23 @@ class QueueSettings:
     rate_pps: float = 0.0
     line_rate_bps: float = 0.0
     priorities: int = 1
+    priority_depths: dict[int, int] = field(default_factory=dict)  # priority -> depth
     per_port: dict[int, QueueConfig] = field(default_factory=dict)
 
     def config_for(self, port: int) -> QueueConfig:
         base = self.per_port.get(port)
         if base is not None:
-            return QueueConfig(base.depth, base.rate_pps, base.line_rate_bps)
-        return QueueConfig(self.depth, self.rate_pps, self.line_rate_bps)
+            return base.copy()
+        return QueueConfig(self.depth, self.rate_pps, self.line_rate_bps,
+                           dict(self.priority_depths))
+
+
+def _set_depth(config: QueueConfig, depth: int, priority: int | None) -> None:
+    if priority is None:
+        config.depth = depth
+        config.priority_depths.clear()
+    else:
+        config.priority_depths[priority] = depth
 
 
 class TrafficManager:
@@ -77,12 +87,18 @@ class TrafficManager:
                                                self.settings.priorities)
         return q
 
-    def set_depth(self, depth: int, port: int | None = None) -> None:
+    def set_depth(self, depth: int, port: int | None = None,
+                  priority: int | None = None) -> None:
+        """Depth of one priority's FIFO, or (priority None) of all the port's FIFOs."""
         for number, q in self._targets(port):
-            q.config.depth = depth
+            _set_depth(q.config, depth, priority)
             self.settings.per_port[number] = q.config
         if port is None:
-            self.settings.depth = depth
+            if priority is None:
+                self.settings.depth = depth
+                self.settings.priority_depths.clear()
+            else:
+                self.settings.priority_depths[priority] = depth
         self._wake()
 
     def set_rate(self, rate_pps: float, port: int | None = None) -> None:

@@ -89,6 +89,13 @@ def test_mtu_is_the_experiments_default_or_the_option():
     assert setup.link_rate == 56 * 9000 * 8
 
 
+def test_header_queue_holds_the_bytes_of_the_data_queue():
+    _, incast = runner.plan(Options("incast"))
+    assert (incast.queue_depth, incast.high_priority_depth) == (64, 64 * 1514 // 82)
+    _, perm = runner.plan(Options("permutation"))  # jumbo frames
+    assert perm.high_priority_depth == 64 * 9014 // 82
+
+
 def test_payload_ceiling():
     assert payload_ceiling(1500, False) == pytest.approx(1432 / 1514)
     assert payload_ceiling(1500, True) == pytest.approx(1432 / (1514 + 82))

@@ -32,6 +32,12 @@ def test_no_p4_with_queue_options_on_either_side():
     assert opts.grpc_addr == "127.0.0.1:9559"  # loopback unless told otherwise
 
 
+def test_priority_queue_depth_on_either_side():
+    opts = parse_switch_args(["--no-p4", "--priority-queue-depth", "1=900", "--",
+                              "--priority-queues", "3", "--priority-queue-depth", "2=50"])
+    assert opts.priority_depths == {1: 900, 2: 50}
+
+
 @pytest.mark.parametrize("argv,needle", [
     ([], "program"),
     (["--no-p4", "x.json"], "exclude"),
@@ -44,6 +50,9 @@ def test_no_p4_with_queue_options_on_either_side():
     (["--no-p4", "--", "--cpu-port", "3", "--bogus"], "--bogus"),
     (["--no-p4", "--priority-queues", "9"], "at most 8"),
     (["--no-p4", "--queue-depth", "0"], "'0'"),
+    (["--no-p4", "--priority-queue-depth", "1:9"], "PRIO=DEPTH"),
+    (["--no-p4", "--priority-queue-depth", "1=0"], "DEPTH >= 1"),
+    (["--no-p4", "--priority-queue-depth", "1=9"], "priorities are 0..0"),
 ])
 def test_bad_command_lines_name_the_input(argv, needle):
     with pytest.raises(UsageError, match=needle):

@@ -16,6 +16,16 @@ def test_depth_limit_drops_tail_and_counts():
     assert q.depth == 3
 
 
+def test_a_priority_can_have_its_own_depth():
+    # as BMv2's set_queue_depth DEPTH PORT PRIO: a deep queue for small trimmed headers
+    q = PortQueues(QueueConfig(depth=2, priority_depths={1: 5}), priorities=2)
+    data = [q.offer(i, priority=0, now_us=0) for i in range(3)]
+    headers = [q.offer(i, priority=1, now_us=0) for i in range(6)]
+    assert [isinstance(r, Enqueued) for r in data] == [True, True, False]
+    assert [isinstance(r, Enqueued) for r in headers] == [True] * 5 + [False]
+    assert q.drops[DropReason.QUEUE_FULL] == 2 and q.depth == 7
+
+
 def test_enq_qdepth_counts_packets_already_queued_on_port():
     q = PortQueues(QueueConfig(depth=10), priorities=2)
     depths = [q.offer(i, priority=i % 2, now_us=i).enq_qdepth for i in range(4)]

@@ -36,14 +36,26 @@ def test_queue_commands_change_one_port_or_all(commands, switch):
     assert switch.tm.queue(7).config.rate_pps == 0
 
 
-def test_simple_switch_cli_priority_forms_set_the_port(commands, switch):
-    commands.execute("set_queue_depth 12 4 0")
-    commands.execute("set_queue_rate 300 4 0")
+def test_simple_switch_cli_priority_forms(commands, switch):
+    commands.execute("set_queue_depth 12 4 0")  # one priority queue's depth, as BMv2
+    commands.execute("set_queue_rate 300 4 0")  # one server per port: the port's rate
     q4 = switch.tm.queue(4)
-    assert (q4.config.depth, q4.config.rate_pps) == (12, 300)
+    assert (q4.config.depth_of(0), q4.config.rate_pps) == (12, 300)
     with pytest.raises(CommandError, match=r"PRIO must be 0\.\.0, got 1"):
         commands.execute("set_queue_depth 5 4 1")  # one priority queue on this switch
-    assert switch.tm.queue(4).config.depth == 12
+    commands.execute("set_queue_depth 20 4")  # no PRIO: every queue of the port
+    assert q4.config.depth_of(0) == 20 and q4.config.priority_depths == {}
+
+
+def test_priority_depth_of_one_port_or_all(switch):
+    switch.tm.settings.priorities = 2
+    commands = RuntimeCommands(switch.core, switch.tm, PortSet())
+    commands.execute("set_queue_depth 700 4 1")
+    q4 = switch.tm.queue(4)
+    assert (q4.config.depth_of(0), q4.config.depth_of(1)) == (64, 700)
+    switch.tm.set_depth(50, priority=1)  # every port, and ports created later
+    assert q4.config.depth_of(1) == 50 and switch.tm.queue(9).config.depth_of(1) == 50
+    assert switch.tm.queue(9).config.depth_of(0) == 64
 
 
 def test_show_ports_has_simple_switch_cli_layout(commands):

@@ -56,6 +56,15 @@ def test_bmv2_queue_settings_go_to_every_port_and_priority():
     assert bps_to_pps(100) == 1  # never 0, which BMv2 reads as "no limit"
 
 
+def test_high_priority_queues_get_their_own_depth_on_both_targets():
+    queues = QueueOptions(depth=64, high_priority_depth=1181)
+    assert bmv2_queue_commands(queues, [3]) == ["set_queue_depth 64 3 0",
+                                                "set_queue_depth 1181 3 1"]
+    cmd = switch_command("p4emu", 1, {1: "s1-eth1"}, 9559, 9090, 255, None, None, queues)
+    i = cmd.index("--priority-queue-depth")
+    assert cmd[i + 1] == "1=1181" and cmd[cmd.index("--queue-depth") + 1] == "64"
+
+
 def test_jumbo_mtu_converts_bmv2_rates_at_its_frame_size():
     jumbo = QueueOptions(line_rate_bps=4_000_000, mtu=9000)
     assert jumbo.pps(4_000_000) == 56  # 4 Mb/s of 9000-byte frames = 55.6 packets/s
