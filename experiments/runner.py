@@ -118,6 +118,10 @@ def run(opts: Options, outdir: Path) -> dict:
         if lab.missing_switches:
             raise ExperimentError(f"switches did not start: {', '.join(lab.missing_switches)}"
                                   f" (see {config.build_dir / 'logs'})")
+        if lab.unprogrammed:  # traffic through them would measure nothing but timeouts
+            raise ExperimentError(f"the controller could not program "
+                                  f"{', '.join(lab.unprogrammed)} (see "
+                                  f"{config.build_dir / 'logs' / 'controller.log'})")
         session = Session(lab, setup, outdir / "runs", phase)
         calibration = None
         if opts.rate == "auto":

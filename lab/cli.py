@@ -155,6 +155,9 @@ def run(args: argparse.Namespace) -> int:
         if lab.missing_switches:
             print(f"mrclab: switches not answering: {', '.join(lab.missing_switches)}",
                   file=sys.stderr)
+        if lab.unprogrammed:
+            print(f"mrclab: the controller could not program {', '.join(lab.unprogrammed)}"
+                  f" (see {lab.build_dir / 'logs' / 'controller.log'})", file=sys.stderr)
         if args.command == "demo":
             from lab.demo import run_demo
 

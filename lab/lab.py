@@ -104,7 +104,8 @@ class Lab:
         self.target = resolve_target(config.target)
         self.net: FabricNetwork | None = None
         self.controller: subprocess.Popen[bytes] | None = None
-        self.missing_switches: list[str] = []
+        self.missing_switches: list[str] = []  # switch processes that never opened gRPC
+        self.unprogrammed: list[str] = []  # switches the controller could not program
         self.bring_up_s: float | None = None
 
     def __enter__(self) -> Lab:
@@ -137,7 +138,8 @@ class Lab:
             fabric=self.fabric, target=self.target, p4info=str(program.p4info),
             device_config=str(program.device_config)))
         self.start_controller()
-        self.wait_ready(self.config.ready_timeout)
+        status = self.wait_ready(self.config.ready_timeout)
+        self.unprogrammed = list(status.get("missing") or [])
         self.bring_up_s = time.monotonic() - started
         return self.bring_up_s
 
