@@ -54,7 +54,8 @@ class SenderConfig:
     evs_per_plane: int = 64
     init_cwnd: float = 16.0
     # the receiver ACKs every packet, so one packet keeps the ACK clock; at 2, 15 incast
-    # senders kept 30 packets at a port trimming above 8, and 70 % of DATA was trimmed
+    # senders kept 30 packets at a port trimming above 8, and 70 % of DATA was trimmed.
+    # Losses stop at 2 packets (congestion.DctcpWindow).
     min_cwnd: float = 1.0
     max_cwnd: float = 512.0
     min_rto: float = 0.002
@@ -218,7 +219,7 @@ class MrcSender:
         self._next_check = next_check
         for tx in lost_reorder:
             self.stats.losses_by_reorder += 1
-            self.cc.on_feedback(True, now, self.rtt.srtt)
+            self.cc.on_feedback(True, now, self.rtt.srtt, loss=True)
             self._lose(tx, now)
         if lost_timeout:
             self.stats.timeouts += 1

@@ -66,3 +66,16 @@ def test_dctcp_window_grows_then_cuts_by_marked_fraction():
     assert w.alpha < alpha and w.cwnd < cwnd
     w.on_timeout()
     assert w.cwnd >= w.min_cwnd
+
+
+def test_marks_floor_the_window_at_one_packet_losses_at_two():
+    w = DctcpWindow(cwnd=4)
+    for i in range(40):  # a queue: every sample marked, one window per RTT
+        w.on_feedback(True, now=i * 0.01, srtt=0.01)
+    assert w.cwnd == w.min_cwnd == 1.0
+    w.on_feedback(False, now=0.5, srtt=0.01, loss=True)  # a loss may be a dead path:
+    w.on_feedback(False, now=0.52, srtt=0.01)  # the window ends with two packets out,
+    assert w.ssthresh == w.loss_min_cwnd == 2.0 <= w.cwnd  # the next loss: seen by an ACK
+    w.cwnd = 3.0
+    w.on_timeout()
+    assert w.cwnd == 2.0
