@@ -35,19 +35,38 @@ class ExternGen:
             raise P4CompileError(e.loc, f"expected a {enum_name} constant")
         return v.ty.members[v.const]
 
-    def field_list(self, e: A.Expr, scope, fn) -> str:
-        """Python expression of a list of (value, width) pairs for hashing/checksums."""
+    def field_list(self, e: A.Expr, scope, fn) -> list[tuple[str, int | str]]:
+        """The (Python value, width) pairs of `e` for hashing/checksums."""
         v = self.expr(e, scope, fn)
         if not (isinstance(v.ty, StructT | TupleT)
                 or isinstance(v.ref, tuple) and v.ref[0] in ("list", "struct")):
             # BMv2's back end (createCalculation): the data must convert to a list
             raise P4CompileError(e.loc, f"data of type {v.ty}: expected a struct "
                                         "(a list or struct of fields)")
-        items = []
+        items: list[tuple[str, int | str]] = []
         self._flatten(v, e.loc, items, fn)
-        return "(" + "".join(i + ", " for i in items) + ")"
+        return items
 
-    def _flatten(self, v: V, loc, items: list[str], fn) -> None:
+    def packed_bytes(self, e: A.Expr, scope, fn) -> str:
+        """Python expression of the hash/checksum input bytes of `e` (`pack_fields`), with
+        the shifts worked out here when every width is known."""
+        items = self.field_list(e, scope, fn)
+        if not all(isinstance(w, int) for _, w in items):
+            return "pack_fields((" + "".join(f"({py}, {w}), " for py, w in items) + "))"
+        total = sum(w for _, w in items)  # type: ignore[misc]
+        pad = (-total) % 8
+        terms = []
+        shift = total + pad
+        for py, w in items:
+            shift -= w  # type: ignore[operator]
+            if w:
+                term = f"(({py}) & {(1 << w) - 1})"  # type: ignore[operator]
+                terms.append(f"({term} << {shift})" if shift else term)
+        if not terms:
+            return 'b""'
+        return f"({' | '.join(terms)}).to_bytes({(total + pad) // 8}, 'big')"
+
+    def _flatten(self, v: V, loc, items: list[tuple[str, int | str]], fn) -> None:
         t = v.ty
         if isinstance(v.ref, tuple) and v.ref[0] in ("list", "struct"):
             for sub in v.ref[1]:
@@ -55,16 +74,16 @@ class ExternGen:
             return
         if isinstance(t, BitsT):
             py = f"({v.py} & {t.mask})" if t.signed else v.py
-            items.append(f"({py}, {t.width})")
+            items.append((py, t.width))
         elif isinstance(t, BoolT):
-            items.append(f"(int({v.py}), 1)")
+            items.append((f"int({v.py})", 1))
         elif isinstance(t, EnumT) and t.underlying is not None:
-            items.append(f"({v.py}, {t.underlying.width})")
+            items.append((v.py, t.underlying.width))
         elif isinstance(t, (EnumT, ErrorT)):
             # p4c's BMv2 mid end makes plain enums and errors bit<32> (EnumOn32Bits, errorWidth)
-            items.append(f"({v.py}, 32)")
+            items.append((v.py, 32))
         elif isinstance(t, VarbitT):
-            items.append(f"({v.py}[1], {v.py}[0])")
+            items.append((f"{v.py}[1]", f"{v.py}[0]"))
         elif isinstance(t, StructT):
             for fname, ftype in t.fields:
                 self._flatten(V(f"{v.py}.f_{fname}", ftype), loc, items, fn)
@@ -139,14 +158,22 @@ class ExternGen:
             raise P4CompileError(e.loc, f"hash: result must be bit<W>, got {res.ty}")
         algo = self.enum_const(pairs[1][1].value, scope, fn, "HashAlgorithm")
         base = self.expr(pairs[2][1].value, scope, fn, res.ty)
-        data = self.field_list(pairs[3][1].value, scope, fn)
+        data = self.packed_bytes(pairs[3][1].value, scope, fn)
         mx = self.expr(pairs[4][1].value, scope, fn, res.ty)
         h = self._hash_fn(algo, e.loc)
-        self.store(res, f"hash_value({h}, {base.py}, {data}, {mx.py}) & {res.ty.mask}", fn)
+        if (isinstance(base.const, int) and isinstance(mx.const, int) and mx.const
+                and not isinstance(base.const, bool) and res.ty.width <= 64):
+            # hash_value inlined: its 64-bit wrap is within the result's mask
+            value = f"{h}({data}) % ({mx.py})"
+            if base.const:
+                value = f"({base.py}) + {value}"
+            self.store(res, f"({value}) & {res.ty.mask}", fn)
+            return
+        self.store(res, f"hash_bytes({h}, {base.py}, {data}, {mx.py}) & {res.ty.mask}", fn)
 
     def _checksum(self, e, pairs, scope, fn, verify: bool, payload: bool):
         cond = self._arg(pairs, 0, scope, fn, BOOL)
-        data = self.field_list(pairs[1][1].value, scope, fn)
+        data = self.packed_bytes(pairs[1][1].value, scope, fn)
         ck_expr = pairs[2][1].value
         ck = self.lvalue(ck_expr, scope, fn) if not verify else self.expr(ck_expr, scope, fn)
         if not isinstance(ck.ty, BitsT):
@@ -157,7 +184,7 @@ class ExternGen:
         if isinstance(ck_expr, A.Member) and isinstance(ck_expr.expr.ty, StructT) and ck_expr.expr.ty.kind == "header":
             valid = f" and {self.expr(ck_expr.expr, scope, fn).py}.valid"
         pl = " + PS.payload" if payload else ""
-        value = f"({h}(pack_fields({data}){pl}) & {ck.ty.mask})"
+        value = f"({h}({data}{pl}) & {ck.ty.mask})"
         if verify:
             fn.emit(f"if {cond.py}{valid} and {value} != {ck.py}: PS.checksum_error = 1")
         else:
@@ -276,9 +303,10 @@ class ExternGen:
             raise P4CompileError(e.loc, "log_msg: the message must be a string literal")
         if len(pairs) == 2:
             v = self.expr(pairs[1][1].value, scope, fn)
-            items = []
-            self._flatten(v, e.loc, items, fn) if not isinstance(v.ty, BoolT) else items.append(f"(int({v.py}), 1)")
-            fn.emit(f"log_msg({msg.const!r}, tuple(x for x, _ in ({''.join(i + ', ' for i in items)})))")
+            items: list[tuple[str, int | str]] = []
+            self._flatten(v, e.loc, items, fn) if not isinstance(v.ty, BoolT) else items.append((f"int({v.py})", 1))
+            pairs_py = "".join(f"({py}, {w}), " for py, w in items)
+            fn.emit(f"log_msg({msg.const!r}, tuple(x for x, _ in ({pairs_py})))")
         else:
             fn.emit(f"log_msg({msg.const!r}, ())")
 

@@ -4,6 +4,7 @@ lookahead, advance, length, emit (mixin of `ProgramGen`)."""
 from __future__ import annotations
 
 from p4emu.compiler.lookahead import from_bits_lines, lookahead_width
+from p4emu.compiler.structs import inline_emit_line
 from p4emu.compiler.values import V, zero_value
 from p4emu.lang import ast as A
 from p4emu.lang.errors import P4CompileError, unsupported
@@ -96,6 +97,12 @@ class PacketGen:
         v = self.expr(e.args[0].value, scope, fn)
         if not isinstance(v.ty, (StructT, StackT)):
             raise P4CompileError(e.args[0].loc, f"emit: {v.ty} is not a header, stack or struct")
+        if isinstance(v.ty, StructT) and v.ty.kind == "header" and v.ty.varbit_field is None:
+            h = fn.fresh("eh")
+            fn.emit(f"{h} = {v.py}")
+            line = inline_emit_line(v.ty, h, base.py, e.loc)
+            fn.emit(line if line is not None else f"{h}.emit({base.py})")
+            return V("None", VOID)
         fn.emit(f"{v.py}.emit({base.py})")
         return V("None", VOID)
 

@@ -86,6 +86,20 @@ def _pack_term(n: str, w: int, s: bool, k: str, pos: int) -> str:
     return f"({val} << {pos})" if pos else val
 
 
+def inline_emit_line(t: StructT, obj: str, out: str, loc) -> str | None:
+    """`obj.emit(out)` of a fixed-size header as one statement (no call), or None."""
+    if t.kind != "header" or t.varbit_field is not None:
+        return None
+    fields = _bit_fields(t, loc)
+    pos = sum(w for _, w, _, _ in fields)
+    terms = []
+    for n, w, s, k in fields:
+        pos -= w
+        terms.append(_pack_term(n, w, s, k, pos).replace("self.", f"{obj}."))
+    nbytes = sum(w for _, w, _, _ in fields) // 8
+    return f"if {obj}.valid: {out} += ({' | '.join(terms) or '0'}).to_bytes({nbytes}, 'big')"
+
+
 def struct_class_source(t: StructT, loc) -> list[str]:
     names = [n for n, _ in t.fields]
     slots = (["valid"] if t.kind == "header" else []) + [f"f_{n}" for n in names]
@@ -184,20 +198,26 @@ def _header_methods(t: StructT, loc) -> list[str]:
     L.append("    def set_fields(self, v, vb=None):")
     # v: the fixed bits as one integer (MSB first); vb: (width, value) of the varbit field
     pos = fixed_bits
+    unpack = []
     for n, w, s, k in fields:
         if k == "varbit":  # not in v: its bits follow the fixed fields on the wire
-            L.append(f"        self.f_{n} = vb")
+            unpack.append(f"        self.f_{n} = vb")
             continue
         pos -= w
-        L.append(_unpack_line(n, w, s, k, pos, t.field_type(n).py if k == "struct" else None))
-    L.append("        self.valid = True")
+        unpack.append(_unpack_line(n, w, s, k, pos, t.field_type(n).py if k == "struct" else None))
+    unpack.append("        self.valid = True")
+    L += unpack
     nbytes = fixed_bits // 8
     L.append("    def extract(self, pk):")
     L.append("        pos = pk.pos")
     L.append(f"        end = pos + {nbytes}")
     L.append("        if end > pk.end: raise ParserError(1)")
     L.append("        pk.pos = end")
-    L.append("        self.set_fields(int.from_bytes(pk.data[pos:end], 'big'))")
+    if has_varbit:
+        L.append("        self.set_fields(int.from_bytes(pk.data[pos:end], 'big'))")
+    else:  # set_fields inlined (one call less per extracted header)
+        L.append("        v = int.from_bytes(pk.data[pos:end], 'big')")
+        L += unpack
     L.append("    def extract_var(self, pk, nbits):")
     if has_varbit:
         idx = [k for *_, k in fields].index("varbit")

@@ -50,6 +50,9 @@ class ActionProfile:
         self.members: dict[int, Member] = {}
         self.groups: dict[int, Group] = {}
         self._refs: dict[tuple[str, int], int] = {}  # ("member"|"group", id) -> count
+        # group id -> selection slots, for groups without watch ports (whose slots only
+        # change with members and groups: every change below clears it)
+        self._slots: dict[int, list[Member]] = {}
 
     # --- references from table entries (a referenced object cannot be deleted)
     def ref(self, kind: str, obj_id: int) -> None:
@@ -69,6 +72,7 @@ class ActionProfile:
 
     # --- members
     def insert_member(self, member_id: int, action: ActionCall) -> None:
+        self._slots.clear()
         if member_id in self.members:
             raise EntryExists(f"action profile {self.info.name}: member {member_id} exists")
         if self.info.size and len(self.members) >= self.info.size:
@@ -78,6 +82,7 @@ class ActionProfile:
         self.members[member_id] = Member(member_id, action)
 
     def modify_member(self, member_id: int, action: ActionCall) -> None:
+        self._slots.clear()
         if member_id not in self.members:
             raise EntryNotFound(f"action profile {self.info.name}: no member {member_id}")
         validate_action_call(action, self.actions, self.allowed,
@@ -85,6 +90,7 @@ class ActionProfile:
         self.members[member_id] = Member(member_id, action)
 
     def delete_member(self, member_id: int) -> None:
+        self._slots.clear()
         if member_id not in self.members:
             raise EntryNotFound(f"action profile {self.info.name}: no member {member_id}")
         if self._refs.get(("member", member_id)):
@@ -115,6 +121,7 @@ class ActionProfile:
             raise TableFull(f"group {group.group_id}: total weight {total} exceeds {cap}")
 
     def _set_group(self, group: Group) -> None:
+        self._slots.clear()
         old = self.groups.get(group.group_id)
         if old is not None:
             for gm in old.members:
@@ -144,6 +151,7 @@ class ActionProfile:
         self._set_group(group)
 
     def delete_group(self, group_id: int) -> None:
+        self._slots.clear()
         group = self.groups.get(group_id)
         if group is None:
             raise EntryNotFound(f"action profile {self.info.name}: no group {group_id}")
@@ -156,24 +164,37 @@ class ActionProfile:
     # --- data plane
     def active_members(self, group_id: int) -> list[Member]:
         """The group's selectable slots in selection order (weights expanded)."""
+        return list(self._active_slots(group_id))
+
+    def _active_slots(self, group_id: int) -> list[Member]:
+        """active_members, shared with the cache (not to be modified)."""
+        slots = self._slots.get(group_id)
+        if slots is not None:
+            return slots
         group = self.groups.get(group_id)
         if group is None:
             return []
-        slots: list[Member] = []
+        slots = []
+        watched = False
         for gm in group.members:
-            if gm.watch_port is not None and not self.port_up(gm.watch_port):
-                continue
+            if gm.watch_port is not None:
+                watched = True
+                if not self.port_up(gm.watch_port):
+                    continue
             slots.extend([self.members[gm.member_id]] * gm.weight)
+        if not watched:  # port state cannot change these slots
+            self._slots[group_id] = slots
         return slots
 
     def select(self, group_id: int, hash_value: int) -> Member | None:
         """The member chosen for `hash_value`, or None for an empty/all-down group."""
-        slots = self.active_members(group_id)
+        slots = self._active_slots(group_id)
         if not slots:
             return None
         return slots[(hash_value & 0xFFFFFFFF) % len(slots)]
 
     def reset(self) -> None:
+        self._slots.clear()
         self.members.clear()
         self.groups.clear()
         self._refs.clear()

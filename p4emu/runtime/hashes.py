@@ -86,3 +86,32 @@ def pack_fields(fields: Iterable[tuple[int, int]]) -> bytes:
         total_bits += width
     pad = (-total_bits) % 8
     return (acc << pad).to_bytes((total_bits + pad) // 8, "big")
+
+
+def make_packer(widths: Iterable[int]) -> Callable[[Iterable[int]], bytes]:
+    """`pack_fields` for a fixed list of widths: values -> bytes, shifts precomputed."""
+    widths = tuple(widths)
+    total = sum(widths)
+    pad = (-total) % 8
+    nbytes = (total + pad) // 8
+    plan = []
+    shift = pad
+    for width in reversed(widths):
+        plan.append(((1 << width) - 1, shift))
+        shift += width
+    plan.reverse()
+    if len(plan) == 1:
+        mask, shift = plan[0]
+
+        def pack_one(values: Iterable[int]) -> bytes:
+            (value,) = values
+            return ((value & mask) << shift).to_bytes(nbytes, "big")
+        return pack_one
+    steps = tuple(plan)
+
+    def pack(values: Iterable[int]) -> bytes:
+        acc = 0
+        for value, (mask, shift) in zip(values, steps, strict=True):
+            acc |= (value & mask) << shift
+        return acc.to_bytes(nbytes, "big")
+    return pack

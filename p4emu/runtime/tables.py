@@ -20,7 +20,8 @@ from p4emu.runtime.actions import ActionCall, validate_action_call
 from p4emu.runtime.counters import CounterData
 from p4emu.runtime.entries import LookupResult, TableEntry, canon_field
 from p4emu.runtime.errors import EntryExists, EntryNotFound, InvalidEntry, ReadOnly, TableFull
-from p4emu.runtime.hashes import HASH_ALGORITHMS, pack_fields
+from p4emu.runtime.hashes import HASH_ALGORITHMS
+from p4emu.runtime.lookups import make_lookup
 from p4emu.runtime.match import Lpm, Range, Ternary, lpm_mask
 from p4emu.runtime.meters import MeterCell, MeterConfig
 from p4emu.runtime.model import ActionInfo, MatchKind, MeterInfo, MeterUnit, TableInfo
@@ -87,6 +88,7 @@ class Table:
                 self._add(entry)
             except EntryExists:
                 pass  # a duplicate const key can never be reached: the first one wins
+        self.lookup = make_lookup(self)  # per-packet lookup specialised to this table
 
     # --- helpers
     def _canon_match(self, match: tuple) -> tuple:
@@ -335,11 +337,11 @@ class Table:
                     return entry
         return None
 
-    def lookup(self, key_values: tuple[int, ...], packet_length: int) -> LookupResult:
-        """Match one packet's key (one int per key field, selector fields included)."""
-        keys = (tuple(key_values[i] for i in self._match_idx) if self._has_selector_keys
-                else key_values)
-        entry = self._find(keys)
+    def lookup_general(self, key_values: tuple[int, ...], packet_length: int) -> LookupResult:
+        """Match one packet's key (one int per key field, selector fields included).
+        `self.lookup` is this, or a faster equivalent for the table's shape (`lookups`)."""
+        keys = self._match_keys_of(key_values) if self._has_selector_keys else key_values
+        entry = self._find_entry(keys)
         if entry is None:
             return self._miss
         counter = entry.counter
@@ -365,9 +367,8 @@ class Table:
             member = profile.members.get(entry.member_id)
         else:
             assert self._selector_hash is not None
-            data = pack_fields(zip((key_values[i] for i in self._sel_idx), self._sel_widths,
-                                   strict=True))
-            member = profile.select(entry.group_id, self._selector_hash(data))  # type: ignore[arg-type]
+            member = profile.select(entry.group_id,  # type: ignore[arg-type]
+                                    self._selector_hash(self._pack_selector(key_values)))
         if member is None:
             return LookupResult(True, None, (), entry, color)
         return LookupResult(True, member.action.action_id, member.action.args, entry, color)

@@ -156,17 +156,29 @@ class Pipeline:
 
     def _ingress_pass(self, port, data, itype, fl, old_m, old_sm, now_us, jobs, todo) -> None:
         ps = self.ps
-        hdr, meta, sm = self._new_packet(port, data, itype, now_us)
-        if itype != NORMAL:
+        # _new_packet and _run_parser, inlined (the per-packet path)
+        hdr, meta, sm = self._new_h(), self._new_m(), self._new_sm()
+        n = len(data)
+        if itype == NORMAL:
+            sm.f_ingress_port = port
+            sm.f_ingress_global_timestamp = now_us
+        else:
             # resubmitted/recirculated: metadata zeroed except preserved fields
             sm.f_ingress_port = 0 if fl is not None else port
-            sm.f_ingress_global_timestamp = 0
             if callable(fl):
                 fl(old_m, old_sm, meta, sm)
             sm.f_instance_type = itype
-            sm.f_packet_length = len(data)
-        ps.reset(sm, len(data), now_us)
-        payload = self._run_parser(data, hdr, meta, sm)
+        sm.f_packet_length = n
+        ps.reset(sm, n, now_us)
+        pk = Packet(data)
+        try:
+            self._parse(pk, hdr, meta, sm)
+        except ParserError as e:
+            sm.f_parser_error = e.code
+        payload = ps.payload = data[pk.pos:]
+        ps.checksum_error = 0
+        self._verify(hdr, meta)
+        sm.f_checksum_error = ps.checksum_error
         ps.length = sm.f_packet_length
         try:
             self._ingress(hdr, meta, sm)

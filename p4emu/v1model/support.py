@@ -163,7 +163,13 @@ NO_FIELDS = 0  # a `*_preserving_field_list` request with no fields to keep
 
 
 def hash_value(algo, base: int, data, max_: int) -> int:
-    h = algo(pack_fields(data))
+    """v1model hash() of (value, width) pairs."""
+    return hash_bytes(algo, base, pack_fields(data), max_)
+
+
+def hash_bytes(algo, base: int, data: bytes, max_: int) -> int:
+    """v1model hash() of already packed input bytes: (base + H mod max) in 64 bits."""
+    h = algo(data)
     if max_ == 0:
         max_ = 1
     return (base + h % max_) & 0xFFFFFFFFFFFFFFFF
@@ -202,7 +208,7 @@ def generated_globals() -> dict:
     """Names every generated pipeline module can use."""
     g = {
         "ParserError": ParserError, "ExitSignal": ExitSignal, "Stack": Stack,
-        "hash_value": hash_value, "random_value": random_value, "pack_fields": pack_fields,
+        "hash_value": hash_value, "hash_bytes": hash_bytes, "random_value": random_value, "pack_fields": pack_fields,
         "log_msg": log_msg, "assertion_failed": assertion_failed, "NO_FIELDS": NO_FIELDS,
     }
     for name, fn in HASH_ALGORITHMS.items():

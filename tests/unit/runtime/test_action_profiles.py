@@ -76,3 +76,20 @@ def test_empty_group_and_references():
         table.insert(TableEntry((Exact(3),), action=ActionCall(1)))
     with pytest.raises(InvalidEntry):
         table.set_default(ActionCall(3))
+
+
+def test_cached_selection_follows_member_and_group_changes():
+    profile, table = build()
+    add_members(profile, 3)
+    profile.insert_group(1, [GroupMember(1), GroupMember(2)])
+    table.insert(TableEntry((Exact(1),), group_id=1))
+    h = crc16(pack_fields([(9, 16)]))
+    assert table.lookup((1, 9), 64).args == ((11, 12)[h % 2],)
+    profile.modify_member(1, ActionCall(2, (21,)))
+    profile.modify_member(2, ActionCall(2, (22,)))
+    assert table.lookup((1, 9), 64).args == ((21, 22)[h % 2],)
+    profile.modify_group(1, [GroupMember(3)])
+    assert table.lookup((1, 9), 64).args == (13,)
+    slots = profile.active_members(1)
+    slots.clear()  # a copy: the cached slots are not affected
+    assert table.lookup((1, 9), 64).args == (13,)

@@ -30,3 +30,12 @@ def test_pack_fields_msb_first_zero_padded():
     assert pack_fields([(1, 1), (0, 7), (0xFF, 8)]) == b"\x80\xff"
     assert pack_fields([(0x1FF, 8)]) == b"\xff"  # values are cut to their width
     assert pack_fields([]) == b""
+
+
+def test_make_packer_matches_pack_fields():
+    from p4emu.runtime.hashes import make_packer
+    cases = [((12,), (0xABC,)), ((1, 7, 8), (1, 0, 0xFF)), ((8,), (0x1FF,)),
+             ((32, 32, 8, 16, 16), (0x0A000001, 0x0A000304, 17, 0x12B9, 0x12B9)),
+             ((3, 0, 13), (7, 5, 0x1FFF))]
+    for widths, values in cases:
+        assert make_packer(widths)(values) == pack_fields(zip(values, widths, strict=True))

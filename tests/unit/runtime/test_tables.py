@@ -198,3 +198,21 @@ def test_selector_positions_may_be_given_as_none():
     with pytest.raises(InvalidEntry):
         t.insert(TableEntry((Exact(2), Exact(3)), member_id=1))
     assert t.lookup((1, 999), 1).args == (4,)
+
+
+def test_specialised_lookups_match_the_general_one():
+    exact = make(("a", MatchKind.EXACT, 8), ("b", MatchKind.EXACT, 8))
+    lpm = make(("dst", MatchKind.LPM, 32))
+    exact.insert(TableEntry((Exact(1), Exact(2)), action=fwd(3)))
+    lpm.insert(TableEntry((Lpm(0x0A000000, 8),), action=fwd(1)))
+    lpm.insert(TableEntry((Lpm(0x0A010000, 16),), action=fwd(2)))
+    for table, keys in ((exact, [(1, 2), (2, 1)]),
+                        (lpm, [(0x0A010203,), (0x0A020304,), (0x0B000000,)])):
+        assert table.lookup is not table.lookup_general
+        for key in keys:
+            fast, general = table.lookup(key, 10), table.lookup_general(key, 10)
+            assert (fast.hit, fast.action_id, fast.args) == (general.hit, general.action_id,
+                                                             general.args)
+    assert exact.get((Exact(1), Exact(2))).counter.packets == 2
+    exact.set_default(fwd(9))  # a default set later is seen by the specialised lookup
+    assert exact.lookup((5, 5), 10).args == (9,)
