@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from p4emu.lang.annotation_tokens import first_integer, first_string
 from p4emu.lang.errors import Loc
 
 
@@ -33,20 +34,11 @@ class Annotation:
 
     def string(self) -> str | None:
         """The first string literal of the body (`@name("x")` -> "x")."""
-        for t in self.body:
-            if t.kind == "str":
-                return t.value
-        return None
+        return first_string(self.body)
 
     def integer(self) -> int | None:
-        """The first number of the body, negative after a `-` (`@id(5)` -> 5)."""
-        sign = 1
-        for t in self.body:
-            if t.text == "-":
-                sign = -1
-            if t.kind == "num":
-                return sign * t.value[0]
-        return None
+        """The first number of the body (`@id(5)` -> 5)."""
+        return first_integer(self.body)
 
 
 Annotations = tuple[Annotation, ...]

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from p4emu.lang.annotation_tokens import first_integer, first_string
 from p4emu.lang.errors import Loc
 
 
@@ -28,19 +29,12 @@ class Annotation:
     loc: Loc
 
     def string(self) -> str | None:
-        for t in self.body:
-            if t.kind == "str":
-                return t.value
-        return None
+        """The first string literal of the body (`@name("x")` -> "x")."""
+        return first_string(self.body)
 
     def integer(self) -> int | None:
-        sign = 1
-        for t in self.body:
-            if t.text == "-":
-                sign = -1
-            if t.kind == "num":
-                return sign * t.value[0]
-        return None
+        """The first number of the body (`@id(5)` -> 5)."""
+        return first_integer(self.body)
 
 
 def find_annotation(annos: list[Annotation], name: str) -> Annotation | None:
