@@ -1,7 +1,7 @@
 """P4 program → generated Python module + ProgramInfo.
 
-`compile_lines` parses, runs the generator (`ProgramGen`), lowers its control-plane
-results to the typed IR (`lower_control_plane` → `p4emu.ir.ControlPlane`) and builds
+`compile_lines` parses, runs the generator (`ProgramGen`), lowers the control-plane part
+of its results (`GeneratedProgram`) to the typed IR (`lower_control_plane` → `p4emu.ir.ControlPlane`) and builds
 P4Info and ProgramInfo from that IR (`p4emu.p4info`).
 
 The device-config IR (what `p4emu compile -o` writes and a P4Runtime client sends as
@@ -51,16 +51,16 @@ def compile_lines(lines: list[SourceLine]) -> CompiledProgram:
     prog = parse(tokenize(lines))
     gen = ProgramGen(prog)
     gen.run()
-    control_plane = lower_control_plane(gen)
+    control_plane = lower_control_plane(gen.out)
     info, p4, aid, digest_ids = p4info_mod.build(control_plane)
-    source = gen.module_source()
+    source = gen.out.module_source()
     try:
         code = compile(source, "<p4emu generated>", "exec")
     except SyntaxError as e:  # a generator bug, never a user error
         log.error("generated code does not compile: %s (line %s)", e, e.lineno)
         raise
     ir = encode_ir(lines)
-    return CompiledProgram(info, p4, source, code, dict(gen.bindings), aid, digest_ids, ir,
+    return CompiledProgram(info, p4, source, code, dict(gen.out.bindings), aid, digest_ids, ir,
                            control_plane=control_plane)
 
 

@@ -22,7 +22,7 @@ class ActionGen:
     """`self` is the `ProgramGen`."""
 
     def register_action(self, b: ActionB) -> None:
-        other = self.actions_by_name.setdefault(b.full_name, b)
+        other = self.out.actions_by_name.setdefault(b.full_name, b)
         if other.decl is not b.decl:
             # P4Runtime names actions by their control-plane name; two actions sharing one
             # would be one action to the controller (p4c: DuplicateActionControlPlaneNameCheck)
@@ -36,12 +36,12 @@ class ActionGen:
                 anno = A.find_annotation(p.annotations, "name")
                 pname = anno.string() if anno is not None and anno.string() else p.name
                 type_name = None
-                if isinstance(p.type, A.TName) and p.type.name in self.new_types:
+                if isinstance(p.type, A.TName) and p.type.name in self.env.new_types:
                     type_name = p.type.name
                 if isinstance(t, EnumT) and t.underlying is not None:
-                    self.p4rt_enums[t.name] = t
+                    self.out.p4rt_enums[t.name] = t
                 params.append((pname, key_width(t, p.loc), p.annotations, type_name))
-        self.objects["actions"].setdefault(b.full_name, dict(name=b.full_name, params=params, annotations=b.decl.annotations))
+        self.out.objects["actions"].setdefault(b.full_name, dict(name=b.full_name, params=params, annotations=b.decl.annotations))
 
     def ensure_action(self, b: ActionB) -> None:
         if b.py:
@@ -67,15 +67,15 @@ class ActionGen:
             else:
                 self._copy_in(p, t, py, fn, outs)
         fn.epilogue = "".join(o + ", " for o in outs)
-        saved = self.in_parser
-        self.in_parser = False
+        saved = self.walk.in_parser
+        self.walk.in_parser = False
         self._body_with_exit_copy_out(b.decl.body, scope, fn, outs)
-        self.in_parser = saved
+        self.walk.in_parser = saved
         if fn.epilogue:
             fn.emit(f"return ({fn.epilogue})")
         sig = ([ctx.sig] if ctx is not None else []) + params
-        self.code.append(f"def {b.py}({', '.join(sig)}):")
-        self.code += fn.body()
+        self.out.code.append(f"def {b.py}({', '.join(sig)}):")
+        self.out.code += fn.body()
 
     def _copy_in(self, p: A.Param, t: Type, py: str, fn, outs: list[str]) -> None:
         """p4c copies directional arguments of actions and functions into temporaries and
@@ -127,14 +127,14 @@ class ActionGen:
             self._copy_in(p, t, py, fn, outs)
         # results: (return value?, scalar out/inout values...) -- see StmtGen._return_statement
         fn.epilogue = "".join(o + ", " for o in outs)
-        saved = self.in_parser
-        self.in_parser = False
+        saved = self.walk.in_parser
+        self.walk.in_parser = False
         self.block(d.body, scope, fn)
-        self.in_parser = saved
+        self.walk.in_parser = saved
         if isinstance(fn.ret_type, type(VOID)) and outs:
             fn.emit(f"return ({fn.epilogue})")
-        self.code.append(f"def {fname}({', '.join(params)}):")
-        self.code += fn.body()
+        self.out.code.append(f"def {fname}({', '.join(params)}):")
+        self.out.code += fn.body()
         return fname
 
     def emit_out_init(self, py: str, t: Type, fn) -> None:

@@ -106,9 +106,9 @@ class BlockGen:
             fname = e.func.name if isinstance(e.func, A.Path) else e.func.type.name
             b = outer_scope.lookup(fname)
             if isinstance(b, TypeB) and isinstance(b.ty, ObjectT) and b.ty.kind in ("control", "parser"):
-                saved = self.in_parser
+                saved = self.walk.in_parser
                 sub = self.gen_block(b.ty.decl, name, e.args, outer_scope)
-                self.in_parser = saved
+                self.walk.in_parser = saved
                 return InstB(b.ty.kind, b.ty, name, sub.apply_py, None, {"ctx": sub, "direct": True})
         raise P4CompileError(e.loc, "expected a parser or control instance")
 
@@ -146,14 +146,14 @@ class BlockGen:
             size = self.const_int(d.size, scope)
             name = full_name(ctx.name, d)
             py = f"VS_{self.next_id()}"
-            self.bindings[py] = ("value_set", name)
+            self.out.bindings[py] = ("value_set", name)
             fields = []
             if isinstance(t, StructT):
                 for fname, ft in t.fields:
                     fields.append((fname, key_width(ft, d.loc), t.field_annotations.get(fname, [])))
             else:
                 fields.append(("", key_width(t, d.loc), []))
-            self.objects["value_sets"].append(dict(name=name, size=size, fields=fields, annotations=d.annotations,
+            self.out.objects["value_sets"].append(dict(name=name, size=size, fields=fields, annotations=d.annotations,
                                                    struct=isinstance(t, StructT), ty=t, loc=d.loc))
             scope.declare(d.name, InstB("value_set", t, name, py, d), d.loc)
         elif isinstance(d, A.FunctionDecl):
@@ -182,7 +182,7 @@ class BlockGen:
         self._bind_ctor_params(decl, ctor_args, scope, outer_scope, prefix)
         compound = self._setup_params(ctx, decl.params, scope)
         ctx.sig = ", ".join(compound + ["C"])
-        self.in_parser = kind == "parser"
+        self.walk.in_parser = kind == "parser"
         for d in decl.locals:
             self._local(d, ctx, scope)
         ctx.apply_py = f"{'PA' if kind == 'parser' else 'CA'}_{uid}"
@@ -197,7 +197,7 @@ class BlockGen:
                     fn.emit(f"{py} = s_{py_ident(p.name)}")
                 if p.direction in ("out", "inout"):
                     outs.append(py)
-        if prefix not in self.top_prefixes:
+        if prefix not in self.walk.top_prefixes:
             bodies = [decl.body] if kind == "control" else [st for st in decl.states]
             bodies += [d.body for d in decl.locals if isinstance(d, A.ActionDecl)]
             for p, t, py in ctx.params:
@@ -210,14 +210,14 @@ class BlockGen:
             fn.lines.append(line)
         fn.epilogue = "".join(o + ", " for o in outs)
         if kind == "control":
-            self.in_parser = False
-            self.apply_sites.update(apply_continuations(decl.body))
-            if prefix in self.top_prefixes or not outs:
+            self.walk.in_parser = False
+            self.env.apply_sites.update(apply_continuations(decl.body))
+            if prefix in self.walk.top_prefixes or not outs:
                 self.block(decl.body, Scope(scope), fn)
             else:  # an exit still copies scalar results out when arguments are substituted
                 self._body_with_exit_copy_out(decl.body, Scope(scope), fn, outs)
         else:
-            self.in_parser = True
+            self.walk.in_parser = True
             states = self.gen_states(decl, ctx, scope)
             fn.emit(f"st = {states}")
             fn.emit("n = 0")
@@ -225,13 +225,13 @@ class BlockGen:
             fn.emit(f"    st = st({ctx.sig})")
             fn.emit("    n += 1")
             fn.emit("    if n > 100000: raise ParserError(5)")
-            self.in_parser = False
+            self.walk.in_parser = False
         if fn.epilogue:
             fn.emit(f"return ({fn.epilogue})")
         params = ", ".join([c for c in compound] + scalar_in)
-        self.code += self._frame_source(ctx)
-        self.code.append(f"def {ctx.apply_py}({params}):")
-        self.code += fn.body()
+        self.out.code += self._frame_source(ctx)
+        self.out.code.append(f"def {ctx.apply_py}({params}):")
+        self.out.code += fn.body()
         ctx.compound = compound
         ctx.scalar_in = scalar_in
         ctx.outs = outs

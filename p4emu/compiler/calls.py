@@ -68,7 +68,7 @@ class CallGen:
         target = self.expr(f, scope, fn)
         b = target.ref
         if isinstance(b, ActionB):
-            if getattr(fn, "kind", "") == "parser" or self.in_parser:
+            if getattr(fn, "kind", "") == "parser" or self.walk.in_parser:
                 # p4c (TypeInference): actions belong to controls
                 raise P4CompileError(e.loc, f"{b.decl.name}: Action calls are not allowed within parsers")
             return self.action_call(e, b, scope, fn, as_statement)
@@ -274,7 +274,7 @@ class CallGen:
                     raise P4CompileError(e.loc, f"{t.name}.apply: tables cannot be applied from {fn.kind}s")
                 # where control goes after this application (None: used as a value)
                 sites = b.data.setdefault("sites", [])
-                sites.append(self.apply_sites.get(id(e)))
+                sites.append(self.env.apply_sites.get(id(e)))
                 if len(sites) > 1 and (None in sites or len(set(sites)) > 1):
                     raise P4CompileError(e.loc, "Program is not supported by this target, because "
                                                 f"table {b.full_name} has multiple successors")

@@ -192,9 +192,9 @@ def check_generated(gen, deparser) -> None:
     p4c's back end never sees what main does not use."""
     check_deparser(deparser)
     check_next_reads(gen.program.decls)
-    for vs in gen.objects["value_sets"]:
+    for vs in gen.out.objects["value_sets"]:
         check_value_set_type(vs["ty"], vs["name"], vs["loc"])
-    check_direct_meters(gen.objects["tables"], gen.objects["meters"], set(gen.direct_meter_writers))
+    check_direct_meters(gen.out.objects["tables"], gen.out.objects["meters"], set(gen.out.direct_meter_writers))
 
 
 def check_value_set_type(t: Type, name: str, loc) -> None:

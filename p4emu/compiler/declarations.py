@@ -29,28 +29,28 @@ class DeclarationGen:
     def global_decl(self, d: A.Decl) -> None:
         g = self.global_scope
         if getattr(d, "forward", False):  # `extern Name;` until (unless) Name is declared
-            if d.name not in self.global_kinds:
+            if d.name not in self.env.global_kinds:
                 g.bind(d.name, TypeB(ObjectT("extern", d.name, d)))
             return
         fwd = g.names.get(d.name)
         if isinstance(fwd, TypeB) and isinstance(fwd.ty, ObjectT) and getattr(fwd.ty.decl, "forward", False):
             g.names.pop(d.name)  # the declaration a forward `extern Name;` announced
-        prev = self.global_kinds.get(d.name)
+        prev = self.env.global_kinds.get(d.name)
         if prev is type(d) and not isinstance(d, (A.ExternFuncDecl, A.ErrorDecl, A.MatchKindDecl)):
             raise P4CompileError(d.loc, f"{d.name}: duplicate declaration")
         if prev is not None and prev is not type(d):
             g.names.pop(d.name, None)  # a declaration of another kind: the later one is visible
-        self.global_kinds[d.name] = type(d)
+        self.env.global_kinds[d.name] = type(d)
         if isinstance(d, A.ErrorDecl):
             for m in d.members:
-                self.errors.setdefault(m, len(self.errors))
+                self.out.errors.setdefault(m, len(self.out.errors))
         elif isinstance(d, A.MatchKindDecl):
-            self.match_kinds.update(d.members)
+            self.env.match_kinds.update(d.members)
         elif isinstance(d, A.TypedefDecl):
             t = self.resolve_type(d.type, g)
             if d.new_type:  # `type`: named in P4Info type_info, p4c's Type_Newtype
                 t = BitsT(t.width, t.signed, d.name) if isinstance(t, BitsT) else t
-                self.new_types[d.name] = t
+                self.env.new_types[d.name] = t
             g.declare(d.name, loc=d.loc, b=TypeB(t))
         elif isinstance(d, A.HeaderDecl):
             if d.type_params:
@@ -125,20 +125,20 @@ class DeclarationGen:
                 raise P4CompileError(f.loc, f"header_union field {f.name} must be a header")
             t.fields.append((f.name, ft))
             t.field_annotations[f.name] = f.annotations
-        self.struct_code += struct_class_source(t, d.loc)
-        self.struct_types.append(t)
+        self.out.struct_code += struct_class_source(t, d.loc)
+        self.out.struct_types.append(t)
         if d.kind == "header":
             for _, ft in t.fields:
                 self._struct_in_header(ft)
 
     def _struct_in_header(self, t) -> None:
         """Give a struct laid out inside a header (and its nested structs) from_bits/to_bits."""
-        if not isinstance(t, StructT) or t.kind != "struct" or t.py in self.bits_structs:
+        if not isinstance(t, StructT) or t.kind != "struct" or t.py in self.env.bits_structs:
             return
-        self.bits_structs.add(t.py)
+        self.env.bits_structs.add(t.py)
         for _, ft in t.fields:
             self._struct_in_header(ft)
-        self.struct_code += struct_bits_source(t)
+        self.out.struct_code += struct_bits_source(t)
 
     def specialize_struct(self, generic: ObjectT, type_args: dict, loc) -> StructT:
         """The concrete type of `S<T1, ...>` for a generic struct/header `S`, one per
@@ -151,12 +151,12 @@ class DeclarationGen:
             t.generic_origin = (d.name, args)
             return t
         key = (d.name, tuple(map(str, args)))
-        t = self.specialized.get(key)
+        t = self.env.specialized.get(key)
         if t is None:
-            k = sum(1 for n, _ in self.specialized if n == d.name)
+            k = sum(1 for n, _ in self.env.specialized if n == d.name)
             t = StructT(d.kind, f"{d.name}_{k}", annotations=d.annotations)
             t.generic_origin = (d.name, args)
-            self.specialized[key] = t
+            self.env.specialized[key] = t
             self._define_struct(t, d, self.tvar_scope(self.global_scope, type_args))
         return t
 

@@ -58,8 +58,6 @@ from p4emu.lang.types import (
 class ExprGen(OperatorGen, AggregateGen, TypeGen):
     """Expression half of the generator; `self` is the `ProgramGen`."""
 
-    errors: dict[str, int]
-
     # -- expressions -------------------------------------------------------------------
     def expr(self, e: A.Expr, scope: Scope, fn, want: Type | None = None) -> V:
         gen = EXPR_GENERATORS.get(type(e))
@@ -125,9 +123,9 @@ class ExprGen(OperatorGen, AggregateGen, TypeGen):
                 val = t.values[e.name]
                 return V(lit(val), t, val)
             if isinstance(t, ErrorT):
-                if e.name not in self.errors:
+                if e.name not in self.out.errors:
                     raise P4CompileError(e.loc, f"error.{e.name}: not declared")
-                val = self.errors[e.name]
+                val = self.out.errors[e.name]
                 return V(lit(val), ERROR, val)
             raise P4CompileError(e.loc, f"{t}.{e.name}: invalid member")
         if isinstance(t, StructT):
@@ -143,7 +141,7 @@ class ExprGen(OperatorGen, AggregateGen, TypeGen):
             return V(f"{base.py}.f_{e.name}", ft)
         if isinstance(t, StackT):
             if e.name == "next":
-                if not self.in_parser:
+                if not self.walk.in_parser:
                     raise P4CompileError(e.loc, "next: only allowed in parsers")
                 return V(f"{base.py}.next_elem()", t.elem)
             if e.name == "last":

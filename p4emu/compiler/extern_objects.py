@@ -39,41 +39,41 @@ class ExternObjectGen:
                  "meter": "meters", "direct_meter": "meters", "action_profile": "action_profiles",
                  "action_selector": "action_profiles"}.get(kind)
         if store is not None:
-            check_unique_name(self.objects[store], name, kind.replace("_", " "), d.loc)
+            check_unique_name(self.out.objects[store], name, kind.replace("_", " "), d.loc)
         if kind == "register":
             vt = t.type_args.get("T")
             # as BMv2's back end (SimpleSwitchBackend), after serializable enums became bits
             if not (isinstance(vt, BitsT) or isinstance(vt, EnumT) and vt.underlying is not None):
                 raise P4CompileError(d.loc, f"{name}: Only registers with bit or int types "
                                             f"are currently supported, not {vt}")
-            self.objects["registers"].append(dict(
+            self.out.objects["registers"].append(dict(
                 name=name, size=vals[0].const, bitwidth=key_width(vt, d.loc), annotations=annotations,
                 signed=isinstance(vt, BitsT) and vt.signed, is_bool=isinstance(vt, BoolT)))
             py = f"REG_{uid}"
-            self.bindings[py] = ("register", name)
+            self.out.bindings[py] = ("register", name)
         elif kind in ("counter", "direct_counter"):
             unit = (vals[-1].ty.members[vals[-1].const])
             size = vals[0].const if kind == "counter" else 0
-            self.objects["counters"].append(dict(name=name, size=size, unit=unit, direct=kind == "direct_counter", annotations=annotations))
+            self.out.objects["counters"].append(dict(name=name, size=size, unit=unit, direct=kind == "direct_counter", annotations=annotations))
             py = f"CNT_{uid}"
             if kind == "counter":
-                self.bindings[py] = ("counter", name)
+                self.out.bindings[py] = ("counter", name)
         elif kind in ("meter", "direct_meter"):
             unit = (vals[-1].ty.members[vals[-1].const])
             size = vals[0].const if kind == "meter" else 0
-            self.objects["meters"].append(dict(name=name, size=size, unit=unit, direct=kind == "direct_meter",
+            self.out.objects["meters"].append(dict(name=name, size=size, unit=unit, direct=kind == "direct_meter",
                                                annotations=annotations, loc=d.loc))
             py = f"MTR_{uid}"
             if kind == "meter":
-                self.bindings[py] = ("meter", name)
+                self.out.bindings[py] = ("meter", name)
         elif kind == "action_profile":
-            self.objects["action_profiles"].append(dict(name=name, size=vals[0].const, selector=None, annotations=annotations))
+            self.out.objects["action_profiles"].append(dict(name=name, size=vals[0].const, selector=None, annotations=annotations))
             py = f"AP_{uid}"
         elif kind == "action_selector":
             algo = vals[0].ty.members[vals[0].const]
             if algo == "random":
                 raise unsupported(d.loc, "HashAlgorithm.random (BMv2 has no 'random' hash)")
-            self.objects["action_profiles"].append(dict(name=name, size=vals[1].const, selector=algo, annotations=annotations))
+            self.out.objects["action_profiles"].append(dict(name=name, size=vals[1].const, selector=algo, annotations=annotations))
             py = f"AP_{uid}"
         elif kind == "Checksum16":  # deprecated: p4c 1.2.5's BMv2 back end has no converter
             raise P4CompileError(d.loc, "Checksum16: unknown extern instance")
@@ -140,16 +140,16 @@ class ExternObjectGen:
             res = self.lvalue(e.args[0].value, scope, fn)
             self.store_if("PS.meter_color is not None", res, "PS.meter_color", fn)
             owner = getattr(fn, "owner", None)
-            if owner is not None and inst.full_name not in self.direct_meter_writers:
+            if owner is not None and inst.full_name not in self.out.direct_meter_writers:
                 # p4c turns `read(x)` into the meter's JSON "result_target": BMv2 writes the
                 # colour there on every hit of the table, before the action and whichever
                 # action it is; the table calls this writer (tables.py)
                 writer = self.new_fn(owner)
                 self.store(res, "color", writer)
-                wname = f"DMW_{len(self.direct_meter_writers)}_{inst.py}"
-                self.code.append(f"def {wname}({owner.sig}, color):")
-                self.code += writer.body()
-                self.direct_meter_writers[inst.full_name] = wname
+                wname = f"DMW_{len(self.out.direct_meter_writers)}_{inst.py}"
+                self.out.code.append(f"def {wname}({owner.sig}, color):")
+                self.out.code += writer.body()
+                self.out.direct_meter_writers[inst.full_name] = wname
             return V("None", VOID)
         raise P4CompileError(e.loc, f"{kind} has no method {name}")
 

@@ -225,7 +225,7 @@ class ExternGen:
             reads = [f"{src}.f_{fname}" for fname, _ in t.fields]
         else:
             raise P4CompileError(e.loc, f"digest: data must be a struct, header or list, not {v.ty}")
-        self.digest_types[t.name] = t
+        self.out.digest_types[t.name] = t
         vals = []
         for (fname, ftype), read in zip(t.fields, reads, strict=True):
             if isinstance(ftype, BitsT):
@@ -240,10 +240,10 @@ class ExternGen:
 
     def _tuple_digest_type(self, tt: TupleT) -> StructT:
         """A struct type standing for a digested list, one per distinct tuple type."""
-        for name, t in self.digest_types.items():
+        for name, t in self.out.digest_types.items():
             if name.startswith("tuple_") and [ft for _, ft in t.fields] == tt.items:
                 return t
-        k = sum(1 for n in self.digest_types if n.startswith("tuple_"))
+        k = sum(1 for n in self.out.digest_types if n.startswith("tuple_"))
         t = StructT("struct", f"tuple_{k}", [(f"field_{i}", it) for i, it in enumerate(tt.items)])
         t.digest_tuple = True  # P4Info describes it as a tuple type
         return t
@@ -312,15 +312,15 @@ class ExternGen:
 
     # -- field lists -------------------------------------------------------------------
     def field_list_ref(self, idx: int) -> str:
-        self.used_field_lists.add(idx)
+        self.out.used_field_lists.add(idx)
         return f"FIELD_LISTS.get({idx}, NO_FIELDS)"
 
     def anonymous_field_list(self, expr: A.Expr, scope, fn) -> str:
         v = self.expr(expr, scope, fn)
         paths: list[str] = []
         self._lvalue_paths(expr, v, paths)
-        key = 1000 + len(self.anon_field_lists)
-        self.anon_field_lists[key] = paths
+        key = 1000 + len(self.out.anon_field_lists)
+        self.out.anon_field_lists[key] = paths
         return f"FIELD_LISTS.get({key}, NO_FIELDS)"
 
     def _lvalue_paths(self, expr: A.Expr, v: V, out: list[str]) -> None:

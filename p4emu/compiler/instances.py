@@ -49,7 +49,7 @@ class InstanceGen:
             name = f"{base}_{k}"
         seen.add(name)
         full = f"{owner.name}.{name}" if owner.name else name
-        saved = self.in_parser
+        saved = self.walk.in_parser
         sub = self.gen_block(t.decl, full, [], self.global_scope)
-        self.in_parser = saved
+        self.walk.in_parser = saved
         return InstB(t.kind, t, full, sub.apply_py, None, {"ctx": sub, "direct": True})

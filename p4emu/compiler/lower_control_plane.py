@@ -1,4 +1,4 @@
-"""Lowering pass: a finished `ProgramGen`'s control-plane results -> `p4emu.ir.ControlPlane`.
+"""Lowering pass: a finished generator's results (`GeneratedProgram`) -> `p4emu.ir.ControlPlane`.
 
 The generator collects tables, actions and extern instances as it type-checks and
 generates code (`objects`, `links`, `digest_types`, `struct_types`, `p4rt_enums` ...);
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from p4emu.compiler.program import ProgramGen
+from p4emu.compiler.generated import GeneratedProgram
 from p4emu.ir import (
     Action,
     ActionParam,
@@ -40,25 +40,25 @@ from p4emu.lang import ast as A
 from p4emu.lang.types import ERROR, BitsT, BoolT, EnumT, StructT
 
 
-def lower_control_plane(gen: ProgramGen) -> ControlPlane:
-    """The control-plane objects of the program `gen` generated (after `gen.run()`)."""
-    objs = gen.objects
+def lower_control_plane(prog: GeneratedProgram) -> ControlPlane:
+    """The control-plane objects of a generated program (`ProgramGen.out` after `run()`)."""
+    objs = prog.objects
     tables = tuple(_table(t) for t in objs["tables"])
     table_names = {t.name for t in tables}
     return ControlPlane(
-        actions=tuple(_used_actions(gen)),
+        actions=tuple(_used_actions(prog)),
         tables=tables,
-        action_profiles=tuple(_action_profile(p, gen.links.get(p["name"], []), table_names)
+        action_profiles=tuple(_action_profile(p, prog.links.get(p["name"], []), table_names)
                               for p in objs["action_profiles"]),
         counters=tuple(_counter(c, tables) for c in objs["counters"]),
         meters=tuple(_meter(c, tables) for c in objs["meters"]),
         registers=tuple(_register(r) for r in objs["registers"]),
         value_sets=tuple(_value_set(v) for v in objs["value_sets"]),
-        controller_headers=tuple(_controller_headers(gen.struct_types)),
-        digests=tuple(_digest(name, t) for name, t in gen.digest_types.items()),
-        enums=tuple(_enum(et) for et in gen.p4rt_enums.values()),
-        errors=tuple(sorted(gen.errors, key=gen.errors.get)),
-        package_annotations=lower_annotations(gen.main_annotations),
+        controller_headers=tuple(_controller_headers(prog.struct_types)),
+        digests=tuple(_digest(name, t) for name, t in prog.digest_types.items()),
+        enums=tuple(_enum(et) for et in prog.p4rt_enums.values()),
+        errors=tuple(sorted(prog.errors, key=prog.errors.get)),
+        package_annotations=lower_annotations(prog.main_annotations),
     )
 
 
@@ -78,13 +78,13 @@ def lower_annotations(annos: Iterable[A.Annotation] | None) -> tuple[Annotation,
 
 # -- actions and tables --------------------------------------------------------------------
 
-def _used_actions(gen: ProgramGen) -> list[Action]:
+def _used_actions(prog: GeneratedProgram) -> list[Action]:
     """The actions P4Info lists: p4c's lists every action the controls use, referenced by a
     table or called directly (its P4Info is made before actions are inlined)."""
-    used = {r["action"] for t in gen.objects["tables"] for r in t["actions"]}
+    used = {r["action"] for t in prog.objects["tables"] for r in t["actions"]}
     out = []
-    for n, a in gen.objects["actions"].items():
-        b = gen.actions_by_name.get(n)
+    for n, a in prog.objects["actions"].items():
+        b = prog.actions_by_name.get(n)
         if n not in used and not (b is not None and b.py):
             continue
         annos = lower_annotations(a["annotations"])

@@ -59,7 +59,7 @@ class PacketGen:
             if not e.type_args:
                 raise P4CompileError(e.loc, "lookahead needs a type argument")
             t = self.resolve_type(e.type_args[0], scope)
-            peek = "peek_bits_unchecked" if getattr(self, "in_select_key", False) else "peek_bits"
+            peek = "peek_bits_unchecked" if self.walk.in_select_key else "peek_bits"
             if isinstance(t, BitsT):
                 py = f"{pk}.{peek}({t.width})"
                 if t.signed:

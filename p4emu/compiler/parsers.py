@@ -42,8 +42,8 @@ class ParserGen:
                 fn.emit(f"return {self._state_ref(tr.state, names, tr.loc)}")
             else:
                 self._select(tr, names, sscope, fn)
-            self.code.append(f"def {names[s.name]}({ctx.sig}):")
-            self.code += fn.body()
+            self.out.code.append(f"def {names[s.name]}({ctx.sig}):")
+            self.out.code += fn.body()
         return names["start"]
 
     def _state_ref(self, name: str, names: dict, loc) -> str:
@@ -57,11 +57,11 @@ class ParserGen:
         keys = []
         for k in tr.select:
             # BMv2 does not bounds-check a lookahead in a select key
-            self.in_select_key = True
+            self.walk.in_select_key = True
             try:
                 v = self.expr(k, scope, fn)
             finally:
-                self.in_select_key = False
+                self.walk.in_select_key = False
             if isinstance(v.ty, InfIntT):
                 raise P4CompileError(k.loc, "select key width cannot be inferred")
             tmp = fn.fresh("k")

@@ -1,7 +1,9 @@
-"""Whole-program generation: `ProgramGen` (the generator's state, assembled from the
-mixins below), the V1Switch package, the generated Python module source and the
-control-plane object lists (`objects`, `links`, ...), which `lower_control_plane.py` turns
-into the typed `p4emu.ir.ControlPlane`. Top-level declarations are in `declarations.py`.
+"""Whole-program generation: `ProgramGen` (the generator, assembled from the mixins
+below) and the V1Switch package. Its state is three objects (`generated.py`): `out`, the
+`GeneratedProgram` (the generated Python module source and the control-plane object lists
+`objects`, `links`, ..., which `lower_control_plane.py` turns into the typed
+`p4emu.ir.ControlPlane`), `env`, the declaration tables and memos it consults, and `walk`,
+where in the program it is. Top-level declarations are in `declarations.py`.
 
 How a program becomes Python (one pass that type-checks and generates):
 
@@ -28,7 +30,7 @@ How a program becomes Python (one pass that type-checks and generates):
 - checks p4c makes that the generated code does not need (P4Info names, entry priorities,
   parser termination, block directions, BMv2's back-end limits) are in `checks.py`;
 - module-level names `TBL_n`, `REG_n`, `CNT_n`, `MTR_n`, `VS_n` are bound by the Pipeline to
-  a DeviceState's objects (`bindings`), `AID` maps action names to P4Info ids.
+  a DeviceState's objects (`out.bindings`), `AID` maps action names to P4Info ids.
 
 Values: bit<N> = unsigned int, int<N> = signed int, bool, error/enum = int, varbit =
 (width, value). Arithmetic is masked at each operation, as p4c's BMv2 back end does.
@@ -50,11 +52,12 @@ from p4emu.compiler.declarations import DeclarationGen
 from p4emu.compiler.exprs import ExprGen
 from p4emu.compiler.extern_objects import ExternObjectGen
 from p4emu.compiler.externs import ExternGen
+from p4emu.compiler.generated import GeneratedProgram, GlobalEnv, WalkContext
 from p4emu.compiler.instances import InstanceGen
 from p4emu.compiler.ordering import OrderGen
 from p4emu.compiler.packets import PacketGen
 from p4emu.compiler.parsers import ParserGen
-from p4emu.compiler.scope import ActionB, Scope, TypeB
+from p4emu.compiler.scope import Scope, TypeB
 from p4emu.compiler.stmts import StmtGen
 from p4emu.compiler.tables import TableGen
 from p4emu.lang import ast as A
@@ -70,35 +73,10 @@ class ProgramGen(DeclarationGen, ExprGen, StmtGen, CallGen, ActionGen, ExternGen
     def __init__(self, program: A.Program):
         self.program = program
         self.global_scope = Scope()
-        self.errors: dict[str, int] = {}
-        self.apply_sites: dict[int, tuple] = {}  # analysis.apply_continuations
-        self.match_kinds: set[str] = set()
-        self.counter = [0]
-        self.code: list[str] = []
-        self.struct_code: list[str] = []
-        self.bits_structs: set[str] = set()  # structs given from_bits/to_bits
-        self.bindings: dict[str, tuple[str, str]] = {}
-        self.dispatch_tables: list[tuple[str, list[tuple[str, str]]]] = []
-        self.objects: dict = {"tables": [], "actions": {}, "registers": [], "counters": [],
-                              "meters": [], "action_profiles": [], "value_sets": []}
-        self.links: dict[str, list[str]] = {}
-        self.actions_by_name: dict[str, ActionB] = {}
-        self.digest_types: dict[str, StructT] = {}
-        self.specialized: dict[tuple, StructT] = {}  # (generic name, type args) -> type
-        self.used_field_lists: set[int] = set()
-        # direct meter full name -> generated function writing its colour (see externs)
-        self.direct_meter_writers: dict[str, str] = {}
-        self.anon_field_lists: dict[int, list[str]] = {}
-        self.in_parser = False
-        self.in_select_key = False
-        self.top_prefixes: set[str] = set()
-        self.global_kinds: dict[str, type] = {}
-        self.new_types: dict = {}  # `type` declarations: name -> underlying type
-        self.p4rt_enums: dict = {}  # serializable enums the control plane sees: name -> EnumT
-        self.struct_types: list[StructT] = []
-        self.roles: dict = {}
-        self.header_types: dict = {}
-        self.main_annotations: list = []
+        self.counter = [0]  # shared with every `Fn` (fresh local names)
+        self.out = GeneratedProgram()  # what later stages read
+        self.env = GlobalEnv()  # declaration tables and memos used while generating
+        self.walk = WalkContext()  # where the walk is (in a parser, a select key ...)
 
     def next_id(self) -> int:
         self.counter[0] += 1
@@ -116,7 +94,7 @@ class ProgramGen(DeclarationGen, ExprGen, StmtGen, CallGen, ActionGen, ExternGen
                 continue
             self.global_decl(d)
         if main is not None:
-            self.main_annotations = main.annotations  # P4Info pkg_info (@pkginfo, @brief)
+            self.out.main_annotations = main.annotations  # P4Info pkg_info (@pkginfo, @brief)
             self.gen_main(main)
         self.check_unused_blocks()
         if main is None:
@@ -124,22 +102,18 @@ class ProgramGen(DeclarationGen, ExprGen, StmtGen, CallGen, ActionGen, ExternGen
 
     def check_unused_blocks(self) -> None:
         """Type-check parsers/controls that main does not use (p4c reports their errors too)."""
-        used = {id(ctx.decl) for ctx in self.roles.values() if hasattr(ctx, "decl")}
+        used = {id(ctx.decl) for ctx in self.out.roles.values() if hasattr(ctx, "decl")}
         for d in self.program.decls:
             if not isinstance(d, (A.ParserDecl, A.ControlDecl)) or id(d) in used:
                 continue
             if d.type_params or d.ctor_params:
                 continue
-            saved = (self.code, self.objects, self.bindings, self.dispatch_tables, self.links,
-                     dict(self.actions_by_name), self.digest_types, self.anon_field_lists)
-            self.code, self.bindings, self.dispatch_tables, self.links = [], {}, [], {}
-            self.objects = {k: ({} if isinstance(v, dict) else []) for k, v in saved[1].items()}
-            self.digest_types, self.anon_field_lists = {}, {}
+            saved = self.out
+            self.out = saved.scratch()
             try:
                 self.gen_block(d, d.name, [], self.global_scope)
             finally:
-                (self.code, self.objects, self.bindings, self.dispatch_tables, self.links,
-                 self.actions_by_name, self.digest_types, self.anon_field_lists) = saved
+                self.out = saved
 
     # -- main --------------------------------------------------------------------------
     def gen_main(self, main: A.InstanceDecl) -> None:
@@ -173,10 +147,10 @@ class ProgramGen(DeclarationGen, ExprGen, StmtGen, CallGen, ActionGen, ExternGen
         if len(parser_decl.params) > 1:
             headers = parser_decl.params[1]
             check_headers_type(self.resolve_type(headers.type, self.global_scope), headers.type.loc)
-        self.top_prefixes = set()
+        self.walk.top_prefixes = set()
         for _, decl, _ in decls:
             anno = A.find_annotation(decl.annotations, "name")
-            self.top_prefixes.add(anno.string().lstrip(".") if anno is not None and anno.string() else decl.name)
+            self.walk.top_prefixes.add(anno.string().lstrip(".") if anno is not None and anno.string() else decl.name)
         for role, decl, args in decls:
             anno = A.find_annotation(decl.annotations, "name")
             prefix = anno.string().lstrip(".") if anno is not None and anno.string() else decl.name
@@ -184,7 +158,7 @@ class ProgramGen(DeclarationGen, ExprGen, StmtGen, CallGen, ActionGen, ExternGen
                 check_checksum_control(decl, role)
             ctx = self.gen_block(decl, prefix, args, self.global_scope)
             ctx.decl = decl
-            self.roles[role] = ctx
+            self.out.roles[role] = ctx
         check_generated(self, decls[-1][1])  # BMv2 back end's refusals, in what main uses
 
     def _check_signatures(self, decls) -> None:
@@ -207,64 +181,4 @@ class ProgramGen(DeclarationGen, ExprGen, StmtGen, CallGen, ActionGen, ExternGen
                     raise P4CompileError(decl.loc, f"{decl.name}: metadata type {m} differs from {meta_t}")
         if not isinstance(hdr_t, StructT) or not isinstance(meta_t, StructT):
             raise P4CompileError(decls[0][1].loc, "V1Switch headers and metadata must be structs")
-        self.header_types = {"H": hdr_t, "M": meta_t, "SM": self.global_scope.lookup("standard_metadata_t").ty}
-
-    # -- field lists -------------------------------------------------------------------
-    def field_list_source(self) -> list[str]:
-        meta_t: StructT = self.header_types["M"]
-        lists: dict[int, list[str]] = {}
-
-        def walk(t: StructT, path: str) -> None:
-            for fname, ft in t.fields:
-                p = f"{path}.f_{fname}"
-                for a in t.field_annotations.get(fname, []):
-                    if a.name == "field_list":
-                        for tok in a.body:
-                            if tok.kind == "num":
-                                lists.setdefault(tok.value[0], []).append(p)
-                if isinstance(ft, StructT) and ft.kind == "struct":
-                    walk(ft, p)
-
-        walk(meta_t, "M")
-        L = ["FIELD_LISTS = {}"]
-        for idx in sorted(set(lists) | self.used_field_lists):
-            L.append(f"def FL_{idx}(M, SM, DM, DSM):")
-            paths = lists.get(idx, [])
-            for p in paths:
-                L.append(f"    D{p} = {p}")
-            L.append("    pass")
-            L.append(f"FIELD_LISTS[{idx}] = FL_{idx}")
-        ingress = self.roles["ingress"]
-        egress = self.roles["egress"]
-        for idx, paths in self.anon_field_lists.items():
-            L.append(f"def FL_{idx}(M, SM, DM, DSM):")
-            for p in paths:
-                root, _, rest = p.partition(".")
-                if root == "p_" + ingress.params[1][0].name or root == "p_" + egress.params[1][0].name:
-                    L.append(f"    DM.{rest} = M.{rest}")
-                elif root == "p_" + ingress.params[2][0].name or root == "p_" + egress.params[2][0].name:
-                    L.append(f"    DSM.{rest} = SM.{rest}")
-            L.append("    pass")
-            L.append(f"FIELD_LISTS[{idx}] = FL_{idx}")
-        return L
-
-    # -- module ------------------------------------------------------------------------
-    def module_source(self) -> str:
-        L = ["# generated by p4emu"]
-        L += self.struct_code
-        L += self.code
-        for disp, entries in self.dispatch_tables:
-            items = ", ".join(f"AID[{name!r}]: {w}" for name, w in entries)
-            L.append(f"{disp} = {{{items}}}")
-        L += self.field_list_source()
-        r = self.roles
-        L.append(f"PARSE = {r['parser'].apply_py}")
-        L.append(f"VERIFY = {r['verify'].apply_py}")
-        L.append(f"INGRESS = {r['ingress'].apply_py}")
-        L.append(f"EGRESS = {r['egress'].apply_py}")
-        L.append(f"COMPUTE = {r['compute'].apply_py}")
-        L.append(f"DEPARSE = {r['deparser'].apply_py}")
-        L.append(f"NEW_H = {self.header_types['H'].py}")
-        L.append(f"NEW_M = {self.header_types['M'].py}")
-        L.append(f"NEW_SM = {self.header_types['SM'].py}")
-        return "\n".join(L) + "\n"
+        self.out.header_types = {"H": hdr_t, "M": meta_t, "SM": self.global_scope.lookup("standard_metadata_t").ty}

@@ -33,12 +33,12 @@ class TableGen:
             v = self.expr(ke.expr, scope, fn)
             w = key_width(v.ty, ke.loc)
             if isinstance(v.ty, EnumT) and v.ty.underlying is not None:
-                self.p4rt_enums[v.ty.name] = v.ty
+                self.out.p4rt_enums[v.ty.name] = v.ty
             anno = A.find_annotation(ke.annotations, "name")
             kname = anno.string() if anno is not None else key_name(ke.expr)
             if kname is None:
                 raise P4CompileError(ke.loc, "Complex key expression requires a @name annotation")
-            if ke.match_kind not in self.match_kinds:
+            if ke.match_kind not in self.env.match_kinds:
                 raise P4CompileError(ke.loc, f"{ke.match_kind}: unknown match kind")
             keys.append(dict(name=kname, match_kind=ke.match_kind, bitwidth=w, annotations=ke.annotations, ty=v.ty))
             key_py.append(unsigned_py(v))
@@ -102,24 +102,24 @@ class TableGen:
                     refs.append(dict(action="NoAction", annotations=[A.Annotation("defaultonly", [], d.loc)]))
                     dispatch.append(("NoAction", w))
                     info["default"] = "NoAction"
-        check_unique_name(self.objects["tables"], name, "table", d.loc)
-        self.objects["tables"].append(info)
+        check_unique_name(self.out.objects["tables"], name, "table", d.loc)
+        self.out.objects["tables"].append(info)
         py = f"TA_{uid}"
         tbl = f"TBL_{uid}"
         disp = f"TD_{uid}"
-        self.bindings[tbl] = ("table", name)
-        self.dispatch_tables.append((disp, dispatch))
+        self.out.bindings[tbl] = ("table", name)
+        self.out.dispatch_tables.append((disp, dispatch))
         fn.emit(f"r = {tbl}.lookup(({''.join(k + ', ' for k in key_py)}), PS.length)")
         if info["direct_meter"] is not None:
             fn.emit("PS.meter_color = r.meter_color")
-            writer = self.direct_meter_writers.get(info["direct_meter"])
+            writer = self.out.direct_meter_writers.get(info["direct_meter"])
             if writer is not None:
                 fn.emit(f"if r.meter_color is not None: {writer}({ctx.sig}, r.meter_color)")
         fn.emit(f"f = {disp}.get(r.action_id)")
         fn.emit(f"if f is not None: f({ctx.sig}, r.args)")
         fn.emit("return r")
-        self.code.append(f"def {py}({ctx.sig}):")
-        self.code += fn.body()
+        self.out.code.append(f"def {py}({ctx.sig}):")
+        self.out.code += fn.body()
         scope.bind(d.name, InstB("table", ObjectT("table", d.name, d), name, py, d))
 
     def _action_wrapper(self, b: ActionB, ar: A.ActionRefSyntax, ctx: BlockCtx, scope, uid) -> str:
@@ -161,8 +161,8 @@ class TableGen:
         prefix = [ctx.sig] if b.owner is not None else []
         self.emit_call_with_outs(f"{b.py}({', '.join(prefix + call_args)})", outs, False, fn, ar.loc,
                                  may_exit=True)
-        self.code.append(f"def {wname}({ctx.sig}, args):")
-        self.code += fn.body()
+        self.out.code.append(f"def {wname}({ctx.sig}, args):")
+        self.out.code += fn.body()
         return wname
 
     def _const_action_call(self, ar: A.ActionRefSyntax, scope, allowed, d) -> tuple[ActionB, tuple[int, ...]]:
@@ -305,7 +305,7 @@ class TableGen:
         return b.full_name
 
     def _link(self, obj_name: str, table_name: str, kind: str) -> None:
-        self.links.setdefault(obj_name, []).append(table_name)
+        self.out.links.setdefault(obj_name, []).append(table_name)
 
 
 def _const_text(e: A.IntLit) -> str:

@@ -1,0 +1,165 @@
+"""What the generator produces (`GeneratedProgram`), the tables it consults while it walks
+the program (`GlobalEnv`) and where in the program the walk is (`WalkContext`).
+
+`ProgramGen` holds one of each: `out` is what later stages read (the generated Python
+module, `module_source()`; the control-plane object lists `lower_control_plane` turns into
+the typed `p4emu.ir.ControlPlane`; the `bindings` the Pipeline binds), `env` and `walk` are
+used only while generating.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+from p4emu.compiler.blocks import BlockCtx
+from p4emu.compiler.scope import ActionB
+from p4emu.lang import ast as A
+from p4emu.lang.types import EnumT, StructT
+
+
+def empty_objects() -> dict[str, list | dict]:
+    return {"tables": [], "actions": {}, "registers": [], "counters": [], "meters": [],
+            "action_profiles": [], "value_sets": []}
+
+
+@dataclass(eq=False)
+class GeneratedProgram:
+    """The generator's results. A parser or control that main does not use is type-checked
+    into a `scratch()` copy, so its code and control-plane objects are dropped."""
+
+    code: list[str] = field(default_factory=list)
+    """Generated Python lines: frame classes, apply, parser-state, action, table-apply and
+    dispatch-wrapper functions, direct-meter writers."""
+    struct_code: list[str] = field(default_factory=list)
+    """Generated Python lines of the header/struct/union classes (before `code`)."""
+    bindings: dict[str, tuple[str, str]] = field(default_factory=dict)
+    """Module-level name (`TBL_n`, `REG_n`, ...) -> (object kind, full name), bound by the
+    Pipeline to a DeviceState's objects."""
+    dispatch_tables: list[tuple[str, list[tuple[str, str]]]] = field(default_factory=list)
+    """(dispatch dict name `TD_n`, [(action name, wrapper function)]) of every table."""
+    objects: dict[str, list | dict] = field(default_factory=empty_objects)
+    """Control-plane objects as dicts: "tables", "registers", "counters", "meters",
+    "action_profiles", "value_sets" (lists) and "actions" (full name -> dict)."""
+    links: dict[str, list[str]] = field(default_factory=dict)
+    """Action profile / selector name -> the tables implemented by it."""
+    actions_by_name: dict[str, ActionB] = field(default_factory=dict)
+    """Action full name -> its binding (`py` set once the action is generated)."""
+    digest_types: dict[str, StructT] = field(default_factory=dict)
+    """Types passed to digest(), by name (tuples get a `tuple_n` name)."""
+    anon_field_lists: dict[int, list[str]] = field(default_factory=dict)
+    """Field lists written inline in clone/resubmit/recirculate calls: id -> field paths."""
+    used_field_lists: set[int] = field(default_factory=set)
+    """@field_list ids the program uses (each gets an `FL_n` function)."""
+    direct_meter_writers: dict[str, str] = field(default_factory=dict)
+    """Direct meter full name -> generated function writing its colour (see externs)."""
+    errors: dict[str, int] = field(default_factory=dict)
+    """`error` members -> their values, in declaration order."""
+    struct_types: list[StructT] = field(default_factory=list)
+    """Header/struct/union types in declaration order (P4Info's controller headers)."""
+    p4rt_enums: dict[str, EnumT] = field(default_factory=dict)
+    """Serializable enums the control plane sees: name -> type."""
+    roles: dict[str, BlockCtx] = field(default_factory=dict)
+    """V1Switch role ("parser", "verify", "ingress", ...) -> the block generated for it."""
+    header_types: dict[str, StructT] = field(default_factory=dict)
+    """"H", "M", "SM" -> the headers, metadata and standard_metadata types."""
+    main_annotations: list[A.Annotation] = field(default_factory=list)
+    """Annotations of the `main` instance (P4Info's pkg_info)."""
+
+    def scratch(self) -> GeneratedProgram:
+        """A copy to type-check a block main does not use: code, objects, bindings, dispatch
+        tables, links, digest types and anonymous field lists start empty, actions_by_name
+        is a copy; the other fields are shared with this one."""
+        return replace(self, code=[], objects=empty_objects(), bindings={}, dispatch_tables=[],
+                       links={}, actions_by_name=dict(self.actions_by_name), digest_types={},
+                       anon_field_lists={})
+
+    # -- the generated module ------------------------------------------------------------
+    def field_list_source(self) -> list[str]:
+        meta_t: StructT = self.header_types["M"]
+        lists: dict[int, list[str]] = {}
+
+        def walk(t: StructT, path: str) -> None:
+            for fname, ft in t.fields:
+                p = f"{path}.f_{fname}"
+                for a in t.field_annotations.get(fname, []):
+                    if a.name == "field_list":
+                        for tok in a.body:
+                            if tok.kind == "num":
+                                lists.setdefault(tok.value[0], []).append(p)
+                if isinstance(ft, StructT) and ft.kind == "struct":
+                    walk(ft, p)
+
+        walk(meta_t, "M")
+        L = ["FIELD_LISTS = {}"]
+        for idx in sorted(set(lists) | self.used_field_lists):
+            L.append(f"def FL_{idx}(M, SM, DM, DSM):")
+            paths = lists.get(idx, [])
+            for p in paths:
+                L.append(f"    D{p} = {p}")
+            L.append("    pass")
+            L.append(f"FIELD_LISTS[{idx}] = FL_{idx}")
+        ingress = self.roles["ingress"]
+        egress = self.roles["egress"]
+        for idx, paths in self.anon_field_lists.items():
+            L.append(f"def FL_{idx}(M, SM, DM, DSM):")
+            for p in paths:
+                root, _, rest = p.partition(".")
+                if root == "p_" + ingress.params[1][0].name or root == "p_" + egress.params[1][0].name:
+                    L.append(f"    DM.{rest} = M.{rest}")
+                elif root == "p_" + ingress.params[2][0].name or root == "p_" + egress.params[2][0].name:
+                    L.append(f"    DSM.{rest} = SM.{rest}")
+            L.append("    pass")
+            L.append(f"FIELD_LISTS[{idx}] = FL_{idx}")
+        return L
+
+    def module_source(self) -> str:
+        L = ["# generated by p4emu"]
+        L += self.struct_code
+        L += self.code
+        for disp, entries in self.dispatch_tables:
+            items = ", ".join(f"AID[{name!r}]: {w}" for name, w in entries)
+            L.append(f"{disp} = {{{items}}}")
+        L += self.field_list_source()
+        r = self.roles
+        L.append(f"PARSE = {r['parser'].apply_py}")
+        L.append(f"VERIFY = {r['verify'].apply_py}")
+        L.append(f"INGRESS = {r['ingress'].apply_py}")
+        L.append(f"EGRESS = {r['egress'].apply_py}")
+        L.append(f"COMPUTE = {r['compute'].apply_py}")
+        L.append(f"DEPARSE = {r['deparser'].apply_py}")
+        L.append(f"NEW_H = {self.header_types['H'].py}")
+        L.append(f"NEW_M = {self.header_types['M'].py}")
+        L.append(f"NEW_SM = {self.header_types['SM'].py}")
+        return "\n".join(L) + "\n"
+
+
+@dataclass(eq=False)
+class GlobalEnv:
+    """Tables of the top-level declarations and memos of the generation so far, consulted
+    while generating (not read after it)."""
+
+    global_kinds: dict[str, type] = field(default_factory=dict)
+    """Top-level name -> the class of its declaration (to refuse redeclarations)."""
+    match_kinds: set[str] = field(default_factory=set)
+    """Declared match_kind members."""
+    new_types: dict[str, object] = field(default_factory=dict)
+    """`type` declarations: name -> underlying type."""
+    specialized: dict[tuple, StructT] = field(default_factory=dict)
+    """(generic struct name, type args) -> its specialized type."""
+    bits_structs: set[str] = field(default_factory=set)
+    """Struct classes already given from_bits/to_bits."""
+    apply_sites: dict[int, tuple] = field(default_factory=dict)
+    """id(apply call) -> what follows it (`analysis.apply_continuations`)."""
+
+
+@dataclass(eq=False)
+class WalkContext:
+    """Where the generator is."""
+
+    in_parser: bool = False
+    """Generating a parser's body (not an action or function called from it)."""
+    in_select_key: bool = False
+    """Generating a select expression's key (BMv2 does not bounds-check a lookahead there)."""
+    top_prefixes: set[str] = field(default_factory=set)
+    """Name prefixes of main's six blocks (their apply functions neither copy `in` nor
+    initialise `out` compound parameters)."""
