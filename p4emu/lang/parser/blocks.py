@@ -9,13 +9,19 @@ from p4emu.lang.parser.statements import StmtParser
 
 
 class BlockParser(StmtParser):
-    def block_decl(self) -> A.Decl:
+    def generic_head(self):
+        """`KEYWORD Name<T, ...>`: the keyword, the name token, the type parameters (in
+        scope until the caller pops `scoped_types`)."""
         kind = self.tok.text
         self.i += 1
         n = self.ident()
         self.type_names.add(n.text)
         tparams = self.type_params()
         self.scoped_types.append(set(tparams))
+        return kind, n, tparams
+
+    def block_decl(self) -> A.Decl:
+        kind, n, tparams = self.generic_head()
         params = self.params()
         if self.accept(";"):
             self.scoped_types.pop()

@@ -70,12 +70,7 @@ class DeclParser(BlockParser):
         return d
 
     def _struct_like(self) -> A.HeaderDecl:
-        kind = self.tok.text
-        self.i += 1
-        n = self.ident()
-        self.type_names.add(n.text)
-        tparams = self.type_params()
-        self.scoped_types.append(set(tparams))
+        kind, n, tparams = self.generic_head()
         self.expect("{")
         fields = []
         while not self.accept("}"):
