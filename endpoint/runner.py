@@ -15,7 +15,7 @@ from endpoint.core.receiver import Message, MrcReceiver, ReceiverConfig
 from endpoint.core.sender import MrcSender, SenderConfig
 from endpoint.kernel_routes import Plane
 from endpoint.netio import ECT0, FrameAddress, FrameBuilder, PortGuard, RawLink, parse_frame
-from endpoint.wire import ETH_IP_UDP_LEN, HEADER_LEN, MalformedPacket, MsgType
+from endpoint.wire import MalformedPacket, MsgType, payload_fit
 
 log = logging.getLogger(__name__)
 
@@ -31,7 +31,7 @@ class SendReport:
 
 def mss_for(planes: list[Plane], requested: int | None) -> int:
     """Payload bytes per packet that fit every plane's MTU."""
-    fit = min(p.mtu for p in planes) - (ETH_IP_UDP_LEN - 14) - HEADER_LEN
+    fit = payload_fit(min(p.mtu for p in planes))
     if requested is None:
         return fit
     if not 1 <= requested <= fit:

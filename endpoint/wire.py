@@ -27,6 +27,11 @@ HEADER_LEN = 40
 ETH_IP_UDP_LEN = 14 + 20 + 8
 
 
+def payload_fit(mtu: int) -> int:
+    """Payload bytes of the largest MRC packet an interface of this IP MTU carries."""
+    return mtu - (ETH_IP_UDP_LEN - 14) - HEADER_LEN
+
+
 class MsgType(IntEnum):
     DATA = 0
     ACK = 1

@@ -6,10 +6,12 @@ import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from endpoint.wire import ETH_IP_UDP_LEN, HEADER_LEN, payload_fit
 from topologies.p4switch import DEFAULT_MTU, MAX_MTU, bps_to_pps
+from topologies.p4switch import check_mtu as check_interface_mtu
 
 TARGETS = ("p4emu", "bmv2")
-ACK_FRAME_BYTES = 14 + 20 + 8 + 40  # Ethernet/IPv4/UDP/MRC header, no payload
+ACK_FRAME_BYTES = ETH_IP_UDP_LEN + HEADER_LEN  # Ethernet/IPv4/UDP/MRC header, no payload
 # Throughput experiments run jumbo frames, as AI-training fabrics do: headers cost 1 % of a
 # frame instead of 5 %, and a software fabric, whose cost is per packet, carries six times
 # the bits. Experiments about queues counted in packets keep 1500 bytes.
@@ -23,7 +25,7 @@ def frame_bytes(mtu: int) -> int:
 
 def mss(mtu: int) -> int:
     """Payload of a full MRC DATA packet."""
-    return mtu - 20 - 8 - 40
+    return payload_fit(mtu)
 
 # What a target can emulate per link on this kind of machine. p4emu forwards 30-40 k
 # packets/s per switch on one core (README); beyond the rate a Python endpoint reaches
@@ -61,8 +63,10 @@ def parse_rate(text: str) -> int:
 
 
 def check_mtu(mtu: int) -> None:
-    if not 576 <= mtu <= MAX_MTU:
-        raise ExperimentError(f"bad MTU {mtu}: expected 576..{MAX_MTU} bytes")
+    try:
+        check_interface_mtu(mtu)
+    except ValueError as exc:
+        raise ExperimentError(f"bad {exc}") from None
 
 
 def check_rate(target: str, bps: int, mtu: int = DEFAULT_MTU) -> None:

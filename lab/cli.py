@@ -18,7 +18,7 @@ from fabric_model.spray import SPRAY_MODES
 from lab.lab import Lab, LabConfig, LabError, cannot_run_here, default_build_dir
 from lab.target import TARGETS, CompileError
 from topologies.link_failure import METHODS as LINK_FAILURE_METHODS
-from topologies.p4switch import DEFAULT_MTU, MAX_MTU, QueueOptions
+from topologies.p4switch import DEFAULT_MTU, MAX_MTU, QueueOptions, check_mtu
 
 log = logging.getLogger("mrclab")
 
@@ -35,8 +35,10 @@ def _positive_int(text: str) -> int:
 
 def _mtu(text: str) -> int:
     value = _positive_int(text)
-    if not 576 <= value <= MAX_MTU:
-        raise argparse.ArgumentTypeError(f"MTU {value} out of range 576..{MAX_MTU}")
+    try:
+        check_mtu(value)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
     return value
 
 

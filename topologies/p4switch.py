@@ -31,7 +31,14 @@ STOP_GRACE_S = 2.0
 
 
 DEFAULT_MTU = 1500
+MIN_MTU = 576  # the least every IPv4 host must take
 MAX_MTU = 9000  # jumbo frames; what veth and both targets carry
+
+
+def check_mtu(mtu: int) -> None:
+    """ValueError (one line) for an MTU the lab cannot give its interfaces."""
+    if not MIN_MTU <= mtu <= MAX_MTU:
+        raise ValueError(f"MTU {mtu} out of range {MIN_MTU}..{MAX_MTU}")
 
 
 class SwitchConfigError(Exception):
@@ -55,8 +62,7 @@ class QueueOptions:
     mtu: int = DEFAULT_MTU
 
     def __post_init__(self) -> None:
-        if not 576 <= self.mtu <= MAX_MTU:
-            raise ValueError(f"MTU {self.mtu} out of range 576..{MAX_MTU}")
+        check_mtu(self.mtu)
 
     def pps(self, bps: int) -> int:
         """The BMv2 packet rate carrying `bps` of MTU-sized frames."""
