@@ -46,7 +46,7 @@ class QueueSettings:
                            dict(self.priority_depths))
 
 
-def _set_depth(config: QueueConfig, depth: int, priority: int | None) -> None:
+def _set_depth(config: QueueConfig | QueueSettings, depth: int, priority: int | None) -> None:
     if priority is None:
         config.depth = depth
         config.priority_depths.clear()
@@ -93,12 +93,8 @@ class TrafficManager:
         for number, q in self._targets(port):
             _set_depth(q.config, depth, priority)
             self.settings.per_port[number] = q.config
-        if port is None:
-            if priority is None:
-                self.settings.depth = depth
-                self.settings.priority_depths.clear()
-            else:
-                self.settings.priority_depths[priority] = depth
+        if port is None:  # ports created later get it too
+            _set_depth(self.settings, depth, priority)
         self._wake()
 
     def set_rate(self, rate_pps: float, port: int | None = None) -> None:
