@@ -38,7 +38,8 @@ def make_find(table: Table) -> Find:
     return table._find
 
 
-def _direct_result(entry: TableEntry) -> LookupResult:
+def direct_result(entry: TableEntry) -> LookupResult:
+    """The (cached) result of an entry with its own action."""
     action = entry.action
     assert action is not None
     result = entry._result = LookupResult(True, action.action_id, action.args, entry)
@@ -80,7 +81,7 @@ def make_lookup(table: Table) -> Lookup:
         counter.bytes += packet_length
         result = entry._result
         if result is None:
-            return _direct_result(entry)
+            return direct_result(entry)
         return result
     return lookup
 
@@ -104,7 +105,7 @@ def _indirect_lookup(table: Table) -> Lookup:
         counter.bytes += packet_length
         if entry.action is not None:  # (an initial entry of a table with a profile)
             result = entry._result
-            return _direct_result(entry) if result is None else result
+            return direct_result(entry) if result is None else result
         if entry.member_id is not None:
             member = members.get(entry.member_id)
         else:

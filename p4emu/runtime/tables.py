@@ -21,7 +21,7 @@ from p4emu.runtime.counters import CounterData
 from p4emu.runtime.entries import LookupResult, TableEntry, canon_field
 from p4emu.runtime.errors import EntryExists, EntryNotFound, InvalidEntry, ReadOnly, TableFull
 from p4emu.runtime.hashes import HASH_ALGORITHMS
-from p4emu.runtime.lookups import make_lookup
+from p4emu.runtime.lookups import direct_result, make_lookup
 from p4emu.runtime.match import Lpm, Range, Ternary, lpm_mask
 from p4emu.runtime.meters import MeterCell, MeterConfig
 from p4emu.runtime.model import ActionInfo, MatchKind, MeterInfo, MeterUnit, TableInfo
@@ -305,18 +305,10 @@ class Table:
 
     # --- data plane
     def _find(self, keys: tuple[int, ...]) -> TableEntry | None:
-        mode = self._mode
-        if mode == "exact":
-            return self._exact.get(keys)
-        if mode == "lpm":
+        """The matching entry of a table `lookups.make_find` has no shortcut for: an lpm
+        table of several fields, or ternary/range/optional matching."""
+        if self._mode == "lpm":
             pos = self._lpm_pos
-            if len(keys) == 1:
-                value = keys[0]
-                for mask, bucket in self._lpm_levels:
-                    entry = bucket.get(value & mask)
-                    if entry is not None:
-                        return entry
-                return None
             work = list(keys)
             value = keys[pos]
             for mask, bucket in self._lpm_levels:
@@ -356,10 +348,7 @@ class Table:
         if entry.action is not None:
             if color is None:
                 result = entry._result
-                if result is None:
-                    result = entry._result = LookupResult(True, entry.action.action_id,
-                                                          entry.action.args, entry)
-                return result
+                return direct_result(entry) if result is None else result
             return LookupResult(True, entry.action.action_id, entry.action.args, entry, color)
         profile = self.profile
         assert profile is not None
