@@ -30,30 +30,34 @@ def expr_text(e: A.Expr) -> str:
     return "expr"
 
 
-def apply_calls(node, inst: str, out: list) -> list:
+def syntax_nodes(node):
+    """Every syntax-tree node under `node` (a node, list or tuple), each once; resolved
+    names, types and constants the checker attached are not followed."""
+    todo, seen = [node], set()
+    while todo:
+        n = todo.pop()
+        if isinstance(n, (list, tuple)):
+            todo.extend(n)
+        elif isinstance(n, A.Node) and id(n) not in seen:
+            seen.add(id(n))
+            yield n
+            todo.extend(v for k, v in vars(n).items()
+                        if k not in ("ref", "ty", "const", "loc") and isinstance(v, (A.Node, list, tuple)))
+
+
+def apply_calls(node, inst: str) -> list:
     """All `inst.apply(...)` calls in a syntax tree."""
-    if isinstance(node, A.Call) and isinstance(node.func, A.Member) and node.func.name == "apply" \
-            and isinstance(node.func.expr, A.Path) and node.func.expr.name == inst:
-        out.append(node)
-    if isinstance(node, list):
-        for x in node:
-            apply_calls(x, inst, out)
-    elif isinstance(node, A.Node):
-        for v in vars(node).values():
-            if isinstance(v, (A.Node, list)):
-                apply_calls(v, inst, out)
-    elif isinstance(node, tuple):
-        for x in node:
-            apply_calls(x, inst, out)
-    return out
+    return [n for n in syntax_nodes(node)
+            if isinstance(n, A.Call) and isinstance(n.func, A.Member) and n.func.name == "apply"
+            and isinstance(n.func.expr, A.Path) and n.func.expr.name == inst]
 
 
 def substitutable(decl, inst: str) -> bool:
     """p4c's condition for inlining `inst` by direct argument substitution."""
     if decl is None:
         return True
-    calls = apply_calls(getattr(decl, "body", None), inst, []) + apply_calls(
-        getattr(decl, "states", []), inst, []) + apply_calls(decl.locals, inst, [])
+    calls = apply_calls([getattr(decl, "body", None), getattr(decl, "states", []),
+                         decl.locals], inst)
     sigs = {tuple(expr_text(a.value) if a.value is not None else "_" for a in c.args) for c in calls}
     if len(sigs) > 1:
         return False

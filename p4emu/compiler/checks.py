@@ -3,7 +3,7 @@ accept programs p4c refuses (each names the p4c pass it mirrors)."""
 
 from __future__ import annotations
 
-from p4emu.compiler.analysis import expr_text
+from p4emu.compiler.analysis import expr_text, syntax_nodes
 from p4emu.lang import ast as A
 from p4emu.lang.errors import P4CompileError
 from p4emu.lang.types import ERROR, BitsT, EnumT, StackT, StructT, Type
@@ -254,7 +254,7 @@ def check_next_reads(decls) -> None:
     extract (`s.next` is no element BMv2 can name), a read or a write, and so `s.next =
     {...}` (p4c writes its fields one by one). Only code p4emu generated (typed) counts:
     p4c drops what is never used."""
-    for node in _nodes(decls):
+    for node in syntax_nodes(decls):
         if isinstance(node, A.Member) and node.ty is not None and _is_next(node.expr) \
                 and node.name in _field_names(node.expr.ty):
             raise P4CompileError(node.expr.loc, f"{expr_text(node.expr)} uninitialized: next "
@@ -272,20 +272,6 @@ def _is_next(e) -> bool:
 
 def _field_names(t) -> set[str]:
     return {name for name, _ in t.fields} if isinstance(t, StructT) else set()
-
-
-def _nodes(node):
-    """Every syntax-tree node under `node` (not following resolved names and types)."""
-    todo, seen = [node], set()
-    while todo:
-        n = todo.pop()
-        if isinstance(n, (list, tuple)):
-            todo.extend(n)
-        elif isinstance(n, A.Node) and id(n) not in seen:
-            seen.add(id(n))
-            yield n
-            todo.extend(v for k, v in vars(n).items()
-                        if k not in ("ref", "ty", "const", "loc") and isinstance(v, (A.Node, list, tuple)))
 
 
 def check_direct_meters(tables: list[dict], meters: list[dict], read: set[str]) -> None:
