@@ -9,17 +9,17 @@ are copied out by the caller, also when the callee exits.
 
 from __future__ import annotations
 
+from p4emu.compiler.passes.check_calls import unify_param
+from p4emu.compiler.passes.folding import fold
 from p4emu.compiler.scope import ActionB, ExternFuncB, FuncB, InstB, Scope, TypeB
-from p4emu.compiler.values import V, is_compound, lit, zero_value
+from p4emu.compiler.values import V, is_compound, zero_value
+from p4emu.ir import expressions as I
 from p4emu.lang import ast as A
 from p4emu.lang.errors import P4CompileError
 from p4emu.lang.types import (
-    BOOL,
-    INFINT,
     VOID,
     BitsT,
     BoolT,
-    InfIntT,
     ObjectT,
     StackT,
     StructT,
@@ -105,11 +105,7 @@ class CallGen:
 
     def _gen_arg(self, p, a, tyenv, scope, fn, loc, what, type_params, out) -> V | None:
         """One argument of `gen_args`, appended to `out`."""
-        pscope = self.tvar_scope(scope, tyenv)
-        for tp in type_params:
-            if tp not in tyenv:
-                pscope.bind(tp, TypeB(TypeVarT(tp)))
-        pt = self.resolve_type(p.type, pscope)
+        pt = self.param_type(p, tyenv, type_params, scope)
         if a is None or a.value is None:
             if a is None and p.default is not None:
                 v = self.coerce(self.expr(p.default, scope, fn, pt), pt, loc)
@@ -127,27 +123,18 @@ class CallGen:
             v = self.lvalue(a.value, scope, fn)
         else:
             v = self.expr(a.value, scope, fn, want)
-        if isinstance(pt, TypeVarT):
-            if not isinstance(v.ty, InfIntT):
-                tyenv[pt.name] = v.ty
-                pt = v.ty
-        elif not is_compound(pt) and not isinstance(pt, (TupleT, VarbitT)):
+        if not isinstance(pt, TypeVarT) and not is_compound(pt) and not isinstance(pt, (TupleT, VarbitT)):
             if isinstance(pt, BitsT) and isinstance(v.ty, BitsT) and pt != v.ty and p.direction == "":
                 # directionless (constructor/extern) params accept implicit casts in p4c
                 v = self.cast(v, pt, a.loc)
             v = self.coerce(v, pt, a.loc)
-        elif isinstance(pt, StructT) and isinstance(v.ty, StructT) and pt is not v.ty:
-            if not _unify_generic(pt, v.ty, tyenv):
+        else:
+            unified = unify_param(pt, v.ty, tyenv)
+            if unified is None:
                 raise P4CompileError(a.loc, f"{what}: argument type {v.ty} does not match {pt}")
-            pt = v.ty
+            pt = unified
         out.append((p, v, pt))
         return v
-
-    def tvar_scope(self, scope: Scope, tyenv: dict) -> Scope:
-        s = Scope(scope)
-        for name, t in tyenv.items():
-            s.bind(name, TypeB(t))
-        return s
 
     def emit_call_with_outs(self, call_py: str, outs: list[tuple[V, Type]], has_ret: bool, fn, loc,
                             may_exit: bool = False) -> str | None:
@@ -297,16 +284,8 @@ class CallGen:
         t: StructT = base.ty
         if e.args:
             raise P4CompileError(e.loc, f"{name} takes no arguments")
-        if name == "isValid":
-            if t.kind == "header_union":
-                return V(f"{base.py}.is_valid()", BOOL)
-            if t.kind != "header":
-                raise P4CompileError(e.loc, f"{t.name} is not a header")
-            return V(f"{base.py}.valid", BOOL)
-        if name in ("minSizeInBits", "minSizeInBytes"):
-            bits = t.bit_width()
-            val = bits if name == "minSizeInBits" else (bits + 7) // 8
-            return V(lit(val), INFINT, val)
+        if name in ("isValid", "minSizeInBits", "minSizeInBytes"):  # a statement of its own
+            return self.emit_expr(fold(self.header_query(e, I.Evaluated(t, e.loc, base), name)), fn)
         if name in ("setValid", "setInvalid"):
             if t.kind != "header":
                 raise P4CompileError(e.loc, f"{name}: {t.name} is not a header")
@@ -332,22 +311,3 @@ class CallGen:
                 fn.emit(f"{h}.valid = False")
             return V("None", VOID)
         raise P4CompileError(e.loc, f"{t.name} has no method {name}")
-
-
-def _unify_generic(pattern: StructT, actual: StructT, tyenv: dict) -> bool:
-    """Bind the type variables of `pattern` (`S<T, ...>` in a generic signature) to match
-    `actual` (a specialization of the same generic struct); False if they cannot match."""
-    po = getattr(pattern, "generic_origin", None)
-    ao = getattr(actual, "generic_origin", None)
-    if po is None or ao is None or po[0] != ao[0]:
-        return False
-    for p, a in zip(po[1], ao[1], strict=True):
-        if isinstance(p, TypeVarT):
-            if tyenv.setdefault(p.name, a) != a:
-                return False
-        elif isinstance(p, StructT) and isinstance(a, StructT):
-            if p is not a and not _unify_generic(p, a, tyenv):
-                return False
-        elif p != a:
-            return False
-    return True

@@ -14,6 +14,10 @@ from p4emu.lang import ast as A
 from p4emu.lang.errors import P4CompileError, unsupported
 from p4emu.lang.types import VOID, BitsT, BoolT, EnumT, ObjectT, StructT, TypeVarT
 
+# the methods of extern objects that p4emu generates, by (extern type, method)
+EXTERN_METHODS = {("register", "read"), ("register", "write"), ("counter", "count"),
+                  ("direct_counter", "count"), ("meter", "execute_meter"), ("direct_meter", "read")}
+
 
 class ExternObjectGen:
     """`self` is the `ProgramGen`."""

@@ -106,17 +106,20 @@ class ExternGen:
 
     # -- extern functions --------------------------------------------------------------
     def extern_function_call(self, e: A.Call, b, scope, fn, want, as_statement) -> V:
-        name = b.name
+        pairs = self.extern_overload(e, b)
+        r = EXTERN_FUNCTIONS[b.name](self, e, pairs, scope, fn)
+        return r if r is not None else V("None", VOID)
+
+    def extern_overload(self, e: A.Call, b) -> list[tuple[A.Param, A.Arg | None]]:
+        """The arguments of a call of extern function `b` bound to the parameters of the
+        overload it calls; an error if none fits or p4emu does not implement it."""
         arity = [d for d in b.overloads if self._arity_ok(d, e.args)]
         if not arity:
-            raise P4CompileError(e.loc, f"{name}: no overload takes {len(e.args)} arguments")
-        decl = arity[0]
-        pairs = self.bind_args(decl.params, e.args, e.loc, name)
-        gen = EXTERN_FUNCTIONS.get(name)
-        if gen is None:
-            raise unsupported(e.loc, f"extern function {name}")
-        r = gen(self, e, pairs, scope, fn)
-        return r if r is not None else V("None", VOID)
+            raise P4CompileError(e.loc, f"{b.name}: no overload takes {len(e.args)} arguments")
+        pairs = self.bind_args(arity[0].params, e.args, e.loc, b.name)
+        if b.name not in EXTERN_FUNCTIONS:
+            raise unsupported(e.loc, f"extern function {b.name}")
+        return pairs
 
     @staticmethod
     def _arity_ok(d, args) -> bool:

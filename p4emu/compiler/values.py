@@ -6,9 +6,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from p4emu.lang.errors import P4CompileError, unsupported
+from p4emu.lang.errors import unsupported
 from p4emu.lang.types import (
-    INFINT,
     BitsT,
     BoolT,
     EnumT,
@@ -34,20 +33,6 @@ def wrap(value: int, t: BitsT) -> int:
         h = 1 << (t.width - 1)
         return ((value + h) & t.mask) - h
     return value & t.mask
-
-
-def runtime_int(v: V) -> V:
-    """`(int)x` of a run-time bit<N> or int<N> x (p4c allows the cast): p4c's BMv2 back end
-    masks it to the width of `int`, 0 (JSON `x & 0`), so BMv2 computes 0."""
-    return V(f"({v.py} & 0)", INFINT)
-
-
-def runtime_int_op(e, op: str, a: V, b: V) -> V:
-    """`a op b` on ints one of which is only known at run time (runtime_int): at BMv2's
-    unbounded precision, until a cast to bit<N> or int<N> wraps the result."""
-    if op not in ("+", "-", "*", "&", "|", "^"):
-        raise P4CompileError(e.loc, f"{op}: operand width unknown")
-    return V(f"({a.py} {op} {b.py})", INFINT)
 
 
 def unsigned_py(v: V) -> str:
@@ -77,16 +62,6 @@ class AggConst:
 
     def item(self, name: str):
         return self.items[self.names.index(name)] if self.names and name in self.names else None
-
-
-def agg_const(py: str, vals: list, t, valid: bool = True) -> AggConst | None:
-    """The AggConst of a brace expression whose parts are all constants, else None."""
-    if any(v.const is None for v in vals):
-        return None
-    if isinstance(t, StructT):
-        return AggConst(py, tuple(v.const for v in vals), tuple(n for n, _ in t.fields),
-                        valid if t.kind == "header" else None)
-    return AggConst(py, tuple(v.const for v in vals))
 
 
 def lit(value: object) -> str:

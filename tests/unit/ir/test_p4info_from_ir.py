@@ -113,10 +113,11 @@ def _p4emu_imports(path: Path) -> set[str]:
     return out
 
 
-def test_the_ir_depends_on_nothing_but_itself_and_two_leaves_of_lang():
+def test_the_ir_depends_on_nothing_but_itself_and_three_leaves_of_lang():
+    # types: typed expressions carry a p4emu.lang.types.Type (a leaf: it imports nothing)
     for path in sorted((P4EMU / "ir").glob("*.py")):
         wrong = {m for m in _p4emu_imports(path) if not m.startswith("p4emu.ir")
-                 and m not in ("p4emu.lang.errors", "p4emu.lang.annotation_tokens")}
+                 and m not in ("p4emu.lang.errors", "p4emu.lang.annotation_tokens", "p4emu.lang.types")}
         assert not wrong, f"{path.name} imports {sorted(wrong)}"
 
 

@@ -1,0 +1,24 @@
+"""A generator with a scope of a few variables, and P4 expressions parsed from text."""
+
+from __future__ import annotations
+
+from p4emu.compiler.program import ProgramGen
+from p4emu.compiler.scope import Scope, VarB
+from p4emu.lang import ast as A
+from p4emu.lang.lexer import tokenize
+from p4emu.lang.parser import Parser
+from p4emu.lang.preprocess import SourceLine
+from p4emu.lang.types import BOOL, BitsT
+
+
+def parse_expr(text: str) -> A.Expr:
+    return Parser(tokenize([SourceLine("t.p4", 1, text)])).expression()
+
+
+def generator() -> tuple[ProgramGen, Scope]:
+    """`x`: bit<8>, `y`: int<8>, `w`: bit<16>, `b`: bool (run-time values)."""
+    gen = ProgramGen(A.Program(None, []))
+    scope = Scope(gen.global_scope)
+    for name, t in (("x", BitsT(8)), ("y", BitsT(8, True)), ("w", BitsT(16)), ("b", BOOL)):
+        scope.bind(name, VarB(t, f"{name}_py"))
+    return gen, scope
