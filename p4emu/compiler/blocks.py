@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from p4emu.compiler.analysis import apply_continuations, writes
+from p4emu.compiler.passes.folding import fold
 from p4emu.compiler.scope import (
     ActionB,
     ConstB,
@@ -20,6 +21,7 @@ from p4emu.compiler.scope import (
     py_ident,
 )
 from p4emu.compiler.values import V, is_compound, key_width, zero_value
+from p4emu.ir import expressions as I
 from p4emu.lang import ast as A
 from p4emu.lang.errors import P4CompileError, unsupported
 from p4emu.lang.types import (
@@ -125,11 +127,11 @@ class BlockGen:
             b = VarB(t, f"C.{name}")
             if d.init is not None:
                 fn = self.new_fn(ctx)
-                v = self.expr(d.init, scope, fn, t)
+                v = self.emit_expr(fold(self.check_initial(t, self.check_expr(d.init, scope, t), d.loc)), fn)
                 if is_compound(t):
-                    self.assign_value(V(b.py, t), v, d.loc, fn)
+                    self.assign_value(V(b.py, t), v, fn)
                 else:
-                    fn.emit(f"{b.py} = {self.coerce(v, t, d.loc).py}")
+                    fn.emit(f"{b.py} = {v.py}")
                 ctx.prologue += fn.lines
             scope.declare(d.name, b, d.loc)
         elif isinstance(d, A.ActionDecl):
@@ -237,9 +239,8 @@ class BlockGen:
         ctx.outs = outs
         return ctx
 
-    def subblock_apply(self, e: A.Call, b: InstB, scope, fn, as_statement) -> V:
+    def subblock_apply(self, e: I.Call, b: InstB, fn) -> V:
         sub: BlockCtx = b.data["ctx"]
-        decl = b.ty.decl
         b.data["applies"] = b.data.get("applies", 0) + 1
         if sub.applied_tables:
             if b.data["applies"] > 1:
@@ -249,8 +250,7 @@ class BlockGen:
             owner = getattr(fn, "owner", None)
             if owner is not None:
                 owner.applied_tables.extend(sub.applied_tables)
-        pairs = self.bind_args(decl.params, e.args, e.loc, decl.name)
-        args = self.gen_args(pairs, {}, scope, fn, e.loc, decl.name)
+        vals = self.emit_arguments(e.args, fn)
         # p4c inlines a sub-block by substituting its arguments when every call site passes
         # the same non-aliasing arguments; otherwise through temporaries copied out after
         # the body, a copy-out an exit skips (docs/v1model.md §3)
@@ -259,7 +259,8 @@ class BlockGen:
         scalar_args = []
         outs = []
         copy_back = []
-        for p, v, pt in args:
+        for a, v in zip(e.args, vals, strict=True):
+            pt = a.type
             if is_compound(pt):
                 if v is None:
                     tmp = fn.fresh("dc")
@@ -269,18 +270,18 @@ class BlockGen:
                 if not direct and isinstance(pt, (StructT, StackT)):
                     tmp = fn.fresh("arg")
                     fn.emit(f"{tmp} = {v.py}.copy()")
-                    if p.direction in ("out", "inout"):
+                    if a.direction in ("out", "inout"):
                         copy_back.append((target, tmp))
                     v = V(tmp, pt)
                 else:
                     v = target  # passed by reference: the callee works on the argument itself
                 compound_args.append(v.py)
             else:
-                if p.direction in ("", "in", "inout"):
+                if a.direction in ("", "in", "inout"):
                     scalar_args.append(v.py if v is not None else zero_value(pt))
-                if p.direction in ("out", "inout") and v is not None:
+                if a.direction in ("out", "inout") and v is not None:
                     outs.append((v, pt))
-                elif p.direction in ("out", "inout"):
+                elif a.direction in ("out", "inout"):
                     outs.append((V(fn.fresh("dc"), pt), pt))
         call = f"{b.py}({', '.join(compound_args + scalar_args)})"
         if sub.outs:

@@ -86,7 +86,7 @@ class ExternObjectGen:
         return py
 
     # -- method calls ------------------------------------------------------------------
-    def extern_method_call(self, e: A.Call, base: V, name: str, scope, fn, want, as_statement) -> V:
+    def extern_method_call(self, e: A.Call, base: V, name: str, scope, fn) -> V:
         inst = base.ref
         kind = base.ty.name
         tenv = base.ty.type_args

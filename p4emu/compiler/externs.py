@@ -15,7 +15,6 @@ from p4emu.lang import ast as A
 from p4emu.lang.errors import P4CompileError, unsupported
 from p4emu.lang.types import (
     BOOL,
-    VOID,
     BitsT,
     BoolT,
     EnumT,
@@ -104,28 +103,7 @@ class ExternGen:
         self.store(lv, value_py, fn)
         fn.indent -= 1
 
-    # -- extern functions --------------------------------------------------------------
-    def extern_function_call(self, e: A.Call, b, scope, fn, want, as_statement) -> V:
-        pairs = self.extern_overload(e, b)
-        r = EXTERN_FUNCTIONS[b.name](self, e, pairs, scope, fn)
-        return r if r is not None else V("None", VOID)
-
-    def extern_overload(self, e: A.Call, b) -> list[tuple[A.Param, A.Arg | None]]:
-        """The arguments of a call of extern function `b` bound to the parameters of the
-        overload it calls; an error if none fits or p4emu does not implement it."""
-        arity = [d for d in b.overloads if self._arity_ok(d, e.args)]
-        if not arity:
-            raise P4CompileError(e.loc, f"{b.name}: no overload takes {len(e.args)} arguments")
-        pairs = self.bind_args(arity[0].params, e.args, e.loc, b.name)
-        if b.name not in EXTERN_FUNCTIONS:
-            raise unsupported(e.loc, f"extern function {b.name}")
-        return pairs
-
-    @staticmethod
-    def _arity_ok(d, args) -> bool:
-        required = sum(1 for p in d.params if p.default is None)
-        return required <= len(args) <= len(d.params)
-
+    # -- extern functions (called by `calls.py` with their overload's arguments) ----------
     def _arg(self, pairs, i, scope, fn, want: Type | None = None) -> V:
         p, a = pairs[i]
         v = self.expr(a.value, scope, fn, want)

@@ -20,7 +20,7 @@ def _no_dont_care(e: A.Call, name: str) -> None:
 
 
 class PacketGen:
-    def packet_in_call(self, e: A.Call, base: V, name: str, scope, fn, want, as_statement) -> V:
+    def packet_in_call(self, e: A.Call, base: V, name: str, scope, fn, as_statement) -> V:
         pk = base.py
         if name == "extract" and e.type_args and len(e.args) == 1 and e.args[0].value is None:
             # `extract<H>(_)`: extract into a header nobody reads, i.e. skip one H

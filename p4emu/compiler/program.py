@@ -5,8 +5,9 @@ below) and the V1Switch package. Its state is three objects (`generated.py`): `o
 `p4emu.ir.ControlPlane`), `env`, the declaration tables and memos it consults, and `walk`,
 where in the program it is. Top-level declarations are in `declarations.py`.
 
-How a program becomes Python (one walk that type-checks and generates; expressions
-through passes over a typed IR):
+How a program becomes Python (one walk over the declarations; each statement and parser
+transition is type-checked into a typed IR, `p4emu.ir`, by the passes of `passes/`, then
+emitted):
 
 - every header/struct/union type becomes a `__slots__` class (`structs.py`): fields are
   attributes `f_<name>`, headers add `valid`, `extract(pk)`, `emit(out)`, `set_valid()`,
@@ -25,10 +26,10 @@ through passes over a typed IR):
   functions in `externs.py`, extern objects in `extern_objects.py`, packet_in/packet_out
   in `packets.py`, `lookahead.py`); per-packet requests (clone, resubmit, digest,
   truncate ...) go to the global `PS`;
-- statements (`stmts.py`), expressions and calls (`calls.py`) generate the bodies, in
-  p4c's evaluation order (`ordering.py`); an expression is type-checked into the typed IR
-  of `p4emu.ir.expressions`, folded and emitted by the passes of `passes/` (`exprs.py`
-  runs them; types in `typegen.py`);
+- statements (`stmts.py` runs `passes/check_statements.py` and `emit_statements.py`),
+  expressions (`exprs.py`: `passes/typecheck.py`, `folding.py`, `emit.py`) and calls
+  (checked in `passes/check_calls.py`, `check_arguments.py`; emitted by `calls.py`)
+  generate the bodies, in p4c's evaluation order (`ordering.py`); types in `typegen.py`;
 - checks p4c makes that the generated code does not need (P4Info names, entry priorities,
   parser termination, block directions, BMv2's back-end limits) are in `checks.py`;
 - module-level names `TBL_n`, `REG_n`, `CNT_n`, `MTR_n`, `VS_n` are bound by the Pipeline to

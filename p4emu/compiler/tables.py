@@ -146,8 +146,8 @@ class TableGen:
             elif isinstance(t, BoolT):
                 fn.emit(f"{py} = {py} != 0")
         pairs = list(zip(dir_params, ar_args, strict=True))
-        args = self.gen_args(pairs, {}, scope, fn, ar.loc, decl.name)
-        argmap = {id(p): v for p, v, _ in args}
+        args = self.check_arguments(pairs, {}, scope, ar.loc, decl.name)
+        argmap = {id(p): v for p, v in zip(dir_params, self.emit_arguments(args, fn), strict=True)}
         call_args = []
         outs = []
         for p in decl.params:

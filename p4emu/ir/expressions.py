@@ -240,12 +240,32 @@ class DefaultValue(Expr):
 
 # -- calls ---------------------------------------------------------------------------------
 @dataclass(frozen=True, slots=True)
+class Argument:
+    """An argument bound to its parameter: the parameter's `direction` and `type` (type
+    variables inferred); `value` is the argument converted to that type (an lvalue for
+    `out`/`inout`, the parameter's default when omitted), None for `_` of an `out`."""
+
+    direction: str
+    type: Type
+    value: Expr | None
+    loc: object
+
+
+@dataclass(frozen=True, slots=True)
 class Call(Expr):
-    """A call of an action, function, extern function or method whose result is `type`.
-    The arguments are still checked with the code that generates the call (`call` is its
-    syntax, `scope` where it appears, `want` the context's type)."""
+    """A call whose result is `type`. `callee` is a `CallableRef` (action, function,
+    extern function) or a `MethodRef` (method of a table, sub-parser/control, header,
+    stack, extern object or packet).
+
+    `args` are the checked arguments of actions, functions and parser/control applies (a
+    stack's push/pop: its count); `type_args` the binding of a generic function's type
+    parameters. Extern functions, extern object and packet methods still check their
+    arguments in the generator that emits them: `syntax` is the call (arguments bound to
+    the parameters of the extern function's overload in `bound`), `scope` where it is."""
 
     callee: Expr
-    call: object
-    scope: object
-    want: Type | None
+    args: tuple[Argument, ...] = ()
+    type_args: tuple[tuple[str, Type], ...] = ()
+    syntax: object = None
+    scope: object = None
+    bound: tuple = ()

@@ -1,57 +1,126 @@
-"""Calls in the type checker (mixin of `ProgramGen`): the callee is resolved and the
-result typed here; `t(x)` of a bit or bool type is a cast and `h.isValid()`,
-`h.minSizeInBits()`/`minSizeInBytes()` are queries of the header. The arguments are still
-checked by the code that generates the call (`calls.py`), which binds them to the
-parameters and emits their copy-in and copy-out.
+"""Calls in the type checker (mixin of `ProgramGen`): the callee is resolved, the call
+checked against it and the result typed. Actions, functions and parser/control applies get
+their arguments bound and checked (`check_arguments.py`); `t(x)` of a bit or bool type is
+a cast and `h.isValid()`, `h.minSizeInBits()`/`minSizeInBytes()` are queries of the header.
+Extern functions, extern object and packet methods are checked for their existence and
+overload here; their arguments are still checked by their generators (`externs.py`,
+`extern_objects.py`, `packets.py`).
 
-`unify_param` is the type inference of one argument, shared with `calls.py`.
+Checks that depend on where the call is generated (an action of another control, a
+table applied from an action, a table or sub-block applied twice) are made by `calls.py`.
 """
 
 from __future__ import annotations
 
 from p4emu.compiler.extern_objects import EXTERN_METHODS
-from p4emu.compiler.scope import ExternFuncB, FuncB, Scope, TypeB
+from p4emu.compiler.externs import EXTERN_FUNCTIONS
+from p4emu.compiler.scope import ActionB, ExternFuncB, FuncB, Scope, TypeB
 from p4emu.ir import expressions as I
 from p4emu.lang import ast as A
-from p4emu.lang.errors import P4CompileError
+from p4emu.lang.errors import P4CompileError, unsupported
 from p4emu.lang.types import (
     BOOL,
     INFINT,
     VOID,
     BitsT,
     BoolT,
-    InfIntT,
     ObjectT,
+    StackT,
     StructT,
-    Type,
-    TypeVarT,
 )
 
 
 class CallCheck:
     """`self` is the `ProgramGen`."""
 
-    def check_call(self, e: A.Call, scope: Scope, want) -> I.Expr:
+    def check_call(self, e: A.Call, scope: Scope, want=None, statement: bool = False) -> I.Expr:
+        """Call `e` as an expression (or, with `statement`, as a statement of its own)."""
         f = e.func
         if isinstance(f, A.Member):
-            callee = self.check_expr(f.expr, scope)
-            t = callee.type
-            if isinstance(t, StructT) and f.name in ("isValid", "minSizeInBits", "minSizeInBytes"):
-                return self.header_query(e, callee, f.name)
-            result = self._method_result(e, callee, f.name, scope)
-        else:
-            callee = self.check_expr(f, scope)
-            b = getattr(callee, "binding", None)
-            if isinstance(b, TypeB) and isinstance(b.ty, (BitsT, BoolT)) and len(e.args) == 1:
-                return self.cast_expr(self.check_expr(e.args[0].value, scope), b.ty, e.loc)
-            if isinstance(b, FuncB):
-                result = self._function_result(e, b, scope)
-            elif isinstance(b, ExternFuncB):
-                self.extern_overload(e, b)
-                result = BOOL if b.name == "static_assert" else VOID
-            else:
-                result = VOID
-        return I.Call(result, e.loc, callee, e, scope, want)
+            return self._check_method_call(e, self.check_expr(f.expr, scope), f.name, scope, statement)
+        callee = self.check_expr(f, scope)
+        b = getattr(callee, "binding", None)
+        if isinstance(b, TypeB) and isinstance(b.ty, (BitsT, BoolT)) and len(e.args) == 1:
+            return self.cast_expr(self.check_expr(e.args[0].value, scope), b.ty, e.loc)
+        if isinstance(b, ActionB):
+            return self._check_action_call(e, callee, b, scope, statement)
+        if isinstance(b, FuncB):
+            return self._check_function_call(e, callee, b, scope)
+        if isinstance(b, ExternFuncB):
+            pairs = self.extern_overload(e, b)
+            result = BOOL if b.name == "static_assert" else VOID
+            return I.Call(result, e.loc, callee, syntax=e, scope=scope, bound=tuple(pairs))
+        raise P4CompileError(e.loc, "called expression is not a function, action or method")
+
+    def _check_action_call(self, e: A.Call, callee, b: ActionB, scope, statement) -> I.Expr:
+        decl = b.decl
+        if self.walk.in_parser:  # p4c (TypeInference): actions belong to controls
+            raise P4CompileError(e.loc, f"{decl.name}: Action calls are not allowed within parsers")
+        if not statement:
+            raise P4CompileError(e.loc, "actions cannot be called in expressions")
+        pairs = self.bind_args(decl.params, e.args, e.loc, decl.name)
+        return I.Call(VOID, e.loc, callee, self.check_arguments(pairs, {}, scope, e.loc, decl.name))
+
+    def _check_function_call(self, e: A.Call, callee, b: FuncB, scope) -> I.Expr:
+        decl = b.decl
+        tyenv: dict = {}
+        if e.type_args:
+            if len(e.type_args) != len(decl.type_params):
+                raise P4CompileError(e.loc, f"{decl.name}: expected {len(decl.type_params)} type arguments")
+            tyenv = {tp: self.resolve_type(ta, scope) for tp, ta in zip(decl.type_params, e.type_args, strict=True)}
+        pairs = self.bind_args(decl.params, e.args, e.loc, decl.name)
+        args = self.check_arguments(pairs, tyenv, scope, e.loc, decl.name, decl.type_params)
+        missing = [tp for tp in decl.type_params if tp not in tyenv]
+        if missing:
+            raise P4CompileError(e.loc, f"{decl.name}: cannot infer type argument {missing[0]}")
+        result = self.resolve_type(decl.ret, self.tvar_scope(scope, tyenv))
+        return I.Call(result, e.loc, callee, args, tuple(tyenv.items()))
+
+    def _check_method_call(self, e: A.Call, base: I.Expr, name: str, scope, statement) -> I.Expr:
+        t = base.type
+        method = I.MethodRef(VOID, e.func.loc, base, name)
+        if isinstance(t, StructT):
+            if e.args:
+                raise P4CompileError(e.loc, f"{name} takes no arguments")
+            if name in ("isValid", "minSizeInBits", "minSizeInBytes"):
+                return self.header_query(e, base, name)
+            if name not in ("setValid", "setInvalid"):
+                raise P4CompileError(e.loc, f"{t.name} has no method {name}")
+            if t.kind != "header":
+                raise P4CompileError(e.loc, f"{name}: {t.name} is not a header")
+            if not statement:
+                raise P4CompileError(e.loc, f"{name}() does not return a value")
+            return I.Call(VOID, e.loc, method)
+        if isinstance(t, StackT):
+            if name not in ("push_front", "pop_front"):
+                raise P4CompileError(e.loc, f"header stack has no method {name}")
+            if len(e.args) != 1:
+                raise P4CompileError(e.loc, f"{name} expects one argument")
+            count = I.Constant(INFINT, e.args[0].loc, const=self.const_int(e.args[0].value, scope))
+            return I.Call(VOID, e.loc, method, (I.Argument("", INFINT, count, e.args[0].loc),))
+        if not isinstance(t, ObjectT):
+            raise P4CompileError(e.loc, f"{t} has no method {name}")
+        if t.kind == "table":
+            if name != "apply" or e.args:
+                raise P4CompileError(e.loc, f"table {t.name}: only apply() can be called")
+            result = ObjectT("apply_result", "apply_result", getattr(base, "binding", None))
+            return I.Call(result, e.loc, method, syntax=e)
+        if t.kind in ("control", "parser"):
+            if name != "apply":
+                raise P4CompileError(e.loc, f"{t.name} has no method {name}")
+            decl = t.decl
+            pairs = self.bind_args(decl.params, e.args, e.loc, decl.name)
+            return I.Call(VOID, e.loc, method, self.check_arguments(pairs, {}, scope, e.loc, decl.name))
+        if t.kind == "extern" and (t.name, name) not in EXTERN_METHODS:
+            raise P4CompileError(e.loc, f"{t.name} has no method {name}")
+        if t.kind not in ("extern", "packet_in", "packet_out"):
+            raise P4CompileError(e.loc, f"{t} has no method {name}")
+        result = VOID
+        if t.kind == "packet_in" and name == "length":
+            result = BitsT(32)
+        elif t.kind == "packet_in" and name == "lookahead" and e.type_args:
+            result = self.resolve_type(e.type_args[0], scope)
+        return I.Call(result, e.loc, method, syntax=e, scope=scope)
 
     def header_query(self, e: A.Call, base: I.Expr, name: str) -> I.Expr:
         t: StructT = base.type
@@ -65,90 +134,18 @@ class CallCheck:
         return I.HeaderQuery(INFINT, e.loc, base, name,
                              const=bits if name == "minSizeInBits" else (bits + 7) // 8)
 
-    def _method_result(self, e: A.Call, base: I.Expr, name: str, scope) -> Type:
-        """The type of what method `name` of `base` returns (void where it cannot be
-        called: generating the call reports that)."""
-        t = base.type
-        if not isinstance(t, ObjectT):
-            return VOID
-        if t.kind == "extern" and (t.name, name) not in EXTERN_METHODS:
-            raise P4CompileError(e.loc, f"{t.name} has no method {name}")
-        if t.kind == "table" and name == "apply":
-            return ObjectT("apply_result", "apply_result", getattr(base, "binding", None))
-        if t.kind == "packet_in" and name == "length":
-            return BitsT(32)
-        if t.kind == "packet_in" and name == "lookahead" and e.type_args:
-            return self.resolve_type(e.type_args[0], scope)
-        return VOID
-
-    def _function_result(self, e: A.Call, b: FuncB, scope: Scope) -> Type:
-        decl = b.decl
-        tyenv: dict = {}
-        if e.type_args:
-            if len(e.type_args) != len(decl.type_params):
-                return VOID
-            tyenv = {tp: self.resolve_type(ta, scope) for tp, ta in zip(decl.type_params, e.type_args, strict=True)}
-        elif decl.type_params:
-            tyenv = self._infer_type_args(e, decl, scope)
-            if any(tp not in tyenv for tp in decl.type_params):
-                return VOID
-        return self.resolve_type(decl.ret, self.tvar_scope(scope, tyenv))
-
-    def _infer_type_args(self, e: A.Call, decl, scope: Scope) -> dict:
-        """The type arguments of a call of generic function `decl`, from its arguments."""
-        tyenv: dict = {}
-        for p, a in self.bind_args(decl.params, e.args, e.loc, decl.name):
-            if a is None or a.value is None:
-                continue
-            pt = self.param_type(p, tyenv, decl.type_params, scope)
-            want = tyenv.get(pt.name) if isinstance(pt, TypeVarT) else pt
-            v = self.check_expr(a.value, scope, want)
-            unify_param(pt if want is None else want, v.type, tyenv)
-        return tyenv
-
-    def param_type(self, p: A.Param, tyenv: dict, type_params, scope: Scope) -> Type:
-        """The type of parameter `p` with the type variables inferred so far substituted."""
-        pscope = self.tvar_scope(scope, tyenv)
-        for tp in type_params:
-            if tp not in tyenv:
-                pscope.bind(tp, TypeB(TypeVarT(tp)))
-        return self.resolve_type(p.type, pscope)
-
-    def tvar_scope(self, scope: Scope, tyenv: dict) -> Scope:
-        s = Scope(scope)
-        for name, t in tyenv.items():
-            s.bind(name, TypeB(t))
-        return s
+    def extern_overload(self, e: A.Call, b) -> list[tuple[A.Param, A.Arg | None]]:
+        """The arguments of a call of extern function `b` bound to the parameters of the
+        overload it calls; an error if none fits or p4emu does not implement it."""
+        arity = [d for d in b.overloads if _arity_ok(d, e.args)]
+        if not arity:
+            raise P4CompileError(e.loc, f"{b.name}: no overload takes {len(e.args)} arguments")
+        pairs = self.bind_args(arity[0].params, e.args, e.loc, b.name)
+        if b.name not in EXTERN_FUNCTIONS:
+            raise unsupported(e.loc, f"extern function {b.name}")
+        return pairs
 
 
-def unify_param(pt: Type, actual: Type, tyenv: dict) -> Type | None:
-    """The type of a parameter of type `pt` given an argument of type `actual`: a type
-    variable takes the argument's type (an untyped int leaves it open), a generic struct
-    `S<T>` binds its variables; None if the argument does not fit a generic struct."""
-    if isinstance(pt, TypeVarT):
-        if not isinstance(actual, InfIntT):
-            tyenv[pt.name] = actual
-            return actual
-        return pt
-    if isinstance(pt, StructT) and isinstance(actual, StructT) and pt is not actual:
-        return actual if _unify_generic(pt, actual, tyenv) else None
-    return pt
-
-
-def _unify_generic(pattern: StructT, actual: StructT, tyenv: dict) -> bool:
-    """Bind the type variables of `pattern` (`S<T, ...>` in a generic signature) to match
-    `actual` (a specialization of the same generic struct); False if they cannot match."""
-    po = getattr(pattern, "generic_origin", None)
-    ao = getattr(actual, "generic_origin", None)
-    if po is None or ao is None or po[0] != ao[0]:
-        return False
-    for p, a in zip(po[1], ao[1], strict=True):
-        if isinstance(p, TypeVarT):
-            if tyenv.setdefault(p.name, a) != a:
-                return False
-        elif isinstance(p, StructT) and isinstance(a, StructT):
-            if p is not a and not _unify_generic(p, a, tyenv):
-                return False
-        elif p != a:
-            return False
-    return True
+def _arity_ok(d, args) -> bool:
+    required = sum(1 for p in d.params if p.default is None)
+    return required <= len(args) <= len(d.params)

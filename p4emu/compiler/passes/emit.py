@@ -29,9 +29,9 @@ class ExprEmit(OperatorEmit):
     def emit_in_order(self, fn, parts: tuple[I.Expr, ...] | list[I.Expr]) -> list[V]:
         """Parts evaluated left to right (`in_order`); implicit conversions apply to the
         saved values."""
-        cores = [_unconverted(x) for x in parts]
+        cores = [unconverted(x) for x in parts]
         vals = self.in_order(fn, [(lambda c=c: self.emit_expr(c, fn)) for c in cores])
-        return [_reconvert(x, v) for x, v in zip(parts, vals, strict=True)]
+        return [reconvert(x, v) for x, v in zip(parts, vals, strict=True)]
 
     def _emit_constant(self, e: I.Expr, fn) -> V:
         return V(lit(e.const), e.type, e.const)
@@ -111,7 +111,7 @@ class ExprEmit(OperatorEmit):
         return V(cast_py(v.py, e.operand.type, e.type), e.type, e.const)
 
     def _emit_convert(self, e: I.Convert, fn) -> V:
-        return _reconvert(e, self.emit_expr(_unconverted(e), fn))
+        return reconvert(e, self.emit_expr(unconverted(e), fn))
 
     def _emit_list_expr(self, e: I.ListExpr, fn) -> V:
         vals = self.emit_in_order(fn, e.items[:e.written])
@@ -138,20 +138,20 @@ class ExprEmit(OperatorEmit):
         return V(zero_value(e.type), e.type)
 
     def _emit_call(self, e: I.Call, fn) -> V:
-        return self.call(e.call, e.scope, fn, e.want, as_statement=False)
+        return self.emit_call(e, fn, as_statement=False)
 
 
-def _unconverted(e: I.Expr) -> I.Expr:
+def unconverted(e: I.Expr) -> I.Expr:
     while type(e) is I.Convert:
         e = e.operand
     return e
 
 
-def _reconvert(e: I.Expr, v: V) -> V:
+def reconvert(e: I.Expr, v: V) -> V:
     """`v` (the value of `e` without its implicit conversions) converted as `e` says."""
     if type(e) is not I.Convert:
         return v
-    v = _reconvert(e.operand, v)
+    v = reconvert(e.operand, v)
     if e.const is not None:
         return V(lit(e.const), e.type, e.const)
     if isinstance(v.ty, InfIntT) and isinstance(e.type, BitsT):

@@ -3,7 +3,8 @@ into a typed IR expression (`p4emu.ir.expressions`), resolving names in a `Scope
 raising `P4CompileError` at the offending location, dispatching on the AST node class
 through `CHECKERS`. Here: literals, names, member, index and slice accesses, casts and
 `?:`; operators are in `check_operators.py`, list/struct/`{#}`/`...` expressions in
-`check_aggregates.py`, calls in `check_calls.py`, conversions in `conversions.py`.
+`check_aggregates.py`, calls in `check_calls.py` (their arguments and assignment targets in
+`check_arguments.py`), conversions in `conversions.py`.
 
 `want` is the type the context expects: it gives untyped int literals and brace
 expressions their type (as p4c's TypeInference does); callers still convert the result
@@ -16,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from p4emu.compiler.passes.check_aggregates import AggregateCheck
+from p4emu.compiler.passes.check_arguments import ArgumentCheck
 from p4emu.compiler.passes.check_calls import CallCheck
 from p4emu.compiler.passes.check_operators import OperatorCheck
 from p4emu.compiler.passes.conversions import ConversionCheck
@@ -57,7 +59,7 @@ from p4emu.lang.types import (
 HEADER_METHODS = ("isValid", "setValid", "setInvalid", "minSizeInBits", "minSizeInBytes")
 
 
-class TypeCheck(OperatorCheck, AggregateCheck, CallCheck, ConversionCheck):
+class TypeCheck(OperatorCheck, AggregateCheck, CallCheck, ArgumentCheck, ConversionCheck):
     """`self` is the `ProgramGen`."""
 
     def check_expr(self, e: A.Expr, scope: Scope, want: Type | None = None) -> I.Expr:

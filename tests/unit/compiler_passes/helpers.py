@@ -22,3 +22,23 @@ def generator() -> tuple[ProgramGen, Scope]:
     for name, t in (("x", BitsT(8)), ("y", BitsT(8, True)), ("w", BitsT(16)), ("b", BOOL)):
         scope.bind(name, VarB(t, f"{name}_py"))
     return gen, scope
+
+
+def declaring(text: str) -> tuple[ProgramGen, Scope]:
+    """`generator()` with the top-level declarations of P4 source `text` made first, and
+    `k`: a read-only bit<8> (an `in` parameter)."""
+    from p4emu.lang.parser import parse
+
+    program = parse(tokenize([SourceLine("t.p4", i + 1, line) for i, line in enumerate(text.splitlines())]))
+    gen = ProgramGen(program)
+    for d in program.decls:
+        gen.global_decl(d)
+    scope = Scope(gen.global_scope)
+    for name, t in (("x", BitsT(8)), ("y", BitsT(8, True)), ("w", BitsT(16)), ("b", BOOL)):
+        scope.bind(name, VarB(t, f"{name}_py"))
+    scope.bind("k", VarB(BitsT(8), "k_py", writable=False, direction="in"))
+    return gen, scope
+
+
+def parse_stmt(text: str) -> A.Stmt:
+    return Parser(tokenize([SourceLine("t.p4", 1, text)])).statement()

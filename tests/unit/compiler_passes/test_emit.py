@@ -55,13 +55,13 @@ def test_a_conditional_and_a_lazy_operand_without_side_effects_stay_expressions(
 def test_an_operand_is_saved_before_a_later_operands_statements_run():
     gen, scope = generator()
     fn = Fn([0])
-    call = I.Call(BitsT(8), LOC, None, "f()", scope, None)
+    call = I.Call(BitsT(8), LOC, I.CallableRef(BitsT(8), LOC, "f", None))
 
-    def fake_call(e, scope, fn, want, as_statement):  # a call with a copy-out statement
+    def fake_call(e, fn, as_statement):  # a call with a copy-out statement
         fn.emit("r = f()")
         return V("r", BitsT(8))
 
-    gen.call = fake_call
+    gen.emit_call = fake_call
     x = I.VarRef(BitsT(8), LOC, "x", scope.lookup("x"))
     v = gen.emit_expr(I.Binary(BitsT(8), LOC, "+", x, call), fn)
     assert fn.lines == ["    o_1 = x_py", "    r = f()"]
@@ -71,13 +71,13 @@ def test_an_operand_is_saved_before_a_later_operands_statements_run():
 def test_a_lazy_operand_with_statements_runs_them_only_when_needed():
     gen, scope = generator()
     fn = Fn([0])
-    call = I.Call(BitsT(8), LOC, None, "f()", scope, None)
+    call = I.Call(BitsT(8), LOC, I.CallableRef(BitsT(8), LOC, "f", None))
 
-    def fake_call(e, scope, fn, want, as_statement):
+    def fake_call(e, fn, as_statement):
         fn.emit("r = f()")
         return V("r", BitsT(8))
 
-    gen.call = fake_call
+    gen.emit_call = fake_call
     b = I.VarRef(BOOL, LOC, "b", scope.lookup("b"))
     right = I.Binary(BOOL, LOC, "==", call, I.Constant(BitsT(8), LOC, const=1))
     v = gen.emit_expr(I.Binary(BOOL, LOC, "&&", b, right), fn)

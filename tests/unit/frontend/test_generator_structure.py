@@ -2,8 +2,8 @@
 
 `ProgramGen` is assembled from mixins that share one namespace, so a method defined in
 two of them would silently hide one (whichever comes first in the MRO); the dispatch
-tables (expression node class -> checker, IR node class -> emitter, statement node
-class and extern function name -> generator) hold plain functions, which must be the methods `ProgramGen` really has.
+tables (expression and statement node class -> checker, IR node class -> emitter, extern
+function name -> generator) hold plain functions, which must be the methods `ProgramGen` really has.
 """
 
 from __future__ import annotations
@@ -15,10 +15,11 @@ import pytest
 
 from p4emu.compiler.externs import EXTERN_FUNCTIONS
 from p4emu.compiler.generated import GeneratedProgram, GlobalEnv, WalkContext
+from p4emu.compiler.passes.check_statements import STMT_CHECKERS
 from p4emu.compiler.passes.emit import EMITTERS
+from p4emu.compiler.passes.emit_statements import STMT_EMITTERS
 from p4emu.compiler.passes.typecheck import CHECKERS
 from p4emu.compiler.program import ProgramGen
-from p4emu.compiler.stmts import STMT_GENERATORS
 from p4emu.lang import ast as A
 from p4emu.lang.errors import P4CompileError
 from p4emu.lang.lexer import tokenize
@@ -38,7 +39,7 @@ def test_no_two_mixins_define_the_same_name():
 
 
 def test_dispatch_tables_hold_the_generators_methods():
-    for table in (CHECKERS, EMITTERS, STMT_GENERATORS, EXTERN_FUNCTIONS):
+    for table in (CHECKERS, EMITTERS, STMT_CHECKERS, STMT_EMITTERS, EXTERN_FUNCTIONS):
         for key, gen in table.items():
             assert getattr(ProgramGen, gen.__name__) is gen, key
 
