@@ -3,7 +3,10 @@ links at one rate; spray modes ecmp, ev and random in one run, same pairs and se
 
 What to see: ECMP hashes whole flows onto paths, so some core links carry two flows and
 others none (flows at half rate); per-packet spraying (ev, random) fills every path evenly.
-Goodput is measured while every flow runs (from a warm-up to the first finish).
+Goodput is measured while every flow runs, from a warm-up to the first finish: the
+steady state the anchors describe. Jumbo frames at a few Mb/s make the emulated RTT
+120-180 ms, so slow start and DCTCP's convergence take ~10 RTTs, about 2 s; the report
+also gives each flow's whole-transfer goodput (bytes / completion time), start included.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ TITLE = "Permutation traffic: ECMP vs per-packet spraying"
 MODES = ("ecmp", "ev", "random")
 SPEC = "fattree:k=4"
 DEFAULT_RATE = {"p4emu": 4_000_000, "bmv2": 4_000_000}  # per link, jumbo frames
-WARMUP_S = 0.5
+WARMUP_S = {True: 1.0, False: 2.0}  # by --quick; ~10 RTTs in the full run
 
 
 def setup(opts: Options) -> Setup:
@@ -27,10 +30,13 @@ def setup(opts: Options) -> Setup:
     return Setup(experiment=NAME, target=opts.target, spec=SPEC, seed=opts.seed,
                  quick=opts.quick, rate_bps=DEFAULT_RATE[opts.target], queue_depth=64,
                  mtu=JUMBO_MTU,
-                 # thresholds in jumbo frames: 72/36 KB (controller defaults: 32/16
-                 # packets, 48/24 KB of 1500-byte frames)
-                 trim_threshold=8, ecn_threshold=4,
-                 params={"modes": list(MODES), "seconds": seconds, "warmup_s": WARMUP_S},
+                 # thresholds in jumbo frames, 144/72 KB: a CPU stall of an emulated
+                 # switch (tens of ms, 1-3 frame times here) must not cross ECN on its
+                 # own. Measured, ev mean goodput by ECN threshold (trim at twice it):
+                 # 4: 77-81 %, 6: 87 %, 8: 87-91 %, 10: 87-90 %, 12: 86 % (min falls).
+                 trim_threshold=16, ecn_threshold=8,
+                 params={"modes": list(MODES), "seconds": seconds,
+                         "warmup_s": WARMUP_S[opts.quick]},
                  phases=[(m, seconds + 8) for m in MODES])
 
 
@@ -73,11 +79,15 @@ def analyse(setup: Setup, raw: dict) -> dict:
     rate = setup.link_rate
     result = {"link_rate_bps": rate, "ceiling": setup.payload_ceiling(True), "modes": {}}
     for mode, run in raw["modes"].items():
-        goodputs, window = flowstats.window_goodputs(run["flows"], run["t0"], WARMUP_S)
+        goodputs, window = flowstats.window_goodputs(run["flows"], run["t0"],
+                                                     setup.params["warmup_s"])
         norm = [g / rate for g in goodputs if g is not None]
         fcts = [flowstats.finish_time(f, run["t0"]) for f in run["flows"]]
+        transfer = [f["size"] * 8 / (f["sender"] or {})["completion_time_s"] / rate
+                    for f in run["flows"] if flowstats.ok(f)]
         result["modes"][mode] = {
             "window_s": window, "normalised": norm, "stats": metrics.describe(norm),
+            "transfer_stats": metrics.describe(transfer),
             "flows": [{"src": f["src"], "dst": f["dst"], "goodput_bps": g,
                        "normalised": None if g is None else g / rate, "fct_s": fct,
                        "retransmits": (f["sender"] or {}).get("retransmits"),
@@ -92,6 +102,8 @@ def analyse(setup: Setup, raw: dict) -> dict:
 
 def tables(analysis: dict) -> dict[str, list[dict]]:
     summary = [{"mode": m, **{k: round(v, 4) for k, v in a["stats"].items()},
+                **{f"transfer_{k}": round(a["transfer_stats"][k], 4) for k in ("mean", "min")
+                   if k in a["transfer_stats"]},
                 "failed_flows": a["failed_flows"], "faithful": a["verdict"]["faithful"]}
                for m, a in analysis["modes"].items()]
     flows = [{"mode": m, **{k: (round(v, 4) if isinstance(v, float) else v)
@@ -121,12 +133,16 @@ def goals(setup: Setup, analysis: dict) -> list[dict]:
     modes = analysis["modes"]
     out = []
     ev, ecmp = modes.get("ev", {}).get("stats", {}), modes.get("ecmp", {}).get("stats", {})
+    transfer = modes.get("ev", {}).get("transfer_stats", {})
     if ev.get("n"):
         out.append({"goal": "ev mean goodput >= 90 % of the link rate",
                     "measured": f"{ev['mean']:.1%} (payload ceiling "
-                                f"{analysis['ceiling']:.1%})", "met": ev["mean"] >= 0.9})
+                                f"{analysis['ceiling']:.1%}; whole transfers, start "
+                                f"included: {transfer.get('mean', 0):.1%})",
+                    "met": ev["mean"] >= 0.9})
         out.append({"goal": "ev minimum goodput >= 80 % of the link rate",
-                    "measured": f"{ev['min']:.1%}", "met": ev["min"] >= 0.8})
+                    "measured": f"{ev['min']:.1%} (whole transfers: "
+                                f"{transfer.get('min', 0):.1%})", "met": ev["min"] >= 0.8})
     if ev.get("n") and ecmp.get("n"):
         out.append({"goal": "ecmp below ev (mean and minimum)",
                     "measured": f"ecmp mean {ecmp['mean']:.1%}, min {ecmp['min']:.1%}",

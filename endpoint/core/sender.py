@@ -182,10 +182,19 @@ class MrcSender:
         return min(times)
 
     def current_rto(self) -> float:
-        """The retransmission timeout now, backoff included."""
+        """The retransmission timeout now, backoff included, at most a third of
+        `idle_timeout` (never below the timer without backoff).
+
+        The sender gives up after `idle_timeout` of silence, so a backed-off timer allowed
+        past it (it reached 16 s against 5 s) turned fabric stalls of a few seconds into
+        failed transfers: the sender had stopped trying before the fabric worked again.
+        With the cap it tries at least three times first. Capping lower (at `max_rto`,
+        1 s) was tried: on the CPU-bound 40-switch planes fabric, whose RTTs reach 1 s,
+        it fired spuriously (73 timeouts, 847 spurious retransmissions in one phase)."""
         cfg = self.cfg
-        return recovery.retransmission_timeout(self.rtt, self.rtt_hi, self.reorder.extra, cfg.min_rto,
-                                      cfg.max_rto, cfg.initial_rto) * self._rto_backoff
+        base = recovery.retransmission_timeout(self.rtt, self.rtt_hi, self.reorder.extra,
+                                               cfg.min_rto, cfg.max_rto, cfg.initial_rto)
+        return min(base * self._rto_backoff, max(base, cfg.idle_timeout / 3))
 
     def _expected_rtt(self, st: EvState) -> float:
         if not self.rtt.samples:

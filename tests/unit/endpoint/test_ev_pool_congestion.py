@@ -2,6 +2,8 @@
 
 import random
 
+import pytest
+
 from endpoint.core.congestion import DctcpWindow
 from endpoint.core.ev_pool import EvPool, EvStatus
 
@@ -56,14 +58,20 @@ def test_dctcp_window_grows_then_cuts_by_marked_fraction():
     w.on_feedback(True, now=0.002, srtt=1.0)
     # First mark ends slow start at once; alpha starts near 1, so the window about halves.
     assert 10 <= w.cwnd < 11 and w.ssthresh == w.cwnd
-    for i in range(100):
+    for i in range(99):
         w.on_feedback(False, now=0.003 + i * 1e-4, srtt=1.0)
     assert 10 < w.cwnd < 20  # additive increase only
-    cwnd, alpha = w.cwnd, w.alpha
+    cwnd = w.cwnd
+    # The first whole window after slow start (1 mark in 100) replaces the prior of 1
+    # with the measured fraction: a cut of 0.5 %, not of about half.
+    w.on_feedback(True, now=1.5, srtt=1.0)
+    assert w.alpha == pytest.approx(0.01) and w.alpha_measured
+    assert w.cwnd == pytest.approx(cwnd * (1 - 0.005), rel=1e-3)
+    # Later windows average: 1 of 10 marked moves alpha by gain * (0.1 - alpha).
     for i in range(9):
         w.on_feedback(i == 0, now=2.0 + i * 1e-3, srtt=1.0)
-    w.on_feedback(False, now=3.5, srtt=1.0)  # window closes: 1 of 10 marked
-    assert w.alpha < alpha and w.cwnd < cwnd
+    w.on_feedback(False, now=3.5, srtt=1.0)
+    assert w.alpha == pytest.approx(0.01 + (0.1 - 0.01) / 16)
     w.on_timeout()
     assert w.cwnd >= w.min_cwnd
 

@@ -122,6 +122,23 @@ def test_rto_when_nothing_comes_back_then_idle_failure():
     assert "no answer from the receiver" in tx.error and t <= now + 0.5 + 1e-9
 
 
+def test_backed_off_timer_stays_under_a_third_of_idle_timeout_so_a_stall_is_survived():
+    tx, rx = make(idle_timeout=3.0, min_rto=0.2, max_rto=0.5)
+    now = establish(tx, rx)
+    tx.poll(now)
+    blackout_end = now + 1.8  # nothing comes back until then
+    while True:
+        t = tx.next_deadline()
+        data = [o for o in tx.poll(t) if o.header.type == MsgType.DATA]
+        if tx.failed or (t >= blackout_end and data):
+            break
+        assert tx.current_rto() <= 3.0 / 3
+    # Backoff alone (0.2, 0.4, 0.8, 1.6 s) would wait until 3.0 s: given up by then.
+    assert not tx.failed and tx.stats.timeouts >= 4 and t < now + 3.0
+    deliver(tx, rx, data, t + RTT)  # the retry after the blackout gets through
+    assert tx.stats.acks > 0 and not tx.failed
+
+
 def test_ecn_echo_shrinks_window_and_marks_ev():
     tx, rx = make()
     now = establish(tx, rx)
