@@ -60,6 +60,7 @@ class LostRecord:
     sent_at: float
     waited: float  # how long after its send it was declared lost
     retired: bool  # this loss retired its EV
+    by_timeout: bool = False  # declared lost by the retransmission timer
 
 
 @dataclass(slots=True)

@@ -93,6 +93,7 @@ class SenderStats:
     spurious_retransmits: int = 0  # inferred losses later seen delivered (Eifel or duplicate)
     losses_not_blamed: int = 0  # losses on an EV that delivered later packets: not counted
     evs_unretired: int = 0  # retirements undone because their loss was spurious
+    timeouts_undone: int = 0  # window cuts of timeouts shown spurious, undone (Eifel)
 
 
 class MrcSender:
@@ -233,13 +234,13 @@ class MrcSender:
         if lost_timeout:
             self.stats.timeouts += 1
             self.stats.losses_by_timeout += len(lost_timeout)
-            self.cc.on_timeout()
+            self.cc.on_timeout(first=self._rto_backoff == 1)
             self._rto_backoff = min(self._rto_backoff * 2, 64)
             log.debug("RTO at %.6f: %d packets", now, len(lost_timeout))
             for tx in lost_timeout:
-                self._lose(tx, now)
+                self._lose(tx, now, by_timeout=True)
 
-    def _lose(self, tx: Transmission, now: float) -> None:
+    def _lose(self, tx: Transmission, now: float, by_timeout: bool = False) -> None:
         self.board.mark_lost(tx.psn)
         self._avoid[tx.psn] = tx.ev
         self._lost_since.setdefault(tx.psn, self._first_sent[tx.psn])
@@ -256,14 +257,18 @@ class MrcSender:
                 tx.ev.blamed_sent = tx.sent_at
                 log.info("retired EV 0x%04x (plane %d) at %.6f", tx.ev.ev, tx.ev.plane, now)
         self._ledger.record(tx.psn, LostRecord(ts_us(tx.sent_at), tx.ev, tx.sent_at,
-                                               now - tx.sent_at, retired))
+                                               now - tx.sent_at, retired, by_timeout))
 
     def _on_spurious(self, rec: LostRecord, lateness: float | None, now: float) -> None:
         """A loss turned out spurious: widen the reordering window by how late the packet
-        was and put back the EV that its loss retired."""
+        was, undo the cut of the timeout that declared it lost (unless a resent copy
+        arrived first for another of its packets, proving that timeout real), and
+        put back the EV that its loss retired."""
         self.stats.spurious_retransmits += 1
         if lateness is None:
             return
+        if rec.by_timeout and self.cc.undo_timeout():
+            self.stats.timeouts_undone += 1
         cap = max(4 * self.rtt.srtt, self.rtt_hi.peak)  # beyond the slowest ACK seen: moot
         self.reorder.on_spurious(now, lateness, self.rtt.min_rtt, cap)
         if rec.retired and rec.ev.status in (EvStatus.FAILED, EvStatus.PROBING):
@@ -387,9 +392,12 @@ class MrcSender:
         else:
             self.stats.acks += 1
             if self._ledger.records:
+                rec = self._ledger.records.get(hdr.psn)
                 verdict = self._ledger.on_ack(hdr.psn, hdr.ts, bool(hdr.flags & Flag.RETX), age)
                 if verdict is not None:
                     self._on_spurious(*verdict, now)
+                elif rec is not None and rec.by_timeout and hdr.ts != rec.ts:
+                    self.cc.on_progress()  # the resent copy got there first: a real loss
             tx = self.board.deliver(hdr.psn)
             if tx is not None and ts_us(tx.sent_at) == hdr.ts:  # this very transmission
                 self._rack_seq = max(self._rack_seq, tx.seq)

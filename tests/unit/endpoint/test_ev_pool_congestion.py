@@ -57,20 +57,27 @@ def test_dctcp_window_grows_then_cuts_by_marked_fraction():
     assert w.cwnd == 20  # slow start
     w.on_feedback(True, now=0.002, srtt=1.0)
     # First mark ends slow start at once; alpha starts near 1, so the window about halves.
-    assert 10 <= w.cwnd < 11 and w.ssthresh == w.cwnd
-    for i in range(99):
-        w.on_feedback(False, now=0.003 + i * 1e-4, srtt=1.0)
-    assert 10 < w.cwnd < 20  # additive increase only
+    assert 10 <= w.cwnd < 11 and w.ssthresh == w.cwnd and w.draining
+    # The next window drains the overshoot: marked as it may be, no second cut and no
+    # measurement (its packets were sent before the cut).
+    for i in range(50):
+        w.on_feedback(i % 2 == 0, now=0.003 + i * 1e-4, srtt=1.0)
     cwnd = w.cwnd
-    # The first whole window after slow start (1 mark in 100) replaces the prior of 1
-    # with the measured fraction: a cut of 0.5 %, not of about half.
     w.on_feedback(True, now=1.5, srtt=1.0)
+    assert w.cwnd == cwnd and not w.draining and not w.alpha_measured
+    for i in range(99):
+        w.on_feedback(False, now=1.6 + i * 1e-4, srtt=1.0)
+    assert cwnd < w.cwnd < 20  # additive increase only
+    cwnd = w.cwnd
+    # The first window after it (1 mark in 100) replaces the prior of 1 with the measured
+    # fraction: a cut of 0.5 %, not of about half.
+    w.on_feedback(True, now=3.0, srtt=1.0)
     assert w.alpha == pytest.approx(0.01) and w.alpha_measured
     assert w.cwnd == pytest.approx(cwnd * (1 - 0.005), rel=1e-3)
     # Later windows average: 1 of 10 marked moves alpha by gain * (0.1 - alpha).
     for i in range(9):
-        w.on_feedback(i == 0, now=2.0 + i * 1e-3, srtt=1.0)
-    w.on_feedback(False, now=3.5, srtt=1.0)
+        w.on_feedback(i == 0, now=3.5 + i * 1e-3, srtt=1.0)
+    w.on_feedback(False, now=5.0, srtt=1.0)
     assert w.alpha == pytest.approx(0.01 + (0.1 - 0.01) / 16)
     w.on_timeout()
     assert w.cwnd >= w.min_cwnd
@@ -87,3 +94,15 @@ def test_marks_floor_the_window_at_one_packet_losses_at_two():
     w.cwnd = 3.0
     w.on_timeout()
     assert w.cwnd == 2.0
+
+
+def test_spurious_timeout_cut_is_undone_unless_progress_confirmed_it():
+    w = DctcpWindow(cwnd=12, ssthresh=12)
+    w.on_timeout()
+    w.on_timeout(first=False)  # a backed-off repeat before any answer: undo goes back to before the first
+    assert w.cwnd == 3
+    assert w.undo_timeout() and (w.cwnd, w.ssthresh) == (12, 12)
+    assert not w.undo_timeout()  # once
+    w.on_timeout()
+    w.on_progress()  # the retransmission was acked first: the loss was real
+    assert not w.undo_timeout() and w.cwnd == 6

@@ -139,6 +139,29 @@ def test_backed_off_timer_stays_under_a_third_of_idle_timeout_so_a_stall_is_surv
     assert tx.stats.acks > 0 and not tx.failed
 
 
+def test_timeout_shown_spurious_by_the_late_original_restores_the_window():
+    tx, rx = make()
+    now = establish(tx, rx)
+    first = tx.poll(now)  # a stall holds all of them past the RTO
+    cwnd = tx.cc.cwnd
+    t = tx.next_deadline()
+    tx.poll(t)
+    assert tx.stats.timeouts == 1 and tx.cc.cwnd < cwnd
+    deliver(tx, rx, first[:1], t + RTT)  # the original arrives: its ts is echoed
+    assert tx.stats.timeouts_undone == 1 and tx.cc.cwnd >= cwnd
+
+
+def test_timeout_of_a_real_loss_keeps_its_cut():
+    tx, rx = make()
+    now = establish(tx, rx)
+    tx.poll(now)  # all lost
+    t = tx.next_deadline()
+    resent = [o for o in tx.poll(t) if o.header.flags & Flag.RETX]
+    cut = tx.cc.cwnd
+    deliver(tx, rx, resent[:1], t + RTT)  # the retransmission is acked, not the original
+    assert tx.stats.timeouts_undone == 0 and tx.cc.cwnd <= cut + 1
+
+
 def test_ecn_echo_shrinks_window_and_marks_ev():
     tx, rx = make()
     now = establish(tx, rx)
