@@ -13,6 +13,7 @@ from __future__ import annotations
 from p4emu.compiler.analysis import may_exit
 from p4emu.compiler.scope import ActionB, Fn, FuncB, Scope, VarB, py_ident
 from p4emu.compiler.values import key_width
+from p4emu.ir import statements as S
 from p4emu.lang import ast as A
 from p4emu.lang.errors import P4CompileError
 from p4emu.lang.types import VOID, EnumT, StackT, StructT, Type
@@ -87,20 +88,20 @@ class ActionGen:
         if p.direction in ("out", "inout"):
             outs.append(py)
 
-    def _body_with_exit_copy_out(self, body: A.Block, scope, fn, outs: list[str]) -> None:
+    def _body_with_exit_copy_out(self, body: A.Block, scope, fn, outs: list[str]) -> S.Block:
         if not outs or not may_exit(body):
-            self.block(body, scope, fn)
-            return
+            return self.block(body, scope, fn)
         fn.emit("try:")
         fn.indent += 1
         n = len(fn.lines)
-        self.block(body, scope, fn)
+        checked = self.block(body, scope, fn)
         if len(fn.lines) == n:
             fn.emit("pass")
         fn.indent -= 1
         fn.emit("except ExitSignal as x:")
         fn.emit(f"    x.outs = ({''.join(o + ', ' for o in outs)})")
         fn.emit("    raise")
+        return checked
 
     def ensure_function(self, b: FuncB, tyenv: dict | None = None) -> str:
         """Generate `b` (one specialisation per type-argument binding); returns its name."""

@@ -48,6 +48,7 @@ class BlockCtx:
     # a sub-block at each apply, so applying the instance twice applies these twice)
     applied_tables: list[str] = field(default_factory=list)
     direct_names: set[str] = field(default_factory=set)  # instances made for `T.apply()`
+    body: object = None  # a control's apply body as typed IR (`p4emu.ir.statements.Block`)
 
 
 def full_name(prefix: str, decl: A.Decl) -> str:
@@ -127,7 +128,9 @@ class BlockGen:
             b = VarB(t, f"C.{name}")
             if d.init is not None:
                 fn = self.new_fn(ctx)
-                v = self.emit_expr(fold(self.check_initial(t, self.check_expr(d.init, scope, t), d.loc)), fn)
+                init = self.check_initial(t, self.check_expr(d.init, scope, t), d.loc)
+                self.out.typed.append(init)
+                v = self.emit_expr(fold(init), fn)
                 if is_compound(t):
                     self.assign_value(V(b.py, t), v, fn)
                 else:
@@ -215,9 +218,9 @@ class BlockGen:
             self.walk.in_parser = False
             self.env.apply_sites.update(apply_continuations(decl.body))
             if prefix in self.walk.top_prefixes or not outs:
-                self.block(decl.body, Scope(scope), fn)
+                ctx.body = self.block(decl.body, Scope(scope), fn)
             else:  # an exit still copies scalar results out when arguments are substituted
-                self._body_with_exit_copy_out(decl.body, Scope(scope), fn, outs)
+                ctx.body = self._body_with_exit_copy_out(decl.body, Scope(scope), fn, outs)
         else:
             self.walk.in_parser = True
             states = self.gen_states(decl, ctx, scope)

@@ -40,7 +40,7 @@ class CallGen:
         if isinstance(b, FuncB):
             return self._emit_function_call(e, b, fn, as_statement)
         if isinstance(b, ExternFuncB):
-            r = EXTERN_FUNCTIONS[b.name](self, e.syntax, list(e.bound), e.scope, fn)
+            r = EXTERN_FUNCTIONS[b.name](self, e, fn)
             return r if r is not None else V("None", VOID)
         raise AssertionError(f"unchecked call of {b}")
 
@@ -77,10 +77,6 @@ class CallGen:
             read = self.emit_expr(e, fn)
             return V(read.py, read.ty, None, ("slice", base, e.hi, e.lo))
         return self.emit_expr(e, fn)
-
-    def lvalue(self, e, scope, fn) -> V:
-        """Check and emit AST lvalue `e` (for the generators that check their own arguments)."""
-        return self.emit_lvalue(self.check_lvalue(e, scope), fn)
 
     def emit_call_with_outs(self, call_py: str, outs: list[tuple[V, Type]], has_ret: bool, fn, loc,
                             may_exit: bool = False) -> str | None:
@@ -170,18 +166,18 @@ class CallGen:
             fn.emit(f"{base.py}.{name}({e.args[0].value.const})")
             return V("None", VOID)
         if t.kind == "packet_in":
-            return self.packet_in_call(e.syntax, base, name, e.scope, fn, as_statement)
+            return self.packet_in_call(e, base, name, fn, as_statement)
         if t.kind == "packet_out":
-            return self.packet_out_call(e.syntax, base, name, e.scope, fn)
+            return self.packet_out_call(e, base, fn)
         if t.kind == "extern":
-            return self.extern_method_call(e.syntax, base, name, e.scope, fn)
+            return self.extern_method_call(e, base, name, fn)
         b = base.ref
         if t.kind == "table":
             if getattr(fn, "kind", "") in ("action", "function"):
                 raise P4CompileError(e.loc, f"{t.name}.apply: tables cannot be applied from {fn.kind}s")
             # where control goes after this application (None: used as a value)
             sites = b.data.setdefault("sites", [])
-            sites.append(self.env.apply_sites.get(id(e.syntax)))
+            sites.append(e.site)
             if len(sites) > 1 and (None in sites or len(set(sites)) > 1):
                 raise P4CompileError(e.loc, "Program is not supported by this target, because "
                                             f"table {b.full_name} has multiple successors")

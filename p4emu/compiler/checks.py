@@ -3,17 +3,19 @@ accept programs p4c refuses (each names the p4c pass it mirrors)."""
 
 from __future__ import annotations
 
-from p4emu.compiler.analysis import expr_text, syntax_nodes
+from collections.abc import Iterable
+
+from p4emu.compiler.analysis import expr_text
 from p4emu.lang import ast as A
 from p4emu.lang.errors import P4CompileError
 from p4emu.lang.types import ERROR, BitsT, EnumT, StackT, StructT, Type
 
 
-def check_unique_name(objects: list[dict], name: str, kind: str, loc) -> None:
+def check_unique_name(names: Iterable[str], name: str, kind: str, loc) -> None:
     """P4Info names each table and extern instance by its control-plane name; two of one
     kind sharing a name (say `@name(".t")` in a control instantiated twice) cannot both be
     addressed (p4c: "Name ... is used for multiple ... objects in the P4Info message")."""
-    if any(o["name"] == name for o in objects):
+    if name in names:
         raise P4CompileError(loc, f"Name '{name}' is used for multiple {kind} objects in the "
                                   "P4Info message")
 
@@ -187,16 +189,6 @@ def _same_direction(mine, theirs) -> None:
                                        f"'{theirs.name}' because they have different directions")
 
 
-def check_generated(gen, deparser) -> None:
-    """The BMv2 back end's refusals, in the code generated for main (`gen`, a ProgramGen):
-    p4c's back end never sees what main does not use."""
-    check_deparser(deparser)
-    check_next_reads(gen.program.decls)
-    for vs in gen.out.objects["value_sets"]:
-        check_value_set_type(vs["ty"], vs["name"], vs["loc"])
-    check_direct_meters(gen.out.objects["tables"], gen.out.objects["meters"], set(gen.out.direct_meter_writers))
-
-
 def check_value_set_type(t: Type, name: str, loc) -> None:
     """As p4c's P4Runtime serializer: a value_set holds bit<W>, a struct of bit<W> fields
     or a serializable enum (a tuple p4emu refuses as a key of its own)."""
@@ -225,66 +217,3 @@ def check_entry_key(k, key_type: Type, match_kind: str) -> None:
         text = (f"error.{k.name}" if isinstance(k, A.Member) and isinstance(k.expr, A.TypeExpr)
                 else expr_text(k))
         raise P4CompileError(k.loc, f"{text}: unsupported {kind} key expression")
-
-
-def check_deparser(decl) -> None:
-    """BMv2's deparser (DeparserConverter) is a list of emits and extern calls: an `if`
-    that p4c cannot fold away (constant condition, empty branches) is refused."""
-
-    def walk(stmt) -> None:
-        if isinstance(stmt, A.Block):
-            for inner in stmt.stmts:
-                walk(inner)
-        elif (isinstance(stmt, A.If) and not isinstance(stmt.cond, A.BoolLit)
-              and not (_empty(stmt.then) and _empty(stmt.other))):
-            raise P4CompileError(stmt.loc, "IfStatement: not supported within a deparser on "
-                                           "this target")
-
-    walk(decl.body)
-
-
-def _empty(stmt) -> bool:
-    if stmt is None or isinstance(stmt, A.Empty):
-        return True
-    return isinstance(stmt, A.Block) and all(map(_empty, stmt.stmts))
-
-
-def check_next_reads(decls) -> None:
-    """BMv2's expression converter refuses `s.next.f` for a header stack `s` outside an
-    extract (`s.next` is no element BMv2 can name), a read or a write, and so `s.next =
-    {...}` (p4c writes its fields one by one). Only code p4emu generated (typed) counts:
-    p4c drops what is never used."""
-    for node in syntax_nodes(decls):
-        if isinstance(node, A.Member) and node.ty is not None and _is_next(node.expr) \
-                and node.name in _field_names(node.expr.ty):
-            raise P4CompileError(node.expr.loc, f"{expr_text(node.expr)} uninitialized: next "
-                                                "field read")
-        if isinstance(node, A.Assign) and _is_next(node.lhs) \
-                and isinstance(node.rhs, (A.ListExpr, A.StructExpr)):
-            raise P4CompileError(node.lhs.loc, f"{expr_text(node.lhs)} uninitialized: next "
-                                               "field read")
-
-
-def _is_next(e) -> bool:
-    return (isinstance(e, A.Member) and e.name == "next" and isinstance(e.expr, A.Expr)
-            and isinstance(e.expr.ty, StackT) and e.expr.ty.elem.kind == "header")
-
-
-def _field_names(t) -> set[str]:
-    return {name for name, _ in t.fields} if isinstance(t, StructT) else set()
-
-
-def check_direct_meters(tables: list[dict], meters: list[dict], read: set[str]) -> None:
-    """BMv2's back end (DirectMeterMap): a table's `meters = m` needs some call of m.read
-    (which names the field the colour goes to), and a direct meter that is read needs a
-    table whose `meters` property names it."""
-    for t in tables:
-        m = t["direct_meter"]
-        if m is not None and m not in read:
-            raise P4CompileError(t["loc"], f"{t['name']}: table with direct meter {m} must have "
-                                           "at least one action with a read method call")
-    attached = {t["direct_meter"] for t in tables}
-    for m in meters:
-        if m["direct"] and m["name"] in read and m["name"] not in attached:
-            raise P4CompileError(m["loc"], f"{m['name']}: direct meter is not associated with any "
-                                           "table via 'meters' table property")

@@ -6,17 +6,14 @@ calls of their methods. Extern functions are in `externs.py`.
 
 from __future__ import annotations
 
-from p4emu.compiler.analysis import expr_text
 from p4emu.compiler.checks import check_unique_name
+from p4emu.compiler.passes.folding import fold
 from p4emu.compiler.scope import Scope
 from p4emu.compiler.values import V, key_width
+from p4emu.ir import expressions as I
 from p4emu.lang import ast as A
 from p4emu.lang.errors import P4CompileError, unsupported
-from p4emu.lang.types import VOID, BitsT, BoolT, EnumT, ObjectT, StructT, TypeVarT
-
-# the methods of extern objects that p4emu generates, by (extern type, method)
-EXTERN_METHODS = {("register", "read"), ("register", "write"), ("counter", "count"),
-                  ("direct_counter", "count"), ("meter", "execute_meter"), ("direct_meter", "read")}
+from p4emu.lang.types import VOID, BitsT, BoolT, EnumT, ObjectT
 
 
 class ExternObjectGen:
@@ -43,7 +40,7 @@ class ExternObjectGen:
                  "meter": "meters", "direct_meter": "meters", "action_profile": "action_profiles",
                  "action_selector": "action_profiles"}.get(kind)
         if store is not None:
-            check_unique_name(self.out.objects[store], name, kind.replace("_", " "), d.loc)
+            check_unique_name([o["name"] for o in self.out.objects[store]], name, kind.replace("_", " "), d.loc)
         if kind == "register":
             vt = t.type_args.get("T")
             # as BMv2's back end (SimpleSwitchBackend), after serializable enums became bits
@@ -85,63 +82,43 @@ class ExternObjectGen:
             raise unsupported(d.loc, f"extern {kind}")
         return py
 
-    # -- method calls ------------------------------------------------------------------
-    def extern_method_call(self, e: A.Call, base: V, name: str, scope, fn) -> V:
+    # -- method calls (checked by `passes/check_extern_methods.py`) ---------------------
+    def extern_method_call(self, e: I.Call, base: V, name: str, fn) -> V:
         inst = base.ref
         kind = base.ty.name
-        tenv = base.ty.type_args
-        if any(a.name is not None for a in e.args):  # `r.read(index = 1, result = x)`
-            e = self._positional(e, base.ty.decl, name)
-        idx_t = tenv.get("I", BitsT(32))
-        if kind == "register":
-            val_t = tenv.get("T")
-            if isinstance(val_t, StructT) and name == "read" and isinstance(e.args[0].value, A.Member):
-                # p4c's BMv2 mid end flattens structs inside the block parameters
-                # (FlattenInterfaceStructs) and cannot then write one as a whole
-                raise P4CompileError(e.args[0].loc, f"{expr_text(e.args[0].value)}: writing to a "
-                                                    "structure is not supported on this target")
-            if name == "read":
-                res = self.lvalue(e.args[0].value, scope, fn)
-                if val_t is not None and res.ty != val_t and not (
-                        isinstance(val_t, TypeVarT) or res.ty is val_t):
-                    raise P4CompileError(e.args[0].loc, f"register read: result type {res.ty} does not match {val_t}")
-                idx = self.coerce(self.expr(e.args[1].value, scope, fn, idx_t), idx_t, e.loc)
-                tmp = fn.fresh("rv")
-                fn.emit(f"{tmp} = {inst.py}.read({idx.py})")
-                conv = tmp
-                if isinstance(val_t, BitsT) and val_t.signed:
-                    h = 1 << (val_t.width - 1)
-                    conv = f"(({tmp} ^ {h}) - {h})"
-                elif isinstance(val_t, BoolT):
-                    conv = f"({tmp} != 0)"
-                self.store_if(f"{tmp} is not None", res, conv, fn)
-                return V("None", VOID)
-            if name == "write":
-                idx, v = self.in_order(fn, [  # left to right, as p4c's SideEffectOrdering
-                    lambda: self.coerce(self.expr(e.args[0].value, scope, fn, idx_t), idx_t, e.loc),
-                    lambda: self.coerce(self.expr(e.args[1].value, scope, fn, val_t), val_t, e.loc)])
-                py = v.py
-                if isinstance(val_t, BitsT) and val_t.signed:
-                    py = f"({py} & {val_t.mask})"
-                elif isinstance(val_t, BoolT):
-                    py = f"int({py})"
-                fn.emit(f"{inst.py}.write({idx.py}, {py})")
-                return V("None", VOID)
-        if kind == "counter" and name == "count":
-            idx = self.coerce(self.expr(e.args[0].value, scope, fn, idx_t), idx_t, e.loc)
+        val_t = base.ty.type_args.get("T")
+        values = [a.value for a in e.args]
+        if kind == "register" and name == "read":
+            res = self.emit_lvalue(values[0], fn)
+            idx = self.emit_expr(fold(values[1]), fn)
+            tmp = fn.fresh("rv")
+            fn.emit(f"{tmp} = {inst.py}.read({idx.py})")
+            conv = tmp
+            if isinstance(val_t, BitsT) and val_t.signed:
+                h = 1 << (val_t.width - 1)
+                conv = f"(({tmp} ^ {h}) - {h})"
+            elif isinstance(val_t, BoolT):
+                conv = f"({tmp} != 0)"
+            self.store_if(f"{tmp} is not None", res, conv, fn)
+        elif kind == "register":  # write: left to right, as p4c's SideEffectOrdering
+            idx, v = self.in_order(fn, [lambda x=x: self.emit_expr(fold(x), fn) for x in values])
+            py = v.py
+            if isinstance(val_t, BitsT) and val_t.signed:
+                py = f"({py} & {val_t.mask})"
+            elif isinstance(val_t, BoolT):
+                py = f"int({py})"
+            fn.emit(f"{inst.py}.write({idx.py}, {py})")
+        elif kind == "counter":
+            idx = self.emit_expr(fold(values[0]), fn)
             fn.emit(f"{inst.py}.count({idx.py}, PS.length)")
-            return V("None", VOID)
-        if kind == "direct_counter" and name == "count":
-            return V("None", VOID)
-        if kind == "meter" and name == "execute_meter":
-            idx = self.coerce(self.expr(e.args[0].value, scope, fn, idx_t), idx_t, e.loc)
-            res = self.lvalue(e.args[1].value, scope, fn)
+        elif kind == "meter":
+            idx = self.emit_expr(fold(values[0]), fn)
+            res = self.emit_lvalue(values[1], fn)
             tmp = fn.fresh("color")
             fn.emit(f"{tmp} = {inst.py}.execute({idx.py}, PS.length, PS.now_us)")
             self.store_if(f"{tmp} is not None", res, tmp, fn)
-            return V("None", VOID)
-        if kind == "direct_meter" and name == "read":
-            res = self.lvalue(e.args[0].value, scope, fn)
+        elif kind == "direct_meter":
+            res = self.emit_lvalue(values[0], fn)
             self.store_if("PS.meter_color is not None", res, "PS.meter_color", fn)
             owner = getattr(fn, "owner", None)
             if owner is not None and inst.full_name not in self.out.direct_meter_writers:
@@ -154,14 +131,4 @@ class ExternObjectGen:
                 self.out.code.append(f"def {wname}({owner.sig}, color):")
                 self.out.code += writer.body()
                 self.out.direct_meter_writers[inst.full_name] = wname
-            return V("None", VOID)
-        raise P4CompileError(e.loc, f"{kind} has no method {name}")
-
-    def _positional(self, e: A.Call, decl, name: str) -> A.Call:
-        """Call `e` of method `name` of extern `decl` with named arguments put in order."""
-        methods = [m for m in decl.methods if m.name == name and m.ret is not None
-                   and len(m.params) == len(e.args)]
-        if not methods:
-            raise P4CompileError(e.loc, f"{decl.name}.{name}: no overload takes {len(e.args)} arguments")
-        pairs = self.bind_args(methods[0].params, e.args, e.loc, f"{decl.name}.{name}")
-        return A.Call(e.loc, e.func, e.type_args, [A.Arg(a.loc, None, a.value) for _, a in pairs])
+        return V("None", VOID)  # direct_counter.count(): BMv2 counts every hit

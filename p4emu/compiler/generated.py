@@ -38,8 +38,9 @@ class GeneratedProgram:
     dispatch_tables: list[tuple[str, list[tuple[str, str]]]] = field(default_factory=list)
     """(dispatch dict name `TD_n`, [(action name, wrapper function)]) of every table."""
     objects: dict[str, list | dict] = field(default_factory=empty_objects)
-    """Control-plane objects as dicts: "tables", "registers", "counters", "meters",
-    "action_profiles", "value_sets" (lists) and "actions" (full name -> dict)."""
+    """Control-plane objects: "tables" (`p4emu.ir.table_decls.TableDecl`s) and, as dicts,
+    "registers", "counters", "meters", "action_profiles", "value_sets" (lists) and
+    "actions" (full name -> dict)."""
     links: dict[str, list[str]] = field(default_factory=dict)
     """Action profile / selector name -> the tables implemented by it."""
     actions_by_name: dict[str, ActionB] = field(default_factory=dict)
@@ -64,14 +65,18 @@ class GeneratedProgram:
     """"H", "M", "SM" -> the headers, metadata and standard_metadata types."""
     main_annotations: list[A.Annotation] = field(default_factory=list)
     """Annotations of the `main` instance (P4Info's pkg_info)."""
+    typed: list = field(default_factory=list)
+    """The typed IR emitted (statements, parser transitions, initial values of control
+    variables), for the back-end checks (`passes/check_backend.py`); tables are in
+    `objects["tables"]`."""
 
     def scratch(self) -> GeneratedProgram:
         """A copy to type-check a block main does not use: code, objects, bindings, dispatch
-        tables, links, digest types and anonymous field lists start empty, actions_by_name
+        tables, links, digest types, anonymous field lists and the typed IR start empty, actions_by_name
         is a copy; the other fields are shared with this one."""
         return replace(self, code=[], objects=empty_objects(), bindings={}, dispatch_tables=[],
                        links={}, actions_by_name=dict(self.actions_by_name), digest_types={},
-                       anon_field_lists={})
+                       anon_field_lists={}, typed=[])
 
     # -- the generated module ------------------------------------------------------------
     def field_list_source(self) -> list[str]:

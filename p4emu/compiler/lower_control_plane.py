@@ -35,6 +35,7 @@ from p4emu.ir import (
     ValueSet,
     ValueSetField,
 )
+from p4emu.ir import table_decls as TD
 from p4emu.ir.annotations import explicit_id, find_annotation, has_annotation
 from p4emu.lang import ast as A
 from p4emu.lang.types import ERROR, BitsT, BoolT, EnumT, StructT
@@ -81,7 +82,7 @@ def lower_annotations(annos: Iterable[A.Annotation] | None) -> tuple[Annotation,
 def _used_actions(prog: GeneratedProgram) -> list[Action]:
     """The actions P4Info lists: p4c's lists every action the controls use, referenced by a
     table or called directly (its P4Info is made before actions are inlined)."""
-    used = {r["action"] for t in prog.objects["tables"] for r in t["actions"]}
+    used = {a.name for t in prog.objects["tables"] for a in t.actions}
     out = []
     for n, a in prog.objects["actions"].items():
         b = prog.actions_by_name.get(n)
@@ -94,31 +95,31 @@ def _used_actions(prog: GeneratedProgram) -> list[Action]:
     return out
 
 
-def _action_ref(r: dict) -> ActionRef:
-    annos = lower_annotations(r["annotations"])
+def _action_ref(a: TD.ListedAction) -> ActionRef:
+    annos = lower_annotations(a.annotations)
     scope = ("DEFAULT_ONLY" if has_annotation(annos, "defaultonly") else
              "TABLE_ONLY" if has_annotation(annos, "tableonly") else "TABLE_AND_DEFAULT")
-    return ActionRef(r["action"], scope, annos)
+    return ActionRef(a.name, scope, annos)
 
 
-def _table(t: dict) -> Table:
-    annos = lower_annotations(t["annotations"])
+def _table(t: TD.TableDecl) -> Table:
+    annos = lower_annotations(t.annotations)
+    default = t.default_action
     return Table(
-        name=t["name"],
-        keys=tuple(MatchField(k["name"], k["match_kind"], k["bitwidth"],
-                              lower_annotations(k["annotations"])) for k in t["keys"]),
-        actions=tuple(_action_ref(r) for r in t["actions"]),
-        size=t["size"],
-        default_action=t["default"],
-        default_args=tuple(t["default_args"]),
-        const_default=t["const_default"],
-        entries=tuple(TableEntry(tuple(e["match"]), e["action"], tuple(e["args"]), e["priority"])
-                      for e in t["entries"]),
-        is_const=t["is_const"],
-        implementation=t["implementation"],
-        direct_counter=t["direct_counter"],
-        direct_meter=t["direct_meter"],
-        idle_timeout=t["idle_timeout"],
+        name=t.name,
+        keys=tuple(MatchField(k.name, k.match_kind, k.bitwidth, lower_annotations(k.annotations))
+                   for k in t.keys),
+        actions=tuple(_action_ref(a) for a in t.actions),
+        size=t.size,
+        default_action=default.name if default is not None else None,
+        default_args=default.args if default is not None else (),
+        const_default=t.const_default,
+        entries=tuple(TableEntry(e.match, e.action.name, e.action.args, e.priority) for e in t.entries),
+        is_const=t.is_const,
+        implementation=t.attached_name("implementation"),
+        direct_counter=t.attached_name("counters"),
+        direct_meter=t.attached_name("meters"),
+        idle_timeout=t.idle_timeout,
         annotations=annos,
         explicit_id=explicit_id(annos),
         hidden=has_annotation(annos, "hidden"),

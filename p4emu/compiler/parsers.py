@@ -36,7 +36,9 @@ class ParserGen(ParserStateCheck):
             sscope = Scope(scope)
             for st in s.stmts:  # each checked and emitted before the next (see check_transition)
                 self.stmt(st, sscope, fn)
-            self._emit_transition(self.check_transition(s, sscope, names), names, fn)
+            tr = self.check_transition(s, sscope, names)
+            self.out.typed.append(tr)
+            self._emit_transition(tr, names, fn)
             self.out.code.append(f"def {names[s.name]}({ctx.sig}):")
             self.out.code += fn.body()
         return names["start"]

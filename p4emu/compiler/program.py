@@ -21,17 +21,20 @@ emitted):
   (`parsers.py`);
 - a table becomes `TA_n(...)`: key tuple → `Table.lookup` → dispatch dict `TD_n`
   (action id → wrapper that unpacks action data) → returns the LookupResult, so
-  `.hit`/`.action_run` are attribute reads (`tables.py`);
+  `.hit`/`.action_run` are attribute reads (`tables.py`, emitting the typed table
+  `passes/check_tables.py` checks);
 - externs become calls into `p4emu.v1model.support` and the run-time objects (extern
   functions in `externs.py`, extern objects in `extern_objects.py`, packet_in/packet_out
-  in `packets.py`, `lookahead.py`); per-packet requests (clone, resubmit, digest,
-  truncate ...) go to the global `PS`;
+  in `packets.py`, `lookahead.py`; their calls checked by `passes/check_externs.py` and
+  `check_extern_methods.py`); per-packet requests (clone, resubmit, digest, truncate ...)
+  go to the global `PS`;
 - statements (`stmts.py` runs `passes/check_statements.py` and `emit_statements.py`),
   expressions (`exprs.py`: `passes/typecheck.py`, `folding.py`, `emit.py`) and calls
   (checked in `passes/check_calls.py`, `check_arguments.py`; emitted by `calls.py`)
   generate the bodies, in p4c's evaluation order (`ordering.py`); types in `typegen.py`;
 - checks p4c makes that the generated code does not need (P4Info names, entry priorities,
-  parser termination, block directions, BMv2's back-end limits) are in `checks.py`;
+  parser termination, block directions, BMv2's back-end limits) are in `checks.py` and,
+  over the typed IR of what main uses, `passes/check_backend.py`;
 - module-level names `TBL_n`, `REG_n`, `CNT_n`, `MTR_n`, `VS_n` are bound by the Pipeline to
   a DeviceState's objects (`out.bindings`), `AID` maps action names to P4Info ids.
 
@@ -48,7 +51,6 @@ from p4emu.compiler.checks import (
     CHECKSUM_CALLS,
     check_block_directions,
     check_checksum_control,
-    check_generated,
     check_headers_type,
 )
 from p4emu.compiler.declarations import DeclarationGen
@@ -60,6 +62,8 @@ from p4emu.compiler.instances import InstanceGen
 from p4emu.compiler.ordering import OrderGen
 from p4emu.compiler.packets import PacketGen
 from p4emu.compiler.parsers import ParserGen
+from p4emu.compiler.passes.check_backend import check_backend
+from p4emu.compiler.passes.check_tables import TableCheck
 from p4emu.compiler.scope import Scope, TypeB
 from p4emu.compiler.stmts import StmtGen
 from p4emu.compiler.tables import TableGen
@@ -72,7 +76,7 @@ V1SWITCH_PARAMS = ("p", "vr", "ig", "eg", "ck", "dep")  # parameter names in v1m
 
 
 class ProgramGen(DeclarationGen, ExprGen, StmtGen, CallGen, ActionGen, ExternGen, ExternObjectGen,
-                 PacketGen, BlockGen, ParserGen, InstanceGen, TableGen, OrderGen):
+                 PacketGen, BlockGen, ParserGen, InstanceGen, TableCheck, TableGen, OrderGen):
     def __init__(self, program: A.Program):
         self.program = program
         self.global_scope = Scope()
@@ -162,7 +166,7 @@ class ProgramGen(DeclarationGen, ExprGen, StmtGen, CallGen, ActionGen, ExternGen
             ctx = self.gen_block(decl, prefix, args, self.global_scope)
             ctx.decl = decl
             self.out.roles[role] = ctx
-        check_generated(self, decls[-1][1])  # BMv2 back end's refusals, in what main uses
+        check_backend(self, self.out.roles["deparser"].body)  # BMv2's refusals, in what main uses
 
     def _check_signatures(self, decls) -> None:
         expected = {"parser": 4, "verify": 2, "ingress": 3, "egress": 3, "compute": 2, "deparser": 2}

@@ -9,6 +9,7 @@ from __future__ import annotations
 from p4emu.compiler.passes.check_statements import Body, StatementCheck
 from p4emu.compiler.passes.emit_statements import StatementEmit
 from p4emu.compiler.scope import Scope
+from p4emu.ir import statements as S
 from p4emu.lang import ast as A
 
 
@@ -16,10 +17,16 @@ class StmtGen(StatementCheck, StatementEmit):
     """Statement half of the generator; `self` is the `ProgramGen`."""
 
     def stmt(self, s: A.Stmt, scope: Scope, fn) -> None:
-        self.emit_stmt(self.check_stmt(s, scope, body_of(fn)), fn)
+        checked = self.check_stmt(s, scope, body_of(fn))
+        self.out.typed.append(checked)
+        self.emit_stmt(checked, fn)
 
-    def block(self, b: A.Block, scope: Scope, fn) -> None:
-        self.emit_stmt(self.check_block(b, scope, body_of(fn)), fn)
+    def block(self, b: A.Block, scope: Scope, fn) -> S.Block:
+        """Check and emit block `b`; its typed IR (for the back-end checks)."""
+        checked = self.check_block(b, scope, body_of(fn))
+        self.out.typed.append(checked)
+        self.emit_stmt(checked, fn)
+        return checked
 
 
 def body_of(fn) -> Body:

@@ -257,15 +257,13 @@ class Call(Expr):
     extern function) or a `MethodRef` (method of a table, sub-parser/control, header,
     stack, extern object or packet).
 
-    `args` are the checked arguments of actions, functions and parser/control applies (a
-    stack's push/pop: its count); `type_args` the binding of a generic function's type
-    parameters. Extern functions, extern object and packet methods still check their
-    arguments in the generator that emits them: `syntax` is the call (arguments bound to
-    the parameters of the extern function's overload in `bound`), `scope` where it is."""
+    `args` are the checked arguments, one per parameter of the callee (the overload
+    called, for an extern; a stack's push/pop: its count); `type_args` the binding of
+    the type parameters of a generic function or of a packet method (`extract<H>(_)`,
+    `lookahead<T>()`). A table's `apply()` has `site`: where control goes after it (None
+    when its result is used as a value)."""
 
     callee: Expr
     args: tuple[Argument, ...] = ()
     type_args: tuple[tuple[str, Type], ...] = ()
-    syntax: object = None
-    scope: object = None
-    bound: tuple = ()
+    site: object = None

@@ -1,4 +1,8 @@
-"""Passes over expressions: the type checker (`typecheck`: AST -> typed IR of
-`p4emu.ir.expressions`, with `check_operators`, `check_aggregates`, `check_calls`,
-`conversions`), constant folding (`folding`: typed IR -> typed IR) and the emitter
-(`emit`, `emit_operators`: typed IR -> Python). `ExprGen.expr` runs them in that order."""
+"""Passes over the typed IR (`p4emu.ir`). Checkers (AST -> typed IR): expressions
+(`typecheck`, with `check_operators`, `check_aggregates`, `check_calls`, `check_arguments`,
+`conversions`), extern calls (`check_externs`, `check_extern_methods`), statements
+(`check_statements`), parser transitions (`check_parser_states`) and tables (`check_tables`,
+`check_table_entries`); constant folding (`folding`: typed IR -> typed IR); emitters (typed
+IR -> Python: `emit`, `emit_operators`, `emit_statements`); and the BMv2 back-end checks
+over what main uses (`check_backend`). `ExprGen.expr` runs check, fold and emit on an
+expression, `StmtGen.stmt` on a statement."""

@@ -2,9 +2,8 @@
 checked against it and the result typed. Actions, functions and parser/control applies get
 their arguments bound and checked (`check_arguments.py`); `t(x)` of a bit or bool type is
 a cast and `h.isValid()`, `h.minSizeInBits()`/`minSizeInBytes()` are queries of the header.
-Extern functions, extern object and packet methods are checked for their existence and
-overload here; their arguments are still checked by their generators (`externs.py`,
-`extern_objects.py`, `packets.py`).
+Extern functions are checked for their existence and overload here and their arguments
+by `check_externs.py`; extern object and packet methods by `check_extern_methods.py`.
 
 Checks that depend on where the call is generated (an action of another control, a
 table applied from an action, a table or sub-block applied twice) are made by `calls.py`.
@@ -12,8 +11,7 @@ table applied from an action, a table or sub-block applied twice) are made by `c
 
 from __future__ import annotations
 
-from p4emu.compiler.extern_objects import EXTERN_METHODS
-from p4emu.compiler.externs import EXTERN_FUNCTIONS
+from p4emu.compiler.passes.check_externs import EXTERN_CHECKS
 from p4emu.compiler.scope import ActionB, ExternFuncB, FuncB, Scope, TypeB
 from p4emu.ir import expressions as I
 from p4emu.lang import ast as A
@@ -48,8 +46,10 @@ class CallCheck:
             return self._check_function_call(e, callee, b, scope)
         if isinstance(b, ExternFuncB):
             pairs = self.extern_overload(e, b)
-            result = BOOL if b.name == "static_assert" else VOID
-            return I.Call(result, e.loc, callee, syntax=e, scope=scope, bound=tuple(pairs))
+            args = self.check_extern_call(e, b.name, pairs, scope)
+            if b.name == "static_assert":  # it failed if it did not hold (`check_externs`)
+                return I.Call(BOOL, e.loc, callee, args, const=True)
+            return I.Call(VOID, e.loc, callee, args)
         raise P4CompileError(e.loc, "called expression is not a function, action or method")
 
     def _check_action_call(self, e: A.Call, callee, b: ActionB, scope, statement) -> I.Expr:
@@ -104,23 +104,20 @@ class CallCheck:
             if name != "apply" or e.args:
                 raise P4CompileError(e.loc, f"table {t.name}: only apply() can be called")
             result = ObjectT("apply_result", "apply_result", getattr(base, "binding", None))
-            return I.Call(result, e.loc, method, syntax=e)
+            return I.Call(result, e.loc, method, site=self.env.apply_sites.get(id(e)))
         if t.kind in ("control", "parser"):
             if name != "apply":
                 raise P4CompileError(e.loc, f"{t.name} has no method {name}")
             decl = t.decl
             pairs = self.bind_args(decl.params, e.args, e.loc, decl.name)
             return I.Call(VOID, e.loc, method, self.check_arguments(pairs, {}, scope, e.loc, decl.name))
-        if t.kind == "extern" and (t.name, name) not in EXTERN_METHODS:
-            raise P4CompileError(e.loc, f"{t.name} has no method {name}")
-        if t.kind not in ("extern", "packet_in", "packet_out"):
-            raise P4CompileError(e.loc, f"{t} has no method {name}")
-        result = VOID
-        if t.kind == "packet_in" and name == "length":
-            result = BitsT(32)
-        elif t.kind == "packet_in" and name == "lookahead" and e.type_args:
-            result = self.resolve_type(e.type_args[0], scope)
-        return I.Call(result, e.loc, method, syntax=e, scope=scope)
+        if t.kind == "extern":
+            return I.Call(VOID, e.loc, method, self.check_extern_method(e, t, name, scope))
+        if t.kind == "packet_in":
+            return self.check_packet_in_call(e, method, name, scope)
+        if t.kind == "packet_out":
+            return self.check_packet_out_call(e, method, name, scope)
+        raise P4CompileError(e.loc, f"{t} has no method {name}")
 
     def header_query(self, e: A.Call, base: I.Expr, name: str) -> I.Expr:
         t: StructT = base.type
@@ -141,7 +138,7 @@ class CallCheck:
         if not arity:
             raise P4CompileError(e.loc, f"{b.name}: no overload takes {len(e.args)} arguments")
         pairs = self.bind_args(arity[0].params, e.args, e.loc, b.name)
-        if b.name not in EXTERN_FUNCTIONS:
+        if b.name not in EXTERN_CHECKS:
             raise unsupported(e.loc, f"extern function {b.name}")
         return pairs
 

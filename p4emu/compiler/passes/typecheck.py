@@ -19,6 +19,8 @@ from collections.abc import Callable
 from p4emu.compiler.passes.check_aggregates import AggregateCheck
 from p4emu.compiler.passes.check_arguments import ArgumentCheck
 from p4emu.compiler.passes.check_calls import CallCheck
+from p4emu.compiler.passes.check_extern_methods import ExternMethodCheck
+from p4emu.compiler.passes.check_externs import ExternCheck
 from p4emu.compiler.passes.check_operators import OperatorCheck
 from p4emu.compiler.passes.conversions import ConversionCheck
 from p4emu.compiler.passes.folding import fold_slice
@@ -59,7 +61,8 @@ from p4emu.lang.types import (
 HEADER_METHODS = ("isValid", "setValid", "setInvalid", "minSizeInBits", "minSizeInBytes")
 
 
-class TypeCheck(OperatorCheck, AggregateCheck, CallCheck, ArgumentCheck, ConversionCheck):
+class TypeCheck(OperatorCheck, AggregateCheck, CallCheck, ExternCheck, ExternMethodCheck, ArgumentCheck,
+                ConversionCheck):
     """`self` is the `ProgramGen`."""
 
     def check_expr(self, e: A.Expr, scope: Scope, want: Type | None = None) -> I.Expr:

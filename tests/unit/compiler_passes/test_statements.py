@@ -11,6 +11,7 @@ from p4emu.compiler.passes.check_statements import Body
 from p4emu.compiler.scope import Fn, VarB
 from p4emu.ir import expressions as I
 from p4emu.ir import statements as S
+from p4emu.ir import table_decls as TD
 from p4emu.lang.errors import P4CompileError
 from p4emu.lang.types import BitsT, ObjectT
 
@@ -61,7 +62,8 @@ def test_a_blocks_local_is_scoped_to_the_block():
 
 def test_a_switch_on_action_run_takes_the_applied_tables_actions_as_labels():
     gen, scope = declaring(DECLS)
-    gen.out.objects["tables"].append({"name": "c.t", "actions": [{"action": "a"}]})
+    listed = TD.ListedAction("a", None, (), (), None)
+    gen.out.objects["tables"].append(TD.TableDecl("c.t", (), (listed,)))
     run = ObjectT("action_run", "action_run", SimpleNamespace(full_name="c.t"))
     scope.bind("run", VarB(run, "r_py"))
     s = gen.check_stmt(parse_stmt("switch (run) { a: { x = 1; } default: { } }"), scope, Body("control"))

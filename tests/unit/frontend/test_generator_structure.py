@@ -3,7 +3,7 @@
 `ProgramGen` is assembled from mixins that share one namespace, so a method defined in
 two of them would silently hide one (whichever comes first in the MRO); the dispatch
 tables (expression and statement node class -> checker, IR node class -> emitter, extern
-function name -> generator) hold plain functions, which must be the methods `ProgramGen` really has.
+function name -> checker and emitter) hold plain functions, which must be the methods `ProgramGen` really has.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import pytest
 
 from p4emu.compiler.externs import EXTERN_FUNCTIONS
 from p4emu.compiler.generated import GeneratedProgram, GlobalEnv, WalkContext
+from p4emu.compiler.passes.check_externs import EXTERN_CHECKS
 from p4emu.compiler.passes.check_statements import STMT_CHECKERS
 from p4emu.compiler.passes.emit import EMITTERS
 from p4emu.compiler.passes.emit_statements import STMT_EMITTERS
@@ -39,15 +40,15 @@ def test_no_two_mixins_define_the_same_name():
 
 
 def test_dispatch_tables_hold_the_generators_methods():
-    for table in (CHECKERS, EMITTERS, STMT_CHECKERS, STMT_EMITTERS, EXTERN_FUNCTIONS):
+    for table in (CHECKERS, EMITTERS, STMT_CHECKERS, STMT_EMITTERS, EXTERN_CHECKS, EXTERN_FUNCTIONS):
         for key, gen in table.items():
             assert getattr(ProgramGen, gen.__name__) is gen, key
 
 
-def test_every_extern_function_of_core_and_v1model_has_a_generator():
+def test_every_extern_function_of_core_and_v1model_has_a_checker_and_an_emitter():
     text = (P4INCLUDE / "core.p4").read_text() + (P4INCLUDE / "v1model.p4").read_text()
     declared = set(re.findall(r"^\s*extern\s+\w+\s+(\w+)\s*[<(]", text, re.M))
-    assert declared == set(EXTERN_FUNCTIONS)
+    assert declared == set(EXTERN_CHECKS) == set(EXTERN_FUNCTIONS)
 
 
 def test_the_generators_state_is_its_outputs_tables_and_walk_context():
@@ -67,7 +68,7 @@ def test_scratch_outputs_drop_the_blocks_results_and_share_the_programs():
     out.actions_by_name["a"] = object()
     s = out.scratch()
     assert s.code == [] and s.objects["tables"] == [] and s.bindings == {} and s.links == {}
-    assert s.dispatch_tables == [] and s.digest_types == {} and s.anon_field_lists == {}
+    assert s.dispatch_tables == [] and s.digest_types == {} and s.anon_field_lists == {} and s.typed == []
     assert s.actions_by_name == out.actions_by_name and s.actions_by_name is not out.actions_by_name
     for shared in ("struct_code", "used_field_lists", "direct_meter_writers", "errors",
                    "struct_types", "p4rt_enums", "roles", "header_types", "main_annotations"):
@@ -107,7 +108,7 @@ def _generated(tmp_path, source: str) -> ProgramGen:
 
 def test_a_block_main_does_not_use_is_checked_but_leaves_no_output(tmp_path):
     gen = _generated(tmp_path, UNUSED_BLOCK)
-    assert [t["name"] for t in gen.out.objects["tables"]] == ["I.used_t"]
+    assert [t.name for t in gen.out.objects["tables"]] == ["I.used_t"]
     assert "I.a" in gen.out.actions_by_name and "Unused.b" not in gen.out.actions_by_name
     assert set(gen.out.roles) == {"parser", "verify", "ingress", "egress", "compute", "deparser"}
     assert "Unused" not in gen.out.module_source()

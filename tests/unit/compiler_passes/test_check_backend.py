@@ -1,0 +1,72 @@
+"""The BMv2 back-end checks over the typed IR: the deparser's `if`s, `s.next` reads and
+direct meters."""
+
+from __future__ import annotations
+
+import pytest
+
+from p4emu.compiler.passes.check_backend import (
+    check_deparser,
+    check_direct_meters,
+    check_next_reads,
+)
+from p4emu.compiler.scope import VarB
+from p4emu.compiler.stmts import Body
+from p4emu.ir import table_decls as T
+from p4emu.lang.errors import P4CompileError
+from p4emu.lang.types import StackT
+
+from .helpers import declaring, generator, parse_stmt
+
+
+def deparser_body(text: str):
+    gen, scope = generator()
+    return gen.check_stmt(parse_stmt(text), scope, Body("control"))
+
+
+def test_a_deparser_if_on_a_run_time_condition_is_refused_at_the_if():
+    with pytest.raises(P4CompileError, match="IfStatement: not supported within a deparser") as err:
+        check_deparser(deparser_body("{ x = 1; { if (b) { x = 2; } } }"))
+    assert str(err.value).startswith("t.p4:1:")
+
+
+def test_a_deparser_if_p4c_folds_away_is_accepted():
+    check_deparser(deparser_body("{ if (true) { x = 2; } }"))  # a literal condition
+    check_deparser(deparser_body("{ if (b) { } else { { } } }"))  # empty branches
+    check_deparser(deparser_body("{ x = 1; }"))
+
+
+def _table(meter: str | None) -> T.TableDecl:
+    attached = (T.Attached("meters", meter),) if meter else ()
+    return T.TableDecl("c.t", (), (), attached=attached, loc="t.p4:3:5")
+
+
+def test_a_direct_meter_needs_a_read_and_a_table():
+    meter = {"name": "c.m", "direct": True, "loc": "t.p4:2:5"}
+    check_direct_meters([_table("c.m")], [meter], {"c.m"})
+    with pytest.raises(P4CompileError, match="c.t: table with direct meter c.m must have"):
+        check_direct_meters([_table("c.m")], [meter], set())
+    with pytest.raises(P4CompileError, match="c.m: direct meter is not associated with any table"):
+        check_direct_meters([_table(None)], [meter], {"c.m"})
+
+
+def _with_stack(text: str):
+    gen, scope = declaring("header h_t { bit<8> f; }")
+    scope.bind("hs", VarB(StackT(scope.lookup("h_t").ty, 4), "hs_py"))
+    gen.walk.in_parser = True  # `next` is a parser's
+    return [gen.check_stmt(parse_stmt(text), scope, Body("parser"))]
+
+
+def test_a_read_or_write_of_a_field_of_next_is_refused_at_the_next():
+    with pytest.raises(P4CompileError, match="hs.next uninitialized: next field read") as err:
+        check_next_reads(_with_stack("{ x = 1; if (b) { x = hs.next.f; } }"))
+    assert str(err.value).startswith("t.p4:1:25: error:")  # the `.next` of `hs.next.f`
+    with pytest.raises(P4CompileError, match="hs.next uninitialized"):
+        check_next_reads(_with_stack("hs.next.f = 1;"))
+    with pytest.raises(P4CompileError, match="hs.next uninitialized"):
+        check_next_reads(_with_stack("hs.next = {1};"))  # p4c writes it field by field
+
+
+def test_next_itself_and_its_validity_are_fine():
+    check_next_reads(_with_stack("{ b = hs.next.isValid(); hs.next.setValid(); x = hs.last.f; }"))
+    check_next_reads(_with_stack("{ x = hs[0].f; }"))
