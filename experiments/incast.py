@@ -157,8 +157,7 @@ def loss_timeouts(row: dict) -> int:
 
 def _timeouts(row: dict) -> str:
     spurious = row.get("spurious_timeouts", 0)
-    return f"{loss_timeouts(row)}" + (f" (+{spurious} spurious: a late packet)" if spurious
-                                      else "")
+    return f"{loss_timeouts(row)}" + (f" (+{spurious} spurious)" if spurious else "")
 
 
 def _x(value: float | None) -> str:
