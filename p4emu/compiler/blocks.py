@@ -16,17 +16,16 @@ from p4emu.compiler.scope import (
     Fn,
     InstB,
     Scope,
-    TypeB,
     VarB,
     py_ident,
 )
-from p4emu.compiler.values import V, is_compound, key_width, zero_value
+from p4emu.compiler.values import V, is_compound, zero_value
+from p4emu.ir import declarations as D
 from p4emu.ir import expressions as I
 from p4emu.lang import ast as A
 from p4emu.lang.errors import P4CompileError, unsupported
 from p4emu.lang.types import (
     VOID,
-    ObjectT,
     StackT,
     StructT,
     Type,
@@ -42,7 +41,7 @@ class BlockCtx:
     frame_fields: list[tuple[str, str]] = field(default_factory=list)
     prologue: list[str] = field(default_factory=list)
     scope: Scope | None = None
-    params: list[tuple[A.Param, Type, str]] = field(default_factory=list)
+    params: list[tuple[D.BlockParam, Type, str]] = field(default_factory=list)
     apply_py: str = ""
     # tables applied by this block's body, directly or through its sub-blocks (p4c inlines
     # a sub-block at each apply, so applying the instance twice applies these twice)
@@ -61,10 +60,10 @@ def full_name(prefix: str, decl: A.Decl) -> str:
 
 class BlockGen:
     # -- frames & params ---------------------------------------------------------------
-    def _setup_params(self, ctx: BlockCtx, params: list[A.Param], scope: Scope) -> list[str]:
+    def _setup_params(self, ctx: BlockCtx, params: tuple[D.BlockParam, ...], scope: Scope) -> list[str]:
         compound = []
         for p in params:
-            t = self.resolve_type(p.type, scope)
+            t = p.type
             if is_compound(t):
                 py = f"p_{py_ident(p.name)}"
                 compound.append(py)
@@ -84,45 +83,29 @@ class BlockGen:
             L.append(f"        self.{n} = {init}")
         return L
 
-    def _bind_ctor_params(self, decl, ctor_args: list[A.Arg], scope: Scope, outer_scope: Scope,
-                          prefix: str) -> None:
-        pairs = self.bind_args(decl.ctor_params, ctor_args, decl.loc, decl.name)
-        for p, a in pairs:
-            t = self.resolve_type(p.type, scope)
-            if isinstance(t, ObjectT) and t.kind in ("control_type", "parser_type") and a is not None:
-                scope.bind(p.name, self._block_argument(a.value, f"{prefix}.{p.name}", outer_scope))
-                continue
-            if a is None:
-                v = self.const_value(p.default, scope, t)
-            else:
-                v = self.const_value(a.value, outer_scope, t)
-            scope.bind(p.name, ConstB(t, self.coerce(v, t, p.loc).const))
-
-    def _block_argument(self, e: A.Expr, name: str, outer_scope: Scope) -> InstB:
-        """The instance passed for a control/parser-typed constructor parameter
-        (`Wrap(Impl()) w;`): p4c inlines it into the block that receives it."""
-        if isinstance(e, A.Path):
-            b = outer_scope.lookup(e.name)
-            if isinstance(b, InstB) and "ctx" in b.data:
-                return b
-        if isinstance(e, A.Call) and isinstance(e.func, (A.Path, A.TypeExpr)):
-            fname = e.func.name if isinstance(e.func, A.Path) else e.func.type.name
-            b = outer_scope.lookup(fname)
-            if isinstance(b, TypeB) and isinstance(b.ty, ObjectT) and b.ty.kind in ("control", "parser"):
+    def _bind_ctor_args(self, inst: D.BlockInstance, scope: Scope) -> None:
+        """Bind the checked constructor arguments of `inst` in its scope; an instance made
+        for an argument is generated here (p4c inlines it into the block that receives it)."""
+        for a in inst.args:
+            if a.block is not None:
                 saved = self.walk.in_parser
-                sub = self.gen_block(b.ty.decl, name, e.args, outer_scope)
+                sub = self.emit_block(a.block, self.next_id())
                 self.walk.in_parser = saved
-                return InstB(b.ty.kind, b.ty, name, sub.apply_py, None, {"ctx": sub, "direct": True})
-        raise P4CompileError(e.loc, "expected a parser or control instance")
+                b = a.block
+                scope.bind(a.name, InstB(b.type.kind, b.type, b.name, sub.apply_py, None, {"ctx": sub, "direct": True}))
+            elif a.instance is not None:
+                scope.bind(a.name, a.instance)
+            else:
+                scope.bind(a.name, ConstB(a.type, a.value.const))
 
     # -- locals ------------------------------------------------------------------------
     def _local(self, d: A.Decl, ctx: BlockCtx, scope: Scope) -> None:
         if isinstance(d, A.VarDecl):
-            t = self.resolve_type(d.type, scope)
             if d.is_const:
-                v = self.coerce(self.const_value(d.init, scope, t), t, d.loc)
-                scope.declare(d.name, ConstB(t, v.const), d.loc)
+                c = self.check_const_decl(d, scope, d.loc)
+                scope.declare(d.name, ConstB(c.type, c.const), d.loc)
                 return
+            t = self.resolve_type(d.type, scope)
             name = f"v_{py_ident(d.name)}_{self.next_id()}"
             ctx.frame_fields.append((name, zero_value(t)))
             b = VarB(t, f"C.{name}")
@@ -147,20 +130,11 @@ class BlockGen:
         elif isinstance(d, A.InstanceDecl):
             self.gen_instance(d, ctx, scope)
         elif isinstance(d, A.ValueSetDecl):
-            t = self.resolve_type(d.type, scope)
-            size = self.const_int(d.size, scope)
-            name = full_name(ctx.name, d)
+            vs = self.check_value_set(d, full_name(ctx.name, d), scope)
             py = f"VS_{self.next_id()}"
-            self.out.bindings[py] = ("value_set", name)
-            fields = []
-            if isinstance(t, StructT):
-                for fname, ft in t.fields:
-                    fields.append((fname, key_width(ft, d.loc), t.field_annotations.get(fname, [])))
-            else:
-                fields.append(("", key_width(t, d.loc), []))
-            self.out.objects["value_sets"].append(dict(name=name, size=size, fields=fields, annotations=d.annotations,
-                                                   struct=isinstance(t, StructT), ty=t, loc=d.loc))
-            scope.declare(d.name, InstB("value_set", t, name, py, d), d.loc)
+            self.out.bindings[py] = ("value_set", vs.name)
+            self.out.objects["value_sets"].append(vs)
+            scope.declare(d.name, InstB("value_set", vs.type, vs.name, py, d), d.loc)
         elif isinstance(d, A.FunctionDecl):
             raise unsupported(d.loc, "functions declared inside controls/parsers")
         else:
@@ -176,16 +150,21 @@ class BlockGen:
 
     # -- blocks ------------------------------------------------------------------------
     def gen_block(self, decl, prefix: str, ctor_args: list[A.Arg], outer_scope: Scope) -> BlockCtx:
-        if decl.type_params:
-            raise unsupported(decl.loc, f"generic {decl.name}")
-        uid = self.next_id()
+        """An instance of parser/control `decl`, its names prefixed `prefix`, constructed
+        with `ctor_args` (in `outer_scope`)."""
+        uid = self.next_id()  # before the ids of the instances made for its arguments
+        return self.emit_block(self.check_block_instance(decl, prefix, ctor_args, outer_scope), uid)
+
+    def emit_block(self, inst: D.BlockInstance, uid: int) -> BlockCtx:
+        """The frame class and apply function `PA_n`/`CA_n` of checked instance `inst`."""
+        decl, prefix = inst.decl, inst.name
         kind = "parser" if isinstance(decl, A.ParserDecl) else "control"
         ctx = BlockCtx(kind, prefix, frame=f"F_{uid}")
         ctx.decl_ast = decl
         scope = Scope(self.global_scope)
         ctx.scope = scope
-        self._bind_ctor_params(decl, ctor_args, scope, outer_scope, prefix)
-        compound = self._setup_params(ctx, decl.params, scope)
+        self._bind_ctor_args(inst, scope)
+        compound = self._setup_params(ctx, inst.params, scope)
         ctx.sig = ", ".join(compound + ["C"])
         self.walk.in_parser = kind == "parser"
         for d in decl.locals:

@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from p4emu.compiler.analysis import expr_text
 from p4emu.lang import ast as A
 from p4emu.lang.errors import P4CompileError
-from p4emu.lang.types import ERROR, BitsT, EnumT, StackT, StructT, Type
+from p4emu.lang.types import ERROR, Type
 
 
 def check_unique_name(names: Iterable[str], name: str, kind: str, loc) -> None:
@@ -61,24 +61,6 @@ def check_entry_priorities(priorities: list[int | None], match_kinds: list[str],
         if not 0 <= nxt <= U64:
             raise P4CompileError(table_loc, f"{table} Overflow in priority computation")
         current = nxt
-
-
-def check_headers_type(t: Type, loc) -> None:
-    """The parser's headers parameter: BMv2 (p4c simpleSwitch.cpp) wants a struct whose
-    fields are headers, header stacks or header unions, after the mid end has flattened
-    nested structs (NestedStructs) into it."""
-    if not isinstance(t, StructT) or t.kind != "struct":
-        raise P4CompileError(loc, f"{t}: expected type to be a struct")
-
-    def only_headers(s: StructT) -> bool:
-        return all(isinstance(ft, StackT)
-                   or (isinstance(ft, StructT) and ft.kind in ("header", "header_union"))
-                   or (isinstance(ft, StructT) and ft.kind == "struct" and only_headers(ft))
-                   for _, ft in s.fields)
-
-    if not only_headers(t):
-        raise P4CompileError(loc, f"{t.name}: the type should be a struct of headers, "
-                                  "stacks, or unions")
 
 
 def check_parser_terminates(decl) -> None:
@@ -168,41 +150,6 @@ def _folds(e) -> bool:
     if isinstance(e, A.Binary):
         return _folds(e.left) and _folds(e.right)
     return False
-
-
-def check_block_directions(decls, scope) -> None:
-    """p4c's type unification of each V1Switch argument (`decls`, in order) with its
-    parameter's block type (`control Ingress<H, M>(inout H hdr, ...)`): each parameter
-    keeps its direction."""
-    package = scope.lookup("V1Switch").decl
-    for decl, slot in zip(decls, package.params, strict=True):
-        block_type = getattr(scope.lookup(getattr(slot.type, "name", "")), "decl", None)
-        for mine, theirs in zip(decl.params, getattr(block_type, "params", []), strict=False):
-            _same_direction(mine, theirs)
-
-
-def _same_direction(mine, theirs) -> None:
-    if mine.direction != theirs.direction:
-        raise P4CompileError(mine.loc, f"Cannot unify '{mine.direction or 'directionless'}' "
-                                       f"parameter '{mine.name}' with "
-                                       f"'{theirs.direction or 'directionless'}' parameter "
-                                       f"'{theirs.name}' because they have different directions")
-
-
-def check_value_set_type(t: Type, name: str, loc) -> None:
-    """As p4c's P4Runtime serializer: a value_set holds bit<W>, a struct of bit<W> fields
-    or a serializable enum (a tuple p4emu refuses as a key of its own)."""
-    if isinstance(t, StructT) and t.kind == "struct":
-        for field, ft in t.fields:
-            if not isinstance(ft, BitsT) or ft.newtype is not None:
-                raise P4CompileError(loc, "Unsupported type argument for Value Set; this version "
-                                          "of P4Runtime requires that when the type parameter of "
-                                          "a Value Set is a struct, all the fields of the struct "
-                                          f"must be of type bit<W>, but {field} is not")
-    elif not ((isinstance(t, BitsT) and t.newtype is None)
-              or (isinstance(t, EnumT) and t.underlying is not None)):
-        raise P4CompileError(loc, f"{name}: invalid type parameter for Value Set; it must be one of "
-                                  "bit<W>, struct, tuple or serializable enum")
 
 
 ENTRY_KEY_KINDS = {"exact": "exact", "ternary": "ternary", "lpm": "LPM", "range": "range",

@@ -3,7 +3,8 @@
 of a generic struct), enums, constants, externs, actions, functions, parser/control/
 package types and top-level extern instances, bound in the global scope in program
 order (a later declaration of another kind hides an earlier one; a forward `extern Name;`
-stands until Name is declared).
+stands until Name is declared). Constants, enum values and extern instances are checked
+by `passes/check_declarations.py`.
 """
 
 from __future__ import annotations
@@ -72,14 +73,12 @@ class DeclarationGen:
                 else:
                     if e is None:
                         raise P4CompileError(d.loc, f"serializable enum member {m} needs a value")
-                    v = self.coerce(self.const_value(e, g, under), under, e.loc)
-                    t.values[m] = v.const
+                    t.values[m] = self.check_constant(e, g, under, e.loc).const
                 nxt += 1
             g.declare(d.name, loc=d.loc, b=TypeB(t))
         elif isinstance(d, A.VarDecl):
-            t = self.resolve_type(d.type, g)
-            v = self.coerce(self.const_value(d.init, g, t), t, d.init.loc)
-            g.declare(d.name, loc=d.loc, b=ConstB(t, v.const))
+            c = self.check_const_decl(d, g, d.init.loc)
+            g.declare(d.name, loc=d.loc, b=ConstB(c.type, c.const))
         elif isinstance(d, A.ExternDecl):
             if d.name in ("packet_in", "packet_out"):  # replaces the built-in placeholder
                 g.bind(d.name, TypeB(ObjectT(d.name, d.name, d)))
@@ -109,7 +108,8 @@ class DeclarationGen:
                 raise P4CompileError(d.loc, f"{d.name}: cannot instantiate at top-level")
             if not isinstance(t, ObjectT) or t.kind != "extern":
                 raise unsupported(d.loc, f"top-level instantiation of {t}")
-            py = self.extern_instance(t, _global_name(d), d.args, d, g, d.annotations)
+            py = self.emit_extern_instance(self.check_extern_instance(t, _global_name(d), d.args, d.loc, g,
+                                                                      d.annotations))
             g.declare(d.name, loc=d.loc, b=InstB("extern", t, _global_name(d), py, d))
         else:
             raise unsupported(d.loc, f"top-level {type(d).__name__}")

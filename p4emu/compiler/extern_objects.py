@@ -1,85 +1,58 @@
-"""Extern objects of v1model (mixin of `ProgramGen`): instantiation of registers,
-counters, meters and action profiles/selectors (their control-plane description and the
-module-level name, `REG_n` ..., that the Pipeline binds to the run-time object) and the
-calls of their methods. Extern functions are in `externs.py`.
+"""Extern objects of v1model (mixin of `ProgramGen`): instances of registers, counters,
+meters and action profiles/selectors, checked into typed `ExternInstance`s by
+`passes/check_declarations.py` (their control-plane description and the module-level
+name, `REG_n` ..., that the Pipeline binds to the run-time object), and the calls of
+their methods. Extern functions are in `externs.py`.
 """
 
 from __future__ import annotations
 
-from p4emu.compiler.checks import check_unique_name
 from p4emu.compiler.passes.folding import fold
-from p4emu.compiler.scope import Scope
 from p4emu.compiler.values import V, key_width
+from p4emu.ir import declarations as D
 from p4emu.ir import expressions as I
-from p4emu.lang import ast as A
-from p4emu.lang.errors import P4CompileError, unsupported
-from p4emu.lang.types import VOID, BitsT, BoolT, EnumT, ObjectT
+from p4emu.lang.types import VOID, BitsT, BoolT
 
 
 class ExternObjectGen:
     """`self` is the `ProgramGen`."""
 
-    # -- instantiation -----------------------------------------------------------------
-    def extern_instance(self, t: ObjectT, name: str, args: list[A.Arg], d, scope: Scope, annotations) -> str:
-        decl = t.decl
-        ctors = [m for m in decl.methods if m.ret is None]
-        ctor = next((c for c in ctors if len(c.params) == len(args)), None)
-        if ctor is None:
-            raise P4CompileError(d.loc, f"{t.name}: no constructor takes {len(args)} arguments")
-        vals = []
-        tscope = self.tvar_scope(scope, t.type_args)
-        for p, a in self.bind_args(ctor.params, args, d.loc, t.name):
-            pt = self.resolve_type(p.type, tscope)
-            v = self.const_value(a.value, scope, pt if isinstance(pt, BitsT) else None)
-            if isinstance(pt, BitsT):
-                v = self.coerce(self.cast(v, pt, a.loc) if isinstance(v.ty, BitsT) else v, pt, a.loc)
-            vals.append(v)
+    # -- instantiation (checked by `passes/check_declarations.py`) ------------------------
+    def emit_extern_instance(self, inst: D.ExternInstance) -> str:
+        """The control-plane description of `inst` and the module-level name bound to its
+        run-time object."""
         uid = self.next_id()
-        kind = t.name
-        store = {"register": "registers", "counter": "counters", "direct_counter": "counters",
-                 "meter": "meters", "direct_meter": "meters", "action_profile": "action_profiles",
-                 "action_selector": "action_profiles"}.get(kind)
-        if store is not None:
-            check_unique_name([o["name"] for o in self.out.objects[store]], name, kind.replace("_", " "), d.loc)
+        kind, name, vals, loc = inst.kind, inst.name, inst.args, inst.loc
+        annotations = list(inst.annotations)
         if kind == "register":
-            vt = t.type_args.get("T")
-            # as BMv2's back end (SimpleSwitchBackend), after serializable enums became bits
-            if not (isinstance(vt, BitsT) or isinstance(vt, EnumT) and vt.underlying is not None):
-                raise P4CompileError(d.loc, f"{name}: Only registers with bit or int types "
-                                            f"are currently supported, not {vt}")
+            vt = inst.type.type_args.get("T")
             self.out.objects["registers"].append(dict(
-                name=name, size=vals[0].const, bitwidth=key_width(vt, d.loc), annotations=annotations,
+                name=name, size=vals[0].const, bitwidth=key_width(vt, loc), annotations=annotations,
                 signed=isinstance(vt, BitsT) and vt.signed, is_bool=isinstance(vt, BoolT)))
             py = f"REG_{uid}"
             self.out.bindings[py] = ("register", name)
         elif kind in ("counter", "direct_counter"):
-            unit = (vals[-1].ty.members[vals[-1].const])
+            unit = (vals[-1].type.members[vals[-1].const])
             size = vals[0].const if kind == "counter" else 0
             self.out.objects["counters"].append(dict(name=name, size=size, unit=unit, direct=kind == "direct_counter", annotations=annotations))
             py = f"CNT_{uid}"
             if kind == "counter":
                 self.out.bindings[py] = ("counter", name)
         elif kind in ("meter", "direct_meter"):
-            unit = (vals[-1].ty.members[vals[-1].const])
+            unit = (vals[-1].type.members[vals[-1].const])
             size = vals[0].const if kind == "meter" else 0
             self.out.objects["meters"].append(dict(name=name, size=size, unit=unit, direct=kind == "direct_meter",
-                                               annotations=annotations, loc=d.loc))
+                                               annotations=annotations, loc=loc))
             py = f"MTR_{uid}"
             if kind == "meter":
                 self.out.bindings[py] = ("meter", name)
         elif kind == "action_profile":
             self.out.objects["action_profiles"].append(dict(name=name, size=vals[0].const, selector=None, annotations=annotations))
             py = f"AP_{uid}"
-        elif kind == "action_selector":
-            algo = vals[0].ty.members[vals[0].const]
-            if algo == "random":
-                raise unsupported(d.loc, "HashAlgorithm.random (BMv2 has no 'random' hash)")
+        else:  # action_selector
+            algo = vals[0].type.members[vals[0].const]
             self.out.objects["action_profiles"].append(dict(name=name, size=vals[1].const, selector=algo, annotations=annotations))
             py = f"AP_{uid}"
-        elif kind == "Checksum16":  # deprecated: p4c 1.2.5's BMv2 back end has no converter
-            raise P4CompileError(d.loc, "Checksum16: unknown extern instance")
-        else:
-            raise unsupported(d.loc, f"extern {kind}")
         return py
 
     # -- method calls (checked by `passes/check_extern_methods.py`) ---------------------

@@ -38,9 +38,9 @@ class GeneratedProgram:
     dispatch_tables: list[tuple[str, list[tuple[str, str]]]] = field(default_factory=list)
     """(dispatch dict name `TD_n`, [(action name, wrapper function)]) of every table."""
     objects: dict[str, list | dict] = field(default_factory=empty_objects)
-    """Control-plane objects: "tables" (`p4emu.ir.table_decls.TableDecl`s) and, as dicts,
-    "registers", "counters", "meters", "action_profiles", "value_sets" (lists) and
-    "actions" (full name -> dict)."""
+    """Control-plane objects: "tables" (`p4emu.ir.table_decls.TableDecl`s), "value_sets"
+    (`p4emu.ir.declarations.ValueSetDecl`s) and, as dicts, "registers", "counters",
+    "meters", "action_profiles" (lists) and "actions" (full name -> dict)."""
     links: dict[str, list[str]] = field(default_factory=dict)
     """Action profile / selector name -> the tables implemented by it."""
     actions_by_name: dict[str, ActionB] = field(default_factory=dict)

@@ -1,6 +1,7 @@
 """Instances declared in blocks (mixin of `ProgramGen`): sub-parsers and sub-controls,
-also those made for a direct type invocation `Ctrl.apply(...)`; extern objects are
-made by `extern_objects.py`."""
+also those made for a direct type invocation `Ctrl.apply(...)`, and extern objects;
+their constructor arguments are checked by `passes/check_declarations.py`, the
+instances emitted by `blocks.py` and `extern_objects.py`."""
 
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ class InstanceGen:
             scope.declare(d.name, InstB(t.kind, t, name, sub.apply_py, d, {"ctx": sub, "direct": direct}), d.loc)
             return
         if isinstance(t, ObjectT) and t.kind == "extern":
-            py = self.extern_instance(t, name, d.args, d, scope, d.annotations)
+            py = self.emit_extern_instance(self.check_extern_instance(t, name, d.args, d.loc, scope, d.annotations))
             scope.declare(d.name, InstB("extern", t, name, py, d), d.loc)
             return
         raise P4CompileError(d.loc, f"cannot instantiate {t}")

@@ -35,6 +35,7 @@ from p4emu.ir import (
     ValueSet,
     ValueSetField,
 )
+from p4emu.ir import declarations as D
 from p4emu.ir import table_decls as TD
 from p4emu.ir.annotations import explicit_id, find_annotation, has_annotation
 from p4emu.lang import ast as A
@@ -165,10 +166,10 @@ def _register(r: dict) -> Register:
                     r.get("is_bool", False), annos, explicit_id(annos))
 
 
-def _value_set(v: dict) -> ValueSet:
-    annos = lower_annotations(v["annotations"])
-    fields = tuple(ValueSetField(fn, w, lower_annotations(fannos)) for fn, w, fannos in v["fields"])
-    return ValueSet(v["name"], v["size"], fields, v["struct"], annos, explicit_id(annos))
+def _value_set(v: D.ValueSetDecl) -> ValueSet:
+    annos = lower_annotations(v.annotations)
+    fields = tuple(ValueSetField(fn, w, lower_annotations(fannos)) for fn, w, fannos in v.fields)
+    return ValueSet(v.name, v.size, fields, isinstance(v.type, StructT), annos, explicit_id(annos))
 
 
 # -- types at the control-plane boundary ---------------------------------------------------

@@ -5,9 +5,9 @@ below) and the V1Switch package. Its state is three objects (`generated.py`): `o
 `p4emu.ir.ControlPlane`), `env`, the declaration tables and memos it consults, and `walk`,
 where in the program it is. Top-level declarations are in `declarations.py`.
 
-How a program becomes Python (one walk over the declarations; each statement and parser
-transition is type-checked into a typed IR, `p4emu.ir`, by the passes of `passes/`, then
-emitted):
+How a program becomes Python (one walk over the declarations; each constant, instance,
+table, statement and parser transition is type-checked into a typed IR, `p4emu.ir`, by
+the passes of `passes/`, then emitted):
 
 - every header/struct/union type becomes a `__slots__` class (`structs.py`): fields are
   attributes `f_<name>`, headers add `valid`, `extract(pk)`, `emit(out)`, `set_valid()`,
@@ -33,8 +33,9 @@ emitted):
   (checked in `passes/check_calls.py`, `check_arguments.py`; emitted by `calls.py`)
   generate the bodies, in p4c's evaluation order (`ordering.py`); types in `typegen.py`;
 - checks p4c makes that the generated code does not need (P4Info names, entry priorities,
-  parser termination, block directions, BMv2's back-end limits) are in `checks.py` and,
-  over the typed IR of what main uses, `passes/check_backend.py`;
+  parser termination, checksum controls) are in `checks.py`; over the typed IR, the
+  V1Switch blocks' signatures and headers type in `passes/check_v1switch.py` and BMv2's
+  back-end limits in what main uses in `passes/check_backend.py`;
 - module-level names `TBL_n`, `REG_n`, `CNT_n`, `MTR_n`, `VS_n` are bound by the Pipeline to
   a DeviceState's objects (`out.bindings`), `AID` maps action names to P4Info ids.
 
@@ -47,12 +48,7 @@ from __future__ import annotations
 from p4emu.compiler.actions import ActionGen
 from p4emu.compiler.blocks import BlockGen
 from p4emu.compiler.calls import CallGen
-from p4emu.compiler.checks import (
-    CHECKSUM_CALLS,
-    check_block_directions,
-    check_checksum_control,
-    check_headers_type,
-)
+from p4emu.compiler.checks import CHECKSUM_CALLS, check_checksum_control
 from p4emu.compiler.declarations import DeclarationGen
 from p4emu.compiler.exprs import ExprGen
 from p4emu.compiler.extern_objects import ExternObjectGen
@@ -63,20 +59,22 @@ from p4emu.compiler.ordering import OrderGen
 from p4emu.compiler.packets import PacketGen
 from p4emu.compiler.parsers import ParserGen
 from p4emu.compiler.passes.check_backend import check_backend
+from p4emu.compiler.passes.check_declarations import DeclarationCheck
 from p4emu.compiler.passes.check_tables import TableCheck
+from p4emu.compiler.passes.check_v1switch import check_v1switch
 from p4emu.compiler.scope import Scope, TypeB
 from p4emu.compiler.stmts import StmtGen
 from p4emu.compiler.tables import TableGen
 from p4emu.lang import ast as A
 from p4emu.lang.errors import P4CompileError, unsupported
-from p4emu.lang.types import ObjectT, StructT
+from p4emu.lang.types import ObjectT
 
 V1SWITCH_ROLES = ("parser", "verify", "ingress", "egress", "compute", "deparser")
 V1SWITCH_PARAMS = ("p", "vr", "ig", "eg", "ck", "dep")  # parameter names in v1model.p4
 
 
 class ProgramGen(DeclarationGen, ExprGen, StmtGen, CallGen, ActionGen, ExternGen, ExternObjectGen,
-                 PacketGen, BlockGen, ParserGen, InstanceGen, TableCheck, TableGen, OrderGen):
+                 PacketGen, BlockGen, ParserGen, InstanceGen, TableCheck, TableGen, DeclarationCheck, OrderGen):
     def __init__(self, program: A.Program):
         self.program = program
         self.global_scope = Scope()
@@ -148,44 +146,21 @@ class ProgramGen(DeclarationGen, ExprGen, StmtGen, CallGen, ActionGen, ExternGen
             if b.ty.kind != want:
                 raise P4CompileError(arg.loc, f"V1Switch argument {role}: {name} is not a {want}")
             decls.append((role, b.ty.decl, e.args))
-        self._check_signatures(decls)
-        check_block_directions([d for _, d, _ in decls], self.global_scope)
-        parser_decl = decls[0][1]
-        if len(parser_decl.params) > 1:
-            headers = parser_decl.params[1]
-            check_headers_type(self.resolve_type(headers.type, self.global_scope), headers.type.loc)
-        self.walk.top_prefixes = set()
-        for _, decl, _ in decls:
-            anno = A.find_annotation(decl.annotations, "name")
-            self.walk.top_prefixes.add(anno.string().lstrip(".") if anno is not None and anno.string() else decl.name)
+        blocks = []
         for role, decl, args in decls:
             anno = A.find_annotation(decl.annotations, "name")
             prefix = anno.string().lstrip(".") if anno is not None and anno.string() else decl.name
+            blocks.append((role, self.check_block_instance(decl, prefix, args, self.global_scope)))
+        package = self.global_scope.lookup("V1Switch").decl
+        slots = [getattr(getattr(self.global_scope.lookup(getattr(p.type, "name", "")), "decl", None), "params", [])
+                 for p in package.params]
+        hdr_t, meta_t = check_v1switch(blocks, slots)
+        self.out.header_types = {"H": hdr_t, "M": meta_t, "SM": self.global_scope.lookup("standard_metadata_t").ty}
+        self.walk.top_prefixes = {inst.name for _, inst in blocks}
+        for role, inst in blocks:
             if role in CHECKSUM_CALLS:
-                check_checksum_control(decl, role)
-            ctx = self.gen_block(decl, prefix, args, self.global_scope)
-            ctx.decl = decl
+                check_checksum_control(inst.decl, role)
+            ctx = self.emit_block(inst, self.next_id())
+            ctx.decl = inst.decl
             self.out.roles[role] = ctx
         check_backend(self, self.out.roles["deparser"].body)  # BMv2's refusals, in what main uses
-
-    def _check_signatures(self, decls) -> None:
-        expected = {"parser": 4, "verify": 2, "ingress": 3, "egress": 3, "compute": 2, "deparser": 2}
-        hdr_t = meta_t = None
-        for role, decl, _ in decls:
-            if len(decl.params) != expected[role]:
-                raise P4CompileError(decl.loc, f"{decl.name}: V1Switch {role} block needs {expected[role]} parameters, has {len(decl.params)}")
-            types = [self.resolve_type(p.type, self.global_scope) for p in decl.params]
-            h = types[1] if role in ("parser", "deparser") else types[0]
-            if hdr_t is None:
-                hdr_t = h
-            elif h is not hdr_t:
-                raise P4CompileError(decl.loc, f"{decl.name}: headers type {h} differs from {hdr_t}")
-            if role != "deparser":
-                m = types[2] if role == "parser" else types[1]
-                if meta_t is None:
-                    meta_t = m
-                elif m is not meta_t:
-                    raise P4CompileError(decl.loc, f"{decl.name}: metadata type {m} differs from {meta_t}")
-        if not isinstance(hdr_t, StructT) or not isinstance(meta_t, StructT):
-            raise P4CompileError(decls[0][1].loc, "V1Switch headers and metadata must be structs")
-        self.out.header_types = {"H": hdr_t, "M": meta_t, "SM": self.global_scope.lookup("standard_metadata_t").ty}

@@ -37,8 +37,7 @@ class TableGen:
                 self.emit_expr(fold(a), fn)
                 continue
             if a.inline is not None:
-                self.extern_instance(a.inline.type, a.name, list(a.inline.args), a.inline.prop, scope,
-                                     a.inline.prop.annotations)
+                self.emit_extern_instance(a.inline)
             if a.kind == "implementation":
                 self.out.links.setdefault(a.name, []).append(t.name)
         dispatch += [self._listed_action(a, ctx, uid) for a in t.actions if a.implicit]

@@ -1,13 +1,10 @@
-"""Type resolution, compile-time constants and conversions of generated values (`coerce`,
-`cast`: those of the type checker, `passes/conversions.py`, applied to a `V`) (mixin of
-`ProgramGen`)."""
+"""Type resolution (mixin of `ProgramGen`): a type reference -> its `Type` (widths and
+stack sizes are compile-time constants; a generic struct is specialized per use).
+Compile-time constants are checked by `passes/check_declarations.py`."""
 
 from __future__ import annotations
 
-from p4emu.compiler.passes.folding import fold
 from p4emu.compiler.scope import BlockDeclB, Scope, TypeB
-from p4emu.compiler.values import V
-from p4emu.ir import expressions as I
 from p4emu.lang import ast as A
 from p4emu.lang.errors import P4CompileError
 from p4emu.lang.types import (
@@ -29,7 +26,7 @@ from p4emu.lang.types import (
 
 
 class TypeGen:
-    """Types and constants; `self` is the `ProgramGen`."""
+    """Types; `self` is the `ProgramGen`."""
 
     # -- types -------------------------------------------------------------------------
     def resolve_type(self, tr: A.TypeRef, scope: Scope) -> Type:
@@ -72,21 +69,3 @@ class TypeGen:
             raise P4CompileError(args[0].loc if args else None,
                                  f"{decl.name}: expected {len(params)} type arguments, got {len(args)}")
         return {p: self.resolve_type(a, scope) for p, a in zip(params, args, strict=True)}
-
-    # -- constants ---------------------------------------------------------------------
-    def const_value(self, e: A.Expr, scope: Scope, want: Type | None = None) -> V:
-        v = self.expr(e, scope, None, want)
-        if v.const is None:
-            raise P4CompileError(e.loc, "expected a compile-time constant")
-        return v
-
-    # -- conversions of generated values -----------------------------------------------
-    def coerce(self, v: V, t: Type, loc) -> V:
-        """Implicit conversion of `v` to type `t` (`convert` of the type checker)."""
-        if t is None or v.ty is t:  # the common case, without building IR
-            return v
-        return self.emit_expr(fold(self.convert(I.Evaluated(v.ty, loc, v, const=v.const), t, loc)), None)
-
-    def cast(self, v: V, t: Type, loc) -> V:
-        """`(t) v` (`cast_expr` of the type checker)."""
-        return self.emit_expr(fold(self.cast_expr(I.Evaluated(v.ty, loc, v, const=v.const), t, loc)), None)

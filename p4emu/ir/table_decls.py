@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from p4emu.ir.declarations import ExternInstance
 from p4emu.ir.expressions import Argument, Expr
-from p4emu.lang.types import Type
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,22 +57,12 @@ class Entry:
 
 
 @dataclass(frozen=True, slots=True)
-class InlineInstance:
-    """An extern instantiated in a property (`implementation = action_selector(...)`):
-    instantiated when the table is emitted (`args` are the AST's)."""
-
-    type: Type
-    args: tuple
-    prop: object  # the property (its location and annotations)
-
-
-@dataclass(frozen=True, slots=True)
 class Attached:
     """The action profile/selector, direct counter or direct meter a property names."""
 
     kind: str  # "implementation", "counters" or "meters"
     name: str  # the instance's control-plane name
-    inline: InlineInstance | None = None
+    inline: ExternInstance | None = None  # an instance made in the property
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,8 +1,10 @@
 """Passes over the typed IR (`p4emu.ir`). Checkers (AST -> typed IR): expressions
 (`typecheck`, with `check_operators`, `check_aggregates`, `check_calls`, `check_arguments`,
 `conversions`), extern calls (`check_externs`, `check_extern_methods`), statements
-(`check_statements`), parser transitions (`check_parser_states`) and tables (`check_tables`,
-`check_table_entries`); constant folding (`folding`: typed IR -> typed IR); emitters (typed
-IR -> Python: `emit`, `emit_operators`, `emit_statements`); and the BMv2 back-end checks
-over what main uses (`check_backend`). `ExprGen.expr` runs check, fold and emit on an
-expression, `StmtGen.stmt` on a statement."""
+(`check_statements`), parser transitions (`check_parser_states`), tables (`check_tables`,
+`check_table_entries`) and declarations (`check_declarations`: constants, extern instances,
+value sets, parser/control instances' constructor arguments and parameters); constant folding
+(`folding`: typed IR -> typed IR); emitters (typed IR -> Python: `emit`, `emit_operators`,
+`emit_statements`); and the checks of main's V1Switch blocks (`check_v1switch`) and the
+BMv2 back-end checks over what main uses (`check_backend`). `ExprGen.expr` runs check,
+fold and emit on an expression, `StmtGen.stmt` on a statement."""

@@ -1,19 +1,19 @@
 """BMv2 back-end checks over the typed IR of what main uses (p4c's back end never sees
-the rest): the deparser's `if`s (`check_deparser`), reads of `s.next` (`check_next_reads`)
-and the tables' direct meters (`check_direct_meters`); `check_backend` runs them after
-main's blocks are generated, with the value-set types of `checks.py`.
+the rest): the deparser's `if`s (`check_deparser`), reads of `s.next` (`check_next_reads`), the
+value sets' types (`check_value_set_type`) and the tables' direct meters
+(`check_direct_meters`); `check_backend` runs them after main's blocks are generated.
 """
 
 from __future__ import annotations
 
 from dataclasses import fields, is_dataclass
 
-from p4emu.compiler.checks import check_value_set_type
+from p4emu.ir import declarations as D
 from p4emu.ir import expressions as I
 from p4emu.ir import statements as S
 from p4emu.ir import table_decls as T
 from p4emu.lang.errors import P4CompileError
-from p4emu.lang.types import StackT, StructT
+from p4emu.lang.types import BitsT, EnumT, StackT, StructT
 
 
 def check_backend(gen, deparser_body: S.Block) -> None:
@@ -21,7 +21,7 @@ def check_backend(gen, deparser_body: S.Block) -> None:
     check_deparser(deparser_body)
     check_next_reads(gen.out.typed + gen.out.objects["tables"])
     for vs in gen.out.objects["value_sets"]:
-        check_value_set_type(vs["ty"], vs["name"], vs["loc"])
+        check_value_set_type(vs)
     check_direct_meters(gen.out.objects["tables"], gen.out.objects["meters"], set(gen.out.direct_meter_writers))
 
 
@@ -57,8 +57,7 @@ def check_next_reads(typed: list) -> None:
 
 def ir_nodes(roots: list):
     """Every IR node under `roots`, depth first in field order; the types, constants, scope
-    bindings and syntax (annotations, inline instances' arguments) nodes hold are not
-    followed."""
+    bindings and syntax (annotations, block declarations) nodes hold are not followed."""
     todo = list(reversed(roots))
     while todo:
         n = todo.pop()
@@ -86,6 +85,23 @@ def _text(e: I.Expr) -> str:
     if isinstance(e, I.StackIndex):
         return f"{_text(e.base)}[{e.index.const}]"
     return getattr(e, "name", "expr")
+
+
+def check_value_set_type(vs: D.ValueSetDecl) -> None:
+    """As p4c's P4Runtime serializer: a value_set holds bit<W>, a struct of bit<W> fields
+    or a serializable enum (a tuple p4emu refuses as a key of its own)."""
+    t = vs.type
+    if isinstance(t, StructT) and t.kind == "struct":
+        for field, ft in t.fields:
+            if not isinstance(ft, BitsT) or ft.newtype is not None:
+                raise P4CompileError(vs.loc, "Unsupported type argument for Value Set; this version "
+                                             "of P4Runtime requires that when the type parameter of "
+                                             "a Value Set is a struct, all the fields of the struct "
+                                             f"must be of type bit<W>, but {field} is not")
+    elif not ((isinstance(t, BitsT) and t.newtype is None)
+              or (isinstance(t, EnumT) and t.underlying is not None)):
+        raise P4CompileError(vs.loc, f"{vs.name}: invalid type parameter for Value Set; it must be one of "
+                                     "bit<W>, struct, tuple or serializable enum")
 
 
 def check_direct_meters(tables: list[T.TableDecl], meters: list[dict], read: set[str]) -> None:

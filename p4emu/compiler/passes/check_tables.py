@@ -3,7 +3,8 @@
 match kinds (one lpm at most, as BMv2 wants); the actions list binds its entries'
 directional arguments; `default_action` and the entries are constant action calls of
 listed actions, entries' keysets typed against the keys (`table_entries.py`); `size`,
-`support_timeout` and the implementation, counters and meters properties are resolved.
+`support_timeout` and the implementation, counters and meters properties are resolved (an
+extern made in one is checked as an extern instance, `check_declarations.py`).
 The emitter is `tables.py`.
 """
 
@@ -15,6 +16,7 @@ from p4emu.compiler.passes.check_table_entries import TableEntryCheck, named_arg
 from p4emu.compiler.passes.folding import fold
 from p4emu.compiler.scope import ActionB, InstB, Scope
 from p4emu.compiler.values import key_width
+from p4emu.ir import declarations as D
 from p4emu.ir import expressions as I
 from p4emu.ir import table_decls as T
 from p4emu.lang import ast as A
@@ -136,8 +138,7 @@ class TableCheck(TableEntryCheck):
         if isinstance(v, A.Call) and isinstance(v.func, A.TypeExpr):
             t = self.resolve_type(v.func.type, scope)
             if isinstance(t, ObjectT) and t.name in ("action_profile", "action_selector"):
-                return T.Attached("implementation", _inline_name(prop, table_name),
-                                  T.InlineInstance(t, tuple(v.args), prop))
+                return T.Attached("implementation", *self._check_inline(t, v, prop, scope, table_name))
         raise P4CompileError(prop.loc, "implementation must be an action_profile or action_selector")
 
     def _check_direct(self, prop, scope, kind, table_name) -> T.Attached:
@@ -148,11 +149,16 @@ class TableCheck(TableEntryCheck):
             t = self.resolve_type(v.func.type, scope)
             if not isinstance(t, ObjectT) or t.name != kind:
                 raise P4CompileError(prop.loc, f"{prop.name} must be a {kind}")
-            return T.Attached(prop.name, _inline_name(prop, table_name), T.InlineInstance(t, tuple(v.args), prop))
+            return T.Attached(prop.name, *self._check_inline(t, v, prop, scope, table_name))
         b = scope.lookup(v.name) if isinstance(v, A.Path) else None
         if not isinstance(b, InstB) or b.ty.name != kind:
             raise P4CompileError(prop.loc, f"{prop.name} must name a {kind} instance")
         return T.Attached(prop.name, b.full_name)
+
+    def _check_inline(self, t: ObjectT, v: A.Call, prop, scope, table_name) -> tuple[str, D.ExternInstance]:
+        """(name, instance) of an extern instantiated in a table property."""
+        name = _inline_name(prop, table_name)
+        return name, self.check_extern_instance(t, name, v.args, prop.loc, scope, prop.annotations)
 
 
 def _inline_name(prop, table_name: str) -> str:

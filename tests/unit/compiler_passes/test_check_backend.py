@@ -1,5 +1,5 @@
-"""The BMv2 back-end checks over the typed IR: the deparser's `if`s, `s.next` reads and
-direct meters."""
+"""The BMv2 back-end checks over the typed IR: the deparser's `if`s, `s.next` reads, value
+set types and direct meters."""
 
 from __future__ import annotations
 
@@ -9,12 +9,14 @@ from p4emu.compiler.passes.check_backend import (
     check_deparser,
     check_direct_meters,
     check_next_reads,
+    check_value_set_type,
 )
 from p4emu.compiler.scope import VarB
 from p4emu.compiler.stmts import Body
+from p4emu.ir import declarations as D
 from p4emu.ir import table_decls as T
 from p4emu.lang.errors import P4CompileError
-from p4emu.lang.types import StackT
+from p4emu.lang.types import BOOL, BitsT, EnumT, StackT, StructT
 
 from .helpers import declaring, generator, parse_stmt
 
@@ -70,3 +72,19 @@ def test_a_read_or_write_of_a_field_of_next_is_refused_at_the_next():
 def test_next_itself_and_its_validity_are_fine():
     check_next_reads(_with_stack("{ b = hs.next.isValid(); hs.next.setValid(); x = hs.last.f; }"))
     check_next_reads(_with_stack("{ x = hs[0].f; }"))
+
+
+def test_a_value_set_holds_bits_a_struct_of_bits_or_a_serializable_enum():
+    def value_set(t):
+        return D.ValueSetDecl("p.vs", t, 4, (), (), "t.p4:3:5")
+
+    ok = StructT("struct", "s_t")
+    ok.fields = [("a", BitsT(8)), ("b", BitsT(4))]
+    for t in (BitsT(12), ok, EnumT("e_t", ["A"], BitsT(8))):
+        check_value_set_type(value_set(t))
+    with pytest.raises(P4CompileError, match="p.vs: invalid type parameter for Value Set"):
+        check_value_set_type(value_set(BOOL))
+    bad = StructT("struct", "n_t")
+    bad.fields = [("a", BitsT(8)), ("flag", BOOL)]
+    with pytest.raises(P4CompileError, match="but flag is not"):
+        check_value_set_type(value_set(bad))

@@ -80,3 +80,24 @@ def test_const_entries_are_typed_against_the_keys():
         table("key = { x : exact; w : exact; } actions = { set; } const entries = { 1 : set(1); }")
     with pytest.raises(P4CompileError, match="exact key cannot be a don't-care"):
         table("key = { x : exact; } actions = { set; } const entries = { _ : set(1); }")
+
+
+
+PROFILES = """
+enum HashAlgorithm { crc32, random }
+extern action_selector { action_selector(HashAlgorithm algorithm, bit<32> size, bit<32> outputWidth); }
+"""
+
+
+def selector_table(algorithm: str) -> T.TableDecl:
+    gen, scope = declaring(DECLS + PROFILES + "control c() { table t { key = { x : selector; } actions = { set; } "
+                           f"implementation = action_selector(HashAlgorithm.{algorithm}, 32w64, 14); }} apply {{ }} }}")
+    return gen.check_table(gen.program.decls[-1].locals[0], "c.t", scope)
+
+
+def test_an_extern_made_in_a_property_is_a_checked_instance_named_after_the_table():
+    (impl,) = selector_table("crc32").attached
+    assert (impl.kind, impl.name, impl.inline.kind) == ("implementation", "c.t", "action_selector")
+    assert [a.const for a in impl.inline.args[1:]] == [64, 14]
+    with pytest.raises(P4CompileError, match="HashAlgorithm.random"):
+        selector_table("random")
