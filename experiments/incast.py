@@ -17,7 +17,9 @@ NAME = "incast"
 TITLE = "Incast: trimming vs drop-tail"
 SPEC = "fattree:k=4"
 MODES = ("trim", "droptail")
-DEFAULT_N = {False: (4, 8, 15), True: (4, 8)}
+# quick keeps 15: at N = 8 drop-tail loses a few packets that SACK repairs, and its only
+# timeouts there are spurious ones (late packets), so only N = 15 shows what trimming avoids
+DEFAULT_N = {False: (4, 8, 15), True: (4, 15)}
 DEFAULT_RATE = 2_000_000
 TRIM, ECN, DEPTH = 8, 4, 64  # BMv2's default depth
 # The senders' RTO floor. The endpoint CLI's 100 ms fits an idle machine; here 15 senders,
