@@ -111,7 +111,8 @@ def analyse(setup: Setup, raw: dict) -> dict:
 
 def tables(analysis: dict) -> dict[str, list[dict]]:
     keys = ("mode", "n", "bytes", "ideal_s", "fct_s", "slowdown", "timeouts",
-            "spurious_timeouts", "retransmits", "nacks", "trimmed_at_receiver", "ecn_echoes", "dropped", "failed", "faithful")
+            "spurious_timeouts", "retransmits", "nacks", "trimmed_at_receiver",
+            "ecn_echoes", "dropped", "failed", "faithful")
     rows = [{k: (round(r[k], 4) if isinstance(r[k], float) else r[k]) for k in keys}
             for r in analysis["rows"]]
     flows = [{"mode": r["mode"], "n": r["n"], "flow": i, "fct_s": fct}
@@ -154,11 +155,11 @@ def goals(setup: Setup, analysis: dict) -> list[dict]:
 
 def loss_timeouts(row: dict) -> int:
     """Timeouts that recovered a lost packet: all but those shown spurious."""
-    return row["timeouts"] - row.get("spurious_timeouts", 0)
+    return row["timeouts"] - row["spurious_timeouts"]
 
 
 def _timeouts(row: dict) -> str:
-    spurious = row.get("spurious_timeouts", 0)
+    spurious = row["spurious_timeouts"]
     return f"{loss_timeouts(row)}" + (f" (+{spurious} spurious)" if spurious else "")
 
 

@@ -66,11 +66,14 @@ class DctcpWindow:
             self._end_window(now)
 
     def _end_window(self, now: float) -> None:
-        fraction = self._marked / self._acked if self._acked else 0.0
         if self.draining:
             self.draining = False
-            self._window_start, self._acked, self._marked, self._lost = now, 0, 0, False
-            return
+        else:
+            self._measure_and_cut()
+        self._window_start, self._acked, self._marked, self._lost = now, 0, 0, False
+
+    def _measure_and_cut(self) -> None:
+        fraction = self._marked / self._acked if self._acked else 0.0
         in_slow_start = self.ssthresh == float("inf")
         if self.alpha_measured or in_slow_start:
             self.alpha = (1 - self.gain) * self.alpha + self.gain * fraction
@@ -82,7 +85,6 @@ class DctcpWindow:
             self.cwnd = max(floor, self.cwnd * (1 - self.alpha / 2))
             self.ssthresh = self.cwnd
             self.decreases += 1
-        self._window_start, self._acked, self._marked, self._lost = now, 0, 0, False
 
     def on_timeout(self, first: bool = True) -> None:
         """A retransmission timeout: halve (the path is more likely dead than congested).
@@ -104,7 +106,7 @@ class DctcpWindow:
         self._before_timeout = None
         return True
 
-    def on_progress(self) -> None:
+    def confirm_timeout(self) -> None:
         """A packet the last timeout declared lost was delivered by its resent copy first:
         the loss was real and the timeout's cut stands."""
         self._before_timeout = None

@@ -97,6 +97,12 @@ class LossLedger:
     def record(self, psn: int, rec: LostRecord) -> None:
         self.records[psn] = rec
 
+    def resend_acked(self, psn: int, ts: int) -> LostRecord | None:
+        """The record of `psn` when an ACK echoing `ts` is for a later transmission of it
+        (the resent copy got there first: so far, the loss looks real)."""
+        rec = self.records.get(psn)
+        return rec if rec is not None and ts != rec.ts else None
+
     def on_ack(self, psn: int, ts: int, duplicate: bool,
                age: float | None) -> tuple[LostRecord, float | None] | None:
         """An ACK for `psn` (echoing `ts`, RETX-flagged when `duplicate`). When it shows the

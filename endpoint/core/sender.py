@@ -392,12 +392,11 @@ class MrcSender:
         else:
             self.stats.acks += 1
             if self._ledger.records:
-                rec = self._ledger.records.get(hdr.psn)
                 verdict = self._ledger.on_ack(hdr.psn, hdr.ts, bool(hdr.flags & Flag.RETX), age)
                 if verdict is not None:
                     self._on_spurious(*verdict, now)
-                elif rec is not None and rec.by_timeout and hdr.ts != rec.ts:
-                    self.cc.on_progress()  # the resent copy got there first: a real loss
+                elif (rec := self._ledger.resend_acked(hdr.psn, hdr.ts)) and rec.by_timeout:
+                    self.cc.confirm_timeout()  # a real loss: the timeout's cut stands
             tx = self.board.deliver(hdr.psn)
             if tx is not None and ts_us(tx.sent_at) == hdr.ts:  # this very transmission
                 self._rack_seq = max(self._rack_seq, tx.seq)

@@ -272,7 +272,7 @@ def test_incast_is_trimmed_not_dropped(lab, tmp_path):
           f", receiver trimmed {received['trimmed']}, ECN {received['ecn_marked']}, "
           f"timeouts {[s['timeouts'] for s in sent]}, retired {[s['evs_retired_count'] for s in sent]}, "
           f"spurious {[s['spurious_retransmits'] for s in sent]}, "
-              f"timeouts undone {[s['timeouts_undone'] for s in sent]}")
+          f"timeouts undone {[s['timeouts_undone'] for s in sent]}")
     assert received["messages_ok"] == 4 and received["messages_bad"] == 0
     assert received["trimmed"] > 0 and trimmed > 0
     assert received["ecn_marked"] > 0

@@ -96,7 +96,7 @@ def test_marks_floor_the_window_at_one_packet_losses_at_two():
     assert w.cwnd == 2.0
 
 
-def test_spurious_timeout_cut_is_undone_unless_progress_confirmed_it():
+def test_spurious_timeout_cut_is_undone_unless_a_resent_copy_confirmed_it():
     w = DctcpWindow(cwnd=12, ssthresh=12)
     w.on_timeout()
     w.on_timeout(first=False)  # a backed-off repeat before any answer: undo goes back to before the first
@@ -104,5 +104,5 @@ def test_spurious_timeout_cut_is_undone_unless_progress_confirmed_it():
     assert w.undo_timeout() and (w.cwnd, w.ssthresh) == (12, 12)
     assert not w.undo_timeout()  # once
     w.on_timeout()
-    w.on_progress()  # the retransmission was acked first: the loss was real
+    w.confirm_timeout()  # the retransmission was acked first: the loss was real
     assert not w.undo_timeout() and w.cwnd == 6
