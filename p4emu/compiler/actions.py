@@ -33,7 +33,7 @@ class ActionGen:
         scope = getattr(b, "scope", self.global_scope)
         for p in b.decl.params:
             if p.direction == "":
-                t = self.resolve_type(p.type, scope)
+                t = self.checker.resolve_type(p.type, scope)
                 anno = A.find_annotation(p.annotations, "name")
                 pname = anno.string() if anno is not None and anno.string() else p.name
                 type_name = None
@@ -50,7 +50,7 @@ class ActionGen:
         b.py = f"A_{self.next_id()}_{py_ident(b.decl.name)}"
         ctx = b.owner
         scope = Scope(getattr(b, "scope", self.global_scope))
-        fn = Fn(self.counter)
+        fn = Fn(self.next_id)
         fn.owner = ctx
         fn.ret_type = None
         fn.kind = "action"
@@ -58,7 +58,7 @@ class ActionGen:
         outs = []
         b.data_params = []
         for p in b.decl.params:
-            t = self.resolve_type(p.type, scope)
+            t = self.checker.resolve_type(p.type, scope)
             py = f"a_{py_ident(p.name)}"
             params.append(py)
             scope.declare(p.name, VarB(t, py, writable=p.direction not in ("in", ""),
@@ -113,14 +113,14 @@ class ActionGen:
         fname = f"FN_{self.next_id()}_{py_ident(d.name)}"
         variants[key] = fname
         b.py = b.py or fname
-        scope = self.tvar_scope(self.global_scope, {tp: tyenv[tp] for tp in d.type_params})
-        fn = Fn(self.counter)
+        scope = self.checker.tvar_scope(self.global_scope, {tp: tyenv[tp] for tp in d.type_params})
+        fn = Fn(self.next_id)
         fn.owner = None
         fn.kind = "function"
-        fn.ret_type = self.resolve_type(d.ret, scope)
+        fn.ret_type = self.checker.resolve_type(d.ret, scope)
         params, outs = [], []
         for p in d.params:
-            t = self.resolve_type(p.type, scope)
+            t = self.checker.resolve_type(p.type, scope)
             py = f"a_{py_ident(p.name)}"
             params.append(py)
             scope.declare(p.name, VarB(t, py, writable=p.direction not in ("in", ""),

@@ -102,16 +102,16 @@ class BlockGen:
     def _local(self, d: A.Decl, ctx: BlockCtx, scope: Scope) -> None:
         if isinstance(d, A.VarDecl):
             if d.is_const:
-                c = self.check_const_decl(d, scope, d.loc)
+                c = self.checker.check_const_decl(d, scope, d.loc)
                 scope.declare(d.name, ConstB(c.type, c.const), d.loc)
                 return
-            t = self.resolve_type(d.type, scope)
+            t = self.checker.resolve_type(d.type, scope)
             name = f"v_{py_ident(d.name)}_{self.next_id()}"
             ctx.frame_fields.append((name, zero_value(t)))
             b = VarB(t, f"C.{name}")
             if d.init is not None:
                 fn = self.new_fn(ctx)
-                init = self.check_initial(t, self.check_expr(d.init, scope, t), d.loc)
+                init = self.checker.check_initial(t, self.checker.check_expr(d.init, scope, t), d.loc)
                 self.out.typed.append(init)
                 v = self.emit_expr(fold(init), fn)
                 if is_compound(t):
@@ -130,7 +130,7 @@ class BlockGen:
         elif isinstance(d, A.InstanceDecl):
             self.gen_instance(d, ctx, scope)
         elif isinstance(d, A.ValueSetDecl):
-            vs = self.check_value_set(d, full_name(ctx.name, d), scope)
+            vs = self.checker.check_value_set(d, full_name(ctx.name, d), scope)
             py = f"VS_{self.next_id()}"
             self.out.bindings[py] = ("value_set", vs.name)
             self.out.objects["value_sets"].append(vs)
@@ -141,7 +141,7 @@ class BlockGen:
             raise unsupported(d.loc, f"declaration {type(d).__name__} here")
 
     def new_fn(self, ctx: BlockCtx) -> Fn:
-        fn = Fn(self.counter)
+        fn = Fn(self.next_id)
         fn.owner = ctx
         fn.ret_type = None
         fn.epilogue = ""
@@ -153,7 +153,7 @@ class BlockGen:
         """An instance of parser/control `decl`, its names prefixed `prefix`, constructed
         with `ctor_args` (in `outer_scope`)."""
         uid = self.next_id()  # before the ids of the instances made for its arguments
-        return self.emit_block(self.check_block_instance(decl, prefix, ctor_args, outer_scope), uid)
+        return self.emit_block(self.checker.check_block_instance(decl, prefix, ctor_args, outer_scope), uid)
 
     def emit_block(self, inst: D.BlockInstance, uid: int) -> BlockCtx:
         """The frame class and apply function `PA_n`/`CA_n` of checked instance `inst`."""

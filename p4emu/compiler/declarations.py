@@ -18,10 +18,9 @@ from p4emu.compiler.scope import (
     InstB,
     TypeB,
 )
-from p4emu.compiler.structs import flat_width, struct_bits_source, struct_class_source
 from p4emu.lang import ast as A
 from p4emu.lang.errors import P4CompileError, unsupported
-from p4emu.lang.types import BitsT, EnumT, ObjectT, StructT, TypeVarT, VarbitT
+from p4emu.lang.types import BitsT, EnumT, ObjectT, StructT
 
 
 class DeclarationGen:
@@ -48,7 +47,7 @@ class DeclarationGen:
         elif isinstance(d, A.MatchKindDecl):
             self.env.match_kinds.update(d.members)
         elif isinstance(d, A.TypedefDecl):
-            t = self.resolve_type(d.type, g)
+            t = self.checker.resolve_type(d.type, g)
             if d.new_type:  # `type`: named in P4Info type_info, p4c's Type_Newtype
                 t = BitsT(t.width, t.signed, d.name) if isinstance(t, BitsT) else t
                 self.env.new_types[d.name] = t
@@ -60,9 +59,9 @@ class DeclarationGen:
                 return
             t = StructT(d.kind, d.name, annotations=d.annotations)
             g.declare(d.name, loc=d.loc, b=TypeB(t))
-            self._define_struct(t, d, g)
+            self.checker.define_struct(t, d, g)
         elif isinstance(d, A.EnumDecl):
-            under = self.resolve_type(d.underlying, g) if d.underlying is not None else None
+            under = self.checker.resolve_type(d.underlying, g) if d.underlying is not None else None
             t = EnumT(d.name, [m for m, _ in d.members], under)
             if len(set(t.members)) != len(t.members):
                 raise P4CompileError(d.loc, f"enum {d.name}: duplicate member")
@@ -73,11 +72,11 @@ class DeclarationGen:
                 else:
                     if e is None:
                         raise P4CompileError(d.loc, f"serializable enum member {m} needs a value")
-                    t.values[m] = self.check_constant(e, g, under, e.loc).const
+                    t.values[m] = self.checker.check_constant(e, g, under, e.loc).const
                 nxt += 1
             g.declare(d.name, loc=d.loc, b=TypeB(t))
         elif isinstance(d, A.VarDecl):
-            c = self.check_const_decl(d, g, d.init.loc)
+            c = self.checker.check_const_decl(d, g, d.init.loc)
             g.declare(d.name, loc=d.loc, b=ConstB(c.type, c.const))
         elif isinstance(d, A.ExternDecl):
             if d.name in ("packet_in", "packet_out"):  # replaces the built-in placeholder
@@ -102,63 +101,17 @@ class DeclarationGen:
         elif isinstance(d, A.BlockTypeDecl):
             g.declare(d.name, loc=d.loc, b=BlockDeclB(d, ObjectT(d.kind + "_type", d.name, d)))
         elif isinstance(d, A.InstanceDecl):
-            t = self.resolve_type(d.type, g)
+            t = self.checker.resolve_type(d.type, g)
             if isinstance(t, ObjectT) and t.kind in ("parser", "control"):
                 # p4c (TypeInference) allows only package and extern instances here
                 raise P4CompileError(d.loc, f"{d.name}: cannot instantiate at top-level")
             if not isinstance(t, ObjectT) or t.kind != "extern":
                 raise unsupported(d.loc, f"top-level instantiation of {t}")
-            py = self.emit_extern_instance(self.check_extern_instance(t, _global_name(d), d.args, d.loc, g,
+            py = self.emit_extern_instance(self.checker.check_extern_instance(t, _global_name(d), d.args, d.loc, g,
                                                                       d.annotations))
             g.declare(d.name, loc=d.loc, b=InstB("extern", t, _global_name(d), py, d))
         else:
             raise unsupported(d.loc, f"top-level {type(d).__name__}")
-
-    def _define_struct(self, t: StructT, d: A.HeaderDecl, scope) -> None:
-        """Resolve the fields of struct/header/union `t` declared by `d` and emit its class."""
-        t.py = f"H_{self.next_id()}_{t.name}"
-        for f in d.fields:
-            ft = self.resolve_type(f.type, scope)
-            if d.kind == "header" and not isinstance(ft, VarbitT) and flat_width(ft) is None:
-                raise P4CompileError(f.loc, f"header field {f.name}: type {ft} not allowed in a header")
-            if d.kind == "header_union" and not (isinstance(ft, StructT) and ft.kind == "header"):
-                raise P4CompileError(f.loc, f"header_union field {f.name} must be a header")
-            t.fields.append((f.name, ft))
-            t.field_annotations[f.name] = f.annotations
-        self.out.struct_code += struct_class_source(t, d.loc)
-        self.out.struct_types.append(t)
-        if d.kind == "header":
-            for _, ft in t.fields:
-                self._struct_in_header(ft)
-
-    def _struct_in_header(self, t) -> None:
-        """Give a struct laid out inside a header (and its nested structs) from_bits/to_bits."""
-        if not isinstance(t, StructT) or t.kind != "struct" or t.py in self.env.bits_structs:
-            return
-        self.env.bits_structs.add(t.py)
-        for _, ft in t.fields:
-            self._struct_in_header(ft)
-        self.out.struct_code += struct_bits_source(t)
-
-    def specialize_struct(self, generic: ObjectT, type_args: dict, loc) -> StructT:
-        """The concrete type of `S<T1, ...>` for a generic struct/header `S`, one per
-        distinct list of type arguments (p4c's SpecializeGenericTypes names them S_0...)."""
-        d = generic.decl
-        args = [type_args[p] for p in d.type_params]
-        if any(isinstance(a, TypeVarT) for a in args):
-            # in a generic function's signature: a pattern the call's arguments unify with
-            t = StructT(d.kind, f"{d.name}<{', '.join(map(str, args))}>", annotations=d.annotations)
-            t.generic_origin = (d.name, args)
-            return t
-        key = (d.name, tuple(map(str, args)))
-        t = self.env.specialized.get(key)
-        if t is None:
-            k = sum(1 for n, _ in self.env.specialized if n == d.name)
-            t = StructT(d.kind, f"{d.name}_{k}", annotations=d.annotations)
-            t.generic_origin = (d.name, args)
-            self.env.specialized[key] = t
-            self._define_struct(t, d, self.tvar_scope(self.global_scope, type_args))
-        return t
 
 
 def _global_name(d: A.Decl) -> str:

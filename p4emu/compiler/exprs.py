@@ -1,5 +1,5 @@
-"""Expressions (mixin of `ProgramGen`): `expr` type-checks a P4 expression into the typed
-IR (`passes/typecheck.py`), folds its constants (`passes/folding.py`) and emits its
+"""Expressions (mixin of `ProgramGen`): `expr` has the checker type-check a P4 expression
+into the typed IR (`passes/typecheck.py`), folds its constants (`passes/folding.py`) and emits its
 Python (`passes/emit.py`), returning a `V` (the Python, the type, the value if known).
 
 `want` is the type the context expects: it gives untyped int literals and brace
@@ -11,16 +11,14 @@ from __future__ import annotations
 
 from p4emu.compiler.passes.emit import ExprEmit
 from p4emu.compiler.passes.folding import fold
-from p4emu.compiler.passes.typecheck import TypeCheck
 from p4emu.compiler.scope import Scope
-from p4emu.compiler.typegen import TypeGen
 from p4emu.compiler.values import V
 from p4emu.lang import ast as A
 from p4emu.lang.types import Type
 
 
-class ExprGen(TypeCheck, ExprEmit, TypeGen):
+class ExprGen(ExprEmit):
     """Expression half of the generator; `self` is the `ProgramGen`."""
 
     def expr(self, e: A.Expr, scope: Scope, fn, want: Type | None = None) -> V:
-        return self.emit_expr(fold(self.check_expr(e, scope, want)), fn)
+        return self.emit_expr(fold(self.checker.check_expr(e, scope, want)), fn)

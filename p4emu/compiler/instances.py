@@ -17,7 +17,7 @@ class InstanceGen:
     """`self` is the `ProgramGen`."""
 
     def gen_instance(self, d: A.InstanceDecl, ctx: BlockCtx, scope: Scope) -> None:
-        t = self.resolve_type(d.type, scope)
+        t = self.checker.resolve_type(d.type, scope)
         name = full_name(ctx.name, d)
         if isinstance(t, ObjectT) and t.kind in ("control", "parser"):
             sub = self.gen_block(t.decl, name, d.args, scope)
@@ -25,7 +25,7 @@ class InstanceGen:
             scope.declare(d.name, InstB(t.kind, t, name, sub.apply_py, d, {"ctx": sub, "direct": direct}), d.loc)
             return
         if isinstance(t, ObjectT) and t.kind == "extern":
-            py = self.emit_extern_instance(self.check_extern_instance(t, name, d.args, d.loc, scope, d.annotations))
+            py = self.emit_extern_instance(self.checker.check_extern_instance(t, name, d.args, d.loc, scope, d.annotations))
             scope.declare(d.name, InstB("extern", t, name, py, d), d.loc)
             return
         raise P4CompileError(d.loc, f"cannot instantiate {t}")

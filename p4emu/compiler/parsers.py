@@ -1,12 +1,11 @@
-"""Parser states (mixin of `ProgramGen`): each state of a parser is checked into a typed
-state (`passes/check_parser_states.py`) and emitted here as a function returning the next
+"""Parser states (mixin of `ProgramGen`): the checker checks each state of a parser into a
+typed state (`passes/check_parser_states.py`), emitted here as a function returning the next
 state's function (None: accept), its select as `if` conditions on the keys' values."""
 
 from __future__ import annotations
 
 from p4emu.compiler.blocks import BlockCtx
 from p4emu.compiler.checks import check_parser_terminates
-from p4emu.compiler.passes.check_parser_states import ParserStateCheck
 from p4emu.compiler.passes.folding import fold
 from p4emu.compiler.scope import Scope, py_ident
 from p4emu.compiler.values import V, unsigned_py
@@ -15,7 +14,7 @@ from p4emu.lang import ast as A
 from p4emu.lang.errors import P4CompileError
 
 
-class ParserGen(ParserStateCheck):
+class ParserGen:
     """`self` is the `ProgramGen`."""
 
     # -- parser states -----------------------------------------------------------------
@@ -36,7 +35,7 @@ class ParserGen(ParserStateCheck):
             sscope = Scope(scope)
             for st in s.stmts:  # each checked and emitted before the next (see check_transition)
                 self.stmt(st, sscope, fn)
-            tr = self.check_transition(s, sscope, names)
+            tr = self.checker.check_transition(s, sscope, names)
             self.out.typed.append(tr)
             self._emit_transition(tr, names, fn)
             self.out.code.append(f"def {names[s.name]}({ctx.sig}):")

@@ -1,15 +1,17 @@
-"""Whole-program generation: `ProgramGen` (the generator, assembled from the mixins
-below) and the V1Switch package. Its state is three objects (`generated.py`): `out`, the
-`GeneratedProgram` (the generated Python module source and the control-plane object lists
-`objects`, `links`, ..., which `lower_control_plane.py` turns into the typed
-`p4emu.ir.ControlPlane`), `env`, the declaration tables and memos it consults, and `walk`,
-where in the program it is. Top-level declarations are in `declarations.py`.
+"""Whole-program generation: `ProgramGen`, the emitter (assembled from the mixins below),
+and the V1Switch package. It walks the program in p4c's order; for each construct it asks
+its `checker` (`checker.ProgramChecker`, the front end's passes of `passes/`) for the typed
+IR (`p4emu.ir`), then emits that IR as Python. Both read and write one `CompileState`
+(`generated.py`): `out`, the `GeneratedProgram` (the generated Python module's parts and
+the control-plane object lists `objects`, `links`, ..., which `lower_control_plane.py`
+turns into the typed `p4emu.ir.ControlPlane`), `env`, the declaration tables and memos, and
+`walk`, where in the program the walk is. Top-level declarations are in `declarations.py`.
 
 How a program becomes Python (one walk over the declarations; each constant, instance,
-table, statement and parser transition is type-checked into a typed IR, `p4emu.ir`, by
-the passes of `passes/`, then emitted):
+table, statement and parser transition is checked into the typed IR, then emitted):
 
-- every header/struct/union type becomes a `__slots__` class (`structs.py`): fields are
+- every header/struct/union type (its fields checked by `passes/resolve_types.py`)
+  becomes a `__slots__` class (`structs.py`): fields are
   attributes `f_<name>`, headers add `valid`, `extract(pk)`, `emit(out)`, `set_valid()`,
   `copy()`, `assign()`, `equals()`;
 - every parser/control *instance* (top-level blocks and sub-blocks, so two instances of one
@@ -31,7 +33,7 @@ the passes of `passes/`, then emitted):
 - statements (`stmts.py` runs `passes/check_statements.py` and `emit_statements.py`),
   expressions (`exprs.py`: `passes/typecheck.py`, `folding.py`, `emit.py`) and calls
   (checked in `passes/check_calls.py`, `check_arguments.py`; emitted by `calls.py`)
-  generate the bodies, in p4c's evaluation order (`ordering.py`); types in `typegen.py`;
+  generate the bodies, in p4c's evaluation order (`ordering.py`);
 - checks p4c makes that the generated code does not need (P4Info names, entry priorities,
   parser termination, checksum controls) are in `checks.py`; over the typed IR, the
   V1Switch blocks' signatures and headers type in `passes/check_v1switch.py` and BMv2's
@@ -48,21 +50,20 @@ from __future__ import annotations
 from p4emu.compiler.actions import ActionGen
 from p4emu.compiler.blocks import BlockGen
 from p4emu.compiler.calls import CallGen
+from p4emu.compiler.checker import ProgramChecker
 from p4emu.compiler.checks import CHECKSUM_CALLS, check_checksum_control
 from p4emu.compiler.declarations import DeclarationGen
 from p4emu.compiler.exprs import ExprGen
 from p4emu.compiler.extern_objects import ExternObjectGen
 from p4emu.compiler.externs import ExternGen
-from p4emu.compiler.generated import GeneratedProgram, GlobalEnv, WalkContext
+from p4emu.compiler.generated import CompileState, CompileStateView
 from p4emu.compiler.instances import InstanceGen
 from p4emu.compiler.ordering import OrderGen
 from p4emu.compiler.packets import PacketGen
 from p4emu.compiler.parsers import ParserGen
 from p4emu.compiler.passes.check_backend import check_backend
-from p4emu.compiler.passes.check_declarations import DeclarationCheck
-from p4emu.compiler.passes.check_tables import TableCheck
 from p4emu.compiler.passes.check_v1switch import check_v1switch
-from p4emu.compiler.scope import Scope, TypeB
+from p4emu.compiler.scope import TypeB
 from p4emu.compiler.stmts import StmtGen
 from p4emu.compiler.tables import TableGen
 from p4emu.lang import ast as A
@@ -73,19 +74,16 @@ V1SWITCH_ROLES = ("parser", "verify", "ingress", "egress", "compute", "deparser"
 V1SWITCH_PARAMS = ("p", "vr", "ig", "eg", "ck", "dep")  # parameter names in v1model.p4
 
 
-class ProgramGen(DeclarationGen, ExprGen, StmtGen, CallGen, ActionGen, ExternGen, ExternObjectGen,
-                 PacketGen, BlockGen, ParserGen, InstanceGen, TableCheck, TableGen, DeclarationCheck, OrderGen):
+class ProgramGen(CompileStateView, DeclarationGen, ExprGen, StmtGen, CallGen, ActionGen, ExternGen,
+                 ExternObjectGen, PacketGen, BlockGen, ParserGen, InstanceGen, TableGen, OrderGen):
+    """The emitter: walks the program, asks `checker` for each construct's typed IR and
+    emits it. `out` is what later stages read, `env` the declaration tables and memos,
+    `walk` where the walk is; the checker shares them (`state`)."""
+
     def __init__(self, program: A.Program):
         self.program = program
-        self.global_scope = Scope()
-        self.counter = [0]  # shared with every `Fn` (fresh local names)
-        self.out = GeneratedProgram()  # what later stages read
-        self.env = GlobalEnv()  # declaration tables and memos used while generating
-        self.walk = WalkContext()  # where the walk is (in a parser, a select key ...)
-
-    def next_id(self) -> int:
-        self.counter[0] += 1
-        return self.counter[0]
+        self.state = CompileState()
+        self.checker = ProgramChecker(self.state)
 
     # -- globals -----------------------------------------------------------------------
     def run(self) -> None:
@@ -150,7 +148,7 @@ class ProgramGen(DeclarationGen, ExprGen, StmtGen, CallGen, ActionGen, ExternGen
         for role, decl, args in decls:
             anno = A.find_annotation(decl.annotations, "name")
             prefix = anno.string().lstrip(".") if anno is not None and anno.string() else decl.name
-            blocks.append((role, self.check_block_instance(decl, prefix, args, self.global_scope)))
+            blocks.append((role, self.checker.check_block_instance(decl, prefix, args, self.global_scope)))
         package = self.global_scope.lookup("V1Switch").decl
         slots = [getattr(getattr(self.global_scope.lookup(getattr(p.type, "name", "")), "decl", None), "params", [])
                  for p in package.params]
@@ -163,4 +161,4 @@ class ProgramGen(DeclarationGen, ExprGen, StmtGen, CallGen, ActionGen, ExternGen
             ctx = self.emit_block(inst, self.next_id())
             ctx.decl = inst.decl
             self.out.roles[role] = ctx
-        check_backend(self, self.out.roles["deparser"].body)  # BMv2's refusals, in what main uses
+        check_backend(self.out, self.out.roles["deparser"].body)  # BMv2's refusals, in what main uses

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import keyword
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from p4emu.lang.types import Type
@@ -116,17 +117,24 @@ def py_ident(name: str) -> str:
 class Fn:
     """Lines of one generated Python function, with fresh local names."""
 
-    def __init__(self, counter: list[int]):
+    def __init__(self, next_id: Callable[[], int]):
         self.lines: list[str] = []
         self.indent = 1
-        self._counter = counter
+        self._next_id = next_id  # the program's: names stay unique across functions
 
     def emit(self, line: str) -> None:
         self.lines.append("    " * self.indent + line)
 
+    def detached(self, indent: int) -> Fn:
+        """An empty body at `indent` with this function's names and attributes: lines
+        generated once, to be placed at several points of this function."""
+        other = type(self)(self._next_id)
+        other.__dict__.update({k: v for k, v in self.__dict__.items() if k not in ("lines", "indent")})
+        other.indent = indent
+        return other
+
     def fresh(self, base: str) -> str:
-        self._counter[0] += 1
-        return f"{py_ident(base)}_{self._counter[0]}"
+        return f"{py_ident(base)}_{self._next_id()}"
 
     def body(self) -> list[str]:
         return self.lines if self.lines else ["    " * self.indent + "pass"]

@@ -50,7 +50,7 @@ def flat_width(t: Type) -> int | None:
 def struct_bits_source(t: StructT) -> list[str]:
     """Module-level code giving struct class `t` from_bits/to_bits, for a struct used as a
     header field: its fields MSB first. Emitted only for such structs (see
-    ProgramGen._define_struct), after the class itself."""
+    struct_module_source), after the class itself."""
     fields = []
     for n, ft in t.fields:
         w = flat_width(ft)
@@ -100,7 +100,7 @@ def inline_emit_line(t: StructT, obj: str, out: str, loc) -> str | None:
     return f"if {obj}.valid: {out} += ({' | '.join(terms) or '0'}).to_bytes({nbytes}, 'big')"
 
 
-def struct_class_source(t: StructT, loc) -> list[str]:
+def struct_class_source(t: StructT) -> list[str]:
     names = [n for n, _ in t.fields]
     slots = (["valid"] if t.kind == "header" else []) + [f"f_{n}" for n in names]
     L = [f"class {t.py}:", f"    __slots__ = {tuple(slots)!r}", f"    p4name = {t.name!r}"]
@@ -152,7 +152,7 @@ def struct_class_source(t: StructT, loc) -> list[str]:
             conds.append(f"self.f_{n} == o.f_{n}")
     L.append(f"        return {' and '.join(conds) if conds else 'True'}")
     if t.kind == "header":
-        L += _header_methods(t, loc)
+        L += _header_methods(t)
     elif t.kind == "header_union":
         L += _union_methods(t)
     else:
@@ -182,14 +182,43 @@ def _union_methods(t: StructT) -> list[str]:
     return L
 
 
-def _header_methods(t: StructT, loc) -> list[str]:
+def check_header_layout(t: StructT, loc) -> None:
+    """Refuse a header BMv2 cannot lay out: a field of no fixed width, two varbit fields,
+    or a size that is not whole bytes."""
     fields = _bit_fields(t, loc)
-    fixed_bits = sum(w for _, w, _, k in fields if k != "varbit")
-    has_varbit = any(k == "varbit" for *_, k in fields)
-    if has_varbit and sum(1 for *_, k in fields if k == "varbit") > 1:
+    if sum(1 for *_, k in fields if k == "varbit") > 1:
         raise P4CompileError(loc, f"header {t.name}: more than one varbit field")
+    fixed_bits = sum(w for _, w, _, k in fields if k != "varbit")
     if fixed_bits % 8 != 0:
         raise P4CompileError(loc, f"header {t.name}: size {fixed_bits} bits is not a multiple of 8 (unsupported by BMv2)")
+
+
+def struct_module_source(types: list[StructT]) -> list[str]:
+    """The classes of `types` (declaration order, checked), each header followed by
+    from_bits/to_bits of the structs laid out in it that do not have them yet."""
+    L: list[str] = []
+    with_bits: set[str] = set()
+
+    def give_bits(t: Type) -> None:
+        if not isinstance(t, StructT) or t.kind != "struct" or t.py in with_bits:
+            return
+        with_bits.add(t.py)
+        for _, ft in t.fields:
+            give_bits(ft)
+        L.extend(struct_bits_source(t))
+
+    for t in types:
+        L += struct_class_source(t)
+        if t.kind == "header":
+            for _, ft in t.fields:
+                give_bits(ft)
+    return L
+
+
+def _header_methods(t: StructT) -> list[str]:
+    fields = _bit_fields(t, None)  # checked by check_header_layout
+    fixed_bits = sum(w for _, w, _, k in fields if k != "varbit")
+    has_varbit = any(k == "varbit" for *_, k in fields)
     L = ["    def set_valid(self):", "        if not self.valid:", "            self.valid = True"]
     for n, _w, _s, k in fields:
         zero = zero_value(t.field_type(n)) if k == "struct" else (

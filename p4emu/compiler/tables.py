@@ -20,7 +20,7 @@ class TableGen:
     """`self` is the `ProgramGen`."""
 
     def gen_table(self, d: A.TableDecl, ctx: BlockCtx, scope: Scope) -> None:
-        t = self.check_table(d, full_name(ctx.name, d), scope)
+        t = self.checker.check_table(d, full_name(ctx.name, d), scope)
         uid = self.next_id()
         fn = self.new_fn(ctx)
         key_py = []

@@ -1,5 +1,5 @@
 """Expressions that build struct, header and tuple values from parts, in the type checker
-(mixin of `ProgramGen`): list expressions `{a, b}`, struct expressions `{f = a, ...}`, the
+(part of the `ProgramChecker`): list expressions `{a, b}`, struct expressions `{f = a, ...}`, the
 invalid header `{#}` and default values `...`. The context type (`want`) decides what a
 list expression builds, as in p4c's TypeInference; a value whose parts are all constants
 is known (an `AggConst`), so constants of these types fold."""
@@ -20,7 +20,7 @@ def default_value(t: Type, loc) -> I.Expr:
 
 
 class AggregateCheck:
-    """`self` is the `ProgramGen`."""
+    """`self` is the `ProgramChecker`."""
 
     def _check_list_expr(self, e: A.ListExpr, scope, want) -> I.Expr:
         n = len(e.items)

@@ -1,4 +1,4 @@
-"""Arguments and lvalues in the type checker (mixin of `ProgramGen`): arguments bound to
+"""Arguments and lvalues in the type checker (part of the `ProgramChecker`): arguments bound to
 parameters (`bind_args`: positional or named, defaults), checked against the parameters'
 types with their directions (`check_arguments`: type variables inferred as p4c's
 TypeInference does, `out`/`inout` arguments checked as lvalues) and the writability of
@@ -25,7 +25,7 @@ from p4emu.lang.types import (
 
 
 class ArgumentCheck:
-    """`self` is the `ProgramGen`."""
+    """`self` is the `ProgramChecker`."""
 
     def bind_args(self, params: list[A.Param], args: list[A.Arg], loc, what: str) -> list[tuple[A.Param, A.Arg | None]]:
         named = [a for a in args if a.name is not None]

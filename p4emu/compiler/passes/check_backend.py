@@ -7,6 +7,7 @@ value sets' types (`check_value_set_type`) and the tables' direct meters
 from __future__ import annotations
 
 from dataclasses import fields, is_dataclass
+from typing import TYPE_CHECKING
 
 from p4emu.ir import declarations as D
 from p4emu.ir import expressions as I
@@ -15,14 +16,17 @@ from p4emu.ir import table_decls as T
 from p4emu.lang.errors import P4CompileError
 from p4emu.lang.types import BitsT, EnumT, StackT, StructT
 
+if TYPE_CHECKING:
+    from p4emu.compiler.generated import GeneratedProgram
 
-def check_backend(gen, deparser_body: S.Block) -> None:
-    """The BMv2 back end's refusals in main's generated code (`gen`, a ProgramGen)."""
+
+def check_backend(out: GeneratedProgram, deparser_body: S.Block) -> None:
+    """The BMv2 back end's refusals in the IR of what main uses (`out`, before lowering)."""
     check_deparser(deparser_body)
-    check_next_reads(gen.out.typed + gen.out.objects["tables"])
-    for vs in gen.out.objects["value_sets"]:
+    check_next_reads(out.typed + out.objects["tables"])
+    for vs in out.objects["value_sets"]:
         check_value_set_type(vs)
-    check_direct_meters(gen.out.objects["tables"], gen.out.objects["meters"], set(gen.out.direct_meter_writers))
+    check_direct_meters(out.objects["tables"], out.objects["meters"], set(out.direct_meter_writers))
 
 
 def check_deparser(body: S.Block) -> None:

@@ -1,4 +1,4 @@
-"""Calls in the type checker (mixin of `ProgramGen`): the callee is resolved, the call
+"""Calls in the type checker (part of the `ProgramChecker`): the callee is resolved, the call
 checked against it and the result typed. Actions, functions and parser/control applies get
 their arguments bound and checked (`check_arguments.py`); `t(x)` of a bit or bool type is
 a cast and `h.isValid()`, `h.minSizeInBits()`/`minSizeInBytes()` are queries of the header.
@@ -29,7 +29,7 @@ from p4emu.lang.types import (
 
 
 class CallCheck:
-    """`self` is the `ProgramGen`."""
+    """`self` is the `ProgramChecker`."""
 
     def check_call(self, e: A.Call, scope: Scope, want=None, statement: bool = False) -> I.Expr:
         """Call `e` as an expression (or, with `statement`, as a statement of its own)."""

@@ -1,4 +1,4 @@
-"""The declaration checker (mixin of `ProgramGen`): constants, extern instantiations,
+"""The declaration checker (part of the `ProgramChecker`): constants, extern instantiations,
 value sets and the constructor arguments of parser/control instances -> typed
 declarations (`p4emu.ir.declarations`). Values are compile-time constants converted to
 their declared types; the v1model checks on extern instances (constructor overload, unique
@@ -27,7 +27,7 @@ _KNOWN = set(_STORES) | {"Checksum16"}
 
 
 class DeclarationCheck:
-    """`self` is the `ProgramGen`."""
+    """`self` is the `ProgramChecker`."""
 
     def check_constant(self, e: A.Expr, scope: Scope, t: Type | None, loc) -> I.Expr:
         """`e` as a compile-time constant converted to `t` (a mismatch reported at `loc`)."""

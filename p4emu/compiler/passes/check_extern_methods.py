@@ -1,4 +1,4 @@
-"""Method calls of extern objects and packets in the type checker (mixin of `ProgramGen`):
+"""Method calls of extern objects and packets in the type checker (part of the `ProgramChecker`):
 register read/write, counter count, meter execute_meter, direct_meter read (`EXTERN_METHODS`)
 and packet_in extract/lookahead/advance/length, packet_out emit. Each is checked as p4c and
 BMv2's back end check it and gets its `ir.Argument`s in parameter order; the emitters are in
@@ -22,7 +22,7 @@ Args = tuple[I.Argument, ...]
 
 
 class ExternMethodCheck:
-    """`self` is the `ProgramGen`."""
+    """`self` is the `ProgramChecker`."""
 
     # -- extern objects ----------------------------------------------------------------
     def check_extern_method(self, e: A.Call, t: ObjectT, name: str, scope) -> Args:

@@ -1,4 +1,4 @@
-"""Extern function calls in the type checker (mixin of `ProgramGen`): each extern of
+"""Extern function calls in the type checker (part of the `ProgramChecker`): each extern of
 core.p4/v1model.p4 has a checker (`EXTERN_CHECKS`, by name) that types the arguments of the
 overload called (`check_calls.extern_overload`) and makes the checks p4c and BMv2's back end
 make on them: result and checksum fields of bit<W>, `HashAlgorithm`/`CloneType` constants,
@@ -35,7 +35,7 @@ Args = tuple[I.Argument, ...]
 
 
 class ExternCheck:
-    """`self` is the `ProgramGen`."""
+    """`self` is the `ProgramChecker`."""
 
     def check_extern_call(self, e: A.Call, name: str, pairs, scope) -> Args:
         return tuple(EXTERN_CHECKS[name](self, e, pairs, scope))

@@ -1,4 +1,4 @@
-"""Unary and binary operators in the type checker (mixin of `ProgramGen`): operand types,
+"""Unary and binary operators in the type checker (part of the `ProgramChecker`): operand types,
 the conversions they agree on, and the value when the operands are known (folded at
 infinite precision for untyped ints, wrapped to the width for bit<N>/int<N>)."""
 
@@ -37,7 +37,7 @@ def _both(a: I.Expr, b: I.Expr) -> bool:
 
 
 class OperatorCheck:
-    """`self` is the `ProgramGen`."""
+    """`self` is the `ProgramChecker`."""
 
     def _check_unary(self, e: A.Unary, scope, want) -> I.Expr:
         v = self.check_expr(e.expr, scope, want if e.op in ("-", "~", "+") else None)

@@ -1,4 +1,4 @@
-"""The parser-transition checker (mixin of `ProgramGen`): an AST parser state's transition
+"""The parser-transition checker (part of the `ProgramChecker`): an AST parser state's transition
 -> a typed one (`p4emu.ir.parser_states`): target states, select keys and keysets with
 BMv2's rules (keysets are constants; p4c's bmv2 ParserConverter, ReplaceSelectRange). The
 state's statements are statements (`check_statements.py`, in a parser's body).
@@ -23,7 +23,7 @@ SIZE_METHODS = ("minSizeInBits", "minSizeInBytes", "maxSizeInBits", "maxSizeInBy
 
 
 class ParserStateCheck:
-    """`self` is the `ProgramGen`."""
+    """`self` is the `ProgramChecker`."""
 
     def check_transition(self, s: A.ParserState, scope: Scope, states) -> str | P.Select | None:
         """Where state `s` of a parser whose states are `states` (names) goes next."""

@@ -1,4 +1,4 @@
-"""The statement checker (mixin of `ProgramGen`): `check_stmt` turns an AST statement into a
+"""The statement checker (part of the `ProgramChecker`): `check_stmt` turns an AST statement into a
 typed statement (`p4emu.ir.statements`), dispatching on the node class through
 `STMT_CHECKERS`. It owns local scoping (a block's declarations go to a scope of its own)
 and the statement-level errors: assignment targets and types, conditions, switch labels,
@@ -34,7 +34,7 @@ class Body:
 
 
 class StatementCheck:
-    """`self` is the `ProgramGen`."""
+    """`self` is the `ProgramChecker`."""
 
     def check_stmt(self, s: A.Stmt, scope: Scope, body: Body) -> S.Stmt:
         check = STMT_CHECKERS.get(type(s))

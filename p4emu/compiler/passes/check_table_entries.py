@@ -1,4 +1,4 @@
-"""Constant action calls and entries of tables in the type checker (mixin of `ProgramGen`,
+"""Constant action calls and entries of tables in the type checker (part of the `ProgramChecker`,
 used by `check_tables.py`): `default_action` and each entry's action are listed actions
 with constant action data; each entry's keyset is typed against its key element and
 becomes a match value (`p4emu.runtime.match`); `priority = n:` numbering gets p4c's
@@ -17,7 +17,7 @@ from p4emu.runtime import match as M
 
 
 class TableEntryCheck:
-    """`self` is the `ProgramGen`."""
+    """`self` is the `ProgramChecker`."""
 
     def check_action_call(self, ar: A.ActionRefSyntax, scope, allowed: set[str], d) -> T.ActionCall:
         """`default_action = a(...)` or an entry's action: a listed action whose action

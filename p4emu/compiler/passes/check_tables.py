@@ -1,4 +1,4 @@
-"""The table checker (mixin of `ProgramGen`): a `table` declaration -> a typed
+"""The table checker (part of the `ProgramChecker`): a `table` declaration -> a typed
 `p4emu.ir.table_decls.TableDecl`. Keys are typed and named as p4c names them, with known
 match kinds (one lpm at most, as BMv2 wants); the actions list binds its entries'
 directional arguments; `default_action` and the entries are constant action calls of
@@ -25,7 +25,7 @@ from p4emu.lang.types import ObjectT, StructT
 
 
 class TableCheck(TableEntryCheck):
-    """`self` is the `ProgramGen`."""
+    """`self` is the `ProgramChecker`."""
 
     def check_table(self, d: A.TableDecl, name: str, scope: Scope) -> T.TableDecl:
         """Table `d`, whose control-plane name is `name`."""

@@ -1,4 +1,4 @@
-"""Conversions in the type checker (mixin of `ProgramGen`): implicit ones (`convert`: an
+"""Conversions in the type checker (part of the `ProgramChecker`): implicit ones (`convert`: an
 untyped int taking a width, a serializable enum and its underlying type), the operand
 types binary operators agree on (`unify`) and explicit casts (`cast_expr`). Each returns
 a typed node whose value is folded when its operand's is known."""
@@ -23,7 +23,7 @@ from p4emu.lang.types import (
 
 
 class ConversionCheck:
-    """`self` is the `ProgramGen`."""
+    """`self` is the `ProgramChecker`."""
 
     def convert(self, e: I.Expr, t: Type, loc) -> I.Expr:
         """Implicit conversion of `e` to type `t` (only infint literals and identical types)."""

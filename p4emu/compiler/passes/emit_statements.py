@@ -164,9 +164,7 @@ class StatementEmit:
         for st in s.init:
             self.emit_stmt(st, fn)
         # the update statements, generated once: after the body and before a `continue`
-        probe = type(fn)(fn._counter)
-        probe.indent = fn.indent + 1
-        probe.__dict__.update({k: v for k, v in fn.__dict__.items() if k not in ("lines", "indent")})
+        probe = fn.detached(fn.indent + 1)
         for st in s.update:
             self.emit_stmt(st, probe)
         fn.emit("while True:")

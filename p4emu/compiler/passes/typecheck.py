@@ -1,4 +1,4 @@
-"""The type-checking pass (mixin of `ProgramGen`): `check_expr` turns an AST expression
+"""The type-checking pass (part of the `ProgramChecker`): `check_expr` turns an AST expression
 into a typed IR expression (`p4emu.ir.expressions`), resolving names in a `Scope` and
 raising `P4CompileError` at the offending location, dispatching on the AST node class
 through `CHECKERS`. Here: literals, names, member, index and slice accesses, casts and
@@ -63,7 +63,7 @@ HEADER_METHODS = ("isValid", "setValid", "setInvalid", "minSizeInBits", "minSize
 
 class TypeCheck(OperatorCheck, AggregateCheck, CallCheck, ExternCheck, ExternMethodCheck, ArgumentCheck,
                 ConversionCheck):
-    """`self` is the `ProgramGen`."""
+    """`self` is the `ProgramChecker`."""
 
     def check_expr(self, e: A.Expr, scope: Scope, want: Type | None = None) -> I.Expr:
         check = CHECKERS.get(type(e))

@@ -23,7 +23,7 @@ from .helpers import declaring, generator, parse_stmt
 
 def deparser_body(text: str):
     gen, scope = generator()
-    return gen.check_stmt(parse_stmt(text), scope, Body("control"))
+    return gen.checker.check_stmt(parse_stmt(text), scope, Body("control"))
 
 
 def test_a_deparser_if_on_a_run_time_condition_is_refused_at_the_if():
@@ -56,7 +56,7 @@ def _with_stack(text: str):
     gen, scope = declaring("header h_t { bit<8> f; }")
     scope.bind("hs", VarB(StackT(scope.lookup("h_t").ty, 4), "hs_py"))
     gen.walk.in_parser = True  # `next` is a parser's
-    return [gen.check_stmt(parse_stmt(text), scope, Body("parser"))]
+    return [gen.checker.check_stmt(parse_stmt(text), scope, Body("parser"))]
 
 
 def test_a_read_or_write_of_a_field_of_next_is_refused_at_the_next():

@@ -20,7 +20,7 @@ bit<8> g(in bit<8> a, in bit<8> c = 3) { return a + c; }
 
 def check(text: str) -> I.Expr:
     gen, scope = declaring(FUNCTIONS)
-    return gen.check_expr(parse_expr(text), scope)
+    return gen.checker.check_expr(parse_expr(text), scope)
 
 
 def test_a_call_holds_its_arguments_typed_with_their_parameters_directions():

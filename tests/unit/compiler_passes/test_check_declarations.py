@@ -34,13 +34,13 @@ def local(body: str, index: int = 0):
 
 def extern(body: str) -> D.ExternInstance:
     gen, scope, d = local(body)
-    return gen.check_extern_instance(gen.resolve_type(d.type, scope), f"c.{d.name}", d.args, d.loc, scope,
+    return gen.checker.check_extern_instance(gen.checker.resolve_type(d.type, scope), f"c.{d.name}", d.args, d.loc, scope,
                                      d.annotations)
 
 
 def test_a_const_is_converted_to_its_type_and_folded():
     gen, scope, d = local("const bit<4> K = 20 + 4;")
-    c = gen.check_const_decl(d, scope, d.loc)
+    c = gen.checker.check_const_decl(d, scope, d.loc)
     assert c.type == BitsT(4) and c.const == 8 and isinstance(c.value, I.Constant)
     assert isinstance(gen.global_scope.lookup("N"), ConstB) and gen.global_scope.lookup("N").value == 4
 
@@ -48,11 +48,11 @@ def test_a_const_is_converted_to_its_type_and_folded():
 def test_a_const_of_the_wrong_type_or_not_constant_errors_at_its_location():
     gen, scope, d = local("const bit<8> K = true;")
     with pytest.raises(P4CompileError, match="type mismatch: expected bit<8>, got bool") as err:
-        gen.check_const_decl(d, scope, d.loc)
+        gen.checker.check_const_decl(d, scope, d.loc)
     assert str(err.value).startswith("t.p4:9:")
     gen, scope, d = local("const bit<8> K = x;")
     with pytest.raises(P4CompileError, match="expected a compile-time constant"):
-        gen.check_const_decl(d, scope, d.loc)
+        gen.checker.check_const_decl(d, scope, d.loc)
 
 
 def test_extern_constructor_arguments_are_typed_constants_of_the_parameter_types():
@@ -85,16 +85,16 @@ def test_the_v1model_checks_on_extern_instances():
 
 def test_two_instances_of_one_name_are_refused_once_the_first_is_emitted():
     gen, scope, d = local("register<bit<8>>(4) r;")
-    t = gen.resolve_type(d.type, scope)
-    first = gen.check_extern_instance(t, "c.r", d.args, d.loc, scope, d.annotations)
+    t = gen.checker.resolve_type(d.type, scope)
+    first = gen.checker.check_extern_instance(t, "c.r", d.args, d.loc, scope, d.annotations)
     assert gen.emit_extern_instance(first).startswith("REG_")
     with pytest.raises(P4CompileError, match="Name 'c.r' is used for multiple register objects"):
-        gen.check_extern_instance(t, "c.r", d.args, d.loc, scope, d.annotations)
+        gen.checker.check_extern_instance(t, "c.r", d.args, d.loc, scope, d.annotations)
 
 
 def test_a_value_set_has_a_constant_size_and_its_fields_widths():
     gen, scope, d = local("value_set<bit<12>>(N * 2) vs;")
-    vs = gen.check_value_set(d, "c.vs", scope)
+    vs = gen.checker.check_value_set(d, "c.vs", scope)
     assert (vs.name, vs.size, vs.fields) == ("c.vs", 8, (("", 12, ()),))
 
 
@@ -109,8 +109,8 @@ control Wrap()(Inner_t i) { apply { } }
 def block(name: str, args: str) -> D.BlockInstance:
     gen, scope = declaring(EXTERNS + BLOCKS + f"control top() {{ {name}({args}) inst; apply {{ }} }}")
     d = gen.program.decls[-1].locals[0]
-    t = gen.resolve_type(d.type, scope)
-    return gen.check_block_instance(t.decl, "top.inst", d.args, scope, t)
+    t = gen.checker.resolve_type(d.type, scope)
+    return gen.checker.check_block_instance(t.decl, "top.inst", d.args, scope, t)
 
 
 def test_a_sub_control_binds_its_constructor_arguments_and_defaults():
@@ -153,7 +153,7 @@ def test_a_blocks_parameters_are_typed_with_its_constructor_parameters_bound():
     gen, scope = declaring(EXTERNS + "control Wide(inout bit<W> v, in bool b)(bit<8> W) { apply { } }\n"
                            "control top() { Wide(12) w; apply { } }")
     d = gen.program.decls[-1].locals[0]
-    t = gen.resolve_type(d.type, scope)
-    v, b = gen.check_block_instance(t.decl, "top.w", d.args, scope, t).params
+    t = gen.checker.resolve_type(d.type, scope)
+    v, b = gen.checker.check_block_instance(t.decl, "top.w", d.args, scope, t).params
     assert (v.name, v.direction, v.type) == ("v", "inout", BitsT(12))
     assert (b.direction, b.type.__class__.__name__) == ("in", "BoolT")

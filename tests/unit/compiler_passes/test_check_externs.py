@@ -31,7 +31,7 @@ def check(text: str, extra=()):
     gen, scope = declaring(EXTERNS)
     for name, t in extra:
         scope.bind(name, VarB(t, f"{name}_py"))
-    return gen.check_expr(parse_expr(text), scope)
+    return gen.checker.check_expr(parse_expr(text), scope)
 
 
 def test_hash_arguments_are_typed_in_parameter_order():

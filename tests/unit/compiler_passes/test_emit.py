@@ -16,7 +16,7 @@ LOC = Loc("t.p4", 1, 1)
 
 def emitted(text: str, want=None) -> str:
     gen, scope = generator()
-    return gen.emit_expr(fold(gen.check_expr(parse_expr(text), scope, want)), None).py
+    return gen.emit_expr(fold(gen.checker.check_expr(parse_expr(text), scope, want)), None).py
 
 
 def test_arithmetic_is_masked_to_the_width():
@@ -54,7 +54,7 @@ def test_a_conditional_and_a_lazy_operand_without_side_effects_stay_expressions(
 
 def test_an_operand_is_saved_before_a_later_operands_statements_run():
     gen, scope = generator()
-    fn = Fn([0])
+    fn = Fn(gen.next_id)
     call = I.Call(BitsT(8), LOC, I.CallableRef(BitsT(8), LOC, "f", None))
 
     def fake_call(e, fn, as_statement):  # a call with a copy-out statement
@@ -70,7 +70,7 @@ def test_an_operand_is_saved_before_a_later_operands_statements_run():
 
 def test_a_lazy_operand_with_statements_runs_them_only_when_needed():
     gen, scope = generator()
-    fn = Fn([0])
+    fn = Fn(gen.next_id)
     call = I.Call(BitsT(8), LOC, I.CallableRef(BitsT(8), LOC, "f", None))
 
     def fake_call(e, fn, as_statement):

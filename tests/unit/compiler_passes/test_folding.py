@@ -14,7 +14,7 @@ LOC = Loc("t.p4", 1, 1)
 
 def folded(text: str, want=None) -> I.Expr:
     gen, scope = generator()
-    return fold(gen.check_expr(parse_expr(text), scope, want))
+    return fold(gen.checker.check_expr(parse_expr(text), scope, want))
 
 
 def test_a_constant_expression_becomes_its_wrapped_value():

@@ -28,7 +28,7 @@ def transition(state: str):
     gen, scope = declaring(SOURCE)
     parser = next(d for d in gen.program.decls if isinstance(d, A.ParserDecl))
     states = {s.name: s for s in parser.states}
-    return gen.check_transition(states[state], scope, states), gen
+    return gen.checker.check_transition(states[state], scope, states), gen
 
 
 def test_keysets_are_typed_constants_of_their_keys_type_and_later_cases_are_unreachable():
@@ -53,6 +53,6 @@ def test_select_errors():
 
 def test_a_select_emits_one_test_per_case_and_returns_the_state_function():
     select, gen = transition("next")
-    fn = Fn([0])
+    fn = Fn(gen.next_id)
     gen._emit_transition(select, {"start": "S_1", "next": "S_2"}, fn)
     assert fn.lines == ["    k_1 = x_py", "    if k_1 == 7: return None", "    return None"]

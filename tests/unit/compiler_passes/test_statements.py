@@ -26,12 +26,12 @@ action other() { }
 
 def check(text: str, kind: str = "control"):
     gen, scope = declaring(DECLS)
-    return gen.check_stmt(parse_stmt(text), scope, Body(kind)), gen, scope
+    return gen.checker.check_stmt(parse_stmt(text), scope, Body(kind)), gen, scope
 
 
 def emitted(text: str) -> list[str]:
     s, gen, _ = check(text)
-    fn = Fn([0])
+    fn = Fn(gen.next_id)
     gen.emit_stmt(s, fn)
     return fn.lines
 
@@ -57,7 +57,7 @@ def test_a_blocks_local_is_scoped_to_the_block():
     assert isinstance(decl, S.VarDecl) and decl.init.const == 1
     assert assign.value.binding is decl.binding  # `z` is the variable declared
     with pytest.raises(P4CompileError, match="z: not declared"):
-        gen.check_expr(parse_expr("z"), scope)
+        gen.checker.check_expr(parse_expr("z"), scope)
 
 
 def test_a_switch_on_action_run_takes_the_applied_tables_actions_as_labels():
@@ -66,14 +66,14 @@ def test_a_switch_on_action_run_takes_the_applied_tables_actions_as_labels():
     gen.out.objects["tables"].append(TD.TableDecl("c.t", (), (listed,)))
     run = ObjectT("action_run", "action_run", SimpleNamespace(full_name="c.t"))
     scope.bind("run", VarB(run, "r_py"))
-    s = gen.check_stmt(parse_stmt("switch (run) { a: { x = 1; } default: { } }"), scope, Body("control"))
+    s = gen.checker.check_stmt(parse_stmt("switch (run) { a: { x = 1; } default: { } }"), scope, Body("control"))
     assert isinstance(s, S.Switch) and s.value.type is run
     (label,), (default,) = (c.labels for c in s.cases)
     assert isinstance(label, I.CallableRef) and label.binding.full_name == "a" and default is None
     with pytest.raises(P4CompileError, match="other is not a legal label .* not an action of table c.t"):
-        gen.check_stmt(parse_stmt("switch (run) { other: { } }"), scope, Body("control"))
+        gen.checker.check_stmt(parse_stmt("switch (run) { other: { } }"), scope, Body("control"))
     with pytest.raises(P4CompileError, match="switch statements are not allowed in actions"):
-        gen.check_stmt(parse_stmt("switch (run) { a: { } }"), scope, Body("action"))
+        gen.checker.check_stmt(parse_stmt("switch (run) { a: { } }"), scope, Body("action"))
 
 
 def test_where_exit_return_and_break_may_appear():

@@ -13,7 +13,7 @@ from .helpers import generator, parse_expr
 
 def check(text: str, want=None) -> I.Expr:
     gen, scope = generator()
-    return gen.check_expr(parse_expr(text), scope, want)
+    return gen.checker.check_expr(parse_expr(text), scope, want)
 
 
 def test_a_sized_operand_gives_an_untyped_literal_its_width_and_the_value_wraps():
@@ -80,5 +80,5 @@ def test_a_conditional_of_untyped_ints_with_a_run_time_condition_has_no_width():
 def test_the_checker_records_types_on_the_syntax_tree():
     gen, scope = generator()
     ast = parse_expr("x + 1")
-    gen.check_expr(ast, scope)
+    gen.checker.check_expr(ast, scope)
     assert ast.ty == BitsT(8) and ast.left.ref is scope.lookup("x")

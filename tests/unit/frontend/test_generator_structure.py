@@ -1,9 +1,11 @@
-"""The structure of the code generator `ProgramGen`: its mixins, its state and dispatch tables.
+"""The structure of the compiler: the checker `ProgramChecker` (AST -> typed IR) and the
+emitter `ProgramGen` (typed IR -> Python), their parts, their shared state and dispatch tables.
 
-`ProgramGen` is assembled from mixins that share one namespace, so a method defined in
-two of them would silently hide one (whichever comes first in the MRO); the dispatch
-tables (expression and statement node class -> checker, IR node class -> emitter, extern
-function name -> checker and emitter) hold plain functions, which must be the methods `ProgramGen` really has.
+Each is assembled from parts that share one namespace, so a method defined in two of them
+would silently hide one (whichever comes first in the MRO); the dispatch tables
+(expression and statement node class -> checker, IR node class -> emitter, extern
+function name -> checker and emitter) hold plain functions, which must be methods the
+checker or the emitter really has.
 """
 
 from __future__ import annotations
@@ -13,8 +15,15 @@ from pathlib import Path
 
 import pytest
 
+from p4emu.compiler.checker import ProgramChecker
 from p4emu.compiler.externs import EXTERN_FUNCTIONS
-from p4emu.compiler.generated import GeneratedProgram, GlobalEnv, WalkContext
+from p4emu.compiler.generated import (
+    CompileState,
+    CompileStateView,
+    GeneratedProgram,
+    GlobalEnv,
+    WalkContext,
+)
 from p4emu.compiler.passes.check_externs import EXTERN_CHECKS
 from p4emu.compiler.passes.check_statements import STMT_CHECKERS
 from p4emu.compiler.passes.emit import EMITTERS
@@ -30,19 +39,30 @@ from p4emu.lang.preprocess import Preprocessor
 P4INCLUDE = Path(__file__).resolve().parents[3] / "p4emu" / "p4include"
 
 
-def test_no_two_mixins_define_the_same_name():
+@pytest.mark.parametrize("cls", [ProgramGen, ProgramChecker])
+def test_no_two_parts_define_the_same_name(cls):
     owners: dict[str, list[str]] = {}
-    for cls in ProgramGen.__mro__[1:-1]:  # the mixins, without ProgramGen and object
-        for name in vars(cls):
+    for part in cls.__mro__[1:-1]:  # the parts, without the class itself and object
+        for name in vars(part):
             if not name.startswith("__"):
-                owners.setdefault(name, []).append(cls.__name__)
+                owners.setdefault(name, []).append(part.__name__)
     assert {n: c for n, c in owners.items() if len(c) > 1} == {}
 
 
-def test_dispatch_tables_hold_the_generators_methods():
-    for table in (CHECKERS, EMITTERS, STMT_CHECKERS, STMT_EMITTERS, EXTERN_CHECKS, EXTERN_FUNCTIONS):
-        for key, gen in table.items():
-            assert getattr(ProgramGen, gen.__name__) is gen, key
+def test_the_checker_and_the_emitter_share_only_the_state_view():
+    checker_parts = set(ProgramChecker.__mro__[1:-1]) - {CompileStateView}
+    emitter_parts = set(ProgramGen.__mro__[1:-1]) - {CompileStateView}
+    assert checker_parts.isdisjoint(emitter_parts)
+    names = {n for part in checker_parts for n in vars(part) if not n.startswith("__")}
+    assert names.isdisjoint(dir(ProgramGen))  # the emitter reaches checks only via `checker`
+
+
+def test_dispatch_tables_hold_the_checkers_and_the_emitters_methods():
+    for owner, tables in ((ProgramChecker, (CHECKERS, STMT_CHECKERS, EXTERN_CHECKS)),
+                          (ProgramGen, (EMITTERS, STMT_EMITTERS, EXTERN_FUNCTIONS))):
+        for table in tables:
+            for key, fn in table.items():
+                assert getattr(owner, fn.__name__) is fn, key
 
 
 def test_every_extern_function_of_core_and_v1model_has_a_checker_and_an_emitter():
@@ -51,14 +71,20 @@ def test_every_extern_function_of_core_and_v1model_has_a_checker_and_an_emitter(
     assert declared == set(EXTERN_CHECKS) == set(EXTERN_FUNCTIONS)
 
 
-def test_the_generators_state_is_its_outputs_tables_and_walk_context():
+def test_the_checker_and_the_emitter_share_one_state():
     gen = ProgramGen(A.Program(None, []))
-    assert set(vars(gen)) == {"program", "global_scope", "counter", "out", "env", "walk"}
+    assert set(vars(gen)) == {"program", "state", "checker"} and set(vars(gen.checker)) == {"state"}
+    assert isinstance(gen.state, CompileState) and gen.checker.state is gen.state
     assert isinstance(gen.out, GeneratedProgram) and isinstance(gen.env, GlobalEnv)
     assert isinstance(gen.walk, WalkContext)
-    # no mixin sets an attribute of its own on the generator
-    for cls in ProgramGen.__mro__[1:-1]:
-        assert not getattr(cls, "__annotations__", {}), cls.__name__
+    gen.out = gen.out.scratch()  # a block main does not use: the checker sees the copy too
+    assert gen.checker.out is gen.out
+    assert [gen.next_id(), gen.checker.next_id()] == [1, 2]  # one name source
+    # no part sets an attribute of its own
+    for cls in (ProgramGen, ProgramChecker):
+        for part in cls.__mro__[1:-1]:
+            if part is not CompileStateView:
+                assert not getattr(part, "__annotations__", {}), part.__name__
 
 
 def test_scratch_outputs_drop_the_blocks_results_and_share_the_programs():
@@ -70,7 +96,7 @@ def test_scratch_outputs_drop_the_blocks_results_and_share_the_programs():
     assert s.code == [] and s.objects["tables"] == [] and s.bindings == {} and s.links == {}
     assert s.dispatch_tables == [] and s.digest_types == {} and s.anon_field_lists == {} and s.typed == []
     assert s.actions_by_name == out.actions_by_name and s.actions_by_name is not out.actions_by_name
-    for shared in ("struct_code", "used_field_lists", "direct_meter_writers", "errors",
+    for shared in ("used_field_lists", "direct_meter_writers", "errors",
                    "struct_types", "p4rt_enums", "roles", "header_types", "main_annotations"):
         assert getattr(s, shared) is getattr(out, shared), shared
 
@@ -115,3 +141,22 @@ def test_a_block_main_does_not_use_is_checked_but_leaves_no_output(tmp_path):
     with pytest.raises(P4CompileError, match="nope"):  # but it is type-checked
         _generated(tmp_path, UNUSED_BLOCK.replace("apply { unused_t.apply(); }",
                                                   "apply { nope(); }"))
+
+
+def test_struct_classes_come_in_declaration_order_with_bits_once_after_the_first_header(tmp_path):
+    source = UNUSED_BLOCK.replace("header h_t { bit<8> f; }", """
+struct pair_t { bit<4> a; bit<4> b; }
+header h_t { bit<8> f; pair_t p; }
+header g_t { pair_t q; }""").replace("struct H { h_t h; }", "struct H { h_t h; g_t g; }")
+    gen = _generated(tmp_path, source)
+    names = [t.name for t in gen.out.struct_types]
+    assert names[-5:] == ["pair_t", "h_t", "g_t", "H", "M"]  # after v1model.p4's
+    src = gen.out.module_source()
+    classes = [src.index(f"p4name = {n!r}") for n in names]
+    assert classes == sorted(classes)
+    classes = classes[-5:]
+    pair_py = gen.out.struct_types[-5].py
+    bits = [m.start() for m in re.finditer(rf"\b{pair_py}\.from_bits = ", src)]
+    assert len(bits) == 1 and classes[1] < bits[0] < classes[2]  # after h_t, not again after g_t
+    with pytest.raises(P4CompileError, match="not a multiple of 8"):  # checked when declared
+        _generated(tmp_path, source.replace("bit<8> f; pair_t p;", "bit<7> f; pair_t p;"))

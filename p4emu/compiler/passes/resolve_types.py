@@ -1,10 +1,12 @@
-"""Type resolution (mixin of `ProgramGen`): a type reference -> its `Type` (widths and
-stack sizes are compile-time constants; a generic struct is specialized per use).
-Compile-time constants are checked by `passes/check_declarations.py`."""
+"""Type resolution (part of the `ProgramChecker`): a type reference -> its `Type` (widths
+and stack sizes are compile-time constants; a generic struct is specialized per use), and
+the fields of each header/struct/union type, checked. Compile-time constants are checked
+by `check_declarations.py`."""
 
 from __future__ import annotations
 
 from p4emu.compiler.scope import BlockDeclB, Scope, TypeB
+from p4emu.compiler.structs import check_header_layout, flat_width
 from p4emu.lang import ast as A
 from p4emu.lang.errors import P4CompileError
 from p4emu.lang.types import (
@@ -21,14 +23,14 @@ from p4emu.lang.types import (
     StructT,
     TupleT,
     Type,
+    TypeVarT,
     VarbitT,
 )
 
 
-class TypeGen:
-    """Types; `self` is the `ProgramGen`."""
+class TypeResolution:
+    """`self` is the `ProgramChecker`."""
 
-    # -- types -------------------------------------------------------------------------
     def resolve_type(self, tr: A.TypeRef, scope: Scope) -> Type:
         if isinstance(tr, A.TBits):
             w = self.const_int(tr.width, scope)
@@ -69,3 +71,39 @@ class TypeGen:
             raise P4CompileError(args[0].loc if args else None,
                                  f"{decl.name}: expected {len(params)} type arguments, got {len(args)}")
         return {p: self.resolve_type(a, scope) for p, a in zip(params, args, strict=True)}
+
+    def define_struct(self, t: StructT, d: A.HeaderDecl, scope: Scope) -> None:
+        """Resolve and check the fields of struct/header/union `t` declared by `d`; `t`
+        joins the program's types (its class is generated from them)."""
+        t.py = f"H_{self.next_id()}_{t.name}"
+        for f in d.fields:
+            ft = self.resolve_type(f.type, scope)
+            if d.kind == "header" and not isinstance(ft, VarbitT) and flat_width(ft) is None:
+                raise P4CompileError(f.loc, f"header field {f.name}: type {ft} not allowed in a header")
+            if d.kind == "header_union" and not (isinstance(ft, StructT) and ft.kind == "header"):
+                raise P4CompileError(f.loc, f"header_union field {f.name} must be a header")
+            t.fields.append((f.name, ft))
+            t.field_annotations[f.name] = f.annotations
+        if d.kind == "header":
+            check_header_layout(t, d.loc)
+        self.out.struct_types.append(t)
+
+    def specialize_struct(self, generic: ObjectT, type_args: dict, loc) -> StructT:
+        """The concrete type of `S<T1, ...>` for a generic struct/header `S`, one per
+        distinct list of type arguments (p4c's SpecializeGenericTypes names them S_0...)."""
+        d = generic.decl
+        args = [type_args[p] for p in d.type_params]
+        if any(isinstance(a, TypeVarT) for a in args):
+            # in a generic function's signature: a pattern the call's arguments unify with
+            t = StructT(d.kind, f"{d.name}<{', '.join(map(str, args))}>", annotations=d.annotations)
+            t.generic_origin = (d.name, args)
+            return t
+        key = (d.name, tuple(map(str, args)))
+        t = self.env.specialized.get(key)
+        if t is None:
+            k = sum(1 for n, _ in self.env.specialized if n == d.name)
+            t = StructT(d.kind, f"{d.name}_{k}", annotations=d.annotations)
+            t.generic_origin = (d.name, args)
+            self.env.specialized[key] = t
+            self.define_struct(t, d, self.tvar_scope(self.global_scope, type_args))
+        return t
