@@ -6,6 +6,7 @@ construct's IR, then emits that IR.
 
 Each pass over one kind of construct is a part of the checker, in `passes/`:
 
+- `declare_globals.py`: top-level declarations, bound in the global scope;
 - `resolve_types.py`: type references, header/struct/union fields;
 - `typecheck.py` (with `check_operators`, `check_aggregates`, `check_calls`,
   `check_arguments`, `check_externs`, `check_extern_methods`, `conversions`):
@@ -25,12 +26,13 @@ from p4emu.compiler.passes.check_declarations import DeclarationCheck
 from p4emu.compiler.passes.check_parser_states import ParserStateCheck
 from p4emu.compiler.passes.check_statements import StatementCheck
 from p4emu.compiler.passes.check_tables import TableCheck
+from p4emu.compiler.passes.declare_globals import GlobalDeclarations
 from p4emu.compiler.passes.resolve_types import TypeResolution
 from p4emu.compiler.passes.typecheck import TypeCheck
 
 
-class ProgramChecker(CompileStateView, TypeResolution, TypeCheck, StatementCheck, ParserStateCheck,
-                     TableCheck, DeclarationCheck):
+class ProgramChecker(CompileStateView, GlobalDeclarations, TypeResolution, TypeCheck, StatementCheck,
+                     ParserStateCheck, TableCheck, DeclarationCheck):
     """AST -> typed IR, one construct at a time, in the emitter's walk order (so the first
     error reported is the one p4c reports)."""
 

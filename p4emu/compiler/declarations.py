@@ -1,121 +1,22 @@
-"""Top-level declarations (mixin of `ProgramGen`): errors, match kinds, typedefs and
-`type`s, structs/headers/unions (their generated classes, also for each specialization
-of a generic struct), enums, constants, externs, actions, functions, parser/control/
-package types and top-level extern instances, bound in the global scope in program
-order (a later declaration of another kind hides an earlier one; a forward `extern Name;`
-stands until Name is declared). Constants, enum values and extern instances are checked
-by `passes/check_declarations.py`.
+"""Top-level declarations (mixin of `ProgramGen`): the checker checks and binds each one
+(`passes/declare_globals.py`); the emitter gives code to those that need it: an action its
+P4Info record (`actions.py`), a top-level extern instance its run-time object
+(`extern_objects.py`). Struct classes are generated from the checked types when the module
+is written (`structs.py`).
 """
 
 from __future__ import annotations
 
-from p4emu.compiler.scope import (
-    ActionB,
-    BlockDeclB,
-    ConstB,
-    ExternFuncB,
-    FuncB,
-    InstB,
-    TypeB,
-)
+from p4emu.compiler.scope import ActionB, InstB
 from p4emu.lang import ast as A
-from p4emu.lang.errors import P4CompileError, unsupported
-from p4emu.lang.types import BitsT, EnumT, ObjectT, StructT
 
 
 class DeclarationGen:
     """`self` is the `ProgramGen`."""
 
     def global_decl(self, d: A.Decl) -> None:
-        g = self.global_scope
-        if getattr(d, "forward", False):  # `extern Name;` until (unless) Name is declared
-            if d.name not in self.env.global_kinds:
-                g.bind(d.name, TypeB(ObjectT("extern", d.name, d)))
-            return
-        fwd = g.names.get(d.name)
-        if isinstance(fwd, TypeB) and isinstance(fwd.ty, ObjectT) and getattr(fwd.ty.decl, "forward", False):
-            g.names.pop(d.name)  # the declaration a forward `extern Name;` announced
-        prev = self.env.global_kinds.get(d.name)
-        if prev is type(d) and not isinstance(d, (A.ExternFuncDecl, A.ErrorDecl, A.MatchKindDecl)):
-            raise P4CompileError(d.loc, f"{d.name}: duplicate declaration")
-        if prev is not None and prev is not type(d):
-            g.names.pop(d.name, None)  # a declaration of another kind: the later one is visible
-        self.env.global_kinds[d.name] = type(d)
-        if isinstance(d, A.ErrorDecl):
-            for m in d.members:
-                self.out.errors.setdefault(m, len(self.out.errors))
-        elif isinstance(d, A.MatchKindDecl):
-            self.env.match_kinds.update(d.members)
-        elif isinstance(d, A.TypedefDecl):
-            t = self.checker.resolve_type(d.type, g)
-            if d.new_type:  # `type`: named in P4Info type_info, p4c's Type_Newtype
-                t = BitsT(t.width, t.signed, d.name) if isinstance(t, BitsT) else t
-                self.env.new_types[d.name] = t
-            g.declare(d.name, loc=d.loc, b=TypeB(t))
-        elif isinstance(d, A.HeaderDecl):
-            if d.type_params:
-                # a generic struct/header: concrete types are made per use (specialize_struct)
-                g.declare(d.name, loc=d.loc, b=TypeB(ObjectT("generic_struct", d.name, d)))
-                return
-            t = StructT(d.kind, d.name, annotations=d.annotations)
-            g.declare(d.name, loc=d.loc, b=TypeB(t))
-            self.checker.define_struct(t, d, g)
-        elif isinstance(d, A.EnumDecl):
-            under = self.checker.resolve_type(d.underlying, g) if d.underlying is not None else None
-            t = EnumT(d.name, [m for m, _ in d.members], under)
-            if len(set(t.members)) != len(t.members):
-                raise P4CompileError(d.loc, f"enum {d.name}: duplicate member")
-            nxt = 0
-            for m, e in d.members:
-                if under is None:
-                    t.values[m] = len(t.values)
-                else:
-                    if e is None:
-                        raise P4CompileError(d.loc, f"serializable enum member {m} needs a value")
-                    t.values[m] = self.checker.check_constant(e, g, under, e.loc).const
-                nxt += 1
-            g.declare(d.name, loc=d.loc, b=TypeB(t))
-        elif isinstance(d, A.VarDecl):
-            c = self.checker.check_const_decl(d, g, d.init.loc)
-            g.declare(d.name, loc=d.loc, b=ConstB(c.type, c.const))
-        elif isinstance(d, A.ExternDecl):
-            if d.name in ("packet_in", "packet_out"):  # replaces the built-in placeholder
-                g.bind(d.name, TypeB(ObjectT(d.name, d.name, d)))
-            else:
-                g.declare(d.name, loc=d.loc, b=TypeB(ObjectT("extern", d.name, d)))
-        elif isinstance(d, A.ExternFuncDecl):
-            b = g.names.get(d.name)
-            if not isinstance(b, ExternFuncB):
-                b = ExternFuncB(d.name)
-                g.declare(d.name, loc=d.loc, b=b)
-            b.overloads.append(d)
-        elif isinstance(d, A.ActionDecl):
-            b = ActionB(d, _global_name(d), None)
-            g.declare(d.name, loc=d.loc, b=b)
+        b = self.checker.declare_global(d)
+        if isinstance(b, ActionB):
             self.register_action(b)
-        elif isinstance(d, A.FunctionDecl):
-            g.declare(d.name, loc=d.loc, b=FuncB(d))
-        elif isinstance(d, (A.ParserDecl, A.ControlDecl)):
-            kind = "parser" if isinstance(d, A.ParserDecl) else "control"
-            g.declare(d.name, loc=d.loc, b=TypeB(ObjectT(kind, d.name, d)))
-        elif isinstance(d, A.BlockTypeDecl):
-            g.declare(d.name, loc=d.loc, b=BlockDeclB(d, ObjectT(d.kind + "_type", d.name, d)))
-        elif isinstance(d, A.InstanceDecl):
-            t = self.checker.resolve_type(d.type, g)
-            if isinstance(t, ObjectT) and t.kind in ("parser", "control"):
-                # p4c (TypeInference) allows only package and extern instances here
-                raise P4CompileError(d.loc, f"{d.name}: cannot instantiate at top-level")
-            if not isinstance(t, ObjectT) or t.kind != "extern":
-                raise unsupported(d.loc, f"top-level instantiation of {t}")
-            py = self.emit_extern_instance(self.checker.check_extern_instance(t, _global_name(d), d.args, d.loc, g,
-                                                                      d.annotations))
-            g.declare(d.name, loc=d.loc, b=InstB("extern", t, _global_name(d), py, d))
-        else:
-            raise unsupported(d.loc, f"top-level {type(d).__name__}")
-
-
-def _global_name(d: A.Decl) -> str:
-    anno = A.find_annotation(d.annotations, "name")
-    if anno is not None and anno.string():
-        return anno.string().lstrip(".")
-    return d.name
+        elif isinstance(b, InstB):
+            b.py = self.emit_extern_instance(b.data.pop("instance"))

@@ -7,10 +7,15 @@ from __future__ import annotations
 
 import pytest
 
-from p4emu.compiler.scope import ConstB
+from p4emu.compiler.checker import ProgramChecker
+from p4emu.compiler.generated import CompileState
+from p4emu.compiler.scope import ActionB, ConstB, InstB, TypeB
 from p4emu.ir import declarations as D
 from p4emu.ir import expressions as I
 from p4emu.lang.errors import P4CompileError
+from p4emu.lang.lexer import tokenize
+from p4emu.lang.parser import parse
+from p4emu.lang.preprocess import SourceLine
 from p4emu.lang.types import BitsT, EnumT
 
 from .helpers import declaring
@@ -157,3 +162,27 @@ def test_a_blocks_parameters_are_typed_with_its_constructor_parameters_bound():
     v, b = gen.checker.check_block_instance(t.decl, "top.w", d.args, scope, t).params
     assert (v.name, v.direction, v.type) == ("v", "inout", BitsT(12))
     assert (b.direction, b.type.__class__.__name__) == ("in", "BoolT")
+
+
+def _declared(text: str):
+    """The checker alone (no emitter), after binding the top-level declarations of `text`."""
+    program = parse(tokenize([SourceLine("t.p4", i + 1, line) for i, line in enumerate(text.splitlines())]))
+    checker = ProgramChecker(CompileState())
+    return checker, [checker.declare_global(d) for d in program.decls]
+
+
+def test_top_level_declarations_are_bound_by_the_checker_and_return_what_needs_code():
+    checker, bound = _declared(EXTERNS + "action a() { }\n@name(\"top.r\") register<bit<8>>(N) r;\nheader h_t { bit<8> f; }")
+    action, inst, header = bound[-3:]
+    assert isinstance(action, ActionB) and action.full_name == "a"
+    assert isinstance(inst, InstB) and inst.full_name == "top.r" and inst.py == ""  # the emitter names it
+    assert inst.data["instance"].args[0].const == 4
+    assert header is None and isinstance(checker.global_scope.lookup("h_t"), TypeB)
+    assert [t.name for t in checker.out.struct_types] == ["h_t"] and checker.out.code == []
+
+
+def test_a_top_level_redeclaration_is_refused_where_it_is():
+    with pytest.raises(P4CompileError, match=r"t\.p4:3:.*x: duplicate declaration"):
+        _declared("const bit<8> x = 1;\nheader h_t { bit<8> f; }\nconst bit<8> x = 2;")
+    with pytest.raises(P4CompileError, match=r"t\.p4:2:.*x: cannot instantiate at top-level"):
+        _declared("control c() { apply { } }\nc() x;")
