@@ -46,6 +46,16 @@ def ok(flow: dict) -> bool:
     return bool((flow.get("sender") or {}).get("ok"))
 
 
+def nothing_transferred(flows: list[dict]) -> str | None:
+    """Why a run in which every transfer failed (a broken endpoint, an unreachable fabric)
+    is no result at all, or None when at least one succeeded."""
+    if not flows or any(ok(f) for f in flows):
+        return None
+    first = flows[0]
+    error = (first.get("sender") or {}).get("error") or "no summary written"
+    return f"all {len(flows)} transfers failed ({first['src']}: {error})"
+
+
 def sender_total(flows: list[dict], key: str) -> int:
     return sum(int((f.get("sender") or {}).get(key) or 0) for f in flows)
 

@@ -14,7 +14,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict
 from pathlib import Path
 
-from experiments.config import Setup
+from experiments import flowstats
+from experiments.config import ExperimentError, Setup
 from experiments.live import fabric_ops, flows, machine
 from experiments.plans import Flow
 from experiments.validity import judge
@@ -87,6 +88,8 @@ class Session:
             outcome = flows.run_flows(self.lab, self.workdir / f"{self._runs:02d}-{name}",
                                       plan, timeout, during)
         after = self.counters()
+        if (why := flowstats.nothing_transferred(outcome.flows)) is not None:
+            raise ExperimentError(f"{name}: {why}")
         verdict = judge(monitor.measured)
         if not verdict.faithful:
             log.info("%s: %s", name, "; ".join(verdict.reasons))  # stated in the report

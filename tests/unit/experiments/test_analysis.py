@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from experiments import failure, incast, permutation, signals
+from experiments import failure, flowstats, incast, permutation, signals
 from experiments.config import Options
 
 from .synthetic import T0, flow, run
@@ -38,6 +38,19 @@ def test_permutation_ev_above_ecmp_with_collisions():
     assert goals["ecmp below ev (mean and minimum)"]
     assert goals["ev mean goodput >= 90 % of the link rate"] is False
     assert set(permutation.tables(a)) == {"summary", "flows", "core_load"}
+
+
+def test_permutation_minimum_goal_is_not_met_when_a_transfer_failed():
+    setup = permutation.setup(Options("permutation", quick=True))
+    setup.rate_bps = RATE
+    ev = [flow(f"h{i}", f"h{i + 8}", 0.95 * RATE, 4.0) for i in range(4)]
+    crashed = {"src": "h4", "dst": "h12", "size": 1000, "start": 0.0, "planes": [],
+               "sender": {"ok": False, "error": "no summary written"}, "timeline": {}}
+    a = permutation.analyse(setup, {"core_links": [], "modes": {"ev": run(ev + [crashed])}})
+    assert a["modes"]["ev"]["failed_flows"] == 1
+    assert a["modes"]["ev"]["stats"]["min"] == pytest.approx(0.95, rel=0.02)  # of the others
+    goal = next(g for g in permutation.goals(setup, a) if "minimum" in g["goal"])
+    assert goal["met"] is False and "1 transfer(s) failed" in goal["measured"]
 
 
 def test_incast_slowdown_timeouts_and_drops():
@@ -112,3 +125,11 @@ def test_signals_fairness_over_the_shared_window():
     a = signals.analyse(setup, {"run": run(flows), "starts": [0.0, 1.0, 2.0]})
     assert a["jain"] == pytest.approx(1.0)
     assert a["shared_total"] == pytest.approx(1.0, rel=0.02)
+
+
+def test_a_run_in_which_every_transfer_failed_is_no_result():
+    ok = flow("h1", "h9", RATE, 1.0)
+    bad = {"src": "h2", "dst": "h10", "sender": {"ok": False, "error": "AttributeError: x"}}
+    assert flowstats.nothing_transferred([ok, bad]) is None
+    assert flowstats.nothing_transferred([bad, bad]) == \
+        "all 2 transfers failed (h2: AttributeError: x)"
