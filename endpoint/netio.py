@@ -22,7 +22,9 @@ log = logging.getLogger(__name__)
 
 ETH_P_IP = 0x0800
 ETH_P_ALL = 0x0003
+SOL_PACKET = 263
 PACKET_OUTGOING = 4
+PACKET_IGNORE_OUTGOING = 23  # linux/if_packet.h, Linux >= 4.20
 SO_ATTACH_FILTER = 26
 ECT0 = 0x02
 CE = 0x03
@@ -163,6 +165,13 @@ class RawLink:
             _attach_filter(self.sock, _MRC_FILTER)
             for opt in (socket.SO_RCVBUF, socket.SO_SNDBUF):
                 self.sock.setsockopt(socket.SOL_SOCKET, opt, rcvbuf)
+            try:
+                # What the host's other sockets send (a sender's DATA, a receiver's ACKs on
+                # the same interface) would be copied here and discarded: measured on the
+                # permutation experiment, endpoints took 0.48 cores, 0.39 without it.
+                self.sock.setsockopt(SOL_PACKET, PACKET_IGNORE_OUTGOING, 1)
+            except OSError:
+                pass  # an older kernel: recv_batch skips them
             self.sock.bind((iface, ETH_P_ALL))
             self.sock.setblocking(False)
         except OSError:

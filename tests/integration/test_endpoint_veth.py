@@ -224,3 +224,27 @@ def test_two_planes_two_veths(lab, unique, tmp_path):
                 for i in (if_a, if_a2)]
     # Both NICs carried a real share (recycled EVs follow the faster ACKs, so not 50/50).
     assert min(tx_bytes) > (4 << 20) / 8
+
+
+def test_a_hosts_sockets_do_not_receive_each_others_transmissions(lab, unique, tmp_path):
+    """A sender and a receiver share a host's interface: without PACKET_IGNORE_OUTGOING,
+    each of the sender's DATA frames would be copied to the receiver's socket too (half of
+    a host's receive work in the experiments)."""
+    a, _b, if_a, _if_b = _pair(lab, unique)
+    probe = f"""
+from endpoint.netio import FrameAddress, FrameBuilder, RawLink
+from endpoint.wire import MrcHeader, MsgType
+import time
+sender, other = RawLink({if_a!r}), RawLink({if_a!r})
+frame = FrameBuilder(FrameAddress.of('02:00:00:00:00:01', '02:00:00:00:00:02', '10.79.0.1',
+                                     '10.79.0.2')).build(MrcHeader(type=MsgType.DATA, conn=1), bytes(100))
+sender.send(frame)
+time.sleep(0.2)
+try:
+    other.sock.recvfrom(65535)
+    print('echoed')
+except BlockingIOError:
+    print('quiet')
+"""
+    out = a.run("sh", "-c", f'cd {ROOT} && exec {PY} -c "$0"', probe, check=False)
+    assert out.stdout.strip() == "quiet", out.stdout + out.stderr
