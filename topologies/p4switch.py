@@ -74,22 +74,34 @@ def bps_to_pps(bps: int, mtu: int = DEFAULT_MTU) -> int:
     return max(1, round(bps / (8 * mtu)))
 
 
+def bmv2_rate_commands(queues: QueueOptions, port: int, bps: int | None) -> list[str]:
+    """simple_switch_CLI commands shaping `port` at `bps` (None: unlimited): BMv2 limits
+    each priority queue on its own, in packets/s; each gets the packet rate of MTU-sized
+    frames at `bps`."""
+    pps = 0 if bps is None else queues.pps(bps)  # BMv2: 0 pps = no limit
+    return [f"set_queue_rate {pps} {port} {prio}" for prio in range(queues.priority_queues)]
+
+
 def bmv2_queue_commands(queues: QueueOptions, ports: list[int]) -> list[str]:
     """simple_switch_CLI commands applying `queues` to every priority of every port.
 
-    A line rate becomes the packet rate of MTU-sized frames; an explicit --queue-rate
-    (packets/s) wins over it, as on p4emu where the tighter limit rules."""
-    rate = queues.rate_pps
-    if rate is None and queues.line_rate_bps is not None:
-        rate = queues.pps(queues.line_rate_bps)
+    A line rate becomes the packet rate of MTU-sized frames (`bmv2_rate_commands`); an
+    explicit --queue-rate (packets/s) wins over it, as on p4emu where the tighter limit
+    rules."""
     commands = []
     for port in ports:
+        if queues.rate_pps is not None:
+            rates = [f"set_queue_rate {queues.rate_pps} {port} {prio}"
+                     for prio in range(queues.priority_queues)]
+        elif queues.line_rate_bps is not None:
+            rates = bmv2_rate_commands(queues, port, queues.line_rate_bps)
+        else:
+            rates = []
         for prio in range(queues.priority_queues):
             depth = queues.depth if prio == 0 else queues.high_priority_depth or queues.depth
             if depth is not None:
                 commands.append(f"set_queue_depth {depth} {port} {prio}")
-            if rate is not None:
-                commands.append(f"set_queue_rate {rate} {port} {prio}")
+            commands += rates[prio:prio + 1]
     return commands
 
 
@@ -298,13 +310,10 @@ class P4Switch(Switch):
                 raise SwitchConfigError(f"{self.name}: set_line_rate: "
                                         f"{(proc.stderr or proc.stdout).strip()}")
             return f"{self.name} port {port}: {bps or 'unlimited'} b/s"
-        pps = 0 if bps is None else self.queues.pps(bps)  # BMv2: 0 pps = no limit
-        run_bmv2_cli(self.thrift_port, [f"set_queue_rate {pps} {port} {prio}"
-                                        for prio in range(self.queues.priority_queues)],
-                     self.name)
+        run_bmv2_cli(self.thrift_port, bmv2_rate_commands(self.queues, port, bps), self.name)
         if bps is None:
             return f"{self.name} port {port}: unlimited"
-        return (f"{self.name} port {port}: {bps} b/s = {pps} packets/s "
+        return (f"{self.name} port {port}: {bps} b/s = {self.queues.pps(bps)} packets/s "
                 f"at the {self.queues.mtu}-byte MTU (BMv2 shapes packets)")
 
     def kill_process(self) -> None:

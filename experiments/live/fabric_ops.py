@@ -10,7 +10,7 @@ from experiments import plans
 from fabric_model.control_protocol import ControlClientError
 from lab.lab import Lab, LabError
 from p4emu.switch.runtime_cli import CliError, RuntimeClient
-from topologies.p4switch import SwitchConfigError, run_bmv2_cli
+from topologies.p4switch import SwitchConfigError, bmv2_rate_commands, run_bmv2_cli
 
 log = logging.getLogger(__name__)
 
@@ -29,9 +29,8 @@ def apply_rates(lab: Lab, host_bps: int | None, fabric_bps: int | None) -> None:
     for name, ports in _port_rates(lab, host_bps, fabric_bps).items():
         sw = lab.fabric.switches[name]
         if lab.target == "bmv2":
-            queues = lab.config.queues
-            cmds = [f"set_queue_rate {0 if bps is None else queues.pps(bps)} {port} {prio}"
-                    for port, bps in ports.items() for prio in range(queues.priority_queues)]
+            cmds = [c for port, bps in ports.items()
+                    for c in bmv2_rate_commands(lab.config.queues, port, bps)]
             try:
                 run_bmv2_cli(sw.thrift_port, cmds, name)
             except SwitchConfigError as exc:

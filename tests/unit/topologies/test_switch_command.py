@@ -11,7 +11,7 @@ from lab.lab import runtime_dir
 from lab.target import resolve_target
 from mrclab.cli import main
 from topologies.link_failure import nft_block_ruleset, table_name
-from topologies.p4switch import QueueOptions, bmv2_queue_commands, bps_to_pps, switch_command
+from topologies.p4switch import QueueOptions, bmv2_queue_commands, bmv2_rate_commands, bps_to_pps, switch_command
 
 
 def test_p4emu_and_bmv2_take_the_same_flags():
@@ -143,3 +143,10 @@ def test_switch_ports_are_reserved_from_ephemeral_use(tmp_path):
     reserve_local_ports([51400, 10400, 52000], sysctl)  # only what is not covered yet
     assert sysctl.read_text() == "50000-51999,10400,52000\n"
     reserve_local_ports([51500], tmp_path / "missing")  # no such sysctl: nothing to do
+
+
+def test_bmv2_rate_commands_shape_every_priority_of_a_port_at_the_mtu_packet_rate():
+    jumbo = QueueOptions(mtu=9000)
+    assert bmv2_rate_commands(jumbo, 3, 4_000_000) == ["set_queue_rate 56 3 0",
+                                                       "set_queue_rate 56 3 1"]
+    assert bmv2_rate_commands(jumbo, 3, None) == ["set_queue_rate 0 3 0", "set_queue_rate 0 3 1"]
