@@ -11,7 +11,13 @@ from lab.lab import runtime_dir
 from lab.target import resolve_target
 from mrclab.cli import main
 from topologies.link_failure import nft_block_ruleset, table_name
-from topologies.p4switch import QueueOptions, bmv2_queue_commands, bmv2_rate_commands, bps_to_pps, switch_command
+from topologies.p4switch import (
+    QueueOptions,
+    bmv2_queue_commands,
+    bmv2_rate_commands,
+    bps_to_pps,
+    switch_command,
+)
 
 
 def test_p4emu_and_bmv2_take_the_same_flags():
