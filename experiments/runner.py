@@ -32,7 +32,12 @@ log = logging.getLogger(__name__)
 AUTO_RATES = {"p4emu": (8e6, 6e6, 4e6, 3e6, 2e6, 1.5e6, 1e6, 5e5),
               "bmv2": (12e6, 8e6, 6e6, 4e6, 2e6, 1e6, 5e5)}
 CALIBRATION_S = 2.5
-MIN_FILL = 0.6  # --rate auto: the ev-sprayed flows must carry this share of the link rate
+# --rate auto: the ev-sprayed flows must carry this share of the link rate. Measured on the
+# permutation (2.5 s trials): 0.62-0.70 at 8 Mb/s, 0.73 at 6, 0.77 at 4, 0.84 at 3; at
+# 8 Mb/s the machine's verdict passed, trial and run alike, while the run's ev flows
+# carried 60 % of the link rate (90 % at 4 Mb/s): the endpoints' and switches' CPU waits,
+# not the fabric, set the pace. (At 0.6, 8 Mb/s was chosen.)
+MIN_FILL = 0.75
 # gRPC / Thrift port bases: apart from the demo's and the tests', and below Linux's
 # ephemeral range (32768-60999), where an outgoing connection can hold a switch's port
 # (seen: a 40-switch lab whose switch could not bind 53120)
@@ -223,19 +228,31 @@ def calibrate(session, module: ModuleType, setup: Setup, progress: Progress) -> 
         goodputs, _ = flowstats.window_goodputs(result["flows"], result["t0"], 0.5)
         shares = [g / trial.link_rate for g in goodputs if g is not None]
         filled = sum(shares) / len(shares) if shares else 0.0
-        faithful = result["verdict"]["faithful"] and done and filled >= MIN_FILL
+        reasons = trial_failures(result["verdict"], done, filled)
+        faithful = not reasons
         trials.append({"rate_bps": bps, "faithful": faithful, "flows_done": done,
                        "mean_goodput_share": round(filled, 3),
                        "cpu_busy": result["verdict"]["cpu_busy"],
                        "backlog_p95_bytes": result["verdict"]["backlog_p95_bytes"],
                        "ingress_loss_share": result["verdict"]["ingress_loss_share"],
-                       "reasons": "; ".join(result["verdict"]["reasons"])})
+                       "reasons": "; ".join(reasons)})
         if faithful:
             progress.note(f"--rate auto: {bps / 1e6:g} Mb/s per link is faithful here")
             return {"chosen_bps": bps, "trials": trials}
     raise ExperimentError(f"--rate auto: no rate down to {trials[-1]['rate_bps'] / 1e6:g} "
                           "Mb/s ran faithfully on this machine" if trials else
                           "--rate auto: no rate to try")
+
+
+def trial_failures(verdict: dict, done: bool, filled: float) -> list[str]:
+    """Why a --rate auto trial fails (none: its rate is faithful here): the machine's
+    verdict, a flow left unfinished, or flows filling less than MIN_FILL of the links."""
+    reasons = list(verdict["reasons"])
+    if not done:
+        reasons.append("a flow did not complete")
+    if filled < MIN_FILL:
+        reasons.append(f"flows filled {filled:.0%} of the link rate (< {MIN_FILL:.0%})")
+    return reasons
 
 
 def _limits(target: str) -> tuple[int, int]:

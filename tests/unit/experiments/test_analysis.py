@@ -7,6 +7,7 @@ import pytest
 
 from experiments import failure, flowstats, incast, permutation, signals
 from experiments.config import Options
+from experiments.runner import MIN_FILL, trial_failures
 
 from .synthetic import T0, flow, run
 
@@ -133,3 +134,12 @@ def test_a_run_in_which_every_transfer_failed_is_no_result():
     assert flowstats.nothing_transferred([ok, bad]) is None
     assert flowstats.nothing_transferred([bad, bad]) == \
         "all 2 transfers failed (h2: AttributeError: x)"
+
+
+def test_a_rate_auto_trial_passes_only_when_faithful_complete_and_the_links_filled():
+    ok = {"faithful": True, "reasons": []}
+    assert trial_failures(ok, True, MIN_FILL + 0.05) == []
+    assert trial_failures(ok, True, 0.67) == ["flows filled 67% of the link rate (< 75%)"]
+    assert trial_failures(ok, False, 0.9) == ["a flow did not complete"]
+    cpu = {"faithful": False, "reasons": ["CPU 98% busy (limit 97%)"]}
+    assert trial_failures(cpu, True, 0.9) == ["CPU 98% busy (limit 97%)"]
