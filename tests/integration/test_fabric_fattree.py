@@ -183,6 +183,8 @@ def test_admin_down_link_is_detected_and_avoided(fabric_lab):
     try:
         assert _wait_for(lambda: link_events(fabric_lab, events, core, pod3_agg, "down"), 10)
         assert len(fabric_lab.ask("paths", src="h1", dst="h16")) == 3
+        # the replies cross the same link the other way: wait until they avoid it too
+        assert _wait_for(lambda: len(fabric_lab.ask("paths", src="h16", dst="h1")) == 3, 10)
         out = fabric_lab.net.net.get("h1").cmd("ping -n -q -c 5 -i 0.05 10.0.3.4")
         assert parse_ping(out).received == 5, out
     finally:
