@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 from experiments.config import Setup, mss
+from experiments.validity import cpu_only, short_label
 
 
 def _fmt(value: object) -> str:
@@ -59,17 +60,6 @@ def setup_rows(setup: Setup, env: dict) -> list[dict]:
              ("load average (1, 5, 15 min) at start", str(env.get("load_start"))),
              ("duration", f"{env.get('duration_s', 0):.0f} s")]
     return [{"setting": k, "value": v} for k, v in rows]
-
-
-def cpu_only(verdict: dict) -> bool:
-    """The verdict rests on the CPU alone (BMv2: no backlog, no missed-frame count)."""
-    return verdict.get("backlog_p95_bytes") is None and verdict.get("ingress_loss_share") is None
-
-
-def short_label(verdict: dict) -> str:
-    if not verdict["faithful"]:
-        return "CPU-bound"
-    return "faithful (CPU only)" if cpu_only(verdict) else "faithful"
 
 
 def markdown(title: str, question: str, setup: Setup, env: dict, verdict: dict,

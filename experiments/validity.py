@@ -47,9 +47,19 @@ class Verdict:
     def as_dict(self) -> dict:
         return asdict(self)
 
-    @property
-    def label(self) -> str:
-        return "faithful" if self.faithful else "CPU-bound (unfaithful)"
+
+
+def cpu_only(verdict: dict) -> bool:
+    """A verdict (`Verdict.as_dict()`) that rests on the CPU alone: no socket backlog and no
+    missed-frame count were measurable (BMv2 reads its ports through packet rings)."""
+    return verdict.get("backlog_p95_bytes") is None and verdict.get("ingress_loss_share") is None
+
+
+def short_label(verdict: dict) -> str:
+    """A verdict in a word or three, for tables."""
+    if not verdict["faithful"]:
+        return "CPU-bound"
+    return "faithful (CPU only)" if cpu_only(verdict) else "faithful"
 
 
 def judge(m: Measured) -> Verdict:
