@@ -24,12 +24,17 @@ def generator() -> tuple[ProgramGen, Scope]:
     return gen, scope
 
 
+def parse_program(text: str) -> A.Program:
+    """P4 source `text` as the file `t.p4`, parsed (no preprocessing)."""
+    from p4emu.lang.parser import parse
+
+    return parse(tokenize([SourceLine("t.p4", i + 1, line) for i, line in enumerate(text.splitlines())]))
+
+
 def declaring(text: str) -> tuple[ProgramGen, Scope]:
     """`generator()` with the top-level declarations of P4 source `text` made first, and
     `k`: a read-only bit<8> (an `in` parameter)."""
-    from p4emu.lang.parser import parse
-
-    program = parse(tokenize([SourceLine("t.p4", i + 1, line) for i, line in enumerate(text.splitlines())]))
+    program = parse_program(text)
     gen = ProgramGen(program)
     for d in program.decls:
         gen.global_decl(d)

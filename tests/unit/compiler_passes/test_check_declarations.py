@@ -13,12 +13,9 @@ from p4emu.compiler.scope import ActionB, ConstB, InstB, TypeB
 from p4emu.ir import declarations as D
 from p4emu.ir import expressions as I
 from p4emu.lang.errors import P4CompileError
-from p4emu.lang.lexer import tokenize
-from p4emu.lang.parser import parse
-from p4emu.lang.preprocess import SourceLine
 from p4emu.lang.types import BitsT, EnumT
 
-from .helpers import declaring
+from .helpers import declaring, parse_program
 
 EXTERNS = """
 enum CounterType { packets, bytes, packets_and_bytes }
@@ -166,7 +163,7 @@ def test_a_blocks_parameters_are_typed_with_its_constructor_parameters_bound():
 
 def _declared(text: str):
     """The checker alone (no emitter), after binding the top-level declarations of `text`."""
-    program = parse(tokenize([SourceLine("t.p4", i + 1, line) for i, line in enumerate(text.splitlines())]))
+    program = parse_program(text)
     checker = ProgramChecker(CompileState())
     return checker, [checker.declare_global(d) for d in program.decls]
 
