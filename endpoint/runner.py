@@ -86,6 +86,9 @@ def sender_summary(sender: MrcSender, planes: list[Plane], elapsed: float,
         "srtt_ms": round(sender.rtt.srtt * 1e3, 3),
         "min_rtt_ms": round(sender.rtt.min_rtt * 1e3, 3),
         "rtt_p99_ms": round(sender.rtt_hi.value * 1e3, 3),
+        # histogram over DELAY_EDGES_S (endpoint.core.rtt) of each ACK's delay per queued
+        # packet: the experiments judge from it whether the fabric kept up
+        "queue_delay_counts": list(sender.queue_delay.counts),
         "reorder_window_ms": round(sender.reorder.extra * 1e3, 3),
         "rto_ms": round(sender.current_rto() * 1e3, 3),
         "cwnd": round(sender.cc.cwnd, 2),

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from experiments import registry
 from experiments.config import TARGETS, ExperimentError, Options
+from experiments.validity import short_label
 
 log = logging.getLogger(__name__)
 
@@ -95,6 +96,6 @@ def main(args: argparse.Namespace) -> int:
         return 1
     for s in summaries:
         met = sum(1 for g in s["goals"] if g["met"])
-        print(f"{s['experiment']}: {'faithful' if s['verdict']['faithful'] else 'CPU-BOUND'}"
+        print(f"{s['experiment']}: {short_label(s['verdict'])}"
               f", goals met {met}/{len(s['goals'])}, report {s['outdir']}/report.md")
     return 0

@@ -129,6 +129,12 @@ class Setup:
     def fabric_rate(self) -> int:
         return effective_rate(self.target, self.fabric_rate_bps or self.rate_bps, self.mtu)
 
+    def queue_delay_bound_s(self, hops: int) -> float:
+        """The most delay per queued packet that `hops` egress queues explain: each holds
+        a packet up for one full frame time per packet ahead of it (at the slower of the
+        two link rates, as the target applies it). See `validity.late_share`."""
+        return hops * frame_bytes(self.mtu) * 8 / min(self.link_rate, self.fabric_rate)
+
     @property
     def high_priority_depth(self) -> int:
         """Packets in the trimmed-header/ACK queue: the bytes of `queue_depth` full frames

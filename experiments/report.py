@@ -66,13 +66,14 @@ def markdown(title: str, question: str, setup: Setup, env: dict, verdict: dict,
              goals: list[dict], figures: list[tuple[str, str]], tables: dict) -> str:
     label = ("**CPU-bound: results unfaithful**" if not verdict["faithful"] else
              "faithful" if not cpu_only(verdict) else
-             "faithful as far as measured (the CPU only: this target's receive backlog and "
-             "missed frames are out of sight)")
+             "faithful as far as measured (the CPU and the ACKs' delays: this target's "
+             "receive backlog and missed frames are out of sight)")
     parts = [f"# {title}\n", question.strip() + "\n",
              f"**Emulation:** {label}. CPU busy {_pct(verdict.get('cpu_busy'))} (niced "
              f"background work {_pct(verdict.get('cpu_nice'))} excluded), switch socket "
              f"backlog p95 {_kib(verdict.get('backlog_p95_bytes'))}, frames missed by "
-             f"switches {_pct(verdict.get('ingress_loss_share'), 2)}."
+             f"switches {_pct(verdict.get('ingress_loss_share'), 2)}, ACKs later than the "
+             f"queues explain {_pct(verdict.get('late_share'), 2)}."
              + ("".join(f"\n- {r}" for r in verdict["reasons"]) if verdict["reasons"] else "")
              + "\n"]
     if goals:
@@ -131,7 +132,8 @@ def index_markdown(summaries: list[dict], prefix: str = "") -> str:
         parts.append(f"Emulation {short_label(v)}: CPU "
                      f"{_pct(v.get('cpu_busy'))} busy, backlog p95 "
                      f"{_kib(v.get('backlog_p95_bytes'))}, frames missed "
-                     f"{_pct(v.get('ingress_loss_share'), 2)}; {s.get('setup_line', '')}\n")
+                     f"{_pct(v.get('ingress_loss_share'), 2)}, late ACKs "
+                     f"{_pct(v.get('late_share'), 2)}; {s.get('setup_line', '')}\n")
         if s["goals"]:
             parts.append(md_table([{"goal": g["goal"], "measured": g["measured"],
                                     "met": "yes" if g["met"] else "NO"} for g in s["goals"]]))

@@ -6,18 +6,24 @@ that it did not, each a figure the run measured:
   socket buffer: a drop the emulated queue knows nothing about);
 - frames waiting in the switches' sockets (a queue outside the model, adding delay);
 - the CPU busy all the time with the lab's own work (niced background work excluded: it
-  yields to the lab).
+  yields to the lab);
+- ACKs later than the queues their packets crossed explain (`QueueExplainedDelay` in
+  endpoint.core.rtt): delay added where the model has no queue, e.g. a switch process that
+  stalled. The one sign measurable on BMv2 besides the CPU: it reads its ports through
+  packet rings, whose backlog and losses /proc does not show.
 """
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
+from endpoint.core.rtt import DELAY_EDGES_S, share_above
 from experiments.metrics import percentile
 
 INGRESS_LOSS_LIMIT = 0.002  # share of frames lost before the switch read them
 BACKLOG_LIMIT_BYTES = 96 * 1024  # p95 of the largest socket backlog (~40 full frames)
 CPU_LIMIT = 0.97  # busy share of all cores, niced work excluded
+LATE_LIMIT = 0.01  # share of ACKs later than their path's queues explain
 
 
 @dataclass
@@ -31,6 +37,8 @@ class Measured:
     delivered: int | None = None  # frames the kernel delivered to switch ports
     lost: int | None = None  # of those, never read by a switch (p4emu only)
     load_average: list[float] = field(default_factory=list)
+    late_share: float | None = None  # of the ACKs, later than the queues explain
+    late_bound_s: float | None = None  # delay per queued packet the queues explain
 
 
 @dataclass
@@ -43,15 +51,30 @@ class Verdict:
     backlog_max_bytes: int | None
     ingress_loss_share: float | None
     load_average: list[float]
+    late_share: float | None = None
 
     def as_dict(self) -> dict:
         return asdict(self)
 
 
 
+def late_share(flows: list[dict], bound_s: float) -> float | None:
+    """Share of all the flows' ACKs whose delay per queued packet exceeds `bound_s` (see
+    `QueueExplainedDelay`); None when no sender reported it."""
+    total = [0] * (len(DELAY_EDGES_S) + 1)
+    found = False
+    for flow in flows:
+        counts = (flow.get("sender") or {}).get("queue_delay_counts")
+        if counts and len(counts) == len(total):
+            found = True
+            total = [a + b for a, b in zip(total, counts, strict=True)]
+    return share_above(total, bound_s) if found else None
+
+
 def cpu_only(verdict: dict) -> bool:
-    """A verdict (`Verdict.as_dict()`) that rests on the CPU alone: no socket backlog and no
-    missed-frame count were measurable (BMv2 reads its ports through packet rings)."""
+    """A verdict (`Verdict.as_dict()`) without the switches' own figures: no socket backlog
+    and no missed-frame count were measurable (BMv2 reads its ports through packet rings),
+    so it rests on the CPU and the ACKs' delays."""
     return verdict.get("backlog_p95_bytes") is None and verdict.get("ingress_loss_share") is None
 
 
@@ -59,7 +82,7 @@ def short_label(verdict: dict) -> str:
     """A verdict in a word or three, for tables."""
     if not verdict["faithful"]:
         return "CPU-bound"
-    return "faithful (CPU only)" if cpu_only(verdict) else "faithful"
+    return "faithful (CPU, delays)" if cpu_only(verdict) else "faithful"
 
 
 def judge(m: Measured) -> Verdict:
@@ -77,10 +100,15 @@ def judge(m: Measured) -> Verdict:
                        f"(limit {BACKLOG_LIMIT_BYTES // 1024} KiB)")
     if m.cpu_busy is not None and m.cpu_busy >= CPU_LIMIT:
         reasons.append(f"CPU {m.cpu_busy:.0%} busy (limit {CPU_LIMIT:.0%})")
+    if m.late_share is not None and m.late_share > LATE_LIMIT:
+        reasons.append(f"{m.late_share:.1%} of the ACKs came later than the queues their "
+                       f"packets crossed explain (over {m.late_bound_s * 1e3:.0f} ms per queued "
+                       f"packet; limit {LATE_LIMIT:.0%})")
     return Verdict(faithful=not reasons, reasons=reasons, cpu_busy=m.cpu_busy,
                    cpu_nice=m.cpu_nice, backlog_p95_bytes=p95,
                    backlog_max_bytes=max(m.backlog_samples) if m.backlog_samples else None,
-                   ingress_loss_share=loss_share, load_average=m.load_average)
+                   ingress_loss_share=loss_share, load_average=m.load_average,
+                   late_share=m.late_share)
 
 
 def combine(verdicts: list[Verdict]) -> Verdict:
@@ -99,4 +127,5 @@ def combine(verdicts: list[Verdict]) -> Verdict:
                    backlog_p95_bytes=worst([v.backlog_p95_bytes for v in verdicts]),
                    backlog_max_bytes=worst([v.backlog_max_bytes for v in verdicts]),
                    ingress_loss_share=worst([v.ingress_loss_share for v in verdicts]),
-                   load_average=verdicts[-1].load_average)
+                   load_average=verdicts[-1].load_average,
+                   late_share=worst([v.late_share for v in verdicts]))

@@ -169,6 +169,26 @@ class Fabric:
         """Switch-to-switch links (the ones the controller probes)."""
         return [lk for lk in self.links if lk.a in self.switches and lk.b in self.switches]
 
+    def max_switch_hops(self) -> int:
+        """Switches on the longest shortest path between two hosts' switches (5 on a
+        fat-tree: edge, aggregation, core, aggregation, edge): the most egress queues a
+        packet can cross on a path the controller uses."""
+        neighbours: dict[str, set[str]] = {name: set() for name in self.switches}
+        for link in self.fabric_links():
+            neighbours[link.a].add(link.b)
+            neighbours[link.b].add(link.a)
+        attached = {nic.switch for host in self.hosts.values() for nic in host.nics}
+        longest = 1 if attached else 0
+        for start in attached:
+            hops, frontier, seen = 1, [start], {start}
+            while frontier:
+                if any(node in attached for node in frontier):
+                    longest = max(longest, hops)
+                frontier = [n for node in frontier for n in neighbours[node] if n not in seen]
+                seen.update(frontier)
+                hops += 1
+        return longest
+
     def find_link(self, a: str, b: str) -> Link:
         for link in self.links:
             if {link.a, link.b} == {a, b}:

@@ -3,6 +3,7 @@ high quantile (per connection) for loss inference on fabrics with heavy-tailed j
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections import deque
 from dataclasses import dataclass, field
 
@@ -64,3 +65,42 @@ class RttQuantile:
             # at the periodic recount.
             self.value = max(self.value, rtt)
             self.peak = max(self.peak, rtt)
+
+
+# Bucket edges of `QueueExplainedDelay`, seconds: 0.25 ms, then x sqrt(2) up to ~16 s.
+DELAY_EDGES_S: tuple[float, ...] = tuple(0.00025 * 2 ** (k / 2) for k in range(33))
+
+
+@dataclass(slots=True)
+class QueueExplainedDelay:
+    """How much of each RTT the queues the packet crossed can explain.
+
+    An ACK echoes `qmax`, the deepest egress queue (in packets) its DATA packet joined. A
+    packet that waited behind q packets at each of H hops, and whose ACK waited behind at
+    most one packet per hop, has an RTT of at most min_rtt + H * (q + 2) * T, where T is
+    the time a hop takes to send one full frame. So (rtt - min_rtt) / (qmax + 2), the
+    *delay per queued packet*, is at most H * T on a faithful fabric; what exceeds it
+    waited somewhere no queue of the model accounts for (a switch that could not keep up).
+    The sender does not know H or T: it keeps a histogram of the ratio, and the experiment,
+    which knows the topology and the link rate, judges it. `counts[i]` holds the samples
+    in [DELAY_EDGES_S[i-1], DELAY_EDGES_S[i]); the last bucket everything above."""
+
+    counts: list[int] = field(default_factory=lambda: [0] * (len(DELAY_EDGES_S) + 1))
+
+    def update(self, rtt: float, min_rtt: float, qmax: int) -> None:
+        ratio = max(0.0, rtt - min_rtt) / (qmax + 2)
+        self.counts[bisect_right(DELAY_EDGES_S, ratio)] += 1
+
+    def share_above(self, bound_s: float) -> float:
+        """Share of the samples whose delay per queued packet surely exceeds `bound_s`
+        (their whole bucket lies above it)."""
+        return share_above(self.counts, bound_s)
+
+
+def share_above(counts: list[int], bound_s: float) -> float:
+    """`QueueExplainedDelay.share_above` on a histogram read back from a summary."""
+    total = sum(counts)
+    if not total:
+        return 0.0
+    above = sum(n for i, n in enumerate(counts) if i > 0 and DELAY_EDGES_S[i - 1] >= bound_s)
+    return above / total

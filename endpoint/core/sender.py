@@ -39,7 +39,7 @@ from endpoint.core.congestion import DctcpWindow
 from endpoint.core.ev_pool import EvPool, EvState, EvStatus
 from endpoint.core.packets import Outgoing, ts_age, ts_us
 from endpoint.core.recovery import LossLedger, LostRecord, ReorderWindow
-from endpoint.core.rtt import RttEstimator, RttQuantile
+from endpoint.core.rtt import QueueExplainedDelay, RttEstimator, RttQuantile
 from endpoint.core.sack import SendScoreboard, Transmission
 from endpoint.wire import Flag, MrcHeader, MsgType, sacked_psns
 
@@ -116,6 +116,7 @@ class MrcSender:
         self.cc = DctcpWindow(cwnd=cfg.init_cwnd, min_cwnd=cfg.min_cwnd, max_cwnd=cfg.max_cwnd)
         self.rtt = RttEstimator()
         self.rtt_hi = RttQuantile()
+        self.queue_delay = QueueExplainedDelay()
         self.reorder = ReorderWindow()
         self.stats = SenderStats()
         self.nonce = (cfg.nonce if cfg.nonce is not None else rng.getrandbits(32)) or 1
@@ -365,6 +366,8 @@ class MrcSender:
         self._last_heard = now
         st = self.pool.lookup(plane, hdr.ev)
         age = self._rtt_sample(st, hdr, now)
+        if age is not None and hdr.type == MsgType.ACK:
+            self.queue_delay.update(age, self.rtt.min_rtt, hdr.qmax)
         if st is not None and age is not None and hdr.type == MsgType.ACK:
             st.acked_sent = max(st.acked_sent, now - age)
             if st.acked_sent > st.blamed_sent and st.status in (EvStatus.FAILED,

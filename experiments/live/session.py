@@ -14,11 +14,10 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict
 from pathlib import Path
 
-from experiments import flowstats
+from experiments import flowstats, validity
 from experiments.config import ExperimentError, Setup
 from experiments.live import fabric_ops, flows, machine
 from experiments.plans import Flow
-from experiments.validity import judge
 from fabric_model.model import Fabric
 from lab.lab import Lab
 
@@ -90,7 +89,10 @@ class Session:
         after = self.counters()
         if (why := flowstats.nothing_transferred(outcome.flows)) is not None:
             raise ExperimentError(f"{name}: {why}")
-        verdict = judge(monitor.measured)
+        bound = self.setup.queue_delay_bound_s(self.fabric.max_switch_hops())
+        monitor.measured.late_share = validity.late_share(outcome.flows, bound)
+        monitor.measured.late_bound_s = bound
+        verdict = validity.judge(monitor.measured)
         if not verdict.faithful:
             log.info("%s: %s", name, "; ".join(verdict.reasons))  # stated in the report
         return {"name": name, "t0": outcome.t0, "end": outcome.end, "flows": outcome.flows,

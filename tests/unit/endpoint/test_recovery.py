@@ -1,7 +1,7 @@
 """RttQuantile and ReorderWindow in isolation."""
 
 from endpoint.core.recovery import ReorderWindow
-from endpoint.core.rtt import RttQuantile
+from endpoint.core.rtt import QueueExplainedDelay, RttQuantile
 
 
 def test_quantile_rises_at_once_and_falls_at_recount():
@@ -38,3 +38,13 @@ def test_reorder_window_grows_by_lateness_capped_and_decays():
     for i in range(2, 40):
         w.decay(1.0 + 16 * 0.001 * i, srtt=0.001)
     assert w.extra == 0.0
+
+
+def test_queue_explained_delay_buckets_the_delay_per_queued_packet():
+    hist = QueueExplainedDelay()
+    hist.update(rtt=0.110, min_rtt=0.010, qmax=3)  # 100 ms over 5 packets: 20 ms each
+    hist.update(rtt=0.005, min_rtt=0.010, qmax=0)  # below the minimum: no excess
+    assert sum(hist.counts) == 2 and hist.counts[0] == 1
+    assert hist.share_above(0.010) == 0.5  # 20 ms lies surely above 10 ms
+    assert hist.share_above(0.020) == 0.0  # its bucket straddles 20 ms: not surely above
+    assert hist.share_above(1.0) == 0.0

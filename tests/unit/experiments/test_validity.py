@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
-from experiments.validity import BACKLOG_LIMIT_BYTES, Measured, combine, judge, short_label
+from endpoint.core.rtt import QueueExplainedDelay
+from experiments.validity import (
+    BACKLOG_LIMIT_BYTES,
+    Measured,
+    combine,
+    judge,
+    late_share,
+    short_label,
+)
 
 
 def test_a_machine_that_keeps_up_is_faithful():
@@ -39,3 +47,37 @@ def test_combined_verdict_is_unfaithful_when_one_phase_was():
     both = combine([good, bad])
     assert not both.faithful and both.cpu_busy == 0.99 and len(both.reasons) == 1
     assert combine([good, good]).faithful
+
+
+def _flow_with_delays(samples: list[tuple[float, float, int]]) -> dict:
+    """A flow record whose sender saw ACKs of (rtt, min_rtt, qmax)."""
+    hist = QueueExplainedDelay()
+    for rtt, min_rtt, qmax in samples:
+        hist.update(rtt, min_rtt, qmax)
+    return {"sender": {"queue_delay_counts": list(hist.counts)}}
+
+
+def test_acks_the_queues_explain_are_not_late():
+    # 5 hops of 18 ms frames (9000 bytes at 4 Mb/s): 90 ms per queued packet at most
+    flows = [_flow_with_delays([(0.010 + 5 * (q + 2) * 0.018 * 0.9, 0.010, q)
+                                for q in range(30)])] * 3
+    assert late_share(flows, bound_s=0.090) == 0.0
+
+
+def test_acks_delayed_outside_any_queue_are_late_and_judged():
+    # a switch that stalled 0.8 s: the packet met shallow queues (qmax 2) yet came back late
+    on_time = [(0.2, 0.01, 10)] * 95
+    stalled = [(0.8, 0.01, 2)] * 5
+    share = late_share([_flow_with_delays(on_time), _flow_with_delays(stalled)], 0.090)
+    assert share == 0.05
+    v = judge(Measured(seconds=5, cpu_busy=0.5, cpu_nice=0.0, late_share=share,
+                       late_bound_s=0.090))
+    assert not v.faithful and "5.0% of the ACKs came later" in v.reasons[0]
+    assert "90 ms per queued packet" in v.reasons[0]
+
+
+def test_late_share_is_unknown_without_reports_and_ignores_foreign_histograms():
+    assert late_share([{"sender": {}}, {}], 0.09) is None
+    assert late_share([{"sender": {"queue_delay_counts": [1, 2, 3]}}], 0.09) is None
+    v = judge(Measured(seconds=5, cpu_busy=0.5, cpu_nice=0.0))
+    assert v.faithful and v.late_share is None

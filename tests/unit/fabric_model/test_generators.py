@@ -122,3 +122,11 @@ def test_interface_names_differ_between_labs_on_different_ports():
                              for p in sw.ports})
     big = parse_spec("multiplane:planes=16,base=fattree:k=8", PortBases(grpc=59900, thrift=1))
     assert max(len(sw.interface(p)) for sw in big.switches.values() for p in sw.ports) <= 15
+
+
+@pytest.mark.parametrize("spec, hops", [("fattree:k=4", 5),
+                                        ("multiplane:planes=2,base=fattree:k=4", 5),
+                                        ("leafspine:spines=2,leaves=3,hosts=2", 3),
+                                        ("leafspine:spines=2,leaves=1,hosts=2", 1)])
+def test_max_switch_hops_counts_the_queues_of_the_longest_path(spec, hops):
+    assert parse_spec(spec).max_switch_hops() == hops
