@@ -75,6 +75,8 @@ def test_permutation_ev_beats_ecmp(tmp_path):
           f"random mean {modes['random']['stats'].get('mean', 0):.2f}; "
           f"verdict {r['verdict']['faithful']} {r['verdict']['reasons']}")
     assert ev["n"] == ecmp["n"] == 16
+    # every sender reported its ACKs' delays: the verdict weighed them
+    assert r["verdict"]["late_share"] is not None
     assert ev["mean"] > ecmp["mean"]
     assert ev["min"] > ecmp["min"]
 
