@@ -11,6 +11,7 @@ SUBCOMMANDS = {
     "stf": "p4emu.stf.cli",
     "bench": "p4emu.bench",
     "switch": "p4emu.switch.main",
+    "fabric": "p4emu.switch.fabric_main",
     "cli": "p4emu.switch.runtime_cli",
     "shims": "p4emu.shims",
 }

@@ -1,7 +1,8 @@
 """`p4emu switch`: a simple_switch_grpc-compatible process (P4Runtime, ports, queues).
 
-Entry points: `python -m p4emu switch ...` (`main.main`), `python -m p4emu cli ...`
-(`runtime_cli.main`). Parts, each usable alone:
+Entry points: `python -m p4emu switch ...` (`main.main`), `python -m p4emu fabric
+--switch "..." ...` (`fabric_main.main`: many switches in one process), `python -m p4emu
+cli ...` (`runtime_cli.main`). Parts, each usable alone:
 
 - `options.parse_switch_args` - simple_switch_grpc's command line -> `SwitchOptions`
 - `core.SwitchCore` - device id, CPU port, committed program, the data-plane lock
@@ -15,7 +16,9 @@ Entry points: `python -m p4emu switch ...` (`main.main`), `python -m p4emu cli .
 - `reconcile_and_commit.replay_state` - RECONCILE_AND_COMMIT: carry entries into a new program
 - `arbitration.Arbiter` - primary election, pure
 - `queues.PortQueues` - the egress queue model, pure and clock-injected;
-  `traffic_manager.TrafficManager` - the data-plane thread around it
+  `traffic_manager.TrafficManager` - one switch's data path around it;
+  `dataplane_loop.DataplaneLoop` - the thread serving any number of them
+- `instance.SwitchInstance` - one switch (all of the above) inside a process
 - `ports.PortSet` (AF_PACKET), `port_oper_state.PortOperState`, `pcap.PortPcaps`
 - `runtime_control.RuntimeControlServer` - simple_switch_CLI-style commands over TCP;
   `bmv2_cli` - simple_switch_CLI's stdin/stdout behaviour on top (the shim, `p4emu.shims`)

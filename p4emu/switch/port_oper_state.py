@@ -40,8 +40,7 @@ class PortOperState:
         self.on_change = on_change
         self.interval_s = interval_s
         self.state: dict[int, bool] = {port: read_up(name) for port, name in self.ifaces.items()}
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
+        self._poller: SharedPoller | None = None
 
     def is_up(self, port: int) -> bool:
         """Unknown ports (no interface) count as down, as PI does for watch ports."""
@@ -59,15 +58,49 @@ class PortOperState:
         return changes
 
     def start(self) -> None:
+        """Poll in a thread of its own (switches sharing one: `SharedPoller.add`)."""
+        self._poller = SharedPoller(self.interval_s)
+        self._poller.add(self)
+        self._poller.start()
+
+    def stop(self) -> None:
+        if self._poller is not None:
+            self._poller.stop()
+
+
+class SharedPoller:
+    """One thread polling the `PortOperState` of many switches (`p4emu fabric`), instead
+    of a thread per switch waking up five times a second."""
+
+    def __init__(self, interval_s: float = POLL_INTERVAL_S) -> None:
+        self.interval_s = interval_s
+        self._monitors: list[PortOperState] = []
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def add(self, monitor: PortOperState) -> None:
+        with self._lock:
+            self._monitors.append(monitor)
+
+    def remove(self, monitor: PortOperState) -> None:
+        with self._lock:
+            if monitor in self._monitors:
+                self._monitors.remove(monitor)
+
+    def start(self) -> None:
         self._thread = threading.Thread(target=self._run, name="link-monitor", daemon=True)
         self._thread.start()
 
     def _run(self) -> None:
         while not self._stop.wait(self.interval_s):
-            try:
-                self.poll_once()
-            except Exception:  # a monitor must outlive any one bad reading
-                log.exception("link monitor poll failed")
+            with self._lock:
+                monitors = list(self._monitors)
+            for monitor in monitors:
+                try:
+                    monitor.poll_once()
+                except Exception:  # a monitor must outlive any one bad reading
+                    log.exception("link monitor poll failed")
 
     def stop(self) -> None:
         self._stop.set()

@@ -66,15 +66,20 @@ class RuntimeCommands:
         "register_read": "register_read NAME [INDEX]: one register cell, or all of them",
         "register_write": "register_write NAME INDEX VALUE: set one register cell",
         "register_reset": "register_reset NAME: set every cell to 0",
+        "shutdown": "shutdown: stop this switch, as if it crashed: its P4Runtime and "
+                    "runtime-control ports close and its ports stop forwarding (p4emu only; "
+                    "in `p4emu fabric` the other switches go on)",
         "help": "help [COMMAND]: this list",
     }
 
     def __init__(self, core: SwitchCore, tm: TrafficManager, ports: PortSet,
-                 link_up: Callable[[int], bool] = lambda port: True) -> None:
+                 link_up: Callable[[int], bool] = lambda port: True,
+                 shutdown: Callable[[], None] | None = None) -> None:
         self.core = core
         self.tm = tm
         self.ports = ports
         self.link_up = link_up
+        self.shutdown = shutdown
 
     def execute(self, line: str) -> list[str]:
         words = line.split()
@@ -226,6 +231,15 @@ class RuntimeCommands:
         with self.core.lock:
             register = self._register(args[0])
             register.set(_int(args[1], "INDEX"), _int(args[2], "VALUE"))
+        return []
+
+    def _cmd_shutdown(self, args: list[str]) -> list[str]:
+        if args:
+            raise TypeError
+        if self.shutdown is None:
+            raise CommandError("this switch cannot be shut down from here")
+        log.info("shutdown requested over the runtime control")
+        self.shutdown()  # returns once the switch is stopped; the answer still goes out
         return []
 
     def _cmd_help(self, args: list[str]) -> list[str]:

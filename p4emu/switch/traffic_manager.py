@@ -1,29 +1,31 @@
-"""The data-plane loop: receive on ports, ingress, egress queues, egress, transmit.
+"""One switch's data path: receive on ports, ingress, egress queues, egress, transmit.
 
-One thread does it all, so queue state needs no locking of its own: it waits in
-select() on the port sockets and a wake-up pipe, with a timeout set by the next packet
-an egress queue may release. Frames injected by other threads (PacketOut) come in through
-a deque and the pipe. Pipeline work holds `core.lock`, as do control-plane changes.
+A `DataplaneLoop` thread runs it (alone or beside other switches), so queue state needs
+no locking of its own: the loop hands it readable port sockets, then has it `serve`
+injected frames and its egress queues, and sleeps until the deadline `serve` returns.
+Frames injected by other threads (PacketOut) come in through a deque and a wake-up of
+the loop. Pipeline work holds `core.lock`, as do control-plane changes.
 """
 
 from __future__ import annotations
 
 import logging
-import os
-import select
-import threading
+import time
 from collections import deque
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from p4emu.switch.core import SwitchCore
 from p4emu.switch.pcap import PortPcaps
-from p4emu.switch.ports import PortSet
+from p4emu.switch.ports import Port, PortSet
 from p4emu.switch.program import LoadedProgram
 from p4emu.switch.queues import DropReason, Enqueued, PortQueues, QueueConfig
 
+if TYPE_CHECKING:
+    from p4emu.switch.dataplane_loop import DataplaneLoop
+
 log = logging.getLogger(__name__)
 
-IDLE_WAIT_S = 0.1
 MAX_INJECT_BACKLOG = 10000
 
 
@@ -63,11 +65,7 @@ class TrafficManager:
         self.pcaps = pcaps
         self.queues: dict[int, PortQueues] = {}
         self._injected: deque[tuple[int, bytes]] = deque()
-        self._wake_r, self._wake_w = os.pipe()
-        os.set_blocking(self._wake_r, False)
-        os.set_blocking(self._wake_w, False)
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
+        self.loop: DataplaneLoop | None = None  # set by the loop that serves it
         # internal errors of the pipeline (p4emu bugs, faults BMv2 aborts on): the packet
         # is dropped and the switch goes on; `p4emu cli internal_errors` reads these
         self.pipeline_errors = 0
@@ -134,61 +132,30 @@ class TrafficManager:
         self._wake()
 
     def _wake(self) -> None:
-        try:
-            os.write(self._wake_w, b"x")
-        except (BlockingIOError, OSError):
-            pass  # the pipe is full: a wake-up is already pending
+        loop = self.loop
+        if loop is not None:
+            loop.wake(self)
 
-    def start(self) -> None:
-        self._thread = threading.Thread(target=self._run, name="dataplane", daemon=True)
-        self._thread.start()
+    # --- the loop thread
+    def receive(self, port: Port) -> None:
+        """Take in what waits on one readable port socket."""
+        for frame in self.ports.receive(port):
+            self._ingress(port.number, frame)
 
-    def stop(self) -> None:
-        self._stop.set()
-        self._wake()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-        os.close(self._wake_r)
-        os.close(self._wake_w)
-
-    # --- the loop
-    def _run(self) -> None:
-        sockets = {port.fileno(): port for port in self.ports.ports.values()}
-        while not self._stop.is_set():
-            try:
-                timeout = self._next_timeout()
-                readable, _, _ = select.select([self._wake_r, *sockets], [], [], timeout)
-                for fd in readable:
-                    if fd == self._wake_r:
-                        self._drain_wake()
-                        continue
-                    port = sockets[fd]
-                    for frame in self.ports.receive(port):
-                        self._ingress(port.number, frame)
-                while self._injected:
-                    port_number, frame = self._injected.popleft()
-                    self._ingress(port_number, frame)
-                self._serve_egress()
-            except Exception:  # the data plane must survive any one bad packet or bug
-                log.exception("data-plane loop error")
-
-    def _drain_wake(self) -> None:
-        try:
-            while os.read(self._wake_r, 4096):
-                pass
-        except BlockingIOError:
-            pass
-
-    def _next_timeout(self) -> float:
-        if self._injected:
-            return 0.0
-        now = self.core.clock_us()
+    def serve(self) -> float | None:
+        """Run injected frames and due egress; returns when (time.monotonic()) the queues
+        next release a packet, or None when they are empty."""
+        while self._injected:
+            port_number, frame = self._injected.popleft()
+            self._ingress(port_number, frame)
+        self._serve_egress()
         with self.core.lock:
+            now = self.core.clock_us()
             ready = [t for t in (q.next_ready_us() for q in self.queues.values())
                      if t is not None]
         if not ready:
-            return IDLE_WAIT_S
-        return max(0.0, (min(ready) - now) / 1e6)
+            return None
+        return time.monotonic() + (min(ready) - now) / 1e6
 
     def _ingress(self, port: int, frame: bytes) -> None:
         if self.pcaps is not None:

@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from p4emu.switch.core import SwitchCore
+from p4emu.switch.dataplane_loop import DataplaneLoop
 from p4emu.switch.pcap import PortPcaps
 from p4emu.switch.port_oper_state import PortOperState
 from p4emu.switch.ports import PortSet
@@ -189,13 +190,14 @@ def wire_switch(hosts, tmp_path):
     tm = TrafficManager(core, ports, QueueSettings(), pcaps)
     pipeline = WirePipeline()
     core.program = _Loaded(pipeline)  # type: ignore[assignment]
-    tm.start()
+    loop = DataplaneLoop([tm])
+    loop.start()
     monitor.start()
     try:
         yield core, ports, tm, pipeline, monitor, tmp_path
     finally:
         monitor.stop()
-        tm.stop()
+        loop.stop()
         ports.close()
         pcaps.close()
 

@@ -8,6 +8,7 @@ from google.protobuf import text_format
 from p4.v1 import p4runtime_pb2_grpc
 
 from p4emu.switch.core import SwitchCore
+from p4emu.switch.dataplane_loop import DataplaneLoop
 from p4emu.switch.grpc_server import serve
 from p4emu.switch.ports import PortSet
 from p4emu.switch.traffic_manager import QueueSettings, TrafficManager
@@ -21,12 +22,13 @@ class RunningSwitch:
         self.tm = TrafficManager(self.core, PortSet(), QueueSettings())
         self.server, self.service, port = serve(self.core, fake_loader(), "127.0.0.1:0")
         self.addr = f"127.0.0.1:{port}"
-        self.tm.start()
+        self.loop = DataplaneLoop([self.tm])
+        self.loop.start()
 
     def stop(self) -> None:
         self.server.stop(grace=0).wait()
         self.service.stop()
-        self.tm.stop()
+        self.loop.stop()
 
 
 @pytest.fixture

@@ -51,7 +51,7 @@ def compiled():
 @pytest.fixture
 def real_switch():
     core = SwitchCore(device_id=DEVICE_ID, cpu_port=255)
-    tm = TrafficManager(core, PortSet(), QueueSettings())
+    TrafficManager(core, PortSet(), QueueSettings())
     server, service, port = serve(core, ir_loader(255), "127.0.0.1:0")
     channel = grpc.insecure_channel(f"127.0.0.1:{port}")
     try:
@@ -60,7 +60,6 @@ def real_switch():
         channel.close()
         server.stop(grace=0).wait()
         service.stop()
-        tm.stop()
 
 
 def set_pipeline(stub, p4info, device_config: bytes, action=Req.VERIFY_AND_COMMIT):

@@ -16,6 +16,7 @@ import pytest
 from p4emu.frontend import compile_file
 from p4emu.switch import runtime_cli
 from p4emu.switch.core import SwitchCore
+from p4emu.switch.dataplane_loop import DataplaneLoop
 from p4emu.switch.ports import PortSet
 from p4emu.switch.program import build_program, ir_loader
 from p4emu.switch.runtime_control import RuntimeCommands, RuntimeControlServer
@@ -33,11 +34,12 @@ def divide_switch():
                                port_up=lambda port: True, clock_us=core.clock_us))
     sent: list[tuple[int, bytes]] = []
     tm._transmit = lambda port, frame: sent.append((port, frame))
-    tm.start()
+    loop = DataplaneLoop([tm])
+    loop.start()
     try:
         yield core, tm, sent
     finally:
-        tm.stop()
+        loop.stop()
 
 
 def wait_for(predicate, timeout: float = 3.0) -> bool:

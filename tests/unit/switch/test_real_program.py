@@ -18,6 +18,7 @@ from p4.v1 import p4runtime_pb2
 
 from p4emu.frontend import compile_file
 from p4emu.switch.core import SwitchCore
+from p4emu.switch.dataplane_loop import DataplaneLoop
 from p4emu.switch.grpc_server import serve
 from p4emu.switch.ports import PortSet
 from p4emu.switch.program import ir_loader
@@ -37,7 +38,8 @@ def real_switch(tmp_path):
     core = SwitchCore(device_id=2, cpu_port=CPU_PORT)
     tm = TrafficManager(core, PortSet(), QueueSettings())
     server, service, port = serve(core, ir_loader(CPU_PORT), "127.0.0.1:0")
-    tm.start()
+    loop = DataplaneLoop([tm])
+    loop.start()
     sh.setup(device_id=2, grpc_addr=f"127.0.0.1:{port}", election_id=(0, 1),
              config=sh.FwdPipeConfig(str(p4info_path), str(ir_path)), verbose=False)
     try:
@@ -46,7 +48,7 @@ def real_switch(tmp_path):
         sh.teardown()
         server.stop(grace=0).wait()
         service.stop()
-        tm.stop()
+        loop.stop()
 
 
 def tx_count(port: int) -> int:

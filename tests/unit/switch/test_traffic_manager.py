@@ -10,6 +10,7 @@ import pytest
 
 from p4emu.runtime.model import ProgramInfo
 from p4emu.switch.core import SwitchCore
+from p4emu.switch.dataplane_loop import DataplaneLoop
 from p4emu.switch.ports import PortSet
 from p4emu.switch.queues import DropReason
 from p4emu.switch.traffic_manager import QueueSettings, TrafficManager
@@ -59,11 +60,12 @@ def running():
     tm = TrafficManager(core, PortSet(), QueueSettings(depth=4, priorities=3))
     pipeline = PriorityPipeline()
     core.program = _Program(pipeline)  # type: ignore[assignment]
-    tm.start()
+    loop = DataplaneLoop([tm])
+    loop.start()
     try:
         yield core, tm, pipeline, received, got_all
     finally:
-        tm.stop()
+        loop.stop()
 
 
 def test_strict_priority_and_depth_limit_through_the_loop(running):
