@@ -52,8 +52,7 @@ class FabricNetwork:
     def __init__(self, fabric: Fabric, target: str, build_dir: Path, cpu_port: int = 255,
                  pcap: bool = False, queues: QueueOptions | None = None,
                  run_dir: Path | None = None, switch_log: bool = False,
-                 link_failure_method: str = link_failure.DROP,
-                 p4emu_fabric: bool = False) -> None:
+                 link_failure_method: str = link_failure.DROP) -> None:
         self.fabric = fabric
         self.target = target
         self.build_dir = build_dir
@@ -63,7 +62,6 @@ class FabricNetwork:
         self.queues = queues or QueueOptions()
         self.switch_log = switch_log
         self.link_failure_method = link_failure_method
-        self.p4emu_fabric = p4emu_fabric  # all p4emu switches in one process (P4Switch)
         self.net: Mininet | None = None
         self._blocked: dict[str, tuple[object, str]] = {}  # interface -> (Intf, mechanism)
 
@@ -71,8 +69,7 @@ class FabricNetwork:
         switch_opts = dict(cls=P4Switch, target=self.target, cpu_port=self.cpu_port,
                            log_dir=self.build_dir / "logs", run_dir=self.run_dir,
                            pcap_dir=self.build_dir / "pcap" if self.pcap else None,
-                           queues=self.queues, switch_log=self.switch_log,
-                           fabric_process=self.p4emu_fabric)
+                           queues=self.queues, switch_log=self.switch_log)
         net = Mininet(topo=FabricTopo(self.fabric, switch_opts=switch_opts), build=False,
                       controller=None, host=Host, link=MnLink, autoSetMacs=False,
                       autoStaticArp=False)
@@ -90,8 +87,8 @@ class FabricNetwork:
         # from an ephemeral port that could be the next switch's
         reserve_local_ports([p for sw in self.fabric.switches.values()
                              for p in (sw.grpc_port, sw.thrift_port)])
-        # starts the switch processes once the links exist (they return at once): one per
-        # switch, or with p4emu_fabric one `p4emu fabric` for all (P4Switch.batchStartup)
+        # starts the switch processes once the links exist (they return at once): BMv2 one
+        # per switch, p4emu one `p4emu fabric` for all (P4Switch.batchStartup)
         self.net.start()
         deadline = time.monotonic() + ready_timeout
         missing = [sw for sw in self.net.switches if not sw.wait_ready(deadline)]

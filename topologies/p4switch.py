@@ -1,11 +1,10 @@
 """Mininet switch node running `simple_switch_grpc` (bmv2) or p4emu.
 
 Both take the same command line; the pipeline is pushed later over P4Runtime (`--no-p4`).
-A switch is a process of its own; with `fabric_process` the p4emu switches of a network
-run in one `python -m p4emu fabric` process instead (one data-plane loop for all), started
-by Mininet's `batchStartup` hook once every switch has its interfaces. That costs less CPU
-per packet but serialises all switches on one thread: on the permutation experiment
-(fat-tree k=4, 2 cores) it lowered ev goodput, so it is off by default. A process runs in its own process
+A BMv2 switch is a process of its own; the p4emu switches of a network all run in one
+`python -m p4emu fabric` process (one data-plane loop for all: 20 Python processes on 2
+cores spent most of their CPU on thread and process hand-offs), started by Mininet's
+`batchStartup` hook once every switch has its interfaces. A process runs in its own process
 group (stopped as a group), writes its output to <log_dir>/<switch>.log (the fabric:
 <log_dir>/fabric.log) and records its pid in <run_dir>/<switch>.pid (<run_dir>/fabric.pid)
 so that the next run can clean up after a crash. Per-packet logging is opt-in
@@ -320,7 +319,6 @@ class P4Switch(Switch):
         pcap_dir: str | Path | None = None,
         queues: QueueOptions = QueueOptions(),  # noqa: B008 (frozen, never mutated)
         switch_log: bool = False,
-        fabric_process: bool = False,
         **params: object,
     ) -> None:
         super().__init__(name, dpid=f"{device_id:x}", **params)
@@ -337,7 +335,6 @@ class P4Switch(Switch):
         self.queues = queues
         self.process: subprocess.Popen[bytes] | None = None  # a process of its own
         self.fabric: FabricProcess | None = None  # or a place in a shared one (p4emu)
-        self.in_fabric_process = fabric_process and target != "bmv2"
         self._started = False
 
     def port_interfaces(self) -> dict[int, str]:
@@ -360,14 +357,14 @@ class P4Switch(Switch):
         return self.fabric.log_file if self.fabric is not None else self.log_file
 
     def start(self, controllers: list | None = None) -> None:
-        """Start the switch (returns at once; see `wait_ready`). With `fabric_process`, the
-        first start is left to `batchStartup`, which runs all such switches in one fabric
-        process; a restart (after `kill_process`) gets a process of its own."""
+        """Start the switch (returns at once; see `wait_ready`). A p4emu switch's first
+        start is left to `batchStartup`, which runs all of them in one fabric process; a
+        restart (after `kill_process`) gets a process of its own."""
         if self.pcap_dir is not None:
             self.pcap_dir.mkdir(parents=True, exist_ok=True)
         first = not self._started
         self._started = True
-        if first and self.in_fabric_process:
+        if first and self.target != "bmv2":
             return
         reserve_local_ports([self.grpc_port, self.thrift_port])
         self.process = spawn(self.command(), self.log_file, self.pid_file)
@@ -375,9 +372,9 @@ class P4Switch(Switch):
 
     @classmethod
     def batchStartup(cls, switches: list[P4Switch]) -> list[P4Switch]:  # noqa: N802
-        """Mininet hook, after every switch's `start`: the switches left to it run in one
-        `p4emu fabric` process."""
-        waiting = [sw for sw in switches if sw._started and sw.in_fabric_process
+        """Mininet hook, after every switch's `start`: the p4emu switches left to it run
+        in one `p4emu fabric` process."""
+        waiting = [sw for sw in switches if sw._started and sw.target != "bmv2"
                    and sw.process is None and sw.fabric is None]
         if waiting:
             fabric = FabricProcess(waiting)
