@@ -35,7 +35,6 @@ log = logging.getLogger(__name__)
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 STOP_GRACE_S = 2.0
-FABRIC_NICE = -10  # the fabric process's priority (root only)
 
 
 DEFAULT_MTU = 1500
@@ -276,11 +275,7 @@ class FabricProcess:
         self.process: subprocess.Popen[bytes] | None = None
 
     def command(self) -> list[str]:
-        # one thread now does what 20 processes did: under CFS it would get the CPU share
-        # of one process among the hosts' and be starved (measured: 0.6 cores, switch
-        # latency up, ev goodput down), so it runs at a higher priority when we may
-        boost = ["nice", "-n", str(FABRIC_NICE)] if os.geteuid() == 0 else []
-        return [*boost, sys.executable, "-m", "p4emu", "fabric",
+        return [sys.executable, "-m", "p4emu", "fabric",
                 *(arg for sw in self.switches for arg in ("--switch", shlex.join(sw.args())))]
 
     def start(self) -> None:
