@@ -87,14 +87,13 @@ class FabricNetwork:
         # from an ephemeral port that could be the next switch's
         reserve_local_ports([p for sw in self.fabric.switches.values()
                              for p in (sw.grpc_port, sw.thrift_port)])
-        # starts the switch processes once the links exist (they return at once): BMv2 one
-        # per switch, p4emu one `p4emu fabric` for all (P4Switch.batchStartup)
-        self.net.start()
+        self.net.start()  # starts the switch processes (they return at once)
         deadline = time.monotonic() + ready_timeout
-        missing = [sw for sw in self.net.switches if not sw.wait_ready(deadline)]
-        for sw in missing:
-            log.error("switch %s did not open its gRPC port (see %s)", sw.name, sw.output_log)
-        return [sw.name for sw in missing]
+        missing = [sw.name for sw in self.net.switches if not sw.wait_ready(deadline)]
+        for name in missing:
+            log.error("switch %s did not open its gRPC port (see %s)", name,
+                      self.build_dir / "logs" / f"{name}.log")
+        return missing
 
     def _configure_switch_interfaces(self) -> None:
         # no IPv6 chatter (router solicitations, MLD) into the switches

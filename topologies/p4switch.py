@@ -1,14 +1,10 @@
-"""Mininet switch node running `simple_switch_grpc` (bmv2) or p4emu.
+"""Mininet switch node running `simple_switch_grpc` (bmv2) or `python -m p4emu switch`.
 
 Both take the same command line; the pipeline is pushed later over P4Runtime (`--no-p4`).
-A BMv2 switch is a process of its own; the p4emu switches of a network all run in one
-`python -m p4emu fabric` process (one data-plane loop for all: 20 Python processes on 2
-cores spent most of their CPU on thread and process hand-offs), started by Mininet's
-`batchStartup` hook once every switch has its interfaces. A process runs in its own process
-group (stopped as a group), writes its output to <log_dir>/<switch>.log (the fabric:
-<log_dir>/fabric.log) and records its pid in <run_dir>/<switch>.pid (<run_dir>/fabric.pid)
-so that the next run can clean up after a crash. Per-packet logging is opt-in
-(`switch_log`): BMv2 forwards at about half speed with it and loses packets under bursts.
+The switch process runs in its own process group (stopped as a group), writes its output
+to <log_dir>/<switch>.log and records its pid in <run_dir>/<switch>.pid so that the next run
+can clean up after a crash. Per-packet logging is opt-in (`switch_log`): BMv2 forwards at
+about half speed with it and loses packets under bursts.
 
 Queue settings reach p4emu as flags; simple_switch_grpc has none, so they are applied over
 Thrift with simple_switch_CLI once the switch listens, per port and priority.
@@ -18,7 +14,6 @@ from __future__ import annotations
 
 import logging
 import os
-import shlex
 import signal
 import socket
 import subprocess
@@ -28,8 +23,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mininet.node import Switch
-
-from p4emu.switch.runtime_cli import CliError, RuntimeClient
 
 log = logging.getLogger(__name__)
 
@@ -144,25 +137,11 @@ def switch_command(
     queues: QueueOptions,
 ) -> list[str]:
     """The simple_switch_grpc-style command line for one switch."""
-    program = ["simple_switch_grpc"] if target == "bmv2" else \
-        [sys.executable, "-m", "p4emu", "switch"]
-    return program + switch_args(target, device_id, ports, grpc_port, thrift_port, cpu_port,
-                                 log_file, pcap_dir, queues)
-
-
-def switch_args(
-    target: str,
-    device_id: int,
-    ports: dict[int, str],
-    grpc_port: int,
-    thrift_port: int,
-    cpu_port: int,
-    log_file: Path | None,
-    pcap_dir: Path | None,
-    queues: QueueOptions,
-) -> list[str]:
-    """The arguments of `switch_command` after the program name."""
-    cmd = ["--device-id", str(device_id)]
+    if target == "bmv2":
+        cmd = ["simple_switch_grpc"]
+    else:
+        cmd = [sys.executable, "-m", "p4emu", "switch"]
+    cmd += ["--device-id", str(device_id)]
     for port, intf in sorted(ports.items()):
         cmd += ["-i", f"{port}@{intf}"]
     if log_file is not None:  # per-packet log: opt-in, it halves BMv2's speed
@@ -241,63 +220,6 @@ def kill_process_group(pid: int, grace: float = STOP_GRACE_S) -> None:
         pass
 
 
-def spawn(command: list[str], log_file: Path, pid_file: Path) -> subprocess.Popen[bytes]:
-    """Start a switch process (returns at once) with this checkout's code, in a session
-    of its own: a group we can kill whole, out of reach of the terminal's ^C."""
-    log_file.parent.mkdir(parents=True, exist_ok=True)
-    pid_file.parent.mkdir(parents=True, exist_ok=True)
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO_ROOT), env.get("PYTHONPATH")]))
-    with open(log_file, "ab") as out:
-        process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=out,
-                                   stderr=subprocess.STDOUT, start_new_session=True,
-                                   cwd=REPO_ROOT, env=env)
-    pid_file.write_text(f"{process.pid}\n")
-    return process
-
-
-def stop_process(process: subprocess.Popen[bytes] | None, pid_file: Path) -> None:
-    """Stop a process `spawn` started (SIGTERM, then SIGKILL), reap it, drop its pid file."""
-    if process is not None:
-        kill_process_group(process.pid)
-        process.wait()
-    pid_file.unlink(missing_ok=True)
-
-
-class FabricProcess:
-    """One `p4emu fabric` process running several p4emu switches; each keeps its own
-    ports, gRPC and runtime-control ports, and can be stopped alone (`P4Switch.kill_process`)."""
-
-    def __init__(self, switches: list[P4Switch]) -> None:
-        self.switches = list(switches)
-        self.log_file = switches[0].log_file.with_name("fabric.log")
-        self.pid_file = switches[0].pid_file.with_name("fabric.pid")
-        self.process: subprocess.Popen[bytes] | None = None
-
-    def command(self) -> list[str]:
-        return [sys.executable, "-m", "p4emu", "fabric",
-                *(arg for sw in self.switches for arg in ("--switch", shlex.join(sw.args())))]
-
-    def start(self) -> None:
-        reserve_local_ports([p for sw in self.switches for p in (sw.grpc_port, sw.thrift_port)])
-        self.process = spawn(self.command(), self.log_file, self.pid_file)
-        log.debug("fabric of %d switches: started pid %d", len(self.switches), self.process.pid)
-
-    def alive(self) -> bool:
-        return self.process is not None and self.process.poll() is None
-
-    def leave(self, switch: P4Switch) -> None:
-        """`switch` no longer runs here; the process ends with its last switch."""
-        if switch in self.switches:
-            self.switches.remove(switch)
-        if not self.switches:
-            self.stop()
-
-    def stop(self) -> None:
-        stop_process(self.process, self.pid_file)
-        self.process = None
-
-
 class P4Switch(Switch):
     """A P4Runtime switch process bound to this node's interfaces."""
 
@@ -328,9 +250,7 @@ class P4Switch(Switch):
         self.pid_file = Path(run_dir).resolve() / f"{name}.pid"
         self.pcap_dir = None if pcap_dir is None else Path(pcap_dir).resolve()
         self.queues = queues
-        self.process: subprocess.Popen[bytes] | None = None  # a process of its own
-        self.fabric: FabricProcess | None = None  # or a place in a shared one (p4emu)
-        self._started = False
+        self.process: subprocess.Popen[bytes] | None = None
 
     def port_interfaces(self) -> dict[int, str]:
         return {port: intf.name for port, intf in self.intfs.items() if port > 0}
@@ -340,47 +260,25 @@ class P4Switch(Switch):
                               self.thrift_port, self.cpu_port, self.packet_log, self.pcap_dir,
                               self.queues)
 
-    def args(self) -> list[str]:
-        """`command()` without the program name: this switch's part of a fabric's."""
-        return switch_args(self.target, self.device_id, self.port_interfaces(), self.grpc_port,
-                           self.thrift_port, self.cpu_port, self.packet_log, self.pcap_dir,
-                           self.queues)
-
-    @property
-    def output_log(self) -> Path:
-        """Where the process running this switch writes its output."""
-        return self.fabric.log_file if self.fabric is not None else self.log_file
-
     def start(self, controllers: list | None = None) -> None:
-        """Start the switch (returns at once; see `wait_ready`). A p4emu switch's first
-        start is left to `batchStartup`, which runs all of them in one fabric process; a
-        restart (after `kill_process`) gets a process of its own."""
+        """Start the switch process (returns at once; see `wait_ready`)."""
+        self.log_file.parent.mkdir(parents=True, exist_ok=True)
+        self.pid_file.parent.mkdir(parents=True, exist_ok=True)
         if self.pcap_dir is not None:
             self.pcap_dir.mkdir(parents=True, exist_ok=True)
-        first = not self._started
-        self._started = True
-        if first and self.target != "bmv2":
-            return
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO_ROOT),
+                                                          env.get("PYTHONPATH")]))
         reserve_local_ports([self.grpc_port, self.thrift_port])
-        self.process = spawn(self.command(), self.log_file, self.pid_file)
+        with open(self.log_file, "ab") as out:
+            # own session: a group we can kill whole, out of reach of the terminal's ^C
+            self.process = subprocess.Popen(self.command(), stdin=subprocess.DEVNULL,
+                                            stdout=out, stderr=subprocess.STDOUT,
+                                            start_new_session=True, cwd=REPO_ROOT, env=env)
+        self.pid_file.write_text(f"{self.process.pid}\n")
         log.debug("%s: started pid %d", self.name, self.process.pid)
 
-    @classmethod
-    def batchStartup(cls, switches: list[P4Switch]) -> list[P4Switch]:  # noqa: N802
-        """Mininet hook, after every switch's `start`: the p4emu switches left to it run
-        in one `p4emu fabric` process."""
-        waiting = [sw for sw in switches if sw._started and sw.target != "bmv2"
-                   and sw.process is None and sw.fabric is None]
-        if waiting:
-            fabric = FabricProcess(waiting)
-            fabric.start()
-            for sw in waiting:
-                sw.fabric = fabric
-        return switches
-
     def alive(self) -> bool:
-        if self.fabric is not None:
-            return self.fabric.alive()
         return self.process is not None and self.process.poll() is None
 
     def wait_ready(self, deadline: float) -> bool:
@@ -419,29 +317,12 @@ class P4Switch(Switch):
                 f"at the {self.queues.mtu}-byte MTU (BMv2 shapes packets)")
 
     def kill_process(self) -> None:
-        """Stop the switch only (interfaces stay): used to simulate a crash. In a fabric
-        process only this switch stops (runtime command `shutdown`): its gRPC port closes
-        and its ports stop forwarding; the other switches go on."""
-        if self.fabric is not None:
-            if self.fabric.alive():
-                self._shutdown_in_fabric()
-            self.fabric.leave(self)
-            self.fabric = None
-        stop_process(self.process, self.pid_file)
-        self.process = None
-
-    def _shutdown_in_fabric(self) -> None:
-        try:
-            client = RuntimeClient("127.0.0.1", self.thrift_port, timeout=30)
-            try:
-                ok, output = client.run("shutdown")
-            finally:
-                client.close()
-        except (CliError, OSError) as exc:
-            ok, output = False, [str(exc)]
-        if not ok:
-            log.warning("%s: shutdown in the fabric process failed: %s", self.name,
-                        " ".join(output))
+        """Stop the switch process only (interfaces stay): used to simulate a crash."""
+        if self.process is not None:
+            kill_process_group(self.process.pid)
+            self.process.wait()
+            self.process = None
+        self.pid_file.unlink(missing_ok=True)
 
     def stop(self, deleteIntfs: bool = True) -> None:  # noqa: N803 (Mininet's signature)
         self.kill_process()
@@ -450,24 +331,19 @@ class P4Switch(Switch):
     @classmethod
     def batchShutdown(cls, switches: list[P4Switch]) -> list[P4Switch]:  # noqa: N802
         """Mininet hook: stop all switch processes at once (one grace period, not N)."""
-        fabrics = list({id(sw.fabric): sw.fabric for sw in switches if sw.fabric}.values())
-        running = [p for p in [sw.process for sw in switches] + [f.process for f in fabrics]
-                   if p is not None]
-        for process in running:
+        running = [sw for sw in switches if sw.process is not None]
+        for sw in running:
             try:
-                os.killpg(process.pid, signal.SIGTERM)
+                os.killpg(sw.process.pid, signal.SIGTERM)
             except ProcessLookupError:
                 pass
         deadline = time.monotonic() + STOP_GRACE_S
-        for process in running:
+        for sw in running:
             try:
-                process.wait(timeout=max(0.0, deadline - time.monotonic()))
+                sw.process.wait(timeout=max(0.0, deadline - time.monotonic()))
             except subprocess.TimeoutExpired:
                 pass
-        for fabric in fabrics:
-            fabric.stop()  # SIGKILLs what is left, reaps, removes the pid file
         for sw in switches:
-            sw.fabric = None
-            sw.kill_process()  # the same for the switches' own processes
+            sw.kill_process()  # SIGKILLs what is left, reaps, removes the pid file
             Switch.stop(sw, deleteIntfs=True)
         return switches
