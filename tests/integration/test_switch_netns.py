@@ -93,7 +93,7 @@ def _teardown(topo: Hosts) -> None:
 def _names(count: int = 2) -> Hosts:
     tag = f"{os.getpid() % 100000}{next(_counter)}"
     return Hosts(tag, [f"p4h{i}-{tag}" for i in range(1, count + 1)],
-                 [f"p4s{tag}{'abc'[i]}" for i in range(count)])
+                 [f"p4s{tag}{'abcd'[i]}" for i in range(count)])
 
 
 @pytest.fixture
