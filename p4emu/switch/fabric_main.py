@@ -13,13 +13,12 @@ from __future__ import annotations
 
 import logging
 import shlex
-import signal
 import sys
 import threading
 
 from p4emu.switch.dataplane_loop import DataplaneLoop
 from p4emu.switch.instance import StartupError, SwitchInstance
-from p4emu.switch.main import setup_logging
+from p4emu.switch.main import run_until_signalled, setup_logging
 from p4emu.switch.options import SwitchOptions, UsageError, parse_switch_args
 from p4emu.switch.port_oper_state import SharedPoller
 
@@ -127,12 +126,4 @@ def main(argv: list[str] | None = None) -> int:
         print(f"p4emu fabric: {exc}", file=sys.stderr)
         return 2
     setup_logging(*all_opts)
-    stop = threading.Event()
-    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
-        signal.signal(sig, lambda signum, frame: stop.set())
-    try:
-        run(all_opts, stop)
-    except StartupError as exc:
-        print(f"p4emu fabric: {exc}", file=sys.stderr)
-        return 1
-    return 0
+    return run_until_signalled("fabric", lambda stop: run(all_opts, stop))

@@ -6,6 +6,7 @@ import logging
 import signal
 import sys
 import threading
+from collections.abc import Callable
 
 from p4emu.switch.dataplane_loop import DataplaneLoop
 from p4emu.switch.instance import StartupError, SwitchInstance
@@ -55,12 +56,18 @@ def main(argv: list[str] | None = None) -> int:
         print(f"p4emu switch: {exc}", file=sys.stderr)
         return 2
     setup_logging(opts)
+    return run_until_signalled("switch", lambda stop: run(opts, stop))
+
+
+def run_until_signalled(command: str, body: Callable[[threading.Event], None]) -> int:
+    """Run `body(stop)` until SIGTERM, SIGINT or SIGHUP sets `stop`; a switch that cannot
+    start is one line on stderr and exit status 1."""
     stop = threading.Event()
     for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         signal.signal(sig, lambda signum, frame: stop.set())
     try:
-        run(opts, stop)
+        body(stop)
     except StartupError as exc:
-        print(f"p4emu switch: {exc}", file=sys.stderr)
+        print(f"p4emu {command}: {exc}", file=sys.stderr)
         return 1
     return 0
