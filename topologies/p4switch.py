@@ -24,6 +24,8 @@ from pathlib import Path
 
 from mininet.node import Switch
 
+from endpoint.wire import ETH_IP_UDP_LEN, HEADER_LEN
+
 log = logging.getLogger(__name__)
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -69,17 +71,29 @@ class QueueOptions:
         return bps_to_pps(bps, self.mtu)
 
 
+# An MRC header alone (a trimmed packet, an ACK or NACK) as an IP packet
+HEADER_PACKET_BYTES = ETH_IP_UDP_LEN - 14 + HEADER_LEN
+
+
 def bps_to_pps(bps: int, mtu: int = DEFAULT_MTU) -> int:
     """The packet rate BMv2 needs to carry `bps` of MTU-sized frames (at least 1)."""
     return max(1, round(bps / (8 * mtu)))
 
 
 def bmv2_rate_commands(queues: QueueOptions, port: int, bps: int | None) -> list[str]:
-    """simple_switch_CLI commands shaping `port` at `bps` (None: unlimited): BMv2 limits
-    each priority queue on its own, in packets/s; each gets the packet rate of MTU-sized
-    frames at `bps`."""
-    pps = 0 if bps is None else queues.pps(bps)  # BMv2: 0 pps = no limit
-    return [f"set_queue_rate {pps} {port} {prio}" for prio in range(queues.priority_queues)]
+    """simple_switch_CLI commands shaping `port` at `bps` (None: unlimited).
+
+    BMv2 limits each priority queue on its own, in packets/s. The data queue (priority
+    0) gets the packet rate of MTU-sized packets at `bps`; the queues above it carry
+    headers alone (trimmed packets, ACKs, NACKs) and get the rate of header-sized ones:
+    at the data queue's rate an ACK took a whole frame's time, the ACKs of a link's
+    reverse flows filled that queue, and they came back seconds late."""
+    if bps is None:
+        return [f"set_queue_rate 0 {port} {prio}"  # BMv2: 0 pps = no limit
+                for prio in range(queues.priority_queues)]
+    header_pps = bps_to_pps(bps, HEADER_PACKET_BYTES)
+    return [f"set_queue_rate {queues.pps(bps) if prio == 0 else header_pps} {port} {prio}"
+            for prio in range(queues.priority_queues)]
 
 
 def bmv2_queue_commands(queues: QueueOptions, ports: list[int]) -> list[str]:

@@ -45,16 +45,25 @@ def test_switch_log_is_opt_in():
         assert "--log-file" not in switch_command(target, log_file=None, **common)
     bmv2 = switch_command("bmv2", log_file=Path("/b/l1.packets.log"), **common)
     assert bmv2[bmv2.index("--log-file") + 1] == "/b/l1.packets.log" and "--log-flush" in bmv2
+    assert "--log-level" not in bmv2
+
+
+def test_bmv2_without_a_packet_log_formats_no_log_lines():
+    # BMv2's level is trace by default, sink or not: every packet's lines were formatted
+    cmd = switch_command("bmv2", 1, {1: "l1-eth1"}, 1, 2, 255, None, None, QueueOptions())
+    assert cmd[cmd.index("--log-level") + 1] == "off"
+    assert cmd.index("--log-level") < cmd.index("--")  # a switch option, not a target one
 
 
 def test_bmv2_queue_settings_go_to_every_port_and_priority():
     cmds = bmv2_queue_commands(QueueOptions(depth=32, line_rate_bps=20_000_000), [1, 2])
     # 20 Mb/s of 1500-byte frames = 1666.7 packets/s
     assert bps_to_pps(20_000_000) == 1667
+    # the header queue: 20 Mb/s of 68-byte packets (IP + UDP + MRC header)
     assert cmds == ["set_queue_depth 32 1 0", "set_queue_rate 1667 1 0",
-                    "set_queue_depth 32 1 1", "set_queue_rate 1667 1 1",
+                    "set_queue_depth 32 1 1", "set_queue_rate 36765 1 1",
                     "set_queue_depth 32 2 0", "set_queue_rate 1667 2 0",
-                    "set_queue_depth 32 2 1", "set_queue_rate 1667 2 1"]
+                    "set_queue_depth 32 2 1", "set_queue_rate 36765 2 1"]
     # packets/s given explicitly wins over the converted line rate
     assert bmv2_queue_commands(QueueOptions(rate_pps=500, line_rate_bps=10**9), [3]) == \
         ["set_queue_rate 500 3 0", "set_queue_rate 500 3 1"]
@@ -74,7 +83,8 @@ def test_high_priority_queues_get_their_own_depth_on_both_targets():
 def test_jumbo_mtu_converts_bmv2_rates_at_its_frame_size():
     jumbo = QueueOptions(line_rate_bps=4_000_000, mtu=9000)
     assert jumbo.pps(4_000_000) == 56  # 4 Mb/s of 9000-byte frames = 55.6 packets/s
-    assert bmv2_queue_commands(jumbo, [1]) == ["set_queue_rate 56 1 0", "set_queue_rate 56 1 1"]
+    assert bmv2_queue_commands(jumbo, [1]) == ["set_queue_rate 56 1 0",
+                                               "set_queue_rate 7353 1 1"]
     for bad in (100, 9001):
         with pytest.raises(ValueError, match=f"MTU {bad} out of range"):
             QueueOptions(mtu=bad)
@@ -151,8 +161,12 @@ def test_switch_ports_are_reserved_from_ephemeral_use(tmp_path):
     reserve_local_ports([51500], tmp_path / "missing")  # no such sysctl: nothing to do
 
 
-def test_bmv2_rate_commands_shape_every_priority_of_a_port_at_the_mtu_packet_rate():
-    jumbo = QueueOptions(mtu=9000)
+def test_bmv2_rate_commands_shape_data_at_the_mtu_and_headers_at_their_size():
+    # an ACK shaped like a full frame took 1/56 s of a header queue that the reverse
+    # flows' ACKs filled: RTTs of seconds on BMv2
+    jumbo = QueueOptions(mtu=9000, priority_queues=3)
     assert bmv2_rate_commands(jumbo, 3, 4_000_000) == ["set_queue_rate 56 3 0",
-                                                       "set_queue_rate 56 3 1"]
+                                                       "set_queue_rate 7353 3 1",
+                                                       "set_queue_rate 7353 3 2"]
+    jumbo = QueueOptions(mtu=9000)
     assert bmv2_rate_commands(jumbo, 3, None) == ["set_queue_rate 0 3 0", "set_queue_rate 0 3 1"]
