@@ -30,6 +30,7 @@ from topologies.p4switch import (
     REPO_ROOT,
     QueueOptions,
     SwitchConfigError,
+    bmv2_rate_summary,
     kill_process_group,
 )
 
@@ -127,9 +128,8 @@ class Lab:
                                  link_failure_method=self.config.link_failure)
         line_rate = self.config.queues.line_rate_bps
         if self.target == "bmv2" and line_rate and self.config.queues.rate_pps is None:
-            print(f"bmv2 shapes packets: line rate {line_rate} b/s applied as "
-                  f"{self.config.queues.pps(line_rate)} packets/s per port and priority "
-                  f"({self.config.queues.mtu}-byte MTU)")
+            print(f"bmv2 shapes packets: line rate {line_rate} b/s applied per port as "
+                  f"{bmv2_rate_summary(self.config.queues, line_rate)}")
         try:
             self.missing_switches = self.net.start()
         except SwitchConfigError as exc:

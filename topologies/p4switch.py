@@ -7,7 +7,8 @@ can clean up after a crash. Per-packet logging is opt-in (`switch_log`): BMv2 fo
 about half speed with it and loses packets under bursts.
 
 Queue settings reach p4emu as flags; simple_switch_grpc has none, so they are applied over
-Thrift with simple_switch_CLI once the switch listens, per port and priority.
+Thrift with simple_switch_CLI once the switch listens, per port and priority (data at
+the MTU's packet rate, the higher priorities at that of header-sized packets).
 """
 
 from __future__ import annotations
@@ -94,6 +95,12 @@ def bmv2_rate_commands(queues: QueueOptions, port: int, bps: int | None) -> list
     header_pps = bps_to_pps(bps, HEADER_PACKET_BYTES)
     return [f"set_queue_rate {queues.pps(bps) if prio == 0 else header_pps} {port} {prio}"
             for prio in range(queues.priority_queues)]
+
+
+def bmv2_rate_summary(queues: QueueOptions, bps: int) -> str:
+    """How BMv2 carries `bps` (see `bmv2_rate_commands`), for the user to read."""
+    return (f"{queues.pps(bps)} packets/s of {queues.mtu}-byte packets (data), "
+            f"{bps_to_pps(bps, HEADER_PACKET_BYTES)} packets/s of headers (higher priorities)")
 
 
 def bmv2_queue_commands(queues: QueueOptions, ports: list[int]) -> list[str]:
@@ -331,8 +338,8 @@ class P4Switch(Switch):
         run_bmv2_cli(self.thrift_port, bmv2_rate_commands(self.queues, port, bps), self.name)
         if bps is None:
             return f"{self.name} port {port}: unlimited"
-        return (f"{self.name} port {port}: {bps} b/s = {self.queues.pps(bps)} packets/s "
-                f"at the {self.queues.mtu}-byte MTU (BMv2 shapes packets)")
+        return (f"{self.name} port {port}: {bps} b/s = "
+                f"{bmv2_rate_summary(self.queues, bps)} (BMv2 shapes packets)")
 
     def kill_process(self) -> None:
         """Stop the switch process only (interfaces stay): used to simulate a crash."""

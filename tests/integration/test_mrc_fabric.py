@@ -36,8 +36,8 @@ TARGET = integration_target()
 TRIM_THRESHOLD = 8
 ECN_THRESHOLD = 4
 # The incast bottleneck must be the shaped port, not the switch's own speed. p4emu shapes
-# bits (a trimmed header costs its own bytes). BMv2 shapes packets (5 Mb/s = 417 packets/s
-# of any size), and its switches forward only 1000-2000 packets/s each on this 2-core
+# bits (a trimmed header costs its own bytes). BMv2 shapes packets (5 Mb/s = 417 data
+# packets/s, and 9191 header packets/s in the higher priorities), and its switches forward only 1000-2000 packets/s each on this 2-core
 # machine (see blast_pps), so a faster port would leave the queue empty and the losses
 # upstream, untrimmed.
 BOTTLENECK_BPS = {"p4emu": 20_000_000, "bmv2": 5_000_000}[TARGET]
