@@ -25,8 +25,6 @@ from pathlib import Path
 
 from mininet.node import Switch
 
-from endpoint.wire import ETH_IP_UDP_LEN, HEADER_LEN
-
 log = logging.getLogger(__name__)
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -72,8 +70,10 @@ class QueueOptions:
         return bps_to_pps(bps, self.mtu)
 
 
-# An MRC header alone (a trimmed packet, an ACK or NACK) as an IP packet
-HEADER_PACKET_BYTES = ETH_IP_UDP_LEN - 14 + HEADER_LEN
+# An MRC header alone (a trimmed packet, an ACK or NACK) as an IP packet: IPv4, UDP and
+# the 40-byte MRC header (endpoint/wire.py; the topology layer sits below the endpoint's,
+# a unit test holds the two equal)
+HEADER_PACKET_BYTES = 20 + 8 + 40
 
 
 def bps_to_pps(bps: int, mtu: int = DEFAULT_MTU) -> int:

@@ -7,11 +7,13 @@ from pathlib import Path
 
 import pytest
 
+from endpoint.wire import ETH_IP_UDP_LEN, HEADER_LEN
 from lab.lab import runtime_dir
 from lab.target import resolve_target
 from mrclab.cli import main
 from topologies.link_failure import nft_block_ruleset, table_name
 from topologies.p4switch import (
+    HEADER_PACKET_BYTES,
     QueueOptions,
     bmv2_queue_commands,
     bmv2_rate_commands,
@@ -168,5 +170,6 @@ def test_bmv2_rate_commands_shape_data_at_the_mtu_and_headers_at_their_size():
     assert bmv2_rate_commands(jumbo, 3, 4_000_000) == ["set_queue_rate 56 3 0",
                                                        "set_queue_rate 7353 3 1",
                                                        "set_queue_rate 7353 3 2"]
+    assert HEADER_PACKET_BYTES == ETH_IP_UDP_LEN - 14 + HEADER_LEN  # the wire format's
     jumbo = QueueOptions(mtu=9000)
     assert bmv2_rate_commands(jumbo, 3, None) == ["set_queue_rate 0 3 0", "set_queue_rate 0 3 1"]
