@@ -64,7 +64,8 @@ def setup_rows(setup: Setup, env: dict) -> list[dict]:
 
 def markdown(title: str, question: str, setup: Setup, env: dict, verdict: dict,
              goals: list[dict], figures: list[tuple[str, str]], tables: dict) -> str:
-    label = ("**CPU-bound: results unfaithful**" if not verdict["faithful"] else
+    label = ("**unfaithful: the machine did not keep up, the results are not the "
+             "protocol's**" if not verdict["faithful"] else
              "faithful" if not cpu_only(verdict) else
              "faithful as far as measured (the CPU and the ACKs' delays: this target's "
              "receive backlog and missed frames are out of sight)")

@@ -81,7 +81,7 @@ def cpu_only(verdict: dict) -> bool:
 def short_label(verdict: dict) -> str:
     """A verdict in a word or three, for tables."""
     if not verdict["faithful"]:
-        return "CPU-bound"
+        return "unfaithful"  # the machine did not keep up (the reasons say how)
     return "faithful (CPU, delays)" if cpu_only(verdict) else "faithful"
 
 

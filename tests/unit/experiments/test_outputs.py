@@ -43,7 +43,7 @@ def test_an_unfaithful_phase_marks_the_whole_report(tmp_path):
     raw["modes"]["ev"]["verdict"].update(faithful=False, reasons=["CPU 99% busy"])
     runner.finish(failure, setup, ENV, raw, None, tmp_path)
     report = (tmp_path / "report.md").read_text()
-    assert "CPU-bound: results unfaithful" in report and "- CPU 99% busy" in report
+    assert "unfaithful: the machine did not keep up" in report and "- CPU 99% busy" in report
 
 
 def test_a_verdict_without_the_switches_own_figures_says_so(tmp_path):

@@ -73,6 +73,7 @@ def test_acks_delayed_outside_any_queue_are_late_and_judged():
     v = judge(Measured(seconds=5, cpu_busy=0.5, cpu_nice=0.0, late_share=share,
                        late_bound_s=0.090))
     assert not v.faithful and "5.0% of the ACKs came later" in v.reasons[0]
+    assert short_label(v.as_dict()) == "unfaithful"  # not "CPU-bound": the CPU was not
     assert "90 ms per queued packet" in v.reasons[0]
 
 
