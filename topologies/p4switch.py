@@ -36,6 +36,12 @@ MIN_MTU = 576  # the least every IPv4 host must take
 MAX_MTU = 9000  # jumbo frames; what veth and both targets carry
 
 
+# An MRC header alone (a trimmed packet, an ACK or NACK) as an IP packet: IPv4, UDP and
+# the 40-byte MRC header (endpoint/wire.py; the topology layer sits below the endpoint's,
+# a unit test holds the two equal)
+HEADER_PACKET_BYTES = 20 + 8 + 40
+
+
 def check_mtu(mtu: int) -> None:
     """ValueError (one line) for an MTU the lab cannot give its interfaces."""
     if not MIN_MTU <= mtu <= MAX_MTU:
@@ -69,11 +75,9 @@ class QueueOptions:
         """The BMv2 packet rate carrying `bps` of MTU-sized frames."""
         return bps_to_pps(bps, self.mtu)
 
-
-# An MRC header alone (a trimmed packet, an ACK or NACK) as an IP packet: IPv4, UDP and
-# the 40-byte MRC header (endpoint/wire.py; the topology layer sits below the endpoint's,
-# a unit test holds the two equal)
-HEADER_PACKET_BYTES = 20 + 8 + 40
+    def header_pps(self, bps: int) -> int:
+        """The BMv2 packet rate carrying `bps` of header-only packets (higher priorities)."""
+        return bps_to_pps(bps, HEADER_PACKET_BYTES)
 
 
 def bps_to_pps(bps: int, mtu: int = DEFAULT_MTU) -> int:
@@ -92,15 +96,15 @@ def bmv2_rate_commands(queues: QueueOptions, port: int, bps: int | None) -> list
     if bps is None:
         return [f"set_queue_rate 0 {port} {prio}"  # BMv2: 0 pps = no limit
                 for prio in range(queues.priority_queues)]
-    header_pps = bps_to_pps(bps, HEADER_PACKET_BYTES)
-    return [f"set_queue_rate {queues.pps(bps) if prio == 0 else header_pps} {port} {prio}"
+    return [f"set_queue_rate {queues.pps(bps) if prio == 0 else queues.header_pps(bps)} "
+            f"{port} {prio}"
             for prio in range(queues.priority_queues)]
 
 
 def bmv2_rate_summary(queues: QueueOptions, bps: int) -> str:
     """How BMv2 carries `bps` (see `bmv2_rate_commands`), for the user to read."""
     return (f"{queues.pps(bps)} packets/s of {queues.mtu}-byte packets (data), "
-            f"{bps_to_pps(bps, HEADER_PACKET_BYTES)} packets/s of headers (higher priorities)")
+            f"{queues.header_pps(bps)} packets/s of headers (higher priorities)")
 
 
 def bmv2_queue_commands(queues: QueueOptions, ports: list[int]) -> list[str]:
