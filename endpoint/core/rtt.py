@@ -91,14 +91,11 @@ class QueueExplainedDelay:
         ratio = max(0.0, rtt - min_rtt) / (qmax + 2)
         self.counts[bisect_right(DELAY_EDGES_S, ratio)] += 1
 
-    def share_above(self, bound_s: float) -> float:
-        """Share of the samples whose delay per queued packet surely exceeds `bound_s`
-        (their whole bucket lies above it)."""
-        return share_above(self.counts, bound_s)
-
 
 def share_above(counts: list[int], bound_s: float) -> float:
-    """`QueueExplainedDelay.share_above` on a histogram read back from a summary."""
+    """Share of the samples of a `QueueExplainedDelay` histogram (`counts`, as a sender's
+    summary reports it) whose delay per queued packet surely exceeds `bound_s`: their
+    whole bucket lies above it."""
     total = sum(counts)
     if not total:
         return 0.0

@@ -1,7 +1,7 @@
 """RttQuantile and ReorderWindow in isolation."""
 
 from endpoint.core.recovery import ReorderWindow
-from endpoint.core.rtt import QueueExplainedDelay, RttQuantile
+from endpoint.core.rtt import QueueExplainedDelay, RttQuantile, share_above
 
 
 def test_quantile_rises_at_once_and_falls_at_recount():
@@ -45,6 +45,6 @@ def test_queue_explained_delay_buckets_the_delay_per_queued_packet():
     hist.update(rtt=0.110, min_rtt=0.010, qmax=3)  # 100 ms over 5 packets: 20 ms each
     hist.update(rtt=0.005, min_rtt=0.010, qmax=0)  # below the minimum: no excess
     assert sum(hist.counts) == 2 and hist.counts[0] == 1
-    assert hist.share_above(0.010) == 0.5  # 20 ms lies surely above 10 ms
-    assert hist.share_above(0.020) == 0.0  # its bucket straddles 20 ms: not surely above
-    assert hist.share_above(1.0) == 0.0
+    assert share_above(hist.counts, 0.010) == 0.5  # 20 ms lies surely above 10 ms
+    assert share_above(hist.counts, 0.020) == 0.0  # its bucket straddles 20 ms: not surely above
+    assert share_above(hist.counts, 1.0) == 0.0
