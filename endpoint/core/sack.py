@@ -37,6 +37,11 @@ class SendScoreboard:
     def complete(self) -> bool:
         return self.delivered_count == self.npkts
 
+    @property
+    def pending(self) -> bool:
+        """Something waits to be sent: a resend or a PSN never sent."""
+        return bool(self._resend_set) or self.next_new < self.npkts
+
     def next_psn(self) -> tuple[int, bool] | None:
         """The PSN to send next and whether it is a retransmission; resends go first."""
         while self._resend:

@@ -11,8 +11,9 @@ is idempotent. Only then does DATA flow. The LAST DATA packet carries the messag
 `reserved`.
 
 Recovery:
-- NACK (the packet was trimmed): the PSN is resent at once, first in line, on another EV. It
-  counts as a congestion mark, never as a loss or a timeout.
+- NACK (the packet was trimmed): the PSN is resent first in line, on another EV: at once,
+  or at the one-packet window srtt after the trimmed copy left. It counts as a congestion
+  mark, never as a loss or a timeout.
 - Loss (RACK-like): a PSN is lost when a packet sent after it was acked and it is older than
   `recovery.expected_rtt` (smoothed RTTs, the recent 99th percentile) plus an adaptive
   reordering window; or at the RTO (at least the recent peak RTT), counted from the later of
@@ -140,6 +141,7 @@ class MrcSender:
         self._first_sent = array("d", [-1.0]) * self.npkts  # compact: messages can be big
         self._avoid: dict[int, EvState] = {}
         self._probe_seq = 0
+        self._paced_until = 0.0  # no DATA before this (a trim at the one-packet window)
 
     # ----------------------------------------------------------------- timers and output
     def poll(self, now: float) -> list[Outgoing]:
@@ -158,13 +160,17 @@ class MrcSender:
         self.pool.expire_probes(now, self.cfg.max_probe_backoff)
         for st in self.pool.due_probes(now):
             out.append(self._probe(st, now))
-        window = max(1, int(self.cc.cwnd))
-        while len(self.board.inflight) < window:
+        window = self._window()
+        while len(self.board.inflight) < window and now >= self._paced_until:
             nxt = self.board.next_psn()
             if nxt is None:
                 break
             out.append(self._data(nxt[0], nxt[1], now))
         return out
+
+    def _window(self) -> int:
+        """Packets allowed in flight."""
+        return max(1, int(self.cc.cwnd))
 
     def next_deadline(self) -> float | None:
         """When `poll` must run again even if no packet arrives."""
@@ -178,6 +184,8 @@ class MrcSender:
             if self.board.inflight:
                 oldest = next(iter(self.board.inflight.values()))
                 times.append(max(oldest.sent_at, self._last_progress) + self.current_rto())
+            if self.board.pending and len(self.board.inflight) < self._window():
+                times.append(self._paced_until)  # only pacing holds the next packet back
             probe = self.pool.next_deadline()
             if probe is not None:
                 times.append(probe)
@@ -388,6 +396,11 @@ class MrcSender:
         before = self.board.delivered_count
         if is_nack:
             self.stats.nacks += 1
+            if self.cc.cwnd <= 1 and age is not None:
+                # at one packet per RTT, the resend waits for when the trimmed packet's ACK
+                # would have come (srtt after it left), not for its NACK, which comes back
+                # in the header queue ahead of all the queued data
+                self._paced_until = max(self._paced_until, now - age + self.rtt.srtt)
             if self.board.mark_lost(hdr.psn, front=True):
                 self.stats.nack_retransmits += 1
                 if st is not None:
@@ -414,7 +427,7 @@ class MrcSender:
             self._note_recoveries(now)
         elif not is_nack:
             self.stats.stale_acks += 1
-        self.cc.on_feedback(marked, now, self.rtt.srtt)
+        self.cc.on_feedback(ecn or high_q, now, self.rtt.srtt, trimmed=is_nack)
         if self.board.complete:
             self.done = True
             self.finish_time = now

@@ -106,3 +106,35 @@ def test_spurious_timeout_cut_is_undone_unless_a_resent_copy_confirmed_it():
     w.on_timeout()
     w.confirm_timeout()  # the retransmission was acked first: the loss was real
     assert not w.undo_timeout() and w.cwnd == 6
+
+
+def test_trims_take_the_window_down_to_what_it_delivered_at_once():
+    w = DctcpWindow(cwnd=16, ssthresh=16, alpha=0.0, alpha_measured=True)
+    # one RTT: 2 packets delivered, 14 trimmed; DCTCP alone would cut by alpha / 2 <= half
+    for i in range(16):
+        w.on_feedback(False, now=0.001 * i, srtt=0.1, trimmed=i >= 2)
+    w.on_feedback(False, now=0.1, srtt=0.1)  # ends the window
+    assert w.cwnd == w.ssthresh == 3  # the 2 it delivered in the window and this ACK
+    # a window with a trim that delivered more than half of it: only DCTCP's cut
+    w = DctcpWindow(cwnd=16, ssthresh=16, alpha=0.0, alpha_measured=True)
+    for i in range(16):
+        w.on_feedback(False, now=0.001 * i, srtt=0.1, trimmed=i == 0)
+    w.on_feedback(False, now=0.1, srtt=0.1)
+    assert w.cwnd > 15
+    # ECN marks without trims never adapt quickly
+    w = DctcpWindow(cwnd=16, ssthresh=16, alpha=0.0, alpha_measured=True)
+    for i in range(17):
+        w.on_feedback(i > 0, now=0.1 * i / 16, srtt=0.1)
+    assert w.cwnd > 8
+
+
+def test_quick_adapt_keeps_the_floors():
+    w = DctcpWindow(cwnd=16, ssthresh=16)
+    for i in range(10):
+        w.on_feedback(False, now=0.01 * i, srtt=0.05, trimmed=True)
+    assert w.cwnd == w.min_cwnd
+    w = DctcpWindow(cwnd=16, ssthresh=16)
+    w.on_feedback(False, now=0.0, srtt=0.05, loss=True)
+    for i in range(10):
+        w.on_feedback(False, now=0.01 * i, srtt=0.05, trimmed=True)
+    assert w.cwnd >= w.loss_min_cwnd

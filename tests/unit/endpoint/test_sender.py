@@ -1,5 +1,7 @@
 """MrcSender driven by hand: setup, NACK, loss inference, RTO, probes, bad feedback."""
 
+import pytest
+
 from endpoint.core.ev_pool import EvStatus
 from endpoint.core.receiver import MrcReceiver, ReceiverConfig
 from endpoint.core.sender import MrcSender, SenderConfig
@@ -81,6 +83,22 @@ def test_nack_retransmits_promptly_on_another_ev_without_timeout():
     assert tx.pool.lookup(0, trimmed_ev).trims == 1
     assert tx.pool.lookup(0, trimmed_ev).status is EvStatus.CONGESTED
 
+
+
+def test_a_trim_at_the_one_packet_window_resends_when_its_ack_would_have_come():
+    tx, rx = make()
+    now = establish(tx, rx)
+    tx.cc.cwnd = tx.cc.ssthresh = 1.0  # a deep incast has taken the window to its floor
+    srtt = tx.rtt.srtt
+    (first,) = tx.poll(now)
+    nack_at = now + srtt / 4  # the NACK overtakes the queued data in the header queue
+    deliver(tx, rx, [first], nack_at, trim={first.header.psn})
+    assert tx.stats.nacks == 1
+    assert tx.poll(nack_at) == []  # not at once: that copy would meet the same queue
+    assert tx.next_deadline() == tx._paced_until
+    assert tx._paced_until == pytest.approx(now + tx.rtt.srtt, abs=2e-6)
+    (resend,) = tx.poll(tx._paced_until)
+    assert resend.header.psn == first.header.psn and resend.header.flags & Flag.RETX
 
 def test_sack_gap_loss_retires_ev_then_probe_reinstates_it():
     tx, rx = make()
