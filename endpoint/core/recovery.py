@@ -60,7 +60,11 @@ class LostRecord:
     sent_at: float
     waited: float  # how long after its send it was declared lost
     retired: bool  # this loss retired its EV
-    by_timeout: bool = False  # declared lost by the retransmission timer
+    timeout: int = 0  # the retransmission timeout that declared it lost (1, 2, ...); 0: none
+
+    @property
+    def by_timeout(self) -> bool:
+        return self.timeout > 0
 
 
 @dataclass(slots=True)

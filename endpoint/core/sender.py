@@ -95,6 +95,10 @@ class SenderStats:
     losses_not_blamed: int = 0  # losses on an EV that delivered later packets: not counted
     evs_unretired: int = 0  # retirements undone because their loss was spurious
     timeouts_undone: int = 0  # window cuts of timeouts shown spurious, undone (Eifel)
+    # timeouts every packet of which arrived after all (late, or overtaken by its resent
+    # copy on another EV): they recovered no loss. Not always undone: a resent copy acked
+    # first keeps the cut (`DctcpWindow.confirm_timeout`).
+    timeouts_spurious: int = 0
 
 
 class MrcSender:
@@ -141,6 +145,7 @@ class MrcSender:
         self._first_sent = array("d", [-1.0]) * self.npkts  # compact: messages can be big
         self._avoid: dict[int, EvState] = {}
         self._probe_seq = 0
+        self._timeout_unresolved: dict[int, int] = {}  # timeout -> its packets not seen late
         self._paced_until = 0.0  # no DATA before this (a trim at the one-packet window)
 
     # ----------------------------------------------------------------- timers and output
@@ -246,10 +251,11 @@ class MrcSender:
             self.cc.on_timeout(first=self._rto_backoff == 1)
             self._rto_backoff = min(self._rto_backoff * 2, 64)
             log.debug("RTO at %.6f: %d packets", now, len(lost_timeout))
+            self._timeout_unresolved[self.stats.timeouts] = len(lost_timeout)
             for tx in lost_timeout:
-                self._lose(tx, now, by_timeout=True)
+                self._lose(tx, now, timeout=self.stats.timeouts)
 
-    def _lose(self, tx: Transmission, now: float, by_timeout: bool = False) -> None:
+    def _lose(self, tx: Transmission, now: float, timeout: int = 0) -> None:
         self.board.mark_lost(tx.psn)
         self._avoid[tx.psn] = tx.ev
         self._lost_since.setdefault(tx.psn, self._first_sent[tx.psn])
@@ -266,7 +272,7 @@ class MrcSender:
                 tx.ev.blamed_sent = tx.sent_at
                 log.info("retired EV 0x%04x (plane %d) at %.6f", tx.ev.ev, tx.ev.plane, now)
         self._ledger.record(tx.psn, LostRecord(ts_us(tx.sent_at), tx.ev, tx.sent_at,
-                                               now - tx.sent_at, retired, by_timeout))
+                                               now - tx.sent_at, retired, timeout))
 
     def _on_spurious(self, rec: LostRecord, lateness: float | None, now: float) -> None:
         """A loss turned out spurious: widen the reordering window by how late the packet
@@ -274,6 +280,7 @@ class MrcSender:
         arrived first for another of its packets, proving that timeout real), and
         put back the EV that its loss retired."""
         self.stats.spurious_retransmits += 1
+        self._resolve_timeout(rec.timeout)
         if lateness is None:
             return
         if rec.by_timeout and self.cc.undo_timeout():
@@ -282,6 +289,17 @@ class MrcSender:
         self.reorder.on_spurious(now, lateness, self.rtt.min_rtt, cap)
         if rec.retired and rec.ev.status in (EvStatus.FAILED, EvStatus.PROBING):
             self._unretire(rec.ev)
+
+    def _resolve_timeout(self, timeout: int) -> None:
+        """One packet `timeout` declared lost arrived after all; the last makes it spurious."""
+        left = self._timeout_unresolved.get(timeout)
+        if left is None:
+            return
+        if left > 1:
+            self._timeout_unresolved[timeout] = left - 1
+        else:
+            del self._timeout_unresolved[timeout]
+            self.stats.timeouts_spurious += 1
 
     def _unretire(self, st: EvState) -> None:
         self.pool.reinstate(st)

@@ -167,6 +167,24 @@ def test_timeout_shown_spurious_by_the_late_original_restores_the_window():
     assert tx.stats.timeouts == 1 and tx.cc.cwnd < cwnd
     deliver(tx, rx, first[:1], t + RTT)  # the original arrives: its ts is echoed
     assert tx.stats.timeouts_undone == 1 and tx.cc.cwnd >= cwnd
+    assert tx.stats.timeouts_spurious == 0  # the others it declared lost have not shown up
+    deliver(tx, rx, first[1:], t + RTT)
+    assert tx.stats.timeouts_spurious == 1
+
+
+def test_timeout_overtaken_by_its_resent_copy_is_spurious_though_its_cut_stands():
+    tx, rx = make(3000)
+    now = establish(tx, rx)
+    first = tx.poll(now)  # a stall holds all three past the RTO
+    t = tx.next_deadline()
+    resent = [o for o in tx.poll(t) if o.header.flags & Flag.RETX]
+    assert tx.stats.timeouts == 1 and len(resent) == 3
+    assert resent[0].header.ev != first[0].header.ev
+    deliver(tx, rx, resent[:1], t + RTT)  # a copy, on another EV, gets there first
+    cut = tx.cc.cwnd
+    deliver(tx, rx, first, t + 2 * RTT)  # then the originals: nothing had been lost
+    assert tx.done and tx.stats.timeouts_spurious == 1
+    assert tx.stats.timeouts_undone == 0 and tx.cc.cwnd <= cut + 1
 
 
 def test_timeout_of_a_real_loss_keeps_its_cut():
@@ -178,6 +196,7 @@ def test_timeout_of_a_real_loss_keeps_its_cut():
     cut = tx.cc.cwnd
     deliver(tx, rx, resent[:1], t + RTT)  # the retransmission is acked, not the original
     assert tx.stats.timeouts_undone == 0 and tx.cc.cwnd <= cut + 1
+    assert tx.stats.timeouts_spurious == 0
 
 
 def test_ecn_echo_shrinks_window_and_marks_ev():

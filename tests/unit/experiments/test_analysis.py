@@ -76,7 +76,7 @@ def test_incast_slowdown_timeouts_and_drops():
                      "trimming: completion <= 1.2 x ideal": True,
                      "drop-tail shows timeouts": True}
     # a trimming sender's timeout that the late original showed spurious is not a loss
-    trim[0]["sender"]["timeouts"] = trim[0]["sender"]["timeouts_undone"] = 1
+    trim[0]["sender"]["timeouts"] = trim[0]["sender"]["timeouts_spurious"] = 1
     a = incast.analyse(setup, raw)
     goals = {g["goal"]: (g["met"], g["measured"]) for g in incast.goals(setup, a)}
     assert goals["trimming: 0 timeouts"] == (True, "N=4: 0 (+1 spurious)")
