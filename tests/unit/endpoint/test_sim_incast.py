@@ -4,8 +4,7 @@
 import pytest
 
 from endpoint.core.sender import SenderConfig
-from endpoint.sim import PathSpec
-from endpoint.sim.incast import run_incast
+from endpoint.sim import PathSpec, run_incast
 
 TOTAL = 375_000
 CFG = SenderConfig(min_rto=0.2)  # the experiment's RTO floor
