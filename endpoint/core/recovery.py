@@ -107,6 +107,16 @@ class LossLedger:
         rec = self.records.get(psn)
         return rec if rec is not None and ts != rec.ts else None
 
+    def on_nack(self, psn: int, ts: int) -> LostRecord | None:
+        """A NACK for `psn` echoing `ts`: when that is the transmission declared lost, it
+        was trimmed, not lost (its NACK came after the loss was declared); returns its
+        record, now settled."""
+        rec = self.records.get(psn)
+        if rec is None or rec.ts != ts:
+            return None
+        del self.records[psn]
+        return rec
+
     def on_ack(self, psn: int, ts: int, duplicate: bool,
                age: float | None) -> tuple[LostRecord, float | None] | None:
         """An ACK for `psn` (echoing `ts`, RETX-flagged when `duplicate`). When it shows the

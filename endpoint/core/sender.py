@@ -95,8 +95,8 @@ class SenderStats:
     losses_not_blamed: int = 0  # losses on an EV that delivered later packets: not counted
     evs_unretired: int = 0  # retirements undone because their loss was spurious
     timeouts_undone: int = 0  # window cuts of timeouts shown spurious, undone (Eifel)
-    # timeouts every packet of which arrived after all (late, or overtaken by its resent
-    # copy on another EV): they recovered no loss. Not always undone: a resent copy acked
+    # timeouts every packet of which arrived after all (late, trimmed, or overtaken by its
+    # resent copy on another EV): they recovered no loss. Not always undone: a resent copy acked
     # first keeps the cut (`DctcpWindow.confirm_timeout`).
     timeouts_spurious: int = 0
 
@@ -291,7 +291,8 @@ class MrcSender:
             self._unretire(rec.ev)
 
     def _resolve_timeout(self, timeout: int) -> None:
-        """One packet `timeout` declared lost arrived after all; the last makes it spurious."""
+        """One packet `timeout` declared lost arrived after all (whole or trimmed); the
+        last makes it spurious."""
         left = self._timeout_unresolved.get(timeout)
         if left is None:
             return
@@ -419,6 +420,8 @@ class MrcSender:
                 # would have come (srtt after it left), not for its NACK, which comes back
                 # in the header queue ahead of all the queued data
                 self._paced_until = max(self._paced_until, now - age + self.rtt.srtt)
+            if self._ledger.records and (rec := self._ledger.on_nack(hdr.psn, hdr.ts)):
+                self._resolve_timeout(rec.timeout)  # trimmed, not lost: no timer needed
             if self.board.mark_lost(hdr.psn, front=True):
                 self.stats.nack_retransmits += 1
                 if st is not None:

@@ -187,6 +187,17 @@ def test_timeout_overtaken_by_its_resent_copy_is_spurious_though_its_cut_stands(
     assert tx.stats.timeouts_undone == 0 and tx.cc.cwnd <= cut + 1
 
 
+
+def test_timeout_whose_packet_was_trimmed_recovered_no_loss():
+    tx, rx = make(1000)
+    now = establish(tx, rx)
+    (first,) = tx.poll(now)
+    t = tx.next_deadline()
+    (resent,) = tx.poll(t)  # the timer fires before the NACK is back
+    assert tx.stats.timeouts == 1 and resent.header.flags & Flag.RETX
+    deliver(tx, rx, [first], t + RTT, trim={first.header.psn})  # its NACK, late
+    assert tx.stats.nacks == 1 and tx.stats.timeouts_spurious == 1
+
 def test_timeout_of_a_real_loss_keeps_its_cut():
     tx, rx = make()
     now = establish(tx, rx)
