@@ -94,12 +94,34 @@ class ReorderWindow:
 
 @dataclass(slots=True)
 class LossLedger:
-    """The latest transmission declared lost per PSN, until an ACK tells how it went."""
+    """The latest transmission declared lost per PSN, until an ACK tells how it went; and
+    per retransmission timeout, how many of the packets it declared lost are unsettled."""
 
     records: dict[int, LostRecord] = field(default_factory=dict)
+    timeouts: int = 0
+    _unsettled: dict[int, int] = field(default_factory=dict)  # timeout -> packets
 
     def record(self, psn: int, rec: LostRecord) -> None:
         self.records[psn] = rec
+
+    def open_timeout(self, packets: int) -> int:
+        """A timeout declared `packets` lost; returns its number for their records."""
+        self.timeouts += 1
+        self._unsettled[self.timeouts] = packets
+        return self.timeouts
+
+    def settle(self, rec: LostRecord) -> bool:
+        """`rec`'s packet arrived after all (late, trimmed, or after its resent copy).
+        True when that was the last of its timeout's packets: the timeout recovered no
+        loss. A packet declared lost again by a later timeout never settles the first."""
+        left = self._unsettled.get(rec.timeout)
+        if left is None:
+            return False
+        if left > 1:
+            self._unsettled[rec.timeout] = left - 1
+            return False
+        del self._unsettled[rec.timeout]
+        return True
 
     def resend_acked(self, psn: int, ts: int) -> LostRecord | None:
         """The record of `psn` when an ACK echoing `ts` is for a later transmission of it

@@ -145,7 +145,6 @@ class MrcSender:
         self._first_sent = array("d", [-1.0]) * self.npkts  # compact: messages can be big
         self._avoid: dict[int, EvState] = {}
         self._probe_seq = 0
-        self._timeout_unresolved: dict[int, int] = {}  # timeout -> its packets not seen late
         self._paced_until = 0.0  # no DATA before this (a trim at the one-packet window)
 
     # ----------------------------------------------------------------- timers and output
@@ -251,9 +250,9 @@ class MrcSender:
             self.cc.on_timeout(first=self._rto_backoff == 1)
             self._rto_backoff = min(self._rto_backoff * 2, 64)
             log.debug("RTO at %.6f: %d packets", now, len(lost_timeout))
-            self._timeout_unresolved[self.stats.timeouts] = len(lost_timeout)
+            timeout = self._ledger.open_timeout(len(lost_timeout))
             for tx in lost_timeout:
-                self._lose(tx, now, timeout=self.stats.timeouts)
+                self._lose(tx, now, timeout)
 
     def _lose(self, tx: Transmission, now: float, timeout: int = 0) -> None:
         self.board.mark_lost(tx.psn)
@@ -280,7 +279,7 @@ class MrcSender:
         arrived first for another of its packets, proving that timeout real), and
         put back the EV that its loss retired."""
         self.stats.spurious_retransmits += 1
-        self._resolve_timeout(rec.timeout)
+        self._settle(rec)
         if lateness is None:
             return
         if rec.by_timeout and self.cc.undo_timeout():
@@ -290,16 +289,9 @@ class MrcSender:
         if rec.retired and rec.ev.status in (EvStatus.FAILED, EvStatus.PROBING):
             self._unretire(rec.ev)
 
-    def _resolve_timeout(self, timeout: int) -> None:
-        """One packet `timeout` declared lost arrived after all (whole or trimmed); the
-        last makes it spurious."""
-        left = self._timeout_unresolved.get(timeout)
-        if left is None:
-            return
-        if left > 1:
-            self._timeout_unresolved[timeout] = left - 1
-        else:
-            del self._timeout_unresolved[timeout]
+    def _settle(self, rec: LostRecord) -> None:
+        """A packet declared lost arrived after all, whole or trimmed."""
+        if self._ledger.settle(rec):
             self.stats.timeouts_spurious += 1
 
     def _unretire(self, st: EvState) -> None:
@@ -421,7 +413,7 @@ class MrcSender:
                 # in the header queue ahead of all the queued data
                 self._paced_until = max(self._paced_until, now - age + self.rtt.srtt)
             if self._ledger.records and (rec := self._ledger.on_nack(hdr.psn, hdr.ts)):
-                self._resolve_timeout(rec.timeout)  # trimmed, not lost: no timer needed
+                self._settle(rec)  # trimmed, not lost: no timer was needed
             if self.board.mark_lost(hdr.psn, front=True):
                 self.stats.nack_retransmits += 1
                 if st is not None:
