@@ -94,8 +94,8 @@ def analyse(setup: Setup, raw: dict) -> dict:
             "fct_s": fct, "slowdown": None if fct is None else fct / ideal,
             "flow_fct_s": ends, "failed": sum(1 for f in flows if not flowstats.ok(f)),
             "timeouts": flowstats.sender_total(flows, "timeouts"),
-            # a timeout all of whose packets turned up after all (late, or overtaken by
-            # their resent copies): the emulation held a packet past the timer, nothing
+            # a timeout all of whose packets turned up after all (late, trimmed, or
+            # overtaken by their resent copies): the emulation held a packet past the timer, nothing
             # was lost
             "spurious_timeouts": flowstats.sender_total(flows, "timeouts_spurious"),
             "retransmits": flowstats.sender_total(flows, "retransmits"),

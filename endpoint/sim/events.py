@@ -32,3 +32,24 @@ class EventLoop:
             self.now = when
             self.events_run += 1
             fn(*args)
+
+
+class DeadlineTimer:
+    """One pending wake-up for a sans-I/O core's `next_deadline()`: `arm` schedules `fire`
+    at the deadline unless an earlier wake-up is already pending; a superseded one is
+    ignored when it comes due."""
+
+    def __init__(self, loop: EventLoop, fire: Callable[[], None]) -> None:
+        self.loop, self.fire = loop, fire
+        self._at: float | None = None
+
+    def arm(self, deadline: float | None) -> None:
+        now = self.loop.now
+        if deadline is not None and (self._at is None or deadline < self._at or self._at <= now):
+            self._at = max(deadline, now)
+            self.loop.at(self._at, self._due, self._at)
+
+    def _due(self, when: float) -> None:
+        if self._at == when:
+            self._at = None
+            self.fire()

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from endpoint.core.receiver import Message, MrcReceiver, ReceiverConfig
 from endpoint.core.sender import MrcSender, SenderConfig
-from endpoint.sim.events import EventLoop
+from endpoint.sim.events import DeadlineTimer, EventLoop
 from endpoint.sim.links import Path, PathCounters, PathSpec, SimPacket
 from endpoint.wire import ETH_IP_UDP_LEN, HEADER_LEN
 
@@ -73,7 +73,7 @@ class _Harness:
         self.messages: list[Message] = []
         self.progress: list[tuple[float, int]] = [(0.0, 0)]
         self.sends: list[tuple[float, int, int]] = []
-        self._timer_at: float | None = None
+        self.timer = DeadlineTimer(self.loop, self.wake)
 
     def path(self, plane: int, ev: int) -> Path:
         paths = self.paths[plane]
@@ -85,16 +85,7 @@ class _Harness:
             pkt = SimPacket(out.header, out.payload, out.plane)
             self.sends.append((now, out.plane, out.header.ev))
             self.path(out.plane, out.header.ev).forward(pkt, self.at_receiver)
-        deadline = self.sender.next_deadline()
-        if deadline is not None and (self._timer_at is None or deadline < self._timer_at
-                                     or self._timer_at <= now):
-            self._timer_at = max(deadline, now)
-            self.loop.at(self._timer_at, self._on_timer, self._timer_at)
-
-    def _on_timer(self, when: float) -> None:
-        if self._timer_at == when:
-            self._timer_at = None
-            self.wake()
+        self.timer.arm(self.sender.next_deadline())
 
     def at_receiver(self, pkt: SimPacket) -> None:
         now = self.loop.now

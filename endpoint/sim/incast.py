@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 
 from endpoint.core.receiver import MrcReceiver, ReceiverConfig
 from endpoint.core.sender import MrcSender, SenderConfig
-from endpoint.sim.events import EventLoop
+from endpoint.sim.events import DeadlineTimer, EventLoop
 from endpoint.sim.links import Path, PathCounters, PathSpec, SimPacket
 
 
@@ -51,7 +51,7 @@ class _Incast:
                         for d in self.data]
         self.receiver = MrcReceiver(ReceiverConfig(seed=rng.getrandbits(32)))
         self.delivered: dict[int, bytes] = {}
-        self._timer_at: list[float | None] = [None] * n
+        self.timers = [DeadlineTimer(self.loop, lambda i=i: self.wake(i)) for i in range(n)]
 
     def wake(self, i: int) -> None:
         now, sender = self.loop.now, self.senders[i]
@@ -59,16 +59,7 @@ class _Incast:
             pkt = SimPacket(out.header, out.payload, out.plane)
             self.access[i].forward(pkt, lambda p, i=i: self.port.forward(
                 p, lambda q: self.at_receiver(i, q)))
-        deadline = sender.next_deadline()
-        at = self._timer_at[i]
-        if deadline is not None and (at is None or deadline < at or at <= now):
-            self._timer_at[i] = max(deadline, now)
-            self.loop.at(self._timer_at[i], self._on_timer, i, self._timer_at[i])
-
-    def _on_timer(self, i: int, when: float) -> None:
-        if self._timer_at[i] == when:
-            self._timer_at[i] = None
-            self.wake(i)
+        self.timers[i].arm(sender.next_deadline())
 
     def at_receiver(self, i: int, pkt: SimPacket) -> None:
         replies = self.receiver.on_packet(i, pkt.header, pkt.payload, pkt.ce, self.loop.now)
@@ -100,4 +91,3 @@ def run_incast(n: int, total_bytes: int, bottleneck: PathSpec, seed: int = 1,
     payload = sum(len(d) for d in h.data)
     return IncastResult(h.senders, h.port.counters, intact, fct,
                         ideal=payload * 8 / bottleneck.bandwidth)
-
