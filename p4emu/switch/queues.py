@@ -6,9 +6,11 @@ BMv2's ``set_queue_depth DEPTH PORT PRIO``), and one server whose service time p
 packet is the larger of ``1/rate_pps`` and ``bits/line_rate_bps``. Times are µs since
 switch start, as BMv2's queueing metadata.
 
-BMv2 semantics kept: ``enq_qdepth`` is the number of packets already queued for the
-port when this one joins; ``deq_qdepth`` the number left after it leaves; a full FIFO
-drops silently; a priority outside ``[0, priorities)`` is dropped.
+BMv2 semantics kept: ``enq_qdepth`` is the number of packets already queued in the
+packet's own priority FIFO when it joins; ``deq_qdepth`` the number left in that FIFO
+after it leaves (BMv2 counts per priority queue since 1.15.1, behavioral-model PR #1270;
+before, it counted the whole port); a full FIFO drops silently; a priority outside
+``[0, priorities)`` is dropped.
 """
 
 from __future__ import annotations
@@ -97,7 +99,7 @@ class PortQueues:
         if len(fifo) >= self.config.depth_of(priority):
             self.drops[DropReason.QUEUE_FULL] += 1
             return DropReason.QUEUE_FULL
-        entry = _Queued(item, now_us, self.depth)
+        entry = _Queued(item, now_us, len(fifo))
         fifo.append(entry)
         self.enqueued += 1
         return Enqueued(entry.enq_timestamp, entry.enq_qdepth)
@@ -140,7 +142,7 @@ class PortQueues:
             enq_timestamp=entry.enq_timestamp,
             enq_qdepth=entry.enq_qdepth,
             deq_timedelta=max(0, int(start) - entry.enq_timestamp),
-            deq_qdepth=self.depth,
+            deq_qdepth=len(fifo),
             start_us=start,
         )
 

@@ -31,14 +31,13 @@
 
 #include "headers.p4"
 
-/* Occupancy estimate of each port's data queue, for the trim decision in ingress: BMv2 shows
- * queue depth only in egress and truncate() frees no queue space, so ingress must decide from
- * an estimate. Ingress adds 1 for each packet it admits to the data queue; egress resets the
- * entry to deq_qdepth (packets still queued behind it) when such a packet leaves, and lowers
- * it to deq_qdepth when any other packet leaves with fewer queued. The count is exact
- * between dequeues, so a burst is trimmed as it builds rather than one service interval
- * late, and a drained queue reads 0 again. Declared at top level so both controls can use
- * it. */
+/* Occupancy of each port's data queue, for the trim decision in ingress: BMv2 shows queue
+ * depth only in egress and truncate() frees no queue space, so ingress must decide from a
+ * count of its own. Ingress adds 1 for each packet it admits to the data queue and egress
+ * takes 1 off when such a packet leaves, so a burst is trimmed as it builds rather than one
+ * service interval late. The count does not depend on what deq_qdepth counts: BMv2 before
+ * 1.15.1 counts every priority queue of the port, later releases only the packet's own
+ * (behavioral-model #1270). Declared at top level so both controls can use it. */
 register<bit<19>>(512) queue_depth_est;
 
 parser MrcParser(packet_in packet,
@@ -137,7 +136,7 @@ control MrcIngress(inout headers_t hdr,
     }
 
     // Read and increment in one action: BMv2 locks a register for the whole action, so the
-    // egress reset cannot interleave.
+    // egress decrement cannot interleave.
     action admit_to_data_queue() {
         queue_depth_est.read(meta.depth_est, (bit<32>)standard_metadata.egress_spec);
         queue_depth_est.write((bit<32>)standard_metadata.egress_spec, meta.depth_est + 1);
@@ -341,20 +340,19 @@ control MrcEgress(inout headers_t hdr,
     counter(512, CounterType.packets) trimmed;
     counter(512, CounterType.packets) ecn_marked;
 
-    // A packet that is not in the data queue left the port: deq_qdepth counts both priority
-    // FIFOs, so the data queue holds at most that many and the estimate may be lowered to
-    // it (never raised: data packets do that). Without this, an estimate left at or above
-    // the trim threshold with an empty data queue (a data packet that left with trimmed
-    // headers still queued reset it to a depth that counted them) would trim every later
-    // DATA packet for good: none would be admitted, so no data dequeue would reset it; the
-    // headers it trims now lower it. One action, so BMv2 holds the register lock across the
-    // read and the write.
-    action bound_data_queue_estimate() {
+    // A data-queue packet left: take it off the count. The count can only run high, by a
+    // packet admitted when the queue was full (drop-tail), which never left; deq_qdepth + 1
+    // bounds it under either BMv2 meaning of deq_qdepth (at least the data packets still
+    // queued) plus the one packet ingress may have admitted and not yet queued. So a drained
+    // queue reads at most 1. One action, so BMv2 holds the register lock across the read
+    // and the write, and the ingress increment cannot interleave.
+    action leave_data_queue() {
         bit<32> port = (bit<32>)standard_metadata.egress_port;
         bit<19> est;
         queue_depth_est.read(est, port);
-        queue_depth_est.write(port, (standard_metadata.deq_qdepth < est)
-                                    ? standard_metadata.deq_qdepth : est);
+        est = (est > 0) ? est - 1 : 0;
+        bit<19> bound = standard_metadata.deq_qdepth + 1;
+        queue_depth_est.write(port, (est < bound) ? est : bound);
     }
 
     apply {
@@ -362,9 +360,7 @@ control MrcEgress(inout headers_t hdr,
         tx_packets.count(port);
 
         if (meta.in_data_queue == 1) {
-            queue_depth_est.write(port, standard_metadata.deq_qdepth);
-        } else {
-            bound_data_queue_estimate();
+            leave_data_queue();
         }
 
         // The depth this packet met: its own queue's, or for a header this switch trimmed,

@@ -429,7 +429,7 @@ def with_udp_checksum(frame: bytes) -> bytes:
     return frame[:UDP_OFF] + bytes(udp)
 
 
-def test_estimate_counts_admitted_packets_and_resets_on_dequeue(tm_switch):
+def test_estimate_counts_admitted_packets_and_takes_one_off_on_dequeue(tm_switch):
     sw = tm_switch
     jobs = [ingress_one(sw, host_mrc()) for _ in range(3)]
     jobs.append(ingress_one(sw, udp_frame(dst="10.0.1.1")))  # non-MRC joins the data queue too
@@ -442,20 +442,33 @@ def test_estimate_counts_admitted_packets_and_resets_on_dequeue(tm_switch):
     assert estimate(sw) == 4
 
 
-def test_an_estimate_stuck_above_the_threshold_recovers_through_trimmed_headers(tm_switch):
-    """deq_qdepth counts both priority FIFOs: the last data packet leaving with more
-    trimmed headers queued than the trim threshold leaves the estimate above it with an
-    empty data queue. No DATA is admitted then, so no data dequeue resets it; the trimmed
-    headers leaving an idle port must."""
+def test_the_count_does_not_follow_what_deq_qdepth_counts(tm_switch):
+    """BMv2 before 1.15.1 counts every priority FIFO of the port in deq_qdepth: the last
+    data packet leaving with trimmed headers queued reads more than the data queue holds.
+    Had the count taken that, it would stay above the threshold with an empty data queue,
+    trimming every later DATA packet. Later BMv2 counts the packet's own FIFO: a header
+    leaving an empty header FIFO reads 0 while data is still queued."""
     sw = tm_switch
-    last = ingress_one(sw, host_mrc())
-    egress(sw, last, enq_qdepth=0, deq_qdepth=TRIM_AT + 1)  # only headers behind it
-    assert estimate(sw) == TRIM_AT + 1
-    header = ingress_one(sw, host_mrc())
-    assert header.priority == 1  # trimmed
-    egress(sw, header, enq_qdepth=TRIM_AT, deq_qdepth=0)  # the port drained
+    data = [ingress_one(sw, host_mrc()) for _ in range(2)]
+    header = ingress_one(sw, host_mrc(mtype=1))
+    egress(sw, header, enq_qdepth=0, deq_qdepth=0)  # its FIFO empty; 2 data still queued
+    assert estimate(sw) == 2
+    egress(sw, data[0], enq_qdepth=0, deq_qdepth=TRIM_AT + 5)  # headers counted behind it
+    egress(sw, data[1], enq_qdepth=1, deq_qdepth=TRIM_AT + 4)
     assert estimate(sw) == 0
-    assert ingress_one(sw, host_mrc()).priority == 0  # admitted again
+    assert ingress_one(sw, host_mrc()).priority == 0  # admitted
+
+
+def test_a_count_left_high_by_a_full_queue_is_bounded_by_the_next_dequeue(tm_switch):
+    """A packet admitted to a full data queue (drop-tail) is dropped by the queue and never
+    leaves, so the count runs high; a data packet leaving bounds it by deq_qdepth + 1 (the
+    data still queued, and one packet ingress may have counted and not yet queued)."""
+    sw = tm_switch
+    job = ingress_one(sw, host_mrc())
+    sw.state.resolve_register("queue_depth_est").set(HOST_PORT, 3 * TRIM_AT)
+    egress(sw, job, enq_qdepth=0, deq_qdepth=0)
+    assert estimate(sw) == 1
+    assert ingress_one(sw, host_mrc()).priority == 0
 
 
 def test_trim_decision_at_the_exact_estimate(tm_switch):
@@ -467,8 +480,8 @@ def test_trim_decision_at_the_exact_estimate(tm_switch):
     trimmed = ingress_one(sw, host_mrc(qmax=2))
     assert trimmed.priority == 1
     assert estimate(sw) == TRIM_AT  # a trimmed header does not join the data queue
-    # the TRIM_AT data packets the estimate counts are still queued behind the header
-    out = egress(sw, trimmed, enq_qdepth=0, deq_qdepth=TRIM_AT)
+    # the header leaves an empty header FIFO; the TRIM_AT data packets are still queued
+    out = egress(sw, trimmed, enq_qdepth=0, deq_qdepth=0)
     assert len(out) == 82
     assert out[MRC_OFF + 1] == 0x01                                   # TRIMMED
     assert out[IP_OFF + 2:IP_OFF + 4] == (68).to_bytes(2, "big")      # totalLen
@@ -476,7 +489,7 @@ def test_trim_decision_at_the_exact_estimate(tm_switch):
     assert internet_checksum(out[IP_OFF:IP_OFF + 20]) == 0
     # qmax: the estimate that caused the trim, larger than the carried 2
     assert out[MRC_OFF + 22:MRC_OFF + 24] == TRIM_AT.to_bytes(2, "big")
-    # a header leaving with the data queue full behind it leaves the estimate alone
+    # a header leaving does not touch the data queue's count
     assert estimate(sw) == TRIM_AT
     assert sw.counter("MrcEgress.trimmed", HOST_PORT) == 1
 
@@ -487,8 +500,8 @@ def test_control_messages_use_high_priority_and_skip_the_estimate(tm_switch):
     for mtype in (1, 2, 3, 4):
         job = ingress_one(sw, host_mrc(mtype=mtype))
         assert job.priority == 1
-        # the 100 data packets the estimate counts are still queued behind it
-        out = egress(sw, job, enq_qdepth=0, deq_qdepth=100)
+        # the 100 data packets the estimate counts are still queued, not in its FIFO
+        out = egress(sw, job, enq_qdepth=0, deq_qdepth=0)
         assert len(out) == len(host_mrc())  # never trimmed
     assert estimate(sw) == 100  # not counted in, nor lowered
     assert sw.counter("MrcEgress.trimmed", HOST_PORT) == 0

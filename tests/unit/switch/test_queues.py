@@ -26,10 +26,17 @@ def test_a_priority_can_have_its_own_depth():
     assert q.drops[DropReason.QUEUE_FULL] == 2 and q.depth == 7
 
 
-def test_enq_qdepth_counts_packets_already_queued_on_port():
+def test_qdepth_counts_only_the_packets_own_priority_queue():
+    # BMv2 >= 1.15.1: enq_qdepth / deq_qdepth are the size of the packet's priority FIFO
     q = PortQueues(QueueConfig(depth=10), priorities=2)
-    depths = [q.offer(i, priority=i % 2, now_us=i).enq_qdepth for i in range(4)]
-    assert depths == [0, 1, 2, 3]
+    depths = [q.offer(i, priority=i % 2, now_us=0).enq_qdepth for i in range(5)]
+    assert depths == [0, 0, 1, 1, 2]
+    header = q.pop(10)
+    assert header.priority == 1 and header.deq_qdepth == 1  # the data FIFO's 3 not counted
+    q.charge(header, 0)
+    q.charge(q.pop(10), 0)
+    data = q.pop(10)
+    assert data.priority == 0 and data.deq_qdepth == 2
 
 
 def test_bad_priority_dropped():
