@@ -1,0 +1,61 @@
+"""What an MRC sender is told (`SenderConfig`) and what it counts (`SenderStats`).
+
+Kept apart from the state machine in `endpoint.core.sender`, which imports both, so the
+runner, the simulator and the CLI can build a configuration without reading the protocol.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(slots=True)
+class SenderConfig:
+    mss: int = 1432
+    evs_per_plane: int = 64
+    init_cwnd: float = 16.0
+    # the receiver ACKs every packet, so one packet keeps the ACK clock; at 2, 15 incast
+    # senders kept 30 packets at a port trimming above 8, and 70 % of DATA was trimmed.
+    # Losses stop at 2 packets (congestion.DctcpWindow).
+    min_cwnd: float = 1.0
+    max_cwnd: float = 512.0
+    min_rto: float = 0.002
+    max_rto: float = 1.0
+    initial_rto: float = 0.1
+    idle_timeout: float = 10.0
+    retire_after: int = 1
+    max_probe_backoff: float = 0.5
+    qmax_threshold: int = 0  # 0: `qmax` is recorded but never counts as a mark
+    reorder_margin: float = 0.25
+    seed: int = 1
+    nonce: int | None = None  # connection-open nonce; None: drawn from `seed`
+
+
+@dataclass(slots=True)
+class SenderStats:
+    data_sent: int = 0
+    bytes_sent: int = 0
+    retransmits: int = 0
+    nack_retransmits: int = 0
+    loss_retransmits: int = 0
+    timeouts: int = 0
+    acks: int = 0
+    nacks: int = 0
+    ecn_echoes: int = 0
+    stale_acks: int = 0
+    ignored: int = 0
+    opens_sent: int = 0
+    probes_sent: int = 0
+    probe_replies: int = 0
+    max_qmax: int = 0
+    max_loss_recovery: float = 0.0
+    losses_by_reorder: int = 0
+    losses_by_timeout: int = 0
+    spurious_retransmits: int = 0  # inferred losses later seen delivered (Eifel or duplicate)
+    losses_not_blamed: int = 0  # losses on an EV that delivered later packets: not counted
+    evs_unretired: int = 0  # retirements undone because their loss was spurious
+    timeouts_undone: int = 0  # window cuts of timeouts shown spurious, undone (Eifel)
+    # timeouts every packet of which arrived after all (late, trimmed, or overtaken by its
+    # resent copy on another EV): they recovered no loss. Not always undone: a resent copy acked
+    # first keeps the cut (`DctcpWindow.confirm_timeout`).
+    timeouts_spurious: int = 0
