@@ -83,6 +83,10 @@ class _Handler(socketserver.StreamRequestHandler):
 
 class ControlServer(socketserver.ThreadingUnixStreamServer):
     daemon_threads = True
+    # socketserver's default backlog is 5: a plane failing tells the controller about its
+    # 8 links at once, and a client with a timeout connecting to a full Unix-socket backlog
+    # is refused at once (EAGAIN), not queued
+    request_queue_size = 64
 
     def __init__(self, path: str | Path, controller: FabricController) -> None:
         self.path = Path(path)

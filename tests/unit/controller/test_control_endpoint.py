@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import time
 
 import pytest
@@ -55,6 +56,34 @@ def test_bad_requests_are_reported(served, cmd, args, message):
     path, _ = served
     with pytest.raises(ControlClientError, match=message):
         request(path, cmd, **args)
+
+
+def test_a_burst_of_clients_queues_until_the_server_accepts(p4info, tmp_path):
+    """Clients connecting before the server accepts wait in its backlog (a failing plane
+    reports 8 links at once); none is refused."""
+    topo = TopologyFile(fabric=parse_spec("fattree:k=4"), target="p4emu")
+    ctl = FabricController(topo, p4info, b"cfg", ForwardingPolicy(), election_id=1,
+                           session_factory=FakeSession, probe_interval=10)
+    server = ControlServer(tmp_path / "ctl.sock", ctl)  # listening, not yet accepting
+    results: list[object] = []
+
+    def ask(i: int) -> None:
+        try:
+            results.append(request(tmp_path / "ctl.sock", "link_command", timeout=10,
+                                   a="c1", b="a1", time=float(i)))
+        except ControlClientError as exc:
+            results.append(exc)
+
+    clients = [threading.Thread(target=ask, args=(i,)) for i in range(16)]
+    for t in clients:
+        t.start()
+    time.sleep(0.3)
+    server.start()
+    for t in clients:
+        t.join(15)
+    server.close()
+    refused = [r for r in results if isinstance(r, ControlClientError)]
+    assert len(results) == 16 and not refused, refused[:1]
 
 
 def test_unreachable_controller(tmp_path):
