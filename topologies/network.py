@@ -110,7 +110,7 @@ class FabricNetwork:
             f"for n in {' '.join(names)}; do "
             "ethtool -K $n tso off gso off gro off >/dev/null 2>&1 || echo $n; done").split()
         if failed:
-            raise ValueError(f"cannot turn segmentation offloads off on switch port "
+            raise ValueError("cannot turn segmentation offloads off on switch port "
                              f"{failed[0]} (ethtool -K)")
         if self.queues.mtu != DEFAULT_MTU:
             batch = self.build_dir / "switch-mtu.batch"
