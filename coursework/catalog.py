@@ -2,7 +2,11 @@
 
 checker.toml holds the title, the minutes it takes, the files a student edits (`files`,
 stored in skeleton/ and solution/), project files copied beside them (`project_files`),
-the P4 program the checks compile (`program`, P4 exercises only) and the checks:
+the P4 program the checks compile (`program`, P4 exercises only) and the checks. A file
+whose reference solution *is* a project file names it in `solution_from` instead of
+keeping a copy in solution/ (the P4 exercises' solution is p4src/mrc.p4 itself):
+
+    solution_from = { "mrc.p4" = "p4src/mrc.p4" }
 
     [[check]]
     name = "ev mode spreads one flow"   # unique within the exercise
@@ -52,14 +56,18 @@ class Exercise:
     project_files: tuple[str, ...]
     program: str | None
     checks: tuple[Check, ...]
+    solution_from: tuple[tuple[str, str], ...] = ()  # (file, project file it is)
 
     @property
     def skeleton(self) -> Path:
         return self.folder / "skeleton"
 
-    @property
-    def solution(self) -> Path:
-        return self.folder / "solution"
+    def solution_file(self, name: str) -> Path:
+        """The reference solution of student file `name`."""
+        project = dict(self.solution_from).get(name)
+        if project is not None:
+            return REPO_ROOT / project
+        return self.folder / "solution" / name
 
     def checks_of(self, kind: str) -> list[Check]:
         return [c for c in self.checks if c.kind == kind]
@@ -95,10 +103,14 @@ def parse_exercise(name: str, folder: Path, text: str) -> Exercise:
         raise ExerciseError(f"{where}: `files` must list the student's files, `program` among them")
     if checks_need_program(checks) and program is None:
         raise ExerciseError(f"{where}: stf checks need a `program`")
+    solution_from = raw.get("solution_from", {})
+    if not isinstance(solution_from, dict) or not set(solution_from) <= set(files) or \
+            not all(isinstance(v, str) for v in solution_from.values()):
+        raise ExerciseError(f"{where}: `solution_from` maps files of `files` to project files")
     return Exercise(name=name, folder=folder, title=raw.get("title", name),
                     minutes=int(raw.get("minutes", 60)), files=files,
                     project_files=tuple(raw.get("project_files", ())), program=program,
-                    checks=checks)
+                    checks=checks, solution_from=tuple(solution_from.items()))
 
 
 def checks_need_program(checks: tuple[Check, ...]) -> bool:

@@ -29,13 +29,13 @@ class Workspace:
 def start(exercise: Exercise, folder: Path, solution: bool = False) -> Workspace:
     """Copy the skeleton (or, for instructors, the solution) and the project files it needs
     into `folder`; refuses to overwrite a student's edited files."""
-    source = exercise.solution if solution else exercise.skeleton
     existing = [f for f in exercise.files if (folder / f).exists()]
     if existing:
         raise ExerciseError(f"{folder} already holds {', '.join(existing)}: choose another --dir")
     folder.mkdir(parents=True, exist_ok=True)
     for name in exercise.files:
-        shutil.copyfile(source / name, folder / name)
+        source = exercise.solution_file(name) if solution else exercise.skeleton / name
+        shutil.copyfile(source, folder / name)
     for rel in exercise.project_files:
         shutil.copyfile(REPO_ROOT / rel, folder / Path(rel).name)
     (folder / MARKER).write_text(json.dumps({"exercise": exercise.name,
