@@ -56,8 +56,8 @@ def test_dctcp_window_grows_then_cuts_by_marked_fraction():
         w.on_feedback(False, now=i * 1e-4, srtt=1.0)
     assert w.cwnd == 20  # slow start
     w.on_feedback(True, now=0.002, srtt=1.0)
-    # First mark ends slow start at once; alpha starts near 1, so the window about halves.
-    assert 10 <= w.cwnd < 11 and w.ssthresh == w.cwnd and w.draining
+    # First mark ends slow start at once with the prior alpha of 1: the window halves.
+    assert w.cwnd == 10 and w.alpha == 1 and w.ssthresh == w.cwnd and w.draining
     # The next window drains the overshoot: marked as it may be, no second cut and no
     # measurement (its packets were sent before the cut).
     for i in range(50):
@@ -78,7 +78,7 @@ def test_dctcp_window_grows_then_cuts_by_marked_fraction():
     for i in range(9):
         w.on_feedback(i == 0, now=3.5 + i * 1e-3, srtt=1.0)
     w.on_feedback(False, now=5.0, srtt=1.0)
-    assert w.alpha == pytest.approx(0.01 + (0.1 - 0.01) / 16)
+    assert w.alpha == pytest.approx(0.01 + (0.1 - 0.01) * w.gain) and w.gain == 1 / 4
     w.on_timeout()
     assert w.cwnd >= w.min_cwnd
 
