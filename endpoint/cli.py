@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
 from endpoint.core.receiver import Message, ReceiverConfig
-from endpoint.core.sender import SenderConfig
+from endpoint.core.sender_config import EMULATED_MAX_CWND, EMULATED_MIN_RTO, emulated_fabric_config
 from endpoint.kernel_routes import Plane, RouteError, host_interfaces, resolve_plane
 from endpoint.runner import mss_for, run_receiver, run_sender, write_message
 from endpoint.wire import MsgType
@@ -88,16 +88,13 @@ def build_parser() -> argparse.ArgumentParser:
                       help="give up after this many seconds (default 60)")
     send.add_argument("--idle-timeout", type=_positive(float, "--idle-timeout"), default=5.0,
                       help="give up when the receiver is silent this long (default 5)")
-    # Fit for the emulated fabrics this lab runs on: 20 pure-Python switches and the hosts
-    # share two cores, so every so often all of them wait for a CPU and no ACK moves for
-    # 50-150 ms (srtt ~7 ms, p99 RTT 25-40 ms, up to 120 ms under load). The RTO follows the
-    # recent RTT peak, but a stall longer than any seen so far would still fire it on
-    # packets that are only late. Losses are found by RACK (later ACKs) well before this;
-    # the floor delays only tail losses and blackouts. Real hardware wants a lower floor.
-    send.add_argument("--min-rto", type=_positive(float, "--min-rto"), default=0.1,
-                      help="minimum retransmission timeout in seconds (default 0.1)")
+    # the RTO floor for emulated fabrics (why: endpoint.core.sender_config)
+    send.add_argument("--min-rto", type=_positive(float, "--min-rto"),
+                      default=EMULATED_MIN_RTO, help="minimum retransmission timeout in "
+                      f"seconds (default {EMULATED_MIN_RTO:g})")
     send.add_argument("--init-cwnd", type=_positive(float, "--init-cwnd"), default=16.0)
-    send.add_argument("--max-cwnd", type=_positive(float, "--max-cwnd"), default=256.0)
+    send.add_argument("--max-cwnd", type=_positive(float, "--max-cwnd"),
+                      default=EMULATED_MAX_CWND)
     send.add_argument("--qmax-threshold", type=int, default=0,
                       help="echoed qmax at or above this counts as congestion (0: off)")
     send.add_argument("--seed", type=int, default=None, help="EV pool / payload seed")
@@ -188,11 +185,11 @@ def cmd_send(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     data = _payload(args, seed)
-    cfg = SenderConfig(mss=mss, evs_per_plane=min(args.evs, 65535), init_cwnd=args.init_cwnd,
-                       max_cwnd=args.max_cwnd, qmax_threshold=args.qmax_threshold,
-                       idle_timeout=min(args.idle_timeout, args.timeout), seed=seed,
-                       min_rto=args.min_rto, max_rto=max(1.0, args.min_rto),
-                       nonce=random.SystemRandom().getrandbits(32))
+    cfg = emulated_fabric_config(
+        args.min_rto, mss=mss, evs_per_plane=min(args.evs, 65535), init_cwnd=args.init_cwnd,
+        max_cwnd=args.max_cwnd, qmax_threshold=args.qmax_threshold,
+        idle_timeout=min(args.idle_timeout, args.timeout), seed=seed,
+        nonce=random.SystemRandom().getrandbits(32))
     print(f"sending {len(data)} bytes to {args.dst} over {len(planes)} plane(s), "
           f"{cfg.evs_per_plane} EVs each, mss {mss}", flush=True)
     report = run_sender(planes, data, cfg, args.timeout,

@@ -2,6 +2,7 @@
 
 Kept apart from the state machine in `endpoint.core.sender`, which imports both, so the
 runner, the simulator and the CLI can build a configuration without reading the protocol.
+`emulated_fabric_config` is the configuration all three use on the lab's fabrics.
 """
 
 from __future__ import annotations
@@ -59,3 +60,21 @@ class SenderStats:
     # resent copy on another EV): they recovered no loss. Not always undone: a resent copy acked
     # first keeps the cut (`DctcpWindow.confirm_timeout`).
     timeouts_spurious: int = 0
+
+
+# Fit for the emulated fabrics this lab runs on: 20 pure-Python switches and the hosts share
+# two cores, so every so often all of them wait for a CPU and no ACK moves for 50-150 ms
+# (srtt ~7 ms, p99 RTT 25-40 ms, up to 120 ms under load). The RTO follows the recent RTT
+# peak, but a stall longer than any seen so far would still fire it on packets that are
+# only late. Losses are found by RACK (later ACKs) well before this; the floor delays only
+# tail losses and blackouts. Real hardware wants a lower floor.
+EMULATED_MIN_RTO = 0.1
+EMULATED_MAX_CWND = 256.0
+
+
+def emulated_fabric_config(min_rto: float = EMULATED_MIN_RTO, **settings) -> SenderConfig:
+    """A `SenderConfig` for an emulated fabric (the endpoint CLI, the experiments' agent,
+    the simulated permutation): the RTO floor `min_rto` with a ceiling of at least 1 s, a
+    window of at most `EMULATED_MAX_CWND` unless `settings` say otherwise."""
+    settings.setdefault("max_cwnd", EMULATED_MAX_CWND)
+    return SenderConfig(min_rto=min_rto, max_rto=max(1.0, min_rto), **settings)

@@ -20,7 +20,8 @@ import zlib
 from dataclasses import dataclass, replace
 
 from endpoint.core.receiver import MrcReceiver, ReceiverConfig
-from endpoint.core.sender import MrcSender, SenderConfig
+from endpoint.core.sender import MrcSender
+from endpoint.core.sender_config import SenderConfig, emulated_fabric_config
 from endpoint.sim.events import DeadlineTimer, EventLoop
 from endpoint.sim.links import HEADER_FRAME, Path, PathSpec, SimPacket
 from endpoint.wire import payload_fit
@@ -50,14 +51,14 @@ class PermutationSpec:
         return payload_fit(self.mtu)
 
     @property
+    def frame_bytes(self) -> int:
+        """A full-size DATA packet on the wire."""
+        return self.mss + HEADER_FRAME
+
+    @property
     def payload_rate(self) -> float:
         """Payload bit/s of one link carrying full-size packets."""
-        return self.rate * self.mss / (self.mss + HEADER_FRAME)
-
-
-def _sender_config() -> SenderConfig:
-    """The lab agent's sender settings (experiments/live/agent.py)."""
-    return SenderConfig(init_cwnd=16.0, max_cwnd=256.0, min_rto=0.1, max_rto=1.0)
+        return self.rate * self.mss / self.frame_bytes
 
 
 @dataclass(slots=True)
@@ -162,9 +163,8 @@ class _Permutation:
         self.delivered: dict[int, bytes] = {}
         self.timers = [DeadlineTimer(self.loop, lambda i=i: self.wake(i))
                        for i in range(len(self.pairs))]
-        frame = spec.mtu + 14
         self._ack_hop = spec.hop_delay + HEADER_FRAME * 8 / spec.rate
-        self._frame_time = frame * 8 / spec.rate
+        self._frame_time = spec.frame_bytes * 8 / spec.rate
 
     def choice(self, i: int, ev: int) -> int:
         """The path (aggregation switch * k/2 + core index) of flow i's packet with `ev`."""
@@ -221,10 +221,11 @@ class _Permutation:
 def run_permutation(mode: str, seed: int = 1, spec: PermutationSpec | None = None,
                     sender_cfg: SenderConfig | None = None,
                     max_time: float = 120.0) -> PermutationResult:
-    """Run one spray `mode` (ecmp, ev, random) of the seeded permutation to completion."""
+    """Run one spray `mode` (see MODES) of the seeded permutation to completion."""
     if mode not in MODES:
         raise ValueError(f"unknown spray mode {mode!r} (known: {', '.join(MODES)})")
-    h = _Permutation(mode, spec or PermutationSpec(), seed, sender_cfg or _sender_config())
+    h = _Permutation(mode, spec or PermutationSpec(), seed,
+                     sender_cfg or emulated_fabric_config())
     for i in range(len(h.pairs)):
         h.loop.at(0.0, h.wake, i)
     h.loop.run(max_time, h.finished)

@@ -35,7 +35,8 @@ from pathlib import Path
 from endpoint import runner as endpoint_runner
 from endpoint.core.ev_pool import EvStatus
 from endpoint.core.receiver import ReceiverConfig
-from endpoint.core.sender import MrcSender, SenderConfig
+from endpoint.core.sender import MrcSender
+from endpoint.core.sender_config import EMULATED_MIN_RTO, emulated_fabric_config
 from endpoint.kernel_routes import RouteError, host_interfaces, resolve_plane
 from endpoint.wire import MsgType
 
@@ -96,10 +97,10 @@ def send(args: argparse.Namespace) -> int:
     planes = [resolve_plane(d.strip()) for d in args.dst.split(",") if d.strip()]
     mss = endpoint_runner.mss_for(planes, None)
     data = payload(args.size, args.seed)
-    cfg = SenderConfig(mss=mss, evs_per_plane=args.evs, init_cwnd=16.0, max_cwnd=256.0,
-                       qmax_threshold=args.qmax_threshold, idle_timeout=min(5.0, args.timeout),
-                       seed=args.seed, min_rto=args.min_rto, max_rto=max(1.0, args.min_rto),
-                       nonce=random.SystemRandom().getrandbits(32))
+    cfg = emulated_fabric_config(
+        args.min_rto, mss=mss, evs_per_plane=args.evs, init_cwnd=16.0,
+        qmax_threshold=args.qmax_threshold, idle_timeout=min(5.0, args.timeout),
+        seed=args.seed, nonce=random.SystemRandom().getrandbits(32))
     if args.start_at is not None and args.start_at > time.time():
         time.sleep(args.start_at - time.time())
     TimelineSender.interval = args.interval
@@ -155,7 +156,7 @@ def main(argv: list[str] | None = None) -> int:
     s.add_argument("--interval", type=float, default=0.05)
     s.add_argument("--start-at", type=float, default=None)
     s.add_argument("--evs", type=int, default=64)
-    s.add_argument("--min-rto", type=float, default=0.1)  # the endpoint CLI's default
+    s.add_argument("--min-rto", type=float, default=EMULATED_MIN_RTO)
     s.add_argument("--qmax-threshold", type=int, default=0)
     r = sub.add_parser("recv")
     r.add_argument("--json", type=Path, required=True)
