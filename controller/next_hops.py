@@ -108,3 +108,11 @@ def enumerate_paths(
 
     walk(start[0], start[1], [])
     return paths
+
+
+def source_routes(fabric: Fabric, src_ip: str, dst_ip: str,
+                  down: set[LinkId] = frozenset()) -> list[tuple[int, ...]]:
+    """Every shortest path src→dst as the labels of a source route: the egress port at each
+    switch, since the controller installs label L → port L (switch_state.build_switch_state)."""
+    paths = enumerate_paths(fabric, compute_next_hops(fabric, down), src_ip, dst_ip)
+    return [tuple(hop.out_port for hop in path) for path in paths]

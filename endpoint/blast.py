@@ -25,7 +25,7 @@ from scapy.layers.l2 import Ether
 from endpoint.kernel_routes import Plane
 from endpoint.layers import MRC
 from endpoint.netio import ECT0, RawLink
-from endpoint.wire import HEADER_LEN, MRC_UDP_PORT, Flag, MsgType
+from endpoint.wire import HEADER_LEN, MRC_UDP_PORT, Flag, MsgType, route_word
 
 EV_MODES = ("fixed", "cycle", "random")
 CHUNK = 8192  # frames built ahead of sending (about 10 MB at 1000-byte payloads)
@@ -49,16 +49,7 @@ class BlastPlan:
     def __post_init__(self) -> None:
         if self.ev_mode not in EV_MODES:
             raise ValueError(f"ev mode {self.ev_mode!r} is not one of {', '.join(EV_MODES)}")
-        if len(self.route) > 8 or any(not 0 < label < 256 for label in self.route):
-            raise ValueError(f"route {list(self.route)}: at most 8 labels, each 1..255")
-
-
-def route_word(labels: tuple[int, ...]) -> int:
-    """The 64-bit `route` field: first label in the top byte, unused bytes 0."""
-    word = 0
-    for i, label in enumerate(labels):
-        word |= label << (56 - 8 * i)
-    return word
+        route_word(self.route)  # validates the labels
 
 
 def ev_sequence(plan: BlastPlan) -> Iterator[int]:

@@ -28,7 +28,7 @@ from endpoint.core.receiver import Message, ReceiverConfig
 from endpoint.core.sender_config import EMULATED_MAX_CWND, EMULATED_MIN_RTO, emulated_fabric_config
 from endpoint.kernel_routes import Plane, RouteError, host_interfaces, resolve_plane
 from endpoint.runner import mss_for, run_receiver, run_sender, write_message
-from endpoint.wire import MsgType
+from endpoint.wire import MsgType, parse_route, parse_routes
 
 if TYPE_CHECKING:  # endpoint.blast imports Scapy (~1 CPU-second): only `blast` pays for it
     from endpoint.blast import BlastPlan
@@ -97,6 +97,10 @@ def build_parser() -> argparse.ArgumentParser:
                       default=EMULATED_MAX_CWND)
     send.add_argument("--qmax-threshold", type=int, default=0,
                       help="echoed qmax at or above this counts as congestion (0: off)")
+    send.add_argument("--route", action="append", default=[], metavar="[PLANE:]LABELS",
+                      help="a source route to spray over, e.g. 3,1,2,4,1 (repeat for each "
+                      "path; PLANE: the --dst address it is for, from 0); for spray mode "
+                      "source. Default: the fabric hashes the EVs")
     send.add_argument("--seed", type=int, default=None, help="EV pool / payload seed")
     send.add_argument("--json", type=Path, help="write the summary as JSON here")
 
@@ -132,6 +136,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _planes(args: argparse.Namespace) -> list[Plane]:
+    try:
+        return [resolve_plane(d, i) for d, i in _plane_pairs(args)]
+    except RouteError as exc:
+        raise UsageError(f"--dst: {exc}") from None
+
+
+def _plane_pairs(args: argparse.Namespace) -> list[tuple[str, str | None]]:
+    """(destination address, source interface or None) per plane, from --dst / --iface."""
     dsts = [d.strip() for d in args.dst.split(",") if d.strip()]
     ifaces = [i for arg in args.iface for i in arg.split(",") if i]
     if not dsts:
@@ -144,10 +156,7 @@ def _planes(args: argparse.Namespace) -> list[Plane]:
         raise UsageError("--iface: give one per --dst address, or several for one address")
     else:
         pairs = [(d, None) for d in dsts]
-    try:
-        return [resolve_plane(d, i) for d, i in pairs]
-    except RouteError as exc:
-        raise UsageError(f"--dst: {exc}") from None
+    return pairs
 
 
 def _payload(args: argparse.Namespace, seed: int) -> bytes:
@@ -175,10 +184,21 @@ def _write_json(path: Path | None, data: dict[str, object], flag: str) -> None:
         raise UsageError(f"{flag} {path}: {exc.strerror}") from None
 
 
+def _routes(texts: list[str], planes: int, evs: int) -> tuple[tuple[int, ...], ...]:
+    try:
+        routes = parse_routes(texts, planes)
+    except ValueError as exc:
+        raise UsageError(f"--route: {exc}") from None
+    if any(len(words) > evs for words in routes):
+        raise UsageError(f"--route: more routes than --evs ({evs}) to name them")
+    return routes
+
+
 def cmd_send(args: argparse.Namespace) -> int:
     if args.size is not None:
         parse_size(args.size)  # bad sizes fail before any network lookup
     seed = args.seed if args.seed is not None else random.SystemRandom().getrandbits(32)
+    routes = _routes(args.route, len(_plane_pairs(args)), args.evs)
     planes = _planes(args)
     try:
         mss = mss_for(planes, args.mss)
@@ -189,7 +209,7 @@ def cmd_send(args: argparse.Namespace) -> int:
         args.min_rto, mss=mss, evs_per_plane=min(args.evs, 65535), init_cwnd=args.init_cwnd,
         max_cwnd=args.max_cwnd, qmax_threshold=args.qmax_threshold,
         idle_timeout=min(args.idle_timeout, args.timeout), seed=seed,
-        nonce=random.SystemRandom().getrandbits(32))
+        nonce=random.SystemRandom().getrandbits(32), routes=routes)
     print(f"sending {len(data)} bytes to {args.dst} over {len(planes)} plane(s), "
           f"{cfg.evs_per_plane} EVs each, mss {mss}", flush=True)
     report = run_sender(planes, data, cfg, args.timeout,
@@ -263,9 +283,9 @@ def _blast_plan(args: argparse.Namespace) -> BlastPlan:
     from endpoint.blast import BlastPlan
 
     try:
-        route = tuple(int(x) for x in args.route.split(",") if x.strip())
-    except ValueError:
-        raise UsageError(f"--route: {args.route!r} is not a comma-separated list of labels") from None
+        route = parse_route(args.route)
+    except ValueError as exc:
+        raise UsageError(f"--route: {exc}") from None
     if args.ev in ("cycle", "random"):
         mode, first = args.ev, args.first_ev
     elif args.ev.isdigit() and int(args.ev) < 1 << 16:

@@ -53,6 +53,49 @@ _HEADER = struct.Struct("!BBHIIIIHHIQI")
 assert _HEADER.size == HEADER_LEN
 
 
+MAX_ROUTE_LABELS = 8
+
+
+def route_word(labels: tuple[int, ...] | list[int]) -> int:
+    """The 64-bit `route` field of a source route: first hop's label in the top byte,
+    unused bytes 0 (a switch in `source` mode takes the top byte and shifts left 8)."""
+    if len(labels) > MAX_ROUTE_LABELS or any(not 0 < label < 256 for label in labels):
+        raise ValueError(f"route {list(labels)}: at most {MAX_ROUTE_LABELS} labels, "
+                         "each 1..255")
+    word = 0
+    for i, label in enumerate(labels):
+        word |= label << (56 - 8 * i)
+    return word
+
+
+def parse_route(text: str) -> tuple[int, ...]:
+    """Labels from their written form, first hop first: ``3,1,2``."""
+    try:
+        labels = tuple(int(x) for x in text.split(",") if x.strip())
+    except ValueError:
+        raise ValueError(f"route {text!r} is not a comma-separated list of labels") from None
+    route_word(labels)  # validates
+    return labels
+
+
+def parse_routes(texts: list[str], planes: int) -> tuple[tuple[int, ...], ...]:
+    """Per plane, the `route` words of ``[PLANE:]L,L,...`` texts (PLANE: the position of
+    the destination address, 0 when left out)."""
+    words: list[list[int]] = [[] for _ in range(planes)]
+    for text in texts:
+        plane_text, sep, labels = text.rpartition(":")
+        plane = 0
+        if sep:
+            if not plane_text.isdigit() or int(plane_text) >= planes:
+                raise ValueError(f"route {text!r}: plane {plane_text!r} is not one of "
+                                 f"0..{planes - 1}")
+            plane = int(plane_text)
+        words[plane].append(route_word(parse_route(labels)))
+    while words and not words[-1]:
+        words.pop()
+    return tuple(tuple(w) for w in words)
+
+
 class MalformedPacket(ValueError):
     """Raised for bytes that are not a valid MRC-lite v1 header."""
 

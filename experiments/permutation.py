@@ -1,8 +1,11 @@
 """Permutation: every host of a fat-tree k=4 sends to a distinct host of another pod, all
-links at one rate; spray modes ecmp, ev and random in one run, same pairs and seed.
+links at one rate; spray modes ecmp, ev, random and source in one run, same pairs and seed.
 
 What to see: ECMP hashes whole flows onto paths, so some core links carry two flows and
-others none (flows at half rate); per-packet spraying (ev, random) fills every path evenly.
+others none (flows at half rate); per-packet spraying (ev, random) fills every path evenly
+on average, but a hash (or a draw) puts a window of a few packets unevenly on 4 paths;
+`source` is MRC as deployed: the sender binds each EV to one of the 4 paths (a source
+route, `--route`) and takes them in turn, so every path gets the same share of each window.
 Goodput is measured while every flow runs, from a warm-up to the first finish: the
 steady state the anchors describe. Jumbo frames at a few Mb/s make the emulated RTT
 120-180 ms, so slow start and DCTCP's convergence take ~10 RTTs, about 2 s; the report
@@ -17,7 +20,7 @@ from experiments.plans import Flow
 
 NAME = "permutation"
 TITLE = "Permutation traffic: ECMP vs per-packet spraying"
-MODES = ("ecmp", "ev", "random")
+MODES = ("ecmp", "ev", "random", "source")
 SPEC = "fattree:k=4"
 DEFAULT_RATE = {"p4emu": 4_000_000, "bmv2": 4_000_000}  # per link, jumbo frames
 WARMUP_S = {True: 1.0, False: 2.0}  # by --quick; ~10 RTTs in the full run
@@ -55,7 +58,8 @@ def run(session, setup: Setup) -> dict:
     for mode in setup.params["modes"]:
         session.progress(mode)
         session.set_spray(mode)
-        out["modes"][mode] = session.run_flows(mode, plan,
+        flows = plans.with_source_routes(session.fabric, plan) if mode == "source" else plan
+        out["modes"][mode] = session.run_flows(mode, flows,
                                                timeout=setup.params["seconds"] * 4 + 20)
     return out
 

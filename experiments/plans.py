@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+from controller.next_hops import source_routes
 from fabric_model.model import Fabric
 
 
@@ -27,6 +28,22 @@ class Flow:
     @property
     def label(self) -> str:
         return f"{self.src}->{self.dst}"
+
+
+def with_source_routes(fabric: Fabric, flows: list[Flow]) -> list[Flow]:
+    """`flows` with every shortest path to their destination as a source route for the
+    sender (`--route PLANE:LABELS`, PLANE the position of the destination NIC as
+    experiments.live.flows passes them), for the fabric's `source` spray mode."""
+    out = []
+    for flow in flows:
+        src = {nic.plane: nic.ip for nic in fabric.hosts[flow.src].nics}
+        dst = [n for n in fabric.hosts[flow.dst].nics
+               if flow.planes is None or n.plane in flow.planes]
+        args = [arg for position, nic in enumerate(dst)
+                for labels in source_routes(fabric, src[nic.plane], nic.ip)
+                for arg in ("--route", f"{position}:" + ",".join(map(str, labels)))]
+        out.append(replace(flow, send_args=flow.send_args + tuple(args)))
+    return out
 
 
 def _hosts(fabric: Fabric) -> list[str]:

@@ -18,7 +18,8 @@ with warnings.catch_warnings():
 
 from experiments.metrics import cdf  # noqa: E402
 
-COLOURS = {"ecmp": "tab:red", "ev": "tab:blue", "random": "tab:green", "trim": "tab:blue",
+COLOURS = {"ecmp": "tab:red", "ev": "tab:blue", "random": "tab:green",
+           "source": "tab:purple", "trim": "tab:blue",
            "droptail": "tab:red", "1 plane": "tab:red", "2 planes": "tab:blue",
            "2 planes, 1 failed": "tab:orange"}
 

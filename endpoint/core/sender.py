@@ -64,7 +64,8 @@ class MrcSender:
         self.crc = zlib.crc32(self.data)
         self.npkts = max(1, math.ceil(self.length / cfg.mss))
         rng = random.Random(cfg.seed)
-        self.pool = EvPool(planes, cfg.evs_per_plane, rng, cfg.retire_after)
+        self.pool = EvPool(planes, cfg.evs_per_plane, rng, cfg.retire_after,
+                           routes=cfg.routes)
         self.board = SendScoreboard(self.npkts)
         self.cc = DctcpWindow(cwnd=cfg.init_cwnd, min_cwnd=cfg.min_cwnd, max_cwnd=cfg.max_cwnd)
         self.rtt = RttEstimator()
@@ -208,8 +209,8 @@ class MrcSender:
         self._lost_since.setdefault(tx.psn, self._first_sent[tx.psn])
         self.stats.loss_retransmits += 1
         retired = False
-        if tx.ev.acked_sent >= tx.sent_at:
-            # The EV delivered a packet sent after this one: the path works, this packet
+        if self.pool.delivered_since(tx.ev, tx.sent_at):
+            # The EV (or its route) delivered a packet sent after this one: the path works, this packet
             # was late or unlucky. Not evidence of a failure.
             self.stats.losses_not_blamed += 1
         else:
@@ -248,7 +249,8 @@ class MrcSender:
         log.info("EV 0x%04x (plane %d) loss was spurious: back in service", st.ev, st.plane)
 
     def _header(self, mtype: MsgType, st: EvState, now: float, **fields: int) -> MrcHeader:
-        return MrcHeader(type=mtype, ev=st.ev, conn=self.conn, ts=ts_us(now), **fields)
+        return MrcHeader(type=mtype, ev=st.ev, conn=self.conn, ts=ts_us(now), route=st.route,
+                         **fields)
 
     def _open_probe(self, now: float) -> Outgoing:
         st = self.pool.choose(now)

@@ -30,6 +30,9 @@ class SenderConfig:
     reorder_margin: float = 0.25
     seed: int = 1
     nonce: int | None = None  # connection-open nonce; None: drawn from `seed`
+    # per plane, the `route` words (endpoint.wire.route_word) of the paths to spray over
+    # in turn; empty: EVs are hashed by the fabric (ev_pool.EvPool has the why)
+    routes: tuple[tuple[int, ...], ...] = ()
 
 
 @dataclass(slots=True)

@@ -5,7 +5,8 @@ It is the permutation experiment (experiments/permutation.py) without the emulat
 same topology, rates, thresholds and sender settings, in virtual time and reproducible, so
 a congestion-control change can be compared over many seeds in seconds before it is tried
 in the lab. A packet's path is its choice of aggregation switch and core: fixed per flow
-(`ecmp`), drawn per packet (`random`) or hashed from its EV (`ev`, as the fabric does).
+(`ecmp`), drawn per packet (`random`), hashed from its EV (`ev`, as the fabric does) or
+named by the source route the sender bound to the EV (`source`: labels agg + 1, core + 1).
 Replies ride the high-priority queues, modelled as a delay line: per hop the ACK frame's
 time plus, as often as the port is busy, part of the data frame being sent.
 
@@ -24,7 +25,7 @@ from endpoint.core.sender import MrcSender
 from endpoint.core.sender_config import SenderConfig, emulated_fabric_config
 from endpoint.sim.events import DeadlineTimer, EventLoop
 from endpoint.sim.links import HEADER_FRAME, Path, PathSpec, SimPacket
-from endpoint.wire import payload_fit
+from endpoint.wire import MrcHeader, payload_fit, route_word
 
 K = 4  # fat-tree arity: 4 pods of 2 edge and 2 aggregation switches, 4 cores, 16 hosts
 HOSTS = K ** 3 // 4
@@ -101,6 +102,17 @@ def switch_hash(key: bytes, salt: int) -> int:
     return h ^ (h >> 16)
 
 
+def source_route(choice: int) -> int:
+    """The `route` word of path `choice`: labels aggregation switch + 1, core + 1."""
+    agg, core = divmod(choice, K // 2)
+    return route_word((agg + 1, core + 1))
+
+
+def route_choice(word: int) -> int:
+    """The path a `source_route` word names."""
+    return ((word >> 56) - 1) * (K // 2) + (word >> 48 & 0xFF) - 1
+
+
 def cross_pod_permutation(rng: random.Random) -> list[tuple[int, int]]:
     """A random derangement of the hosts in which nobody sends inside its own pod."""
     per_pod = HOSTS // K
@@ -154,28 +166,28 @@ class _Permutation:
         size = int(spec.payload_rate * spec.seconds / 8)
         self.data = [rng.randbytes(size) for _ in self.pairs]
         base = replace(sender_cfg, mss=spec.mss)
+        if mode == "source":
+            base = replace(base, routes=(tuple(map(source_route, range(PATHS))),))
         self.senders = [MrcSender(d, 1, replace(base, seed=rng.getrandbits(32)), now=0.0)
                         for d in self.data]
         self.receivers = [MrcReceiver(ReceiverConfig(seed=rng.getrandbits(32)))
                           for _ in self.pairs]
         self.progress: list[list[tuple[float, int]]] = [[(0.0, 0)] for _ in self.pairs]
-        self.sent = [0] * len(self.pairs)  # packets per flow (source mode's turn)
         self.delivered: dict[int, bytes] = {}
         self.timers = [DeadlineTimer(self.loop, lambda i=i: self.wake(i))
                        for i in range(len(self.pairs))]
         self._ack_hop = spec.hop_delay + HEADER_FRAME * 8 / spec.rate
         self._frame_time = spec.frame_bytes * 8 / spec.rate
 
-    def choice(self, i: int, ev: int) -> int:
-        """The path (aggregation switch * k/2 + core index) of flow i's packet with `ev`."""
+    def choice(self, i: int, header: MrcHeader) -> int:
+        """The path (aggregation switch * k/2 + core index) of flow i's packet."""
         half = K // 2
         if self.mode == "random":
             return self.rng.randrange(PATHS)
         if self.mode == "source":
-            self.sent[i] += 1
-            return self.sent[i] % PATHS
+            return route_choice(header.route)
         src, dst = self.pairs[i]
-        key = bytes([src, dst]) + (ev.to_bytes(2, "big") if self.mode == "ev" else b"")
+        key = bytes([src, dst]) + (header.ev.to_bytes(2, "big") if self.mode == "ev" else b"")
         edge = src // half  # switch ids: edges 0..7, then aggregation switches
         agg = switch_hash(key, edge) % half
         return agg * half + switch_hash(key, HOSTS // half + edge // half * half + agg) % half
@@ -184,7 +196,7 @@ class _Permutation:
         now, sender = self.loop.now, self.senders[i]
         src, dst = self.pairs[i]
         for out in sender.poll(now):
-            hops = self.fabric.hops(src, dst, self.choice(i, out.header.ev))
+            hops = self.fabric.hops(src, dst, self.choice(i, out.header))
             self._forward(SimPacket(out.header, out.payload, out.plane), hops, 0, i)
         self.timers[i].arm(sender.next_deadline())
 

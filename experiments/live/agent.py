@@ -3,7 +3,7 @@ started lean and recording a timeline.
 
     python -m experiments.live.agent send --timeline FILE --start-at WALL --dst IP[,IP]
         --size BYTES --seed N --json FILE --timeout S [--interval 0.05] [--evs 64]
-        [--min-rto 0.1] [--qmax-threshold 0]
+        [--min-rto 0.1] [--qmax-threshold 0] [--route [PLANE:]LABELS ...]
     python -m experiments.live.agent recv --count N --json FILE --timeout S
 
 The transfer is the endpoint's own (`endpoint.runner.run_sender` / `run_receiver`, the
@@ -38,7 +38,7 @@ from endpoint.core.receiver import ReceiverConfig
 from endpoint.core.sender import MrcSender
 from endpoint.core.sender_config import EMULATED_MIN_RTO, emulated_fabric_config
 from endpoint.kernel_routes import RouteError, host_interfaces, resolve_plane
-from endpoint.wire import MsgType
+from endpoint.wire import MsgType, parse_routes
 
 SAMPLE_FIELDS = ("time", "acked_bytes", "cwnd", "ecn_echoes", "nacks", "retransmits",
                  "timeouts", "qmax", "evs_down")
@@ -100,7 +100,8 @@ def send(args: argparse.Namespace) -> int:
     cfg = emulated_fabric_config(
         args.min_rto, mss=mss, evs_per_plane=args.evs, init_cwnd=16.0,
         qmax_threshold=args.qmax_threshold, idle_timeout=min(5.0, args.timeout),
-        seed=args.seed, nonce=random.SystemRandom().getrandbits(32))
+        seed=args.seed, nonce=random.SystemRandom().getrandbits(32),
+        routes=parse_routes(args.route, len(planes)))
     if args.start_at is not None and args.start_at > time.time():
         time.sleep(args.start_at - time.time())
     TimelineSender.interval = args.interval
@@ -158,6 +159,7 @@ def main(argv: list[str] | None = None) -> int:
     s.add_argument("--evs", type=int, default=64)
     s.add_argument("--min-rto", type=float, default=EMULATED_MIN_RTO)
     s.add_argument("--qmax-threshold", type=int, default=0)
+    s.add_argument("--route", action="append", default=[])  # as `python -m endpoint send`
     r = sub.add_parser("recv")
     r.add_argument("--json", type=Path, required=True)
     r.add_argument("--count", type=int, required=True)
@@ -165,7 +167,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return send(args) if args.command == "send" else recv(args)
-    except RouteError as exc:
+    except (RouteError, ValueError) as exc:
         print(f"agent: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

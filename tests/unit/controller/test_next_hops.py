@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from controller.next_hops import compute_next_hops, enumerate_paths, link_id
+from controller.next_hops import compute_next_hops, enumerate_paths, link_id, source_routes
 from fabric_model.spec import parse_spec
 
 
@@ -70,3 +70,14 @@ def test_partition_leaves_no_route():
     hops = compute_next_hops(fabric, {dead})
     assert "10.0.1.1" not in hops["l1"]
     assert hops["l2"]["10.0.1.1"] == {1}
+
+
+def test_source_routes_name_each_hops_egress_port():
+    fabric = parse_spec("fattree:k=4")
+    routes = source_routes(fabric, "10.0.0.1", "10.0.3.4")
+    # e1 up to a1 (3) or a2 (4); each aggregation switch up to its two cores (3, 4); the
+    # core down to pod 3 (4); a7/a8 down to e8 (2); e8 to the host (2)
+    assert sorted(routes) == [(3, 3, 4, 2, 2), (3, 4, 4, 2, 2), (4, 3, 4, 2, 2),
+                              (4, 4, 4, 2, 2)]
+    dead = link_id(fabric.find_link("c1", "a7"))
+    assert (3, 3, 4, 2, 2) not in source_routes(fabric, "10.0.0.1", "10.0.3.4", {dead})

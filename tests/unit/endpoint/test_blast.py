@@ -6,8 +6,9 @@ from collections import Counter
 
 import pytest
 
-from endpoint.blast import BlastPlan, ev_sequence, route_word
+from endpoint.blast import BlastPlan, ev_sequence
 from endpoint.cli import main
+from endpoint.wire import parse_routes, route_word
 
 
 def test_route_word_puts_the_first_hop_in_the_top_byte():
@@ -100,3 +101,11 @@ def test_send_and_recv_start_without_importing_scapy():
     code = "import sys, endpoint.cli; assert 'scapy' not in sys.modules, 'scapy imported'"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
+
+
+def test_routes_are_parsed_per_plane():
+    assert parse_routes(["3,1", "1:4,2", "1:1"], 2) == (
+        (0x0301000000000000,), (0x0402000000000000, 0x0100000000000000))
+    assert parse_routes([], 2) == ()  # no routes: every plane hashes its EVs
+    with pytest.raises(ValueError, match="plane '2' is not one of 0..1"):
+        parse_routes(["2:1"], 2)

@@ -25,6 +25,11 @@ def test_parse_size_rejects(text):
     (["send", "--dst", "not-an-ip", "--size", "1M"], "bad destination IPv4 address"),
     (["send", "--dst", "10.0.0.2", "--size", "1M", "--evs", "0"], "--evs must be positive"),
     (["send", "--dst", "10.0.0.2", "--size", "1M", "--timeout", "abc"], "bad --timeout"),
+    (["send", "--dst", "10.0.0.2", "--size", "1M", "--route", "3,x"], "--route: route '3,x'"),
+    (["send", "--dst", "10.0.0.2", "--size", "1M", "--route", "1:3,1"], "plane '1' is not"),
+    (["send", "--dst", "10.0.0.2", "--size", "1M", "--route", "3,300"], "each 1..255"),
+    (["send", "--dst", "10.0.0.2", "--size", "1M", "--evs", "1", "--route", "1",
+      "--route", "2"], "more routes than --evs (1)"),
     (["recv", "--out", "/nonexistent-dir/x.bin"], "/nonexistent-dir"),
     (["frobnicate"], "invalid choice"),
 ])

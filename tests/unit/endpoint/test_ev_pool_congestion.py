@@ -50,6 +50,47 @@ def test_all_evs_failed_still_yields_an_ev():
     assert pool.choose(0.0) in pool.all()
 
 
+ROUTES = (0x0101000000000000, 0x0102000000000000, 0x0201000000000000)
+
+
+def test_source_routes_are_taken_in_turn_and_not_reordered_by_recycling():
+    pool = EvPool(1, 9, random.Random(5), routes=(ROUTES,))
+    assert [st.route for st in pool.planes[0]] == list(ROUTES) * 3
+    picks = [pool.choose(0.0) for _ in range(6)]
+    assert [st.route for st in picks] == list(ROUTES) * 2
+    pool.on_feedback(picks[0], marked=False, now=0.1, penalty=0.01)
+    # a hashed EV would be recycled here (the REPS test above); a routed one keeps its turn
+    assert [pool.choose(0.1).route for _ in range(3)] == list(ROUTES)
+
+
+def test_a_loss_retires_its_whole_source_route_and_one_probe_brings_it_back():
+    pool = EvPool(1, 6, random.Random(6), retire_after=1, routes=(ROUTES[:2],))
+    lost = pool.planes[0][0]
+    mates = [st for st in pool.planes[0] if st.route == lost.route]
+    assert pool.on_loss(lost, 1.0, probe_delay=0.1)
+    assert all(st.status is EvStatus.FAILED for st in mates) and len(mates) == 3
+    assert {pool.choose(1.0).route for _ in range(6)} == {ROUTES[1]}
+    pool.reinstate(mates[-1])  # a PROBE_REPLY on any EV of the route
+    assert all(st.status is EvStatus.GOOD for st in mates) and pool.next_deadline() is None
+
+
+def test_a_route_that_delivered_later_packets_is_not_blamed_for_a_loss():
+    pool = EvPool(1, 4, random.Random(7), routes=(ROUTES[:2],))
+    a, b = (st for st in pool.planes[0] if st.route == ROUTES[0])
+    b.acked_sent = 2.0
+    assert pool.delivered_since(a, 1.5) and not pool.delivered_since(a, 2.5)
+    hashed = EvPool(1, 4, random.Random(7))
+    hashed.planes[0][1].acked_sent = 2.0
+    assert not hashed.delivered_since(hashed.planes[0][0], 1.5)  # other EVs: other paths
+
+
+@pytest.mark.parametrize("routes, words", [((ROUTES, ROUTES), "2 planes"),
+                                           ((ROUTES * 2,), "6 source routes")])
+def test_source_routes_that_do_not_fit_the_pool_are_refused(routes, words):
+    with pytest.raises(ValueError, match=words):
+        EvPool(1, 4, random.Random(8), routes=routes)
+
+
 def test_dctcp_window_grows_then_cuts_by_marked_fraction():
     w = DctcpWindow(cwnd=10)
     for i in range(10):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from experiments import plans, registry, runner
@@ -125,3 +127,15 @@ def test_mrclab_experiment_subcommand(capsys):
     assert err.count("\n") == 1 and "N=99 is larger than fattree:k=4 allows" in err
     assert main(["experiment", "all", "--target", "p4emu", "--rate", "0.001"]) == 2
     assert "outside what p4emu emulates" in capsys.readouterr().err
+
+
+def test_source_routed_flows_carry_every_path_per_destination_plane():
+    fabric = parse_spec("multiplane:planes=2,base=fattree:k=4")
+    flow = plans.Flow("h1", "h16", 1000, seed=1, send_args=("--min-rto", "0.2"))
+    both, second = plans.with_source_routes(fabric, [flow, replace(flow, planes=(1,))])
+    routes = list(both.send_args[3::2])
+    assert both.send_args[:2] == ("--min-rto", "0.2") and len(routes) == 8
+    assert {r.split(":")[0] for r in routes} == {"0", "1"}  # 4 paths on each plane
+    assert routes[:4] == ["0:3,3,4,2,2", "0:3,4,4,2,2", "0:4,3,4,2,2", "0:4,4,4,2,2"]
+    # only plane 1's NIC is the destination: it is position 0 of --dst
+    assert list(second.send_args[3::2]) == routes[:4]

@@ -13,7 +13,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[3]
 # What each package may import, following the data flow: the fabric model at the bottom,
 # the controller and the Mininet topologies on it, the lab runner on those, experiments and
-# coursework driving labs, and the `mrclab` command on top. p4emu and endpoint stand alone.
+# coursework driving labs (and reading the controller's pure route computation), and the
+# `mrclab` command on top. p4emu and endpoint stand alone.
 ALLOWED = {
     "fabric_model": set(),
     "p4emu": set(),
@@ -21,7 +22,7 @@ ALLOWED = {
     "controller": {"fabric_model"},
     "topologies": {"fabric_model"},
     "lab": {"fabric_model", "topologies", "endpoint"},
-    "experiments": {"fabric_model", "topologies", "lab", "endpoint", "p4emu"},
+    "experiments": {"fabric_model", "topologies", "lab", "endpoint", "p4emu", "controller"},
     "coursework": {"fabric_model", "topologies", "lab", "endpoint", "p4emu", "controller"},
     "mrclab": {"lab", "experiments", "coursework"},
 }
