@@ -1,8 +1,8 @@
 """`mrclab experiment NAME --quick` end to end on the integration target (issue 11).
 
 Each test runs the command as a user would, then asserts the qualitative result the
-experiment exists to show, from its results.json: per-packet spraying beats ECMP on a
-permutation; trimming avoids the timeouts drop-tail suffers in an incast; EV spraying
+experiment exists to show, from its results.json: per-packet spraying (hashed EVs and the
+senders' source routes) beats ECMP on a permutation; trimming avoids the timeouts drop-tail suffers in an incast; EV spraying
 recovers from a core link failure before ECMP, which waits for the controller. Every run
 also has to leave its report, tables and plots, and no process behind.
 """
@@ -70,11 +70,16 @@ def test_permutation_ev_beats_ecmp(tmp_path):
     r = faithful_experiment("permutation", tmp_path)
     modes = r["analysis"]["modes"]
     ev, ecmp = modes["ev"]["stats"], modes["ecmp"]["stats"]
+    source = modes["source"]["stats"]
     print(f"goodput / link rate: ev mean {ev['mean']:.2f} min {ev['min']:.2f}, "
           f"ecmp mean {ecmp['mean']:.2f} min {ecmp['min']:.2f}, "
-          f"random mean {modes['random']['stats'].get('mean', 0):.2f}; "
+          f"random mean {modes['random']['stats'].get('mean', 0):.2f}, "
+          f"source mean {source.get('mean', 0):.2f} min {source.get('min', 0):.2f}; "
           f"verdict {r['verdict']['faithful']} {r['verdict']['reasons']}")
-    assert ev["n"] == ecmp["n"] == 16
+    assert ev["n"] == ecmp["n"] == source["n"] == 16
+    # the senders' source routes got every flow through, over all 4 paths
+    assert modes["source"]["failed_flows"] == 0
+    assert source["mean"] > ecmp["mean"] and source["min"] > ecmp["min"]
     # every sender reported its ACKs' delays: the verdict weighed them
     assert r["verdict"]["late_share"] is not None
     assert ev["mean"] > ecmp["mean"]
