@@ -154,4 +154,12 @@ def goals(setup: Setup, analysis: dict) -> list[dict]:
         out.append({"goal": "ecmp below ev (mean and minimum)",
                     "measured": f"ecmp mean {ecmp['mean']:.1%}, min {ecmp['min']:.1%}",
                     "met": ecmp["mean"] < ev["mean"] and ecmp["min"] < ev["min"]})
+    source = modes.get("source", {}).get("stats", {})
+    if source.get("n"):  # the anchor: MRC-style spraying reaches ~90 %+
+        failed = modes["source"]["failed_flows"]
+        out.append({"goal": "source (MRC's source-routed spraying): mean >= 90 %, "
+                            "min >= 80 % of the link rate",
+                    "measured": f"mean {source['mean']:.1%}, min {source['min']:.1%}"
+                                + (f"; {failed} transfer(s) failed" if failed else ""),
+                    "met": source["mean"] >= 0.9 and source["min"] >= 0.8 and not failed})
     return out

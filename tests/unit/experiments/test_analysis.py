@@ -26,8 +26,11 @@ def test_permutation_ev_above_ecmp_with_collisions():
             flow("h2", "h10", 0.45 * RATE, 8.0), flow("h3", "h11", 0.45 * RATE, 8.0)]
     links = [("a1", 3, "c1", 1)]
     counters = {"a1": {3: {"tx_bytes": 1_250_000}}, "c1": {1: {"tx_bytes": 625_000}}}
+    source = [flow(f"h{i}", f"h{i + 8}", 0.95 * RATE, 4.0) for i in range(3)]
+    source.append(flow("h3", "h11", 0.75 * RATE, 5.0))
     raw = {"core_links": links, "modes": {"ecmp": run(ecmp, counters),
-                                          "ev": run(ev, counters)}}
+                                          "ev": run(ev, counters),
+                                          "source": run(source, counters)}}
     a = permutation.analyse(setup, raw)
     assert a["modes"]["ev"]["stats"]["mean"] == pytest.approx(0.85, rel=0.02)
     assert a["modes"]["ev"]["stats"]["min"] == pytest.approx(0.85, rel=0.02)
@@ -38,6 +41,8 @@ def test_permutation_ev_above_ecmp_with_collisions():
     goals = {g["goal"]: g["met"] for g in permutation.goals(setup, a)}
     assert goals["ecmp below ev (mean and minimum)"]
     assert goals["ev mean goodput >= 90 % of the link rate"] is False
+    source_goal = next(g for g in permutation.goals(setup, a) if g["goal"].startswith("source"))
+    assert source_goal["met"] is False and "min 75.0%" in source_goal["measured"]
     assert set(permutation.tables(a)) == {"summary", "flows", "core_load"}
 
 
