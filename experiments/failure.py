@@ -1,11 +1,14 @@
 """Failure: long transfers from pod 0 to pod 3 of a fat-tree k=4; at t = 1 s the busiest
 core link into pod 3 fails (the lab's gray failure: both ends drop what they send), at
-t = 3 s it comes back. Spray modes ecmp and ev in one run, same flows and seed.
+t = 3 s it comes back. Spray modes ecmp, ev and source in one run, same flows and seed.
 
 What to see: goodput in 50 ms bins. Under ecmp the flows hashed onto the dead link stop
 until the controller's probes miss, it reroutes and the sender finds the path again. Under
 ev each sender sprays over 64 EVs: the EVs through the dead link lose packets, are retired
 within a few RTTs, and the flow goes on over the other paths before the controller acts.
+Under source each sender takes its 4 source routes in turn: the switches' label tables
+never change, so the controller's reroute cannot help; the sender retires the dead route's
+EVs at its first loss there, and a probe brings them back once the link returns.
 Host links run at the experiment's rate, fabric links at twice that, so that the three
 paths left can carry what the four did.
 """
@@ -21,7 +24,7 @@ from experiments.plans import Flow
 NAME = "failure"
 TITLE = "Link failure: endpoint EV retirement vs controller reroute"
 SPEC = "fattree:k=4"
-MODES = ("ecmp", "ev")
+MODES = ("ecmp", "ev", "source")
 DEFAULT_RATE = 1_000_000
 BIN_S = 0.05
 FAIL_AT, RESTORE_AT = 1.0, 3.0
@@ -86,7 +89,8 @@ def run(session, setup: Setup) -> dict:
             sleep_until(t0 + p["restore_at"])
             events["restored_at"] = session.set_link(core, agg, up=True) - t0
 
-        result = session.run_flows(mode, plan, timeout=p["seconds"] * 4 + 20, during=during)
+        flows = plans.with_source_routes(session.fabric, plan) if mode == "source" else plan
+        result = session.run_flows(mode, flows, timeout=p["seconds"] * 4 + 20, during=during)
         deadline = time.monotonic() + 20
         while len(session.reconvergence()) < known + 2 and time.monotonic() < deadline:
             time.sleep(0.2)  # the controller reports the link's return a little later
