@@ -56,7 +56,9 @@ class SenderStats:
     losses_by_reorder: int = 0
     losses_by_timeout: int = 0
     spurious_retransmits: int = 0  # inferred losses later seen delivered (Eifel or duplicate)
-    losses_not_blamed: int = 0  # losses on an EV that delivered later packets: not counted
+    # losses not held against their EV: it (or its source route) delivered later packets,
+    # or one timeout lost packets of several source routes
+    losses_not_blamed: int = 0
     evs_unretired: int = 0  # retirements undone because their loss was spurious
     timeouts_undone: int = 0  # window cuts of timeouts shown spurious, undone (Eifel)
     # timeouts every packet of which arrived after all (late, trimmed, or overtaken by its

@@ -124,6 +124,35 @@ def test_sack_gap_loss_retires_ev_then_probe_reinstates_it():
     assert ev.status is EvStatus.GOOD and tx.pool.reinstatements == 1
 
 
+ROUTES = ((0x0301000000000000, 0x0302000000000000, 0x0401000000000000, 0x0402000000000000),)
+
+
+def test_source_routed_packets_carry_their_evs_route_and_a_lost_one_retires_its_route():
+    tx, rx = make(routes=ROUTES)
+    now = establish(tx, rx)
+    outs = tx.poll(now)
+    routes = [o.header.route for o in outs]
+    assert set(routes[:4]) == set(ROUTES[0]) and routes[4:8] == routes[:4]  # in turn
+    lost = next(o for o in outs if o.header.psn == 1)
+    dead = [o for o in outs if o.header.route == lost.header.route]  # a dead path
+    deliver(tx, rx, [o for o in outs if o not in dead], now + RTT)
+    resent = [o for o in tx.poll(now + 5 * RTT) if o.header.type == MsgType.DATA]
+    assert tx.stats.losses_by_reorder == len(dead) == 2
+    assert resent and all(o.header.route != lost.header.route for o in resent)
+    down = tx.pool.retired_now()
+    assert len(down) == 2 and {st.route for st in down} == {lost.header.route}  # 8 EVs / 4
+
+
+def test_a_timeout_across_several_source_routes_retires_none_of_them():
+    tx, rx = make(routes=ROUTES)
+    now = establish(tx, rx)
+    outs = tx.poll(now)
+    assert len({o.header.route for o in outs}) == 4
+    tx.poll(tx.next_deadline())
+    assert tx.stats.timeouts == 1 and tx.pool.retired_now() == []
+    assert tx.stats.losses_not_blamed == len(outs)
+
+
 def test_rto_when_nothing_comes_back_then_idle_failure():
     tx, rx = make(idle_timeout=0.5)
     now = establish(tx, rx)
