@@ -4,8 +4,9 @@ links at one rate; spray modes ecmp, ev, random and source in one run, same pair
 What to see: ECMP hashes whole flows onto paths, so some core links carry two flows and
 others none (flows at half rate); per-packet spraying (ev, random) fills every path evenly
 on average, but a hash (or a draw) puts a window of a few packets unevenly on 4 paths;
-`source` is MRC as deployed: the sender binds each EV to one of the 4 paths (a source
-route, `--route`) and takes them in turn, so every path gets the same share of each window.
+`source` is MRC's own design (paths chosen by the sender): the sender binds each EV to one
+of the 4 paths (a source route, `--route`) and takes them in turn, so every path gets the
+same share of each window.
 Goodput is measured while every flow runs, from a warm-up to the first finish: the
 steady state the anchors describe. Jumbo frames at a few Mb/s make the emulated RTT
 120-180 ms, so slow start and DCTCP's convergence take ~10 RTTs, about 2 s; the report

@@ -21,9 +21,10 @@ EV of its route at once and a probe answered on one reinstates them all (they sh
 fate), and clean ACKs do not recycle a routed EV: recycling reorders the turns by ACK
 arrival and bunches one path's packets together (simulated permutation, 8 seeds: mean
 98.4 % of the link rate, slowest flow 97.2 % without it; 94.0 / 88.8 % with it). This is
-how MRC is deployed (SRv6 paths chosen by the NIC, the EV echoed to name them); a hashed EV
-only picks a path at random, and at a window of a few packets per path the turns it skips
-are what fill one path's queue while another idles (docs/experiments.md, permutation).
+MRC's own design as publicly described (SRv6 paths chosen by the NIC, the EV echoed to
+name them). A hashed EV only picks a path at random, and at a window of a few packets per
+path the turns it skips are what fill one path's queue while another idles
+(docs/experiments.md, permutation).
 """
 
 from __future__ import annotations
