@@ -29,6 +29,7 @@ path the turns it skips are what fill one path's queue while another idles
 
 from __future__ import annotations
 
+import math
 import random
 from collections import deque
 from dataclasses import dataclass, field
@@ -202,8 +203,8 @@ class EvPool:
         st.losses_in_row += 1
         if st.usable and st.losses_in_row >= self.retire_after:
             for mate in self._route_mates(st):
-                if mate.usable:
-                    self._retire(mate, now, probe_delay)
+                if mate.usable:  # one probe per route: its answer reinstates them all
+                    self._retire(mate, now, probe_delay if mate is st else math.inf)
             return True
         return False
 

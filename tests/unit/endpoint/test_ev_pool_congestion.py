@@ -70,6 +70,11 @@ def test_a_loss_retires_its_whole_source_route_and_one_probe_brings_it_back():
     assert pool.on_loss(lost, 1.0, probe_delay=0.1)
     assert all(st.status is EvStatus.FAILED for st in mates) and len(mates) == 3
     assert {pool.choose(1.0).route for _ in range(6)} == {ROUTES[1]}
+    assert pool.due_probes(1.1) == [lost] and pool.next_deadline() == 1.1  # one per route
+    pool.start_probe(lost, 1.1, timeout=0.2)
+    pool.expire_probes(1.3, max_backoff=1.0)  # unanswered: the route stays down
+    assert all(st.status is EvStatus.FAILED for st in mates) and pool.due_probes(1.4) == []
+    assert pool.due_probes(1.5) == [lost]
     pool.reinstate(mates[-1])  # a PROBE_REPLY on any EV of the route
     assert all(st.status is EvStatus.GOOD for st in mates) and pool.next_deadline() is None
 
