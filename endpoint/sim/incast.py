@@ -13,10 +13,13 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, replace
 
+from endpoint.core.packets import Outgoing
 from endpoint.core.receiver import MrcReceiver, ReceiverConfig
-from endpoint.core.sender import MrcSender, SenderConfig
-from endpoint.sim.events import DeadlineTimer, EventLoop
+from endpoint.core.sender import MrcSender
+from endpoint.core.sender_config import SenderConfig
+from endpoint.sim.events import EventLoop
 from endpoint.sim.links import Path, PathCounters, PathSpec, SimPacket
+from endpoint.sim.senders import SenderGroup
 
 
 @dataclass(slots=True)
@@ -36,30 +39,23 @@ class IncastResult:
         return sum(getattr(s.stats, stat) for s in self.senders)
 
 
-class _Incast:
+class _Incast(SenderGroup):
     def __init__(self, n: int, size: int, bottleneck: PathSpec, seed: int,
                  sender_cfg: SenderConfig | None) -> None:
         rng = random.Random(seed)
-        self.loop = EventLoop()
+        loop = EventLoop()
         access = replace(bottleneck, trim_threshold=None, ecn_threshold=None)
-        self.port = Path(self.loop, bottleneck, random.Random(rng.getrandbits(64)), "port")
-        self.access = [Path(self.loop, access, random.Random(rng.getrandbits(64)), f"a{i}")
+        self.port = Path(loop, bottleneck, random.Random(rng.getrandbits(64)), "port")
+        self.access = [Path(loop, access, random.Random(rng.getrandbits(64)), f"a{i}")
                        for i in range(n)]
-        self.data = [rng.randbytes(size) for _ in range(n)]
-        base = sender_cfg or SenderConfig()
-        self.senders = [MrcSender(d, 1, replace(base, seed=rng.getrandbits(32)), now=0.0)
-                        for d in self.data]
+        super().__init__(loop, [rng.randbytes(size) for _ in range(n)],
+                         sender_cfg or SenderConfig(), rng)
         self.receiver = MrcReceiver(ReceiverConfig(seed=rng.getrandbits(32)))
-        self.delivered: dict[int, bytes] = {}
-        self.timers = [DeadlineTimer(self.loop, lambda i=i: self.wake(i)) for i in range(n)]
 
-    def wake(self, i: int) -> None:
-        now, sender = self.loop.now, self.senders[i]
-        for out in sender.poll(now):
-            pkt = SimPacket(out.header, out.payload, out.plane)
-            self.access[i].forward(pkt, lambda p, i=i: self.port.forward(
-                p, lambda q: self.at_receiver(i, q)))
-        self.timers[i].arm(sender.next_deadline())
+    def forward(self, i: int, out: Outgoing) -> None:
+        pkt = SimPacket(out.header, out.payload, out.plane)
+        self.access[i].forward(pkt, lambda p: self.port.forward(
+            p, lambda q: self.at_receiver(i, q)))
 
     def at_receiver(self, i: int, pkt: SimPacket) -> None:
         replies = self.receiver.on_packet(i, pkt.header, pkt.payload, pkt.ce, self.loop.now)
@@ -70,22 +66,13 @@ class _Incast:
             if msg.ok:
                 self.delivered[msg.peer] = bytes(msg.data)
 
-    def at_sender(self, i: int, pkt: SimPacket) -> None:
-        self.senders[i].on_packet(pkt.plane, pkt.header, self.loop.now)
-        self.wake(i)
-
-    def finished(self) -> bool:
-        return all(s.done or s.failed for s in self.senders)
-
 
 def run_incast(n: int, total_bytes: int, bottleneck: PathSpec, seed: int = 1,
                sender_cfg: SenderConfig | None = None, max_time: float = 60.0) -> IncastResult:
     """`n` senders each send `total_bytes / n` to one receiver at time 0."""
     h = _Incast(n, max(1, total_bytes // n), bottleneck, seed, sender_cfg)
-    for i in range(n):
-        h.loop.at(0.0, h.wake, i)
-    h.loop.run(max_time, h.finished)
-    intact = sum(1 for i, d in enumerate(h.data) if h.delivered.get(i) == d)
+    h.run(max_time)
+    intact = h.intact()
     ends = [s.finish_time for s in h.senders]
     fct = None if any(e is None for e in ends) else max(ends)
     payload = sum(len(d) for d in h.data)

@@ -20,11 +20,13 @@ import random
 import zlib
 from dataclasses import dataclass, replace
 
+from endpoint.core.packets import Outgoing
 from endpoint.core.receiver import MrcReceiver, ReceiverConfig
 from endpoint.core.sender import MrcSender
 from endpoint.core.sender_config import SenderConfig, emulated_fabric_config
-from endpoint.sim.events import DeadlineTimer, EventLoop
+from endpoint.sim.events import EventLoop
 from endpoint.sim.links import HEADER_FRAME, Path, PathSpec, SimPacket
+from endpoint.sim.senders import SenderGroup
 from endpoint.wire import MrcHeader, payload_fit, route_word
 
 K = 4  # fat-tree arity: 4 pods of 2 edge and 2 aggregation switches, 4 cores, 16 hosts
@@ -155,27 +157,22 @@ class _FatTree:
                 self._get(("edge", dpod, dedge, "host", dst % half))]
 
 
-class _Permutation:
+class _Permutation(SenderGroup):
     def __init__(self, mode: str, spec: PermutationSpec, seed: int,
                  sender_cfg: SenderConfig) -> None:
         rng = random.Random(seed)
         self.mode, self.spec, self.rng = mode, spec, rng
-        self.loop = EventLoop()
-        self.fabric = _FatTree(self.loop, spec, random.Random(rng.getrandbits(64)))
+        loop = EventLoop()
+        self.fabric = _FatTree(loop, spec, random.Random(rng.getrandbits(64)))
         self.pairs = cross_pod_permutation(random.Random(seed))
         size = int(spec.payload_rate * spec.seconds / 8)
-        self.data = [rng.randbytes(size) for _ in self.pairs]
         base = replace(sender_cfg, mss=spec.mss)
         if mode == "source":
             base = replace(base, routes=(tuple(map(source_route, range(PATHS))),))
-        self.senders = [MrcSender(d, 1, replace(base, seed=rng.getrandbits(32)), now=0.0)
-                        for d in self.data]
+        super().__init__(loop, [rng.randbytes(size) for _ in self.pairs], base, rng)
         self.receivers = [MrcReceiver(ReceiverConfig(seed=rng.getrandbits(32)))
                           for _ in self.pairs]
         self.progress: list[list[tuple[float, int]]] = [[(0.0, 0)] for _ in self.pairs]
-        self.delivered: dict[int, bytes] = {}
-        self.timers = [DeadlineTimer(self.loop, lambda i=i: self.wake(i))
-                       for i in range(len(self.pairs))]
         self._ack_hop = spec.hop_delay + HEADER_FRAME * 8 / spec.rate
         self._frame_time = spec.frame_bytes * 8 / spec.rate
 
@@ -192,19 +189,16 @@ class _Permutation:
         agg = switch_hash(key, edge) % half
         return agg * half + switch_hash(key, HOSTS // half + edge // half * half + agg) % half
 
-    def wake(self, i: int) -> None:
-        now, sender = self.loop.now, self.senders[i]
+    def forward(self, i: int, out: Outgoing) -> None:
         src, dst = self.pairs[i]
-        for out in sender.poll(now):
-            hops = self.fabric.hops(src, dst, self.choice(i, out.header))
-            self._forward(SimPacket(out.header, out.payload, out.plane), hops, 0, i)
-        self.timers[i].arm(sender.next_deadline())
+        hops = self.fabric.hops(src, dst, self.choice(i, out.header))
+        self._hop(SimPacket(out.header, out.payload, out.plane), hops, 0, i)
 
-    def _forward(self, pkt: SimPacket, hops: list[Path], at: int, i: int) -> None:
+    def _hop(self, pkt: SimPacket, hops: list[Path], at: int, i: int) -> None:
         if at == len(hops):
             self.at_receiver(i, pkt)
         else:
-            hops[at].forward(pkt, lambda p: self._forward(p, hops, at + 1, i))
+            hops[at].forward(pkt, lambda p: self._hop(p, hops, at + 1, i))
 
     def _reply_delay(self, hops: int) -> float:
         busy = sum(self.rng.random() * self._frame_time for _ in range(hops)
@@ -222,13 +216,6 @@ class _Permutation:
             if msg.ok:
                 self.delivered[i] = bytes(msg.data)
 
-    def at_sender(self, i: int, pkt: SimPacket) -> None:
-        self.senders[i].on_packet(pkt.plane, pkt.header, self.loop.now)
-        self.wake(i)
-
-    def finished(self) -> bool:
-        return all(s.done or s.failed for s in self.senders)
-
 
 def run_permutation(mode: str, seed: int = 1, spec: PermutationSpec | None = None,
                     sender_cfg: SenderConfig | None = None,
@@ -238,8 +225,5 @@ def run_permutation(mode: str, seed: int = 1, spec: PermutationSpec | None = Non
         raise ValueError(f"unknown spray mode {mode!r} (known: {', '.join(MODES)})")
     h = _Permutation(mode, spec or PermutationSpec(), seed,
                      sender_cfg or emulated_fabric_config())
-    for i in range(len(h.pairs)):
-        h.loop.at(0.0, h.wake, i)
-    h.loop.run(max_time, h.finished)
-    intact = sum(1 for i, d in enumerate(h.data) if h.delivered.get(i) == d)
-    return PermutationResult(h.spec, h.pairs, h.senders, h.progress, intact)
+    h.run(max_time)
+    return PermutationResult(h.spec, h.pairs, h.senders, h.progress, h.intact())
