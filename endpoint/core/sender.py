@@ -217,8 +217,8 @@ class MrcSender:
         self.stats.loss_retransmits += 1
         retired = False
         if not blame or self.pool.delivered_since(tx.ev, tx.sent_at):
-            # The EV (or its route) delivered a packet sent after this one: the path works, this packet
-            # was late or unlucky. Not evidence of a failure.
+            # The EV (or its route) delivered a packet sent after this one: the path works,
+            # this packet was late or unlucky. Not evidence of a failure.
             self.stats.losses_not_blamed += 1
         else:
             probe_delay = max(2 * self.rtt.srtt, self.cfg.min_rto)
