@@ -24,6 +24,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
+from endpoint.core.ev_pool import check_routes
 from endpoint.core.receiver import Message, ReceiverConfig
 from endpoint.core.sender_config import EMULATED_MAX_CWND, EMULATED_MIN_RTO, emulated_fabric_config
 from endpoint.kernel_routes import Plane, RouteError, host_interfaces, resolve_plane
@@ -187,10 +188,9 @@ def _write_json(path: Path | None, data: dict[str, object], flag: str) -> None:
 def _routes(texts: list[str], planes: int, evs: int) -> tuple[tuple[int, ...], ...]:
     try:
         routes = parse_routes(texts, planes)
+        check_routes(routes, planes, evs)
     except ValueError as exc:
         raise UsageError(f"--route: {exc}") from None
-    if any(len(words) > evs for words in routes):
-        raise UsageError(f"--route: more routes than --evs ({evs}) to name them")
     return routes
 
 

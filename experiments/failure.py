@@ -89,8 +89,7 @@ def run(session, setup: Setup) -> dict:
             sleep_until(t0 + p["restore_at"])
             events["restored_at"] = session.set_link(core, agg, up=True) - t0
 
-        flows = plans.with_source_routes(session.fabric, plan) if mode == "source" else plan
-        result = session.run_flows(mode, flows, timeout=p["seconds"] * 4 + 20, during=during)
+        result = session.run_flows(mode, plan, timeout=p["seconds"] * 4 + 20, during=during)
         deadline = time.monotonic() + 20
         while len(session.reconvergence()) < known + 2 and time.monotonic() < deadline:
             time.sleep(0.2)  # the controller reports the link's return a little later

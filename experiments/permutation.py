@@ -62,8 +62,7 @@ def run(session, setup: Setup) -> dict:
     for mode in setup.params["modes"]:
         session.progress(mode)
         session.set_spray(mode)
-        flows = plans.with_source_routes(session.fabric, plan) if mode == "source" else plan
-        out["modes"][mode] = session.run_flows(mode, flows,
+        out["modes"][mode] = session.run_flows(mode, plan,
                                                timeout=setup.params["seconds"] * 4 + 20)
     return out
 

@@ -81,6 +81,17 @@ class Retirement:
     ev: int
 
 
+def check_routes(routes: tuple[tuple[int, ...], ...], planes: int, evs_per_plane: int) -> None:
+    """Source routes (per plane, as `EvPool` takes them) that the pool cannot carry: more
+    planes than the sender has, or more routes on a plane than EVs to name them."""
+    if len(routes) > planes:
+        raise ValueError(f"source routes for {len(routes)} planes, the sender has {planes}")
+    for plane, words in enumerate(routes):
+        if len(words) > evs_per_plane:
+            raise ValueError(f"plane {plane}: {len(words)} source routes but only "
+                             f"{evs_per_plane} EVs to name them")
+
+
 class EvPool:
     """The EVs of every plane; picks an EV per packet and tracks retire/probe/reinstate."""
 
@@ -90,8 +101,7 @@ class EvPool:
         """`routes`: per plane, the `route` words of its source routes (none: hashed EVs)."""
         if planes < 1 or not 1 <= evs_per_plane <= 65535:
             raise ValueError("need at least one plane and 1..65535 EVs per plane")
-        if len(routes) > planes:
-            raise ValueError(f"source routes for {len(routes)} planes, the sender has {planes}")
+        check_routes(routes, planes, evs_per_plane)
         self.retire_after = retire_after
         self.ecn_gain = ecn_gain
         self.planes: list[list[EvState]] = []
@@ -99,9 +109,6 @@ class EvPool:
         for plane in range(planes):
             values = rng.sample(range(1, 65536), evs_per_plane)
             words = routes[plane] if plane < len(routes) else ()
-            if len(words) > evs_per_plane:
-                raise ValueError(f"plane {plane}: {len(words)} source routes but only "
-                                 f"{evs_per_plane} EVs to name them")
             states = [EvState(ev, plane, words[i % len(words)] if words else 0)
                       for i, ev in enumerate(values)]
             self.planes.append(states)

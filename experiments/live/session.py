@@ -14,7 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict
 from pathlib import Path
 
-from experiments import flowstats, validity
+from experiments import flowstats, plans, validity
 from experiments.config import ExperimentError, Setup
 from experiments.live import fabric_ops, flows, machine
 from experiments.plans import Flow
@@ -32,6 +32,7 @@ class Session:
         self.workdir = workdir
         self.progress = progress  # called with each phase's name as it starts
         self._runs = 0
+        self._spray: str | None = None  # the mode this session last set
 
     @property
     def fabric(self) -> Fabric:
@@ -40,13 +41,16 @@ class Session:
     # --- configuration ------------------------------------------------------------------
     def set_spray(self, mode: str) -> None:
         self.lab.ask("spray", mode=mode)
+        self._spray = mode
 
     def set_rates(self, host_bps: int | None, fabric_bps: int | None) -> None:
         fabric_ops.apply_rates(self.lab, host_bps, fabric_bps)
 
     def set_thresholds(self, trim: int, ecn: int, spray: str) -> float:
         """Restart the controller with new trim/ECN thresholds; returns seconds taken."""
-        return fabric_ops.restart_controller(self.lab, trim, ecn, spray)
+        taken = fabric_ops.restart_controller(self.lab, trim, ecn, spray)
+        self._spray = spray
+        return taken
 
     # --- observation --------------------------------------------------------------------
     def counters(self, switches: list[str] | None = None) -> dict:
@@ -80,7 +84,10 @@ class Session:
     def run_flows(self, name: str, plan: list[Flow], timeout: float,
                   during: Callable[[float], None] | None = None) -> dict:
         """Run `plan` together; returns the flows' stats, the fabric counter deltas over the
-        run and the machine's verdict on it."""
+        run and the machine's verdict on it. On a fabric in spray mode `source` each sender
+        is given its source routes (a sender without them would fall back to hashed EVs)."""
+        if self._spray == "source":
+            plan = plans.with_source_routes(self.fabric, plan)
         self._runs += 1
         before = self.counters()
         with machine.Monitor(self.lab) as monitor:

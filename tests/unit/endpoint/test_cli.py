@@ -29,7 +29,7 @@ def test_parse_size_rejects(text):
     (["send", "--dst", "10.0.0.2", "--size", "1M", "--route", "1:3,1"], "plane '1' is not"),
     (["send", "--dst", "10.0.0.2", "--size", "1M", "--route", "3,300"], "each 1..255"),
     (["send", "--dst", "10.0.0.2", "--size", "1M", "--evs", "1", "--route", "1",
-      "--route", "2"], "more routes than --evs (1)"),
+      "--route", "2"], "--route: plane 0: 2 source routes but only 1 EVs"),
     (["recv", "--out", "/nonexistent-dir/x.bin"], "/nonexistent-dir"),
     (["frobnicate"], "invalid choice"),
 ])

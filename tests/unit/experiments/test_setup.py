@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
@@ -139,3 +140,32 @@ def test_source_routed_flows_carry_every_path_per_destination_plane():
     assert routes[:4] == ["0:3,3,4,2,2", "0:3,4,4,2,2", "0:4,3,4,2,2", "0:4,4,4,2,2"]
     # only plane 1's NIC is the destination: it is position 0 of --dst
     assert list(second.send_args[3::2]) == routes[:4]
+
+
+def test_a_session_on_a_source_spraying_fabric_gives_the_senders_their_routes(monkeypatch):
+    from contextlib import nullcontext
+    from types import SimpleNamespace
+
+    from experiments.live import session as live
+
+    class Captured(Exception):
+        pass
+
+    def capture(lab, workdir, plan, timeout, during):
+        raise Captured(plan)
+
+    monkeypatch.setattr(live.flows, "run_flows", capture)
+    monkeypatch.setattr(live.machine, "Monitor", lambda lab: nullcontext())
+    monkeypatch.setattr(live.Session, "counters", lambda self, switches=None: {})
+    lab = SimpleNamespace(fabric=parse_spec("fattree:k=4"), ask=lambda *a, **kw: {})
+    s = live.Session(lab, None, Path("/nonexistent"), print)
+    plan = [plans.Flow("h1", "h16", 1000, seed=1)]
+    sent = {}
+    for mode in ("ev", "source"):
+        s.set_spray(mode)
+        with pytest.raises(Captured) as got:
+            s.run_flows(mode, plan, timeout=1.0)
+        sent[mode] = got.value.args[0][0].send_args
+    assert sent["ev"] == ()
+    assert sent["source"] == plans.with_source_routes(lab.fabric, plan)[0].send_args
+    assert sent["source"].count("--route") == 4
