@@ -65,7 +65,7 @@ class EvState:
     probe_backoff: float = 0.0
     retired_count: int = 0
     acked_sent: float = -1.0  # send time of the latest-sent packet on this EV that was acked
-    blamed_sent: float = -1.0  # send time of the packet whose loss last retired this EV
+    lost_sent: float = -1.0  # send time of the latest-sent packet on this EV declared lost
 
     @property
     def usable(self) -> bool:
@@ -115,8 +115,14 @@ class EvPool:
             for st in states:
                 self._by_key[(plane, st.ev)] = st
         self._cursor = [0] * planes
+        # per plane, the send times of the latest packet delivered and declared lost
+        self._plane_acked = [-1.0] * planes
+        self._plane_lost = [-1.0] * planes
         self._next_plane = 0
-        self._recycled: deque[EvState] = deque(maxlen=4 * planes * evs_per_plane)
+        # (EV, until when it may be reused): a clean ACK recycles its EV for the next
+        # packet, not for one sent after a pause; at a transfer's tail, entries from before
+        # a plane failed would otherwise send the last packets into the dead plane.
+        self._recycled: deque[tuple[EvState, float]] = deque(maxlen=4 * planes * evs_per_plane)
         self.retirements: list[Retirement] = []
         self.reinstatements = 0
         self.used: set[tuple[int, int]] = set()
@@ -131,16 +137,21 @@ class EvPool:
 
     def choose(self, now: float, avoid: EvState | None = None) -> EvState:
         """Next EV for a packet: a recycled one if any, else planes in turn and GOOD EVs
-        round-robin within a plane."""
+        round-robin within a plane; a suspect plane (`plane_suspect`) only when every
+        plane is."""
+        planes = self.trusted_planes()
         while self._recycled:
-            st = self._recycled.popleft()
-            if st.usable and st is not avoid and st.penalty_until <= now:
+            st, until = self._recycled.popleft()
+            if until >= now and st.usable and st is not avoid and st.penalty_until <= now \
+                    and (planes is None or st.plane in planes):
                 return self._use(st)
         nplanes = len(self.planes)
         fallback: EvState | None = None
         for _ in range(nplanes):
             plane = self._next_plane
             self._next_plane = (plane + 1) % nplanes
+            if planes is not None and plane not in planes:
+                continue
             pick, soonest = self._choose_in_plane(plane, now, avoid)
             if pick is not None:
                 return self._use(pick)
@@ -191,7 +202,7 @@ class EvPool:
             if st.status is EvStatus.CONGESTED and now >= st.penalty_until:
                 st.status = EvStatus.GOOD
             if st.usable and not st.route:
-                self._recycled.append(st)
+                self._recycled.append((st, now + 2 * penalty))
 
     def _route_mates(self, st: EvState) -> list[EvState]:
         """The EVs that share `st`'s source route (itself included); just `st` if unrouted."""
@@ -203,9 +214,74 @@ class EvPool:
         """Did `st`'s path deliver a packet sent at or after `sent_at`?"""
         return any(mate.acked_sent >= sent_at for mate in self._route_mates(st))
 
+    def on_delivered(self, st: EvState, sent_at: float) -> bool:
+        """A packet sent on `st` at `sent_at` arrived. A retired EV (with its route) is put
+        back when that packet was sent no earlier than the latest packet its path lost:
+        a late ACK of an older packet says nothing of the path since. True when put back."""
+        st.acked_sent = max(st.acked_sent, sent_at)
+        self._plane_acked[st.plane] = max(self._plane_acked[st.plane], sent_at)
+        if st.usable:
+            return False
+        mates = self._route_mates(st)
+        if max(m.acked_sent for m in mates) < max(m.lost_sent for m in mates):
+            return False
+        self.reinstate(st)
+        return True
+
+    def covers_every_path(self, states: list[EvState]) -> bool:
+        """Do `states` include every path the pool still uses (a source route, or a hashed
+        EV)? Losses on all of them at once have a common cause, not a path to blame."""
+        lost = {(st.plane, st.route or st.ev) for st in states}
+        return all((st.plane, st.route or st.ev) in lost for st in self.all() if st.usable)
+
+    def plane_suspect(self, plane: int) -> bool:
+        """Did `plane` lose a packet sent after the latest one it delivered? Its EVs share
+        switches, so a failed plane shows this way before each of its EVs has lost one."""
+        return self._plane_lost[plane] > self._plane_acked[plane]
+
+    def trusted_planes(self) -> frozenset[int] | None:
+        """The planes not suspect; None when that is all of them or none (then any will
+        do). A suspect plane gets packets again once a probe of one of its retired EVs is
+        answered, or a late ACK shows its loss was spurious."""
+        ok = frozenset(p for p in range(len(self.planes)) if not self.plane_suspect(p))
+        return ok if 0 < len(ok) < len(self.planes) else None
+
+    def freshest(self, now: float, avoid: EvState | None = None) -> EvState | None:
+        """Where a packet that timed out goes next: the usable EV (not `avoid`, not
+        penalised) whose path delivered the latest-sent packet, on a plane that lost
+        nothing sent after its latest delivery if there is one."""
+        suspect = [self.plane_suspect(p) for p in range(len(self.planes))]  # once, not per EV
+        best: EvState | None = None
+        best_key = (False, -1.0)
+        for st in self._by_key.values():
+            if st.usable and st is not avoid and st.penalty_until <= now and st.acked_sent >= 0:
+                key = (not suspect[st.plane], st.acked_sent)
+                if best is None or key > best_key:
+                    best, best_key = st, key
+        return self._use(best) if best is not None else None
+
+    def freshest_in_plane(self, plane: int, count: int) -> list[EvState]:
+        """Up to `count` EVs of `plane`, latest delivery first, one per path."""
+        ranked = sorted(self.planes[plane], key=lambda st: st.acked_sent, reverse=True)
+        seen: set[int] = set()
+        out = []
+        for st in ranked:
+            key = st.route or st.ev
+            if key not in seen:
+                seen.add(key)
+                out.append(st)
+                if len(out) == count:
+                    break
+        return out
+
+    def note_lost(self, st: EvState, sent_at: float) -> None:
+        """A packet sent on `st` at `sent_at` was declared lost (blamed or not)."""
+        st.lost_sent = max(st.lost_sent, sent_at)
+        self._plane_lost[st.plane] = max(self._plane_lost[st.plane], sent_at)
+
     def on_loss(self, st: EvState, now: float, probe_delay: float) -> bool:
-        """A packet sent on this EV was lost; True when that retires the EV (and the other
-        EVs of its source route)."""
+        """A packet sent on this EV was lost and blamed on it; True when that retires the
+        EV (and the other EVs of its source route)."""
         st.losses += 1
         st.losses_in_row += 1
         if st.usable and st.losses_in_row >= self.retire_after:

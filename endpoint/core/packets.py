@@ -25,3 +25,15 @@ def ts_us(now: float) -> int:
 def ts_age(now: float, ts: int) -> float:
     """Seconds since a `ts` value was stamped (correct across one 32-bit wrap)."""
     return ((ts_us(now) - ts) & 0xFFFFFFFF) / 1_000_000
+
+
+def ts_grid(t: float) -> float:
+    """`t` on the `ts` clock's microsecond grid (unwrapped): comparable with
+    `echoed_send_time` exactly."""
+    return int(t * 1_000_000) / 1_000_000
+
+
+def echoed_send_time(now: float, ts: int) -> float:
+    """When the packet whose `ts` an ACK echoes was sent, on the `ts_grid`."""
+    tick = int(now * 1_000_000)
+    return (tick - ((tick - ts) & 0xFFFFFFFF)) / 1_000_000

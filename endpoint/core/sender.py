@@ -22,8 +22,12 @@ Recovery:
 - Retirement: a lost PSN is resent on another EV. Its EV is blamed only when nothing sent
   later on it was acked; `retire_after` blamed losses in a row (default 1) retire it, then
   it is probed.
+- Reinstatement: a retired EV comes back when a probe on it is answered, or when a packet
+  sent on its path no earlier than the latest one it lost is acknowledged (a late ACK of
+  an older packet says nothing of the path since it failed).
 - The sender fails (``failed`` set, ``error`` says why) when it hears nothing from the
-  receiver for `idle_timeout` seconds.
+  receiver for `idle_timeout` seconds and then none of the last probes it sends on every
+  plane (on the EVs that delivered last) is answered within one RTO.
 """
 
 from __future__ import annotations
@@ -36,8 +40,8 @@ from array import array
 
 from endpoint.core import recovery
 from endpoint.core.congestion import DctcpWindow
-from endpoint.core.ev_pool import EvPool, EvState, EvStatus
-from endpoint.core.packets import Outgoing, ts_age, ts_us
+from endpoint.core.ev_pool import EvPool, EvState
+from endpoint.core.packets import Outgoing, echoed_send_time, ts_age, ts_grid, ts_us
 from endpoint.core.recovery import LossLedger, LostRecord, ReorderWindow
 from endpoint.core.rtt import QueueExplainedDelay, RttEstimator, RttQuantile
 from endpoint.core.sack import SendScoreboard, Transmission
@@ -47,6 +51,7 @@ from endpoint.wire import Flag, MrcHeader, MsgType, sacked_psns
 log = logging.getLogger(__name__)
 
 MAX_MESSAGE = 0xFFFFFFFF  # `offset` is 32 bits
+LAST_CALL_EVS = 4  # paths per plane probed before giving up
 
 
 class MrcSender:
@@ -93,6 +98,9 @@ class MrcSender:
         self._ledger = LossLedger()  # inferred losses, until shown real or spurious
         self._first_sent = array("d", [-1.0]) * self.npkts  # compact: messages can be big
         self._avoid: dict[int, EvState] = {}
+        self._timed_out: set[int] = set()  # PSNs to resend on the freshest path
+        # (silence began, give up at): the last call before giving up, see `_last_call`
+        self._give_up: tuple[float, float] | None = None
         self._probe_seq = 0
         self._paced_until = 0.0  # no DATA before this (a trim at the one-packet window)
 
@@ -103,8 +111,13 @@ class MrcSender:
         if self.done or self.failed:
             return out
         if now - self._last_heard >= self.cfg.idle_timeout:
-            self._fail(f"no answer from the receiver for {self.cfg.idle_timeout:g} s")
-            return out
+            if not self.opening and (self._give_up is None
+                                     or self._give_up[0] != self._last_heard):
+                return self._last_call(now)
+            if self.opening or now >= self._give_up[1]:
+                self._fail(f"no answer from the receiver for {self.cfg.idle_timeout:g} s, "
+                           f"nor to a last probe on each of {len(self.pool.planes)} planes")
+                return out
         if self.opening:
             if now >= self._open_at:
                 out.append(self._open_probe(now))
@@ -130,6 +143,8 @@ class MrcSender:
         if self.done or self.failed:
             return None
         times = [self._last_heard + self.cfg.idle_timeout]
+        if self._give_up is not None and self._give_up[0] == self._last_heard:
+            times = [self._give_up[1]]
         if self.opening:
             times.append(self._open_at)
         else:
@@ -200,13 +215,12 @@ class MrcSender:
             self._rto_backoff = min(self._rto_backoff * 2, 64)
             log.debug("RTO at %.6f: %d packets", now, len(lost_timeout))
             timeout = self._ledger.open_timeout(len(lost_timeout))
-            # Source routes lost all at once share no path to blame: the cause is common
-            # (a stall, the receiver, the sender's own link). Retiring each would retire
-            # every route; measured on the failure experiment, senders lost all 4 routes at
-            # once and recovered after 0.35-0.65 s instead of within a few RTTs.
-            routes = {tx.ev.route for tx in lost_timeout}
-            blame = len(routes) == 1 or 0 in routes
+            # Losses on every path still in use share no path to blame: the cause is common
+            # (a stall, the receiver, the sender's own link), and retiring them all would
+            # leave nothing to send on. Losses on some paths (a failed plane's) are theirs.
+            blame = not self.pool.covers_every_path([tx.ev for tx in lost_timeout])
             for tx in lost_timeout:
+                self._timed_out.add(tx.psn)
                 self._lose(tx, now, timeout, blame)
 
     def _lose(self, tx: Transmission, now: float, timeout: int = 0,
@@ -215,6 +229,7 @@ class MrcSender:
         self._avoid[tx.psn] = tx.ev
         self._lost_since.setdefault(tx.psn, self._first_sent[tx.psn])
         self.stats.loss_retransmits += 1
+        self.pool.note_lost(tx.ev, ts_grid(tx.sent_at))
         retired = False
         if not blame or self.pool.delivered_since(tx.ev, tx.sent_at):
             # The EV (or its route) delivered a packet sent after this one: the path works,
@@ -224,7 +239,6 @@ class MrcSender:
             probe_delay = max(2 * self.rtt.srtt, self.cfg.min_rto)
             retired = self.pool.on_loss(tx.ev, now, probe_delay)
             if retired:
-                tx.ev.blamed_sent = tx.sent_at
                 log.info("retired EV 0x%04x (plane %d) at %.6f", tx.ev.ev, tx.ev.plane, now)
         self._ledger.record(tx.psn, LostRecord(ts_us(tx.sent_at), tx.ev, tx.sent_at,
                                                now - tx.sent_at, retired, timeout))
@@ -242,18 +256,19 @@ class MrcSender:
             self.stats.timeouts_undone += 1
         cap = max(4 * self.rtt.srtt, self.rtt_hi.peak)  # beyond the slowest ACK seen: moot
         self.reorder.on_spurious(now, lateness, self.rtt.min_rtt, cap)
-        if rec.retired and rec.ev.status in (EvStatus.FAILED, EvStatus.PROBING):
-            self._unretire(rec.ev)
+        self._delivered(rec.ev, ts_grid(rec.sent_at))
+
+    def _delivered(self, st: EvState, sent_at: float) -> None:
+        """A packet sent on `st` at `sent_at` (on the `ts` grid) arrived."""
+        if self.pool.on_delivered(st, sent_at):
+            self.stats.evs_unretired += 1
+            log.info("EV 0x%04x (plane %d) delivered after its last loss: back in service",
+                     st.ev, st.plane)
 
     def _settle(self, rec: LostRecord) -> None:
         """A packet declared lost arrived after all, whole or trimmed."""
         if self._ledger.settle(rec):
             self.stats.timeouts_spurious += 1
-
-    def _unretire(self, st: EvState) -> None:
-        self.pool.reinstate(st)
-        self.stats.evs_unretired += 1
-        log.info("EV 0x%04x (plane %d) loss was spurious: back in service", st.ev, st.plane)
 
     def _header(self, mtype: MsgType, st: EvState, now: float, **fields: int) -> MrcHeader:
         return MrcHeader(type=mtype, ev=st.ev, conn=self.conn, ts=ts_us(now), route=st.route,
@@ -269,14 +284,35 @@ class MrcSender:
         return Outgoing(hdr, b"", st.plane)
 
     def _probe(self, st: EvState, now: float) -> Outgoing:
+        self.pool.start_probe(st, now, max(2 * self.current_rto(), self.cfg.min_rto))
+        return self._header_probe(st, now)
+
+    def _last_call(self, now: float) -> list[Outgoing]:
+        """The receiver has been silent for `idle_timeout`: before giving up, probe each
+        plane on the EVs that delivered last (a few per plane) and wait one RTO. Any
+        answer resets the silence, so the sender never gives up while a plane delivers
+        to a live receiver, whatever EVs it happened to be trying."""
+        wait = max(self.current_rto(), self.cfg.min_rto)
+        self._give_up = (self._last_heard, now + wait)
+        log.info("receiver silent for %.3f s: last probes on every plane", now - self._last_heard)
+        return [self._header_probe(st, now) for plane in range(len(self.pool.planes))
+                for st in self.pool.freshest_in_plane(plane, LAST_CALL_EVS)]
+
+    def _header_probe(self, st: EvState, now: float) -> Outgoing:
         self._probe_seq += 1
         self.stats.probes_sent += 1
-        self.pool.start_probe(st, now, max(2 * self.current_rto(), self.cfg.min_rto))
-        hdr = self._header(MsgType.PROBE, st, now, psn=self._probe_seq)
-        return Outgoing(hdr, b"", st.plane)
+        return Outgoing(self._header(MsgType.PROBE, st, now, psn=self._probe_seq), b"", st.plane)
 
     def _data(self, psn: int, retx: bool, now: float) -> Outgoing:
-        st = self.pool.choose(now, self._avoid.pop(psn, None) if retx else None)
+        avoid = self._avoid.pop(psn, None) if retx else None
+        st = None
+        if psn in self._timed_out:
+            # A timeout's resend goes where packets last got through: at a transfer's tail
+            # no later ACK would reveal a second loss, only another timeout.
+            self._timed_out.discard(psn)
+            st = self.pool.freshest(now, avoid)
+        if st is None:
+            st = self.pool.choose(now, avoid)
         offset = psn * self.cfg.mss
         length = min(self.cfg.mss, self.length - offset)
         last = psn == self.npkts - 1
@@ -325,13 +361,14 @@ class MrcSender:
             self._last_heard = now
             self._rtt_sample(st, hdr, now)
             log.info("connection 0x%08x open after %.6f s", self.conn, now - self.start_time)
-        elif not self.opening and hdr.conn == self.conn and st is not None \
-                and st.status in (EvStatus.PROBING, EvStatus.FAILED):
+        elif not self.opening and hdr.conn == self.conn and st is not None:
             self._last_heard = now
             self.stats.probe_replies += 1
             self._rtt_sample(st, hdr, now)
-            self.pool.reinstate(st)
-            log.info("reinstated EV 0x%04x (plane %d)", st.ev, st.plane)
+            self.pool.on_delivered(st, echoed_send_time(now, hdr.ts))
+            if not st.usable:
+                self.pool.reinstate(st)
+                log.info("reinstated EV 0x%04x (plane %d)", st.ev, st.plane)
         else:
             self.stats.ignored += 1
 
@@ -345,12 +382,7 @@ class MrcSender:
         if age is not None and hdr.type == MsgType.ACK:
             self.queue_delay.update(age, self.rtt.min_rtt, hdr.qmax)
         if st is not None and age is not None and hdr.type == MsgType.ACK:
-            st.acked_sent = max(st.acked_sent, now - age)
-            if st.acked_sent > st.blamed_sent and st.status in (EvStatus.FAILED,
-                                                                 EvStatus.PROBING):
-                # It delivered a packet sent after the one whose loss retired it: the path
-                # works, that loss was a fluke or merely late.
-                self._unretire(st)
+            self._delivered(st, echoed_send_time(now, hdr.ts))
         ecn = bool(hdr.flags & Flag.ECN_ECHO)
         high_q = self.cfg.qmax_threshold > 0 and hdr.qmax >= self.cfg.qmax_threshold
         is_nack = hdr.type == MsgType.NACK

@@ -48,6 +48,10 @@ class PathSpec:
     ecn_threshold: int | None = 8
     fail_at: float | None = None
     recover_at: float | None = None
+    # True: a failure also drops the packets already on the path. False: the failure is at
+    # the path's entry (a link before the queues), so packets that got past it still
+    # arrive, as after a failed core link whose downstream switches are slow to drain.
+    drop_in_flight: bool = True
 
 
 @dataclass(slots=True)
@@ -137,7 +141,7 @@ class Path:
         self._serve()
 
     def _arrive(self, pkt: SimPacket, deliver: Deliver) -> None:
-        if self.is_down(self.loop.now):
+        if self.spec.drop_in_flight and self.is_down(self.loop.now):
             self.counters.failed_dropped += 1
             return
         deliver(pkt)

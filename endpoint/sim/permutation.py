@@ -42,12 +42,16 @@ class PermutationSpec:
     rate: float = 4e6  # bit/s, every port
     mtu: int = 9000
     hop_delay: float = 0.5e-3  # per hop, beside serialisation (a software switch's latency)
+    hop_jitter: float = 0.0  # per hop, up to this much more delay (uniform): a busy CPU
     queue_limit: int = 64
     trim_threshold: int | None = 16
     ecn_threshold: int | None = 8
     seconds: float = 10.0  # each flow's size: this long at the link's payload rate
     warmup: float = 2.0
     busy_share: float = 0.9  # how often a reply finds its port sending a data frame
+    planes: int = 1  # fat-trees side by side, every host with one NIC on each
+    failed_plane: int | None = None  # every core link of this plane fails at `fail_at`
+    fail_at: float = 1.0
 
     @property
     def mss(self) -> int:
@@ -128,17 +132,25 @@ def cross_pod_permutation(rng: random.Random) -> list[tuple[int, int]]:
 class _FatTree:
     """The ports of the fat-tree as `Path` queues, and a flow's hops for a path choice."""
 
-    def __init__(self, loop: EventLoop, spec: PermutationSpec, rng: random.Random) -> None:
+    def __init__(self, loop: EventLoop, spec: PermutationSpec, rng: random.Random,
+                 fail_at: float | None = None) -> None:
         self.spec = spec
-        port = PathSpec(delay=spec.hop_delay, bandwidth=spec.rate, queue_limit=spec.queue_limit,
+        port = PathSpec(delay=spec.hop_delay, jitter=spec.hop_jitter, bandwidth=spec.rate,
+                        queue_limit=spec.queue_limit,
                         trim_threshold=spec.trim_threshold, ecn_threshold=spec.ecn_threshold)
         self._port, self._loop, self._rng = port, loop, rng
+        self.fail_at = fail_at  # when every aggregation-core link fails (both directions)
         self.ports: dict[tuple, Path] = {}
+
+    def core_down(self, t: float) -> bool:
+        return self.fail_at is not None and t >= self.fail_at
 
     def _get(self, name: tuple) -> Path:
         path = self.ports.get(name)
         if path is None:
-            path = Path(self._loop, replace(self._port), random.Random(self._rng.getrandbits(64)),
+            core_link = name[0] == "core" or name[-2] == "up" and name[0] == "agg"
+            spec = replace(self._port, fail_at=self.fail_at if core_link else None)
+            path = Path(self._loop, spec, random.Random(self._rng.getrandbits(64)),
                         "-".join(map(str, name)))
             self.ports[name] = path
         return path
@@ -163,20 +175,23 @@ class _Permutation(SenderGroup):
         rng = random.Random(seed)
         self.mode, self.spec, self.rng = mode, spec, rng
         loop = EventLoop()
-        self.fabric = _FatTree(loop, spec, random.Random(rng.getrandbits(64)))
+        self.fabrics = [_FatTree(loop, spec, random.Random(rng.getrandbits(64)),
+                                 spec.fail_at if plane == spec.failed_plane else None)
+                        for plane in range(spec.planes)]
         self.pairs = cross_pod_permutation(random.Random(seed))
-        size = int(spec.payload_rate * spec.seconds / 8)
+        size = int(spec.payload_rate * spec.seconds * spec.planes / 8)
         base = replace(sender_cfg, mss=spec.mss)
         if mode == "source":
-            base = replace(base, routes=(tuple(map(source_route, range(PATHS))),))
-        super().__init__(loop, [rng.randbytes(size) for _ in self.pairs], base, rng)
+            base = replace(base, routes=(tuple(map(source_route, range(PATHS))),) * spec.planes)
+        super().__init__(loop, [rng.randbytes(size) for _ in self.pairs], base, rng,
+                         spec.planes)
         self.receivers = [MrcReceiver(ReceiverConfig(seed=rng.getrandbits(32)))
                           for _ in self.pairs]
         self.progress: list[list[tuple[float, int]]] = [[(0.0, 0)] for _ in self.pairs]
         self._ack_hop = spec.hop_delay + HEADER_FRAME * 8 / spec.rate
         self._frame_time = spec.frame_bytes * 8 / spec.rate
 
-    def choice(self, i: int, header: MrcHeader) -> int:
+    def choice(self, i: int, header: MrcHeader, plane: int = 0) -> int:
         """The path (aggregation switch * k/2 + core index) of flow i's packet."""
         half = K // 2
         if self.mode == "random":
@@ -185,13 +200,13 @@ class _Permutation(SenderGroup):
             return route_choice(header.route)
         src, dst = self.pairs[i]
         key = bytes([src, dst]) + (header.ev.to_bytes(2, "big") if self.mode == "ev" else b"")
-        edge = src // half  # switch ids: edges 0..7, then aggregation switches
+        edge = src // half + plane * HOSTS  # switch ids: edges 0..7, then aggregation switches
         agg = switch_hash(key, edge) % half
         return agg * half + switch_hash(key, HOSTS // half + edge // half * half + agg) % half
 
     def forward(self, i: int, out: Outgoing) -> None:
         src, dst = self.pairs[i]
-        hops = self.fabric.hops(src, dst, self.choice(i, out.header))
+        hops = self.fabrics[out.plane].hops(src, dst, self.choice(i, out.header, out.plane))
         self._hop(SimPacket(out.header, out.payload, out.plane), hops, 0, i)
 
     def _hop(self, pkt: SimPacket, hops: list[Path], at: int, i: int) -> None:
@@ -203,12 +218,17 @@ class _Permutation(SenderGroup):
     def _reply_delay(self, hops: int) -> float:
         busy = sum(self.rng.random() * self._frame_time for _ in range(hops)
                    if self.rng.random() < self.spec.busy_share)
-        return hops * self._ack_hop + busy
+        jitter = sum(self.rng.random() * self.spec.hop_jitter for _ in range(hops)) \
+            if self.spec.hop_jitter else 0.0
+        return hops * self._ack_hop + busy + jitter
 
     def at_receiver(self, i: int, pkt: SimPacket) -> None:
         now = self.loop.now
         receiver = self.receivers[i]
-        for reply in receiver.on_packet(i, pkt.header, pkt.payload, pkt.ce, now):
+        replies = receiver.on_packet(i, pkt.header, pkt.payload, pkt.ce, now)
+        if self.fabrics[pkt.plane].core_down(now):
+            replies = []  # they would cross the failed plane's core
+        for reply in replies:
             self.loop.after(self._reply_delay(5), self.at_sender, i,
                             SimPacket(reply.header, b"", pkt.plane))
         self.progress[i].append((now, receiver.stats.bytes_placed))

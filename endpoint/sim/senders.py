@@ -19,13 +19,14 @@ from endpoint.sim.links import SimPacket
 
 
 class SenderGroup:
-    """Senders of `data` (one message each), seeded in order from `rng`."""
+    """Senders of `data` (one message each, over `planes` planes), seeded in order from
+    `rng`."""
 
     def __init__(self, loop: EventLoop, data: list[bytes], cfg: SenderConfig,
-                 rng: random.Random) -> None:
+                 rng: random.Random, planes: int = 1) -> None:
         self.loop = loop
         self.data = data
-        self.senders = [MrcSender(d, 1, replace(cfg, seed=rng.getrandbits(32)), now=0.0)
+        self.senders = [MrcSender(d, planes, replace(cfg, seed=rng.getrandbits(32)), now=0.0)
                         for d in data]
         self.timers = [DeadlineTimer(loop, lambda i=i: self.wake(i)) for i in range(len(data))]
         self.delivered: dict[int, bytes] = {}

@@ -184,3 +184,60 @@ def test_quick_adapt_keeps_the_floors():
     for i in range(10):
         w.on_feedback(False, now=0.01 * i, srtt=0.05, trimmed=True)
     assert w.cwnd >= w.loss_min_cwnd
+
+
+def test_a_late_ack_of_an_older_packet_does_not_bring_back_an_ev_that_lost_a_newer_one():
+    pool = EvPool(2, 4, random.Random(9), retire_after=1)
+    st = pool.planes[1][0]
+    pool.note_lost(st, 1.0)  # sent at 1.0, lost: the path died after 0.9
+    assert pool.on_loss(st, 1.2, probe_delay=0.1) and st.status is EvStatus.FAILED
+    assert not pool.on_delivered(st, 0.9)  # an ACK of a packet sent before the loss
+    assert st.status is EvStatus.FAILED and st.acked_sent == 0.9
+    assert pool.on_delivered(st, 1.0)  # the lost packet itself turns up: it was only late
+    assert st.status is EvStatus.GOOD
+
+
+def test_a_recycled_ev_is_for_the_next_packet_not_one_after_a_pause():
+    pool = EvPool(2, 8, random.Random(10))
+    a = pool.planes[1][3]
+    pool.on_feedback(a, marked=False, now=1.0, penalty=0.01)
+    assert pool.choose(1.5) is not a  # stale: round-robin instead
+    pool.on_feedback(a, marked=False, now=2.0, penalty=0.01)
+    assert pool.choose(2.01) is a
+
+
+def test_a_plane_that_lost_what_it_sent_after_its_last_delivery_is_avoided():
+    pool = EvPool(2, 8, random.Random(11))
+    for st in pool.all():
+        pool.on_delivered(st, 1.0)
+    dead = pool.planes[1][0]
+    pool.note_lost(dead, 1.1)
+    assert pool.plane_suspect(1) and pool.trusted_planes() == frozenset({0})
+    assert {pool.choose(1.3).plane for _ in range(16)} == {0}
+    pool.on_delivered(pool.planes[1][5], 1.2)  # plane 1 delivered a packet sent later
+    assert pool.trusted_planes() is None
+    assert {pool.choose(1.3).plane for _ in range(16)} == {0, 1}
+    pool.note_lost(pool.planes[0][0], 1.3)
+    pool.note_lost(pool.planes[1][0], 1.3)
+    assert pool.trusted_planes() is None  # every plane suspect: any will do
+
+
+def test_a_timed_out_packet_goes_where_the_latest_packet_got_through():
+    pool = EvPool(2, 4, random.Random(12))
+    for i, st in enumerate(pool.all()):
+        pool.on_delivered(st, 1.0 + i / 100)
+    late_plane_1 = pool.planes[1][-1]  # delivered the latest-sent packet ...
+    pool.note_lost(pool.planes[1][0], 1.5)  # ... but its plane lost one sent after it
+    assert pool.freshest(2.0) is pool.planes[0][-1]
+    assert pool.freshest(2.0, avoid=pool.planes[0][-1]) is pool.planes[0][-2]
+    assert late_plane_1.usable
+
+
+def test_losses_on_every_path_in_use_have_a_common_cause():
+    pool = EvPool(2, 2, random.Random(13))
+    assert pool.covers_every_path(pool.all())
+    assert not pool.covers_every_path(pool.planes[1])  # one plane's: that plane's fault
+    routed = EvPool(1, 4, random.Random(14), routes=(ROUTES[:2],))
+    one_each = [routed.planes[0][0], routed.planes[0][1]]
+    assert routed.covers_every_path(one_each)
+    assert not routed.covers_every_path(one_each[:1])

@@ -163,10 +163,35 @@ def test_rto_when_nothing_comes_back_then_idle_failure():
     assert tx.stats.timeouts == 1 and tx.stats.losses_by_timeout == len(first)
     assert resent and all(o.header.flags & Flag.RETX for o in resent)
     t = deadline
+    last_call: list = []
     while not tx.failed:
         t = tx.next_deadline()
-        tx.poll(t)
-    assert "no answer from the receiver" in tx.error and t <= now + 0.5 + 1e-9
+        out = tx.poll(t)
+        if out and all(o.header.type == MsgType.PROBE for o in out):
+            last_call = out
+    # After idle_timeout of silence, a last probe on the EVs that delivered last, then one
+    # RTO (at most a third of idle_timeout) for its answer.
+    assert last_call and {o.header.ev for o in last_call} <= {st.ev for st in tx.pool.all()}
+    assert "no answer from the receiver" in tx.error
+    assert now + 0.5 < t <= now + 0.5 + 0.5 / 3 + 1e-9
+
+
+def test_a_last_probe_answered_keeps_the_sender_going():
+    tx, rx = make(idle_timeout=0.5)
+    now = establish(tx, rx)
+    tx.poll(now)
+    t = now
+    while True:  # nothing comes back until the last call
+        t = tx.next_deadline()
+        out = tx.poll(t)
+        if out and all(o.header.type == MsgType.PROBE for o in out):
+            break
+    assert not tx.failed
+    deliver(tx, rx, out[:1], t + RTT)  # the receiver answers one of them
+    assert tx.stats.probe_replies == 1
+    assert tx.next_deadline() < t + RTT + 0.5 and not tx.failed
+    tx.poll(t + 2 * RTT)
+    assert not tx.failed
 
 
 def test_backed_off_timer_stays_under_a_third_of_idle_timeout_so_a_stall_is_survived():

@@ -4,6 +4,7 @@ import pytest
 
 from endpoint.core.ev_pool import EvStatus
 from endpoint.core.sender import SenderConfig
+from endpoint.core.sender_config import emulated_fabric_config
 from endpoint.sim import PathSpec, ev_path_index, payload_capacity, run_transfer
 
 MB = 1 << 20
@@ -131,3 +132,34 @@ def test_vanished_receiver_fails_sender_in_bounded_time():
     assert r.sender.failed and not r.completed
     assert "no answer from the receiver" in r.sender.error
     assert r.messages == []
+
+
+@pytest.mark.parametrize("seed", [5, 17])
+def test_a_plane_failing_near_the_end_does_not_stall_the_transfer(seed):
+    # The planes experiment's stall (issue 28): plane 1 is slow (deep queues) and fails as
+    # the last packets go out; packets that got past the failure are still acked, late.
+    # Before the fix those late ACKs put plane 1's EVs back in service and stale recycled
+    # EVs sent the last packet into the dead plane again and again: the sender gave up
+    # with one packet missing ("no answer from the receiver for 2 s").
+    fast = paths(4, delay=5e-3, bandwidth=2e6)
+    slow = paths(4, delay=0.1, bandwidth=2e6, fail_at=0.2, drop_in_flight=False)
+    cfg = emulated_fabric_config(seed=seed, evs_per_plane=16, idle_timeout=2.0)
+    r = run_transfer(150_000, [fast, slow], seed=seed, sender_cfg=cfg, max_time=10)
+    assert_delivered_once(r)
+    s = r.sender
+    assert s.stats.max_loss_recovery < 3 * s.rtt.srtt
+    assert r.finish_time < 1.0
+
+
+def test_a_whole_plane_failing_mid_transfer_moves_everything_to_the_other():
+    fail_at = 0.05
+    planes = [paths(4), paths(4, fail_at=fail_at)]
+    r = run_transfer(8 * MB, planes, seed=21, max_time=10)
+    assert_delivered_once(r)
+    s = r.sender
+    srtt = s.rtt.srtt
+    # after a few RTTs, nothing more goes into the dead plane
+    late = [t for t, plane, _ev in r.sends if plane == 1 and t > fail_at + 10 * srtt]
+    assert s.stats.probes_sent > 0 and len(late) <= s.stats.probes_sent
+    surviving = payload_capacity(planes[0], MSS)
+    assert r.goodput_between(fail_at + 10 * srtt, r.finish_time) >= 0.85 * surviving
