@@ -21,19 +21,19 @@ from pathlib import Path
 from p4.config.v1 import p4info_pb2
 from p4.v1 import p4runtime_pb2
 
+from controller.link_monitor import LinkMonitor
 from controller.link_state_file import load_down_links, save_down_links
-from controller.next_hops import LinkId, compute_next_hops, enumerate_paths, link_id
+from controller.next_hops import LinkId, compute_next_hops, enumerate_paths
 from controller.p4rt_codec import (
     DROP_COUNTER,
     PORT_COUNTERS,
     Codec,
     P4Ids,
-    encode_uint,
     pipeline_cookie,
 )
-from controller.probe_liveness import LinkEvent, LinkStatus, ProbeLiveness, parse_probe, probe_frame
+from controller.probe_liveness import LinkEvent, LinkStatus
 from controller.switch_session import SessionError, SwitchSession
-from controller.switch_state import ForwardingPolicy, SwitchState, build_switch_state, hash_salt
+from controller.switch_state import ForwardingPolicy, SwitchState, desired_state
 from controller.write_plan import apply_ops, plan
 from fabric_model.topology_file import TopologyFile
 
@@ -81,27 +81,23 @@ class FabricController:
         self.codec = Codec(self.ids)
         self.policy = policy
         self.ready_timeout = ready_timeout
-        self._packet_out_ids = self.ids.packet_metadata("packet_out")
-        self._packet_in_ids = {v: k for k, v in self.ids.packet_metadata("packet_in").items()}
         self._state_lock = threading.Lock()  # guards policy, next_hops, down links
         self._switch_locks = {name: threading.Lock() for name in self.fabric.switches}
         self.installed: dict[str, SwitchState | None] = dict.fromkeys(self.fabric.switches)
         self.synced: dict[str, bool] = dict.fromkeys(self.fabric.switches, False)
-        self._links = {link_id(lk): lk for lk in self.fabric.fabric_links()}
-        self._link_by_sender = {lid[0]: lid for lid in self._links}
         self.link_state_path = link_state_path
-        down = load_down_links(link_state_path, topology, set(self._links))
+        links = LinkMonitor(self.fabric, probe_interval, miss_limit).links
+        down = load_down_links(link_state_path, topology, set(links))
         if down:
             log.info("links down before restart, avoided until probes answer: %s",
                      ", ".join(sorted(link_name(lk) for lk in down)))
         self.next_hops = compute_next_hops(self.fabric, down)
-        self.monitor = ProbeLiveness(list(self._links), probe_interval, miss_limit,
-                                   initially_down=down)
+        self.monitor = LinkMonitor(self.fabric, probe_interval, miss_limit, initially_down=down)
+        self._links = self.monitor.links
         self._monitor_lock = threading.Lock()
         self._link_events: queue.Queue[LinkEvent | None] = queue.Queue()
         self._link_commands: dict[LinkId, float] = {}  # link -> wall time of CLI command
         self.reconvergences: list[Reconvergence] = []
-        self._by_device = {sw.device_id: sw.name for sw in self.fabric.switches.values()}
         election = election_id if election_id is not None else int(time.time() * 1000)
         self.sessions = {
             sw.name: session_factory(sw.name, sw.device_id, sw.grpc_address, election,
@@ -159,9 +155,7 @@ class FabricController:
         with self._state_lock:
             hops = self.next_hops[name]
             policy = self.policy
-        switch = self.fabric.switches[name]
-        return build_switch_state(sorted(switch.ports), hops, policy,
-                                  hash_salt(switch.device_id))
+        return desired_state(self.fabric.switches[name], hops, policy)
 
     def _on_primary(self, session: SwitchSession) -> None:
         with self._monitor_lock:
@@ -261,19 +255,13 @@ class FabricController:
         while not self._stopped.is_set():
             now = time.monotonic()
             with self._monitor_lock:
-                events, probes = self.monitor.start_round(now)
+                events, probes = self.monitor.probes(now, int(time.time() * 1000))
             for event in events:
                 self._link_events.put(event)
-            ts_ms = int(time.time() * 1000)
-            for link, seq in probes:
-                sender, port = link[0]
-                if not self.synced.get(sender):
-                    continue
-                sw = self.fabric.switches[sender]
-                metadata = {mid: encode_uint(port if name == "egress_port" else 0)
-                            for name, mid in self._packet_out_ids.items()}
-                self.sessions[sender].packet_out(
-                    probe_frame(sw.device_id, port, seq, ts_ms), metadata)
+            for probe in probes:
+                if self.synced.get(probe.switch):
+                    self.sessions[probe.switch].packet_out(
+                        probe.frame, self.codec.packet_out_metadata(probe.port))
             next_round += interval
             delay = next_round - time.monotonic()
             if delay < 0:  # fell behind (busy machine): skip rounds, do not burst
@@ -283,22 +271,9 @@ class FabricController:
 
     def _on_packet_in(self, session: SwitchSession, payload: bytes,
                       metadata: dict[int, bytes]) -> None:
-        probe = parse_probe(payload)
-        if probe is None:
-            return
-        device_id, port, seq, _ = probe
-        sender = self._by_device.get(device_id)
-        link = self._link_by_sender.get((sender, port)) if sender else None
-        if link is None:
-            return
-        ingress = next((int.from_bytes(v, "big") for mid, v in metadata.items()
-                        if self._packet_in_ids.get(mid) == "ingress_port"), None)
-        if link[1] != (session.name, ingress):
-            log.warning("probe from %s:%d arrived at %s:%s, expected %s:%d", sender, port,
-                        session.name, ingress, *link[1])
-            return
         with self._monitor_lock:
-            event = self.monitor.probe_answered(link, seq, time.monotonic())
+            event = self.monitor.answered(session.name, self.codec.packet_in_port(metadata), payload,
+                                          time.monotonic())
         if event is not None:
             self._link_events.put(event)
 

@@ -120,6 +120,19 @@ class Codec:
         self.a_forward = ids.action(A_FORWARD)
         self.a_spray = ids.action(A_SET_SPRAY)
         self.a_thresholds = ids.action(A_SET_THRESHOLDS)
+        self._packet_out_ids = ids.packet_metadata("packet_out")
+        self._packet_in_names = {v: k for k, v in ids.packet_metadata("packet_in").items()}
+
+    # --- packet I/O -----------------------------------------------------------------------
+    def packet_out_metadata(self, port: int) -> dict[int, bytes]:
+        """PacketOut metadata (id -> bytes) sending a frame out of `port` (a link probe)."""
+        return {mid: encode_uint(port if name == "egress_port" else 0)
+                for name, mid in self._packet_out_ids.items()}
+
+    def packet_in_port(self, metadata: dict[int, bytes]) -> int | None:
+        """The ingress port a PacketIn's metadata (id -> bytes) names."""
+        return next((int.from_bytes(v, "big") for mid, v in metadata.items()
+                     if self._packet_in_names.get(mid) == "ingress_port"), None)
 
     # --- building -------------------------------------------------------------------------
     def _action(self, action_id: int, action_name: str, *args: int) -> p4runtime_pb2.Action:

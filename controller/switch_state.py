@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from fabric_model.model import SwitchNode
 from fabric_model.spray import SPRAY_MODES
 
 MAX_GROUP_PORT = 31
@@ -126,3 +127,10 @@ def build_switch_state(
         for port in ports:
             state.thresholds[port] = thresholds
     return state
+
+
+def desired_state(switch: SwitchNode, next_hops: dict[str, frozenset[int]],
+                  policy: ForwardingPolicy) -> SwitchState:
+    """What `switch` should hold: its routes from `next_hops`, the policy, its salt."""
+    return build_switch_state(sorted(switch.ports), next_hops, policy,
+                              hash_salt(switch.device_id))

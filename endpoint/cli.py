@@ -28,7 +28,7 @@ from endpoint.core.ev_pool import check_routes
 from endpoint.core.receiver import Message, ReceiverConfig
 from endpoint.core.sender_config import EMULATED_MAX_CWND, EMULATED_MIN_RTO, emulated_fabric_config
 from endpoint.kernel_routes import Plane, RouteError, host_interfaces, resolve_plane
-from endpoint.runner import mss_for, run_receiver, run_sender, write_message
+from endpoint.runner import DEFAULT_LINGER, mss_for, run_receiver, run_sender, write_message
 from endpoint.wire import MsgType, parse_route, parse_routes
 
 if TYPE_CHECKING:  # endpoint.blast imports Scapy (~1 CPU-second): only `blast` pays for it
@@ -128,8 +128,9 @@ def build_parser() -> argparse.ArgumentParser:
     recv.add_argument("--once", action="store_true", help="exit after one message")
     recv.add_argument("--count", type=_positive(int, "--count"),
                       help="exit after this many messages")
-    recv.add_argument("--linger", type=_positive(float, "--linger"), default=1.0,
-                      help="keep answering this long after the last message (default 1 s)")
+    recv.add_argument("--linger", type=_positive(float, "--linger"), default=DEFAULT_LINGER,
+                      help="keep answering this long after the last packet (default "
+                           f"{DEFAULT_LINGER:g} s: longer than a sender waits between tries)")
     recv.add_argument("--timeout", type=_positive(float, "--timeout"),
                       help="give up (exit 1) when the messages have not all come after S s")
     recv.add_argument("--json", type=Path, help="write receiver statistics as JSON here")

@@ -20,6 +20,12 @@ from endpoint.wire import MalformedPacket, MsgType, payload_fit
 log = logging.getLogger(__name__)
 
 PROGRESS_EVERY = 1.0
+# How long a receiver that has every message keeps answering after the last packet: longer
+# than a sender can go between two tries (its RTO is at most a third of its idle timeout,
+# 5 s by default), so a sender whose last ACKs were lost (on a plane that just failed) is
+# answered when it resends. At 1 s, planes-experiment senders with a 1.67 s RTO found their
+# receiver gone and gave up with the whole message delivered.
+DEFAULT_LINGER = 5.0
 
 
 @dataclass(slots=True)
@@ -185,7 +191,7 @@ class ReceiveOutcome:
 
 
 def run_receiver(ifaces: list[str], on_message: Callable[[Message], None], count: int | None,
-                 linger: float = 1.0, cfg: ReceiverConfig | None = None,
+                 linger: float = DEFAULT_LINGER, cfg: ReceiverConfig | None = None,
                  stop: Callable[[], bool] = lambda: False) -> ReceiveOutcome:
     """Serve MRC senders on `ifaces` until `count` messages arrived (None: until `stop()`).
 

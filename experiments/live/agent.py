@@ -135,7 +135,7 @@ def recv(args: argparse.Namespace) -> int:
         ifaces, lambda m: digests.append({"peer": m.peer, "bytes": len(m.data), "ok": m.ok,
                                           "sha256": hashlib.sha256(m.data).hexdigest(),
                                           "seconds": round(m.finished - m.started, 6)}),
-        args.count, 1.0, ReceiverConfig(),
+        args.count, endpoint_runner.DEFAULT_LINGER, ReceiverConfig(),
         stop=lambda: stopping or time.monotonic() >= give_up)
     bad = sum(1 for d in digests if not d["ok"])
     args.json.write_text(json.dumps({**outcome.stats, "messages": len(outcome.messages),

@@ -149,10 +149,14 @@ def run_flows(lab: Lab, workdir: Path, flows: list[Flow], timeout: float,
     if helper is not None:
         helper.join(timeout=max(0.0, deadline - time.time()) + 5)
     for proc in receivers.values():
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
+        # every sender has ended: nobody is left to answer (the receivers linger for
+        # senders still trying, endpoint.runner.DEFAULT_LINGER)
+        if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
             proc.wait(timeout=5)
     results = []
     for i, flow in enumerate(flows):

@@ -109,8 +109,10 @@ class PortSet:
             frames.append(data)
         return frames
 
-    def send(self, number: int, frame: bytes) -> bool:
-        """Transmit on port `number`; an unknown port silently loses the frame (as BMv2)."""
+    def send(self, number: int, frame: bytes, start_us: float | None = None) -> bool:
+        """Transmit on port `number` now (`start_us`, when the queue began serving it,
+        matters only to a simulated port); an unknown port silently loses the frame (as
+        BMv2)."""
         port = self.ports.get(number)
         if port is None or port.sock is None:
             log.debug("egress to port %d without an interface: frame lost", number)

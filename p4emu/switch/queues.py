@@ -69,8 +69,9 @@ class Dequeued:
 @dataclass
 class _Queued:
     item: Any
-    enq_timestamp: int
+    enq_timestamp: int  # µs, as the P4 program sees it
     enq_qdepth: int
+    arrival_us: float  # when it joined, unrounded: the server's clock
 
 
 class PortQueues:
@@ -90,8 +91,9 @@ class PortQueues:
     def depth(self) -> int:
         return sum(len(fifo) for fifo in self.fifos)
 
-    def offer(self, item: Any, *, priority: int, now_us: int) -> Enqueued | DropReason:
-        """Queue `item`, or say why it was dropped."""
+    def offer(self, item: Any, *, priority: int, now_us: float) -> Enqueued | DropReason:
+        """Queue `item` arriving at `now_us` (fractions kept for the server, whole µs for
+        the timestamps), or say why it was dropped."""
         if not 0 <= priority < len(self.fifos):
             self.drops[DropReason.BAD_PRIORITY] += 1
             return DropReason.BAD_PRIORITY
@@ -99,13 +101,13 @@ class PortQueues:
         if len(fifo) >= self.config.depth_of(priority):
             self.drops[DropReason.QUEUE_FULL] += 1
             return DropReason.QUEUE_FULL
-        entry = _Queued(item, now_us, len(fifo))
+        entry = _Queued(item, int(now_us), len(fifo), now_us)
         fifo.append(entry)
         self.enqueued += 1
         return Enqueued(entry.enq_timestamp, entry.enq_qdepth)
 
-    def _head_arrival_us(self) -> int | None:
-        heads = [fifo[0].enq_timestamp for fifo in self.fifos if fifo]
+    def _head_arrival_us(self) -> float | None:
+        heads = [fifo[0].arrival_us for fifo in self.fifos if fifo]
         return min(heads) if heads else None
 
     def next_ready_us(self) -> float | None:
@@ -115,7 +117,7 @@ class PortQueues:
             return None
         return max(self.busy_until_us, arrival)
 
-    def pop(self, now_us: int) -> Dequeued | None:
+    def pop(self, now_us: float) -> Dequeued | None:
         """Start serving the highest-priority head if the server is free at `now_us`.
 
         Service starts at the model time the server became free (not at `now_us`), so
@@ -128,7 +130,7 @@ class PortQueues:
         for priority in range(len(self.fifos) - 1, -1, -1):
             fifo = self.fifos[priority]
             # strict priority among the packets that had arrived when service started
-            if fifo and fifo[0].enq_timestamp <= start:
+            if fifo and fifo[0].arrival_us <= start:
                 entry = fifo.popleft()
                 break
         else:  # pragma: no cover - next_ready_us guarantees a head has arrived

@@ -140,24 +140,32 @@ class TrafficManager:
     def receive(self, port: Port) -> None:
         """Take in what waits on one readable port socket."""
         for frame in self.ports.receive(port):
-            self._ingress(port.number, frame)
+            self.ingress(port.number, frame)
 
     def serve(self) -> float | None:
         """Run injected frames and due egress; returns when (time.monotonic()) the queues
         next release a packet, or None when they are empty."""
+        ready = self.serve_due()
+        if ready is None:
+            return None
+        with self.core.lock:
+            now = self.core.queue_clock_us()
+        return time.monotonic() + (ready - now) / 1e6
+
+    def serve_due(self) -> float | None:
+        """Run injected frames and due egress; returns when (the core's queue clock, µs)
+        the queues next release a packet, or None when they are empty."""
         while self._injected:
             port_number, frame = self._injected.popleft()
-            self._ingress(port_number, frame)
+            self.ingress(port_number, frame)
         self._serve_egress()
         with self.core.lock:
-            now = self.core.clock_us()
             ready = [t for t in (q.next_ready_us() for q in self.queues.values())
                      if t is not None]
-        if not ready:
-            return None
-        return time.monotonic() + (min(ready) - now) / 1e6
+        return min(ready) if ready else None
 
-    def _ingress(self, port: int, frame: bytes) -> None:
+    def ingress(self, port: int, frame: bytes) -> None:
+        """Run the ingress pipeline on a frame received on `port` and queue its jobs."""
         if self.pcaps is not None:
             self.pcaps.received(port, frame)
         with self.core.lock:
@@ -165,13 +173,15 @@ class TrafficManager:
             if program is None:
                 return  # no pipeline: drop, as simple_switch_grpc --no-p4
             now = self.core.clock_us()
+            queue_now = self.core.queue_clock_us()
             try:
                 jobs = program.pipeline.ingress(port, frame, now)
             except Exception as exc:
                 self._internal_error(exc, f"ingress of a {len(frame)}-byte frame from port {port}")
                 return
             for job in jobs:
-                result = self.queue(job.port).offer(job, priority=job.priority, now_us=now)
+                result = self.queue(job.port).offer(job, priority=job.priority,
+                                                    now_us=queue_now)
                 if isinstance(result, Enqueued):
                     log.debug("port %d -> queue %d prio %d depth %d", port, job.port,
                               job.priority, result.enq_qdepth)
@@ -189,7 +199,7 @@ class TrafficManager:
             for number, q in list(self.queues.items()):
                 with self.core.lock:
                     program = self.core.program
-                    dequeued = q.pop(self.core.clock_us())
+                    dequeued = q.pop(self.core.queue_clock_us())
                     if dequeued is None or program is None:
                         continue
                     served = True
@@ -204,7 +214,7 @@ class TrafficManager:
                         outputs = []
                     q.charge(dequeued, sum(len(data) for _, data in outputs))
                     for out_port, data in outputs:
-                        self._transmit(out_port, data)
+                        self._transmit(out_port, data, dequeued.start_us)
             if not served:
                 return
 
@@ -214,10 +224,11 @@ class TrafficManager:
         self.last_pipeline_error = f"{where}: {type(exc).__name__}: {exc}"
         log.error("internal error in %s; packet dropped", where, exc_info=exc)
 
-    def _transmit(self, port: int, frame: bytes) -> None:
+    def _transmit(self, port: int, frame: bytes, start_us: float) -> None:
+        """Send one frame whose service began at `start_us` (queue clock)."""
         if port == self.core.cpu_port:
             self.core.packet_in(frame)
             return
         if self.pcaps is not None:
             self.pcaps.sent(port, frame)
-        self.ports.send(port, frame)
+        self.ports.send(port, frame, start_us)

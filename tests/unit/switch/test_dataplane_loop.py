@@ -60,7 +60,7 @@ class SocketPorts(PortSet):
             except BlockingIOError:
                 return frames
 
-    def send(self, number: int, frame: bytes) -> bool:
+    def send(self, number: int, frame: bytes, start_us: float | None = None) -> bool:
         port = self.ports.get(number)
         if port is None or port.sock is None:
             return False

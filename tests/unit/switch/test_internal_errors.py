@@ -33,7 +33,7 @@ def divide_switch():
     core.install(build_program(ir_loader(None), result.p4info, result.ir, 1,
                                port_up=lambda port: True, clock_us=core.clock_us))
     sent: list[tuple[int, bytes]] = []
-    tm._transmit = lambda port, frame: sent.append((port, frame))
+    tm._transmit = lambda port, frame, start_us: sent.append((port, frame))
     loop = DataplaneLoop([tm])
     loop.start()
     try:

@@ -1,0 +1,80 @@
+"""Links between simulated nodes: one `Wire` per direction, and their failures.
+
+A wire carries a frame from the moment its sender began transmitting it: it arrives
+`bits / rate` later (serialisation) plus the propagation delay. A switch's egress queue
+already spaces its departures at the port's line rate, so the wire adds no queue of its
+own; a host NIC has no P4 queue, so `NicQueue` spaces what the host sends.
+
+Failures, as in the lab (docs/experiments.md): *gray* (the lab's nftables drop: both
+directions lose everything, the ports stay up, so only probes and endpoints notice) and
+*admin* (the ports go down: `watch_port` groups skip them at once, and the wire drops).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import dataclass
+from enum import StrEnum
+
+from endpoint.sim.events import EventLoop
+
+Receive = Callable[[int, bytes], None]  # (port, frame) at the far node
+
+
+class LinkState(StrEnum):
+    UP = "up"
+    GRAY = "gray"  # drops everything, ports up
+    ADMIN_DOWN = "admin"  # ports down, drops everything
+
+
+@dataclass
+class WireCounters:
+    frames: int = 0
+    bytes: int = 0
+    failed_dropped: int = 0
+    random_lost: int = 0
+
+
+class Wire:
+    """One direction of a link: to `port` of the node whose `receive` it calls."""
+
+    def __init__(self, loop: EventLoop, rate_bps: float, delay: float, loss: float,
+                 rng: random.Random, receive: Receive, port: int) -> None:
+        self.loop, self.rate_bps, self.delay, self.loss = loop, rate_bps, delay, loss
+        self.rng, self._receive, self.port = rng, receive, port
+        self.state = LinkState.UP
+        self.counters = WireCounters()
+
+    def send(self, frame: bytes, depart: float) -> None:
+        """A frame whose transmission began at `depart` (>= now)."""
+        c = self.counters
+        if self.state is not LinkState.UP:
+            c.failed_dropped += 1
+            return
+        if self.loss and self.rng.random() < self.loss:
+            c.random_lost += 1
+            return
+        c.frames += 1
+        c.bytes += len(frame)
+        arrive = depart + len(frame) * 8 / self.rate_bps + self.delay
+        self.loop.at(arrive, self._arrive, frame)
+
+    def _arrive(self, frame: bytes) -> None:
+        if self.state is LinkState.UP:  # a failure also takes what was on the wire
+            self._receive(self.port, frame)
+        else:
+            self.counters.failed_dropped += 1
+
+
+class NicQueue:
+    """A host NIC: sends in order at the wire's rate, however fast the host hands frames."""
+
+    def __init__(self, loop: EventLoop, wire: Wire) -> None:
+        self.loop, self.wire = loop, wire
+        self._free_at = 0.0
+
+    def send(self, frame: bytes) -> None:
+        depart = max(self.loop.now, self._free_at)
+        self._free_at = depart + len(frame) * 8 / self.wire.rate_bps
+        self.wire.send(frame, depart)

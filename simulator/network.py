@@ -1,0 +1,233 @@
+"""A whole fabric in virtual time: switches, hosts, wires and the controller, built from a
+`fabric_model` spec, with flows and failures scheduled on one event loop.
+
+    net = SimNetwork(parse_spec("fattree:k=4"), SimSettings(spray="ev"))
+    net.start()
+    net.add_flow(FlowSpec("h1", "h16", 1 << 20))
+    net.fail_link("p0c1", "p0a1", at=0.001)
+    net.run_flows(max_time=1.0)
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from dataclasses import dataclass, replace
+
+from controller.switch_state import ForwardingPolicy
+from endpoint.core.sender_config import SenderConfig
+from endpoint.sim.events import EventLoop
+from endpoint.wire import ETH_IP_UDP_LEN, HEADER_LEN, payload_fit
+from fabric_model.model import Fabric, Link
+from fabric_model.spray import SPRAY_MODES
+from p4emu.switch.traffic_manager import QueueSettings
+from simulator.controller import SimController
+from simulator.hosts import FlowSpec, SimFlow, SimHost
+from simulator.links import LinkState, NicQueue, Wire
+from simulator.program import CompiledProgram, compiled
+from simulator.switch import SimSwitch
+
+_TIME = re.compile(r"^(\d+(?:\.\d+)?)(us|ms|s)$")
+_UNITS = {"us": 1e-6, "ms": 1e-3, "s": 1.0}
+
+
+@dataclass(frozen=True)
+class SimSettings:
+    """Datacenter defaults; every figure a switch or NIC uses comes from here (or from the
+    spec's per-link bw=/delay=/loss=, which take precedence)."""
+
+    link_rate_bps: float = 100e9
+    link_delay_s: float = 1e-6  # per link, propagation
+    mtu: int = 4096
+    queue_depth: int = 16  # packets per egress data queue (64 KiB of 4 KiB frames)
+    trim_threshold: int = 8  # packets; 0: never trim
+    ecn_threshold: int = 4  # packets; 0: never mark
+    spray: str = "ev"
+    probe_interval_s: float = 100e-6
+    miss_limit: int = 3
+    write_delay_s: float = 1e-3  # a controller's write reaching a switch
+    seed: int = 1
+    sample_interval_s: float = 10e-6  # flows' progress samples
+
+    def __post_init__(self) -> None:
+        checks = [(self.link_rate_bps > 0, f"link rate {self.link_rate_bps:g} b/s"),
+                  (self.link_delay_s >= 0, f"link delay {self.link_delay_s:g} s"),
+                  (payload_fit(self.mtu) > 0 if self.mtu >= 100 else False, f"MTU {self.mtu}"),
+                  (self.queue_depth >= 1, f"queue depth {self.queue_depth}"),
+                  (self.trim_threshold >= 0 and self.ecn_threshold >= 0, "thresholds < 0"),
+                  (self.spray in SPRAY_MODES, f"spray mode {self.spray!r}"),
+                  (self.probe_interval_s > 0 and self.miss_limit >= 1, "probe settings"),
+                  (self.sample_interval_s > 0, f"sample interval {self.sample_interval_s:g}")]
+        for ok, what in checks:
+            if not ok:
+                raise ValueError(f"simulator: bad {what}")
+
+    @property
+    def mss(self) -> int:
+        return payload_fit(self.mtu)
+
+    @property
+    def header_frame(self) -> int:
+        return ETH_IP_UDP_LEN + HEADER_LEN
+
+    def policy(self) -> ForwardingPolicy:
+        return ForwardingPolicy(SPRAY_MODES[self.spray], self.trim_threshold,
+                                self.ecn_threshold)
+
+    def queues(self) -> QueueSettings:
+        # the high-priority queue (trimmed headers, ACKs) holds as many bytes as the data
+        # queue, as the lab sets it (--high-priority-depth)
+        high = max(1, self.queue_depth * (self.mtu + 14) // self.header_frame)
+        return QueueSettings(self.queue_depth, 0.0, self.link_rate_bps, 2, {1: high})
+
+
+def _seconds(text: str | None, default: float) -> float:
+    if text is None:
+        return default
+    m = _TIME.match(text)
+    if m is None:
+        raise ValueError(f"simulator: delay={text!r} is not a time like 1us, 2ms or 0.1s")
+    return float(m.group(1)) * _UNITS[m.group(2)]
+
+
+class SimNetwork:
+    def __init__(self, fabric: Fabric, settings: SimSettings | None = None,
+                 program: CompiledProgram | None = None) -> None:
+        self.fabric = fabric
+        self.settings = s = settings or SimSettings()
+        self.loop = EventLoop()
+        self.rng = random.Random(s.seed)
+        self.program = program or compiled()
+        self.wires: dict[tuple[str, int], Wire] = {}  # (sender node, port/NIC) -> wire
+        self._down_ports: dict[str, set[int]] = {name: set() for name in fabric.switches}
+        self.switches = {
+            name: SimSwitch(name, sw.device_id, sorted(sw.ports), self.loop, self.program,
+                            s.queues(), self._switch_transmit(name),
+                            lambda port, down=self._down_ports[name]: port not in down)
+            for name, sw in fabric.switches.items()}
+        nics: dict[str, dict[int, NicQueue]] = {name: {} for name in fabric.hosts}
+        self.hosts: dict[str, SimHost] = {}
+        for link in fabric.links:
+            self._wire_up(link, nics)
+        for name, node in fabric.hosts.items():
+            self.hosts[name] = SimHost(node, self.loop, nics[name],
+                                       random.Random(self.rng.getrandbits(64)),
+                                       s.sample_interval_s)
+        self.controller = SimController(self.loop, fabric, self.switches, self.program,
+                                        s.policy(), s.probe_interval_s, s.miss_limit,
+                                        s.write_delay_s)
+        self.flows: list[SimFlow] = []
+
+    def _receiver(self, node: str):
+        if node in self.fabric.switches:
+            return self.switches[node].receive
+        return lambda port, frame: self.hosts[node].receive(port, frame)
+
+    def _wire_up(self, link: Link, nics: dict[str, dict[int, NicQueue]]) -> None:
+        s = self.settings
+        rate = link.params.bw_mbps * 1e6 if link.params.bw_mbps else s.link_rate_bps
+        delay = _seconds(link.params.delay, s.link_delay_s)
+        loss = (link.params.loss_pct or 0.0) / 100
+        for (a, pa), (b, pb) in (((link.a, link.a_port), (link.b, link.b_port)),
+                                 ((link.b, link.b_port), (link.a, link.a_port))):
+            wire = Wire(self.loop, rate, delay, loss, random.Random(self.rng.getrandbits(64)),
+                        self._receiver(b), pb)
+            self.wires[(a, pa)] = wire
+            if a in self.fabric.hosts:
+                nics[a][pa] = NicQueue(self.loop, wire)
+            elif link.params.bw_mbps:
+                self.switches[a].tm.set_line_rate(rate, pa)
+
+    def _switch_transmit(self, name: str):
+        wires = self.wires
+
+        def transmit(port: int, frame: bytes, depart: float) -> None:
+            wire = wires.get((name, port))
+            if wire is not None:  # an unconnected port loses the frame, as BMv2
+                wire.send(frame, max(depart, self.loop.now))
+        return transmit
+
+    # --- set-up and traffic
+    def start(self, probing: bool = True) -> int:
+        """Program every switch (at t = now) and start link probing; the update count."""
+        updates = self.controller.program_all()
+        if probing:
+            self.controller.start_probing()
+        return updates
+
+    def add_flow(self, spec: FlowSpec, cfg: SenderConfig | None = None,
+                 data: bytes | None = None) -> SimFlow:
+        for name in (spec.src, spec.dst):
+            if name not in self.hosts:
+                raise ValueError(f"simulator: unknown host {name!r}")
+        if spec.size < 1:
+            raise ValueError(f"simulator: flow size {spec.size}")
+        cfg = replace(cfg or SenderConfig(), mss=self.settings.mss, seed=spec.seed,
+                      routes=spec.routes)
+        payload = data if data is not None else random.Random(spec.seed).randbytes(spec.size)
+        holder: list[SimFlow] = []
+
+        def begin() -> None:
+            holder.append(self.hosts[spec.src].add_flow(spec, self.hosts[spec.dst], payload,
+                                                       cfg))
+            self.flows.append(holder[0])
+        if spec.start <= self.loop.now:
+            begin()
+            return holder[0]
+        self.loop.at(spec.start, begin)
+        return None  # type: ignore[return-value]
+
+    def run(self, until: float) -> None:
+        self.loop.run(until)
+
+    def run_flows(self, max_time: float, expected: int | None = None) -> bool:
+        """Run until every flow (all `expected` of them) finished or `max_time`; True when
+        every one finished."""
+        want = expected if expected is not None else len(self.flows)
+
+        def finished() -> bool:
+            return len(self.flows) >= want and all(f.done for f in self.flows)
+        self.loop.run(max_time, finished)
+        self.controller.stop_probing()
+        return finished()
+
+    # --- failures
+    def _links_between(self, a: str, b: str) -> list[Link]:
+        found = [lk for lk in self.fabric.links if {lk.a, lk.b} == {a, b}]
+        if not found:
+            raise ValueError(f"simulator: no link between {a!r} and {b!r}")
+        return found
+
+    def set_link(self, a: str, b: str, state: LinkState, at: float | None = None) -> None:
+        """Fail (gray or admin) or restore the link between nodes `a` and `b`, now or at
+        `at`."""
+        links = self._links_between(a, b)
+        if at is not None and at > self.loop.now:
+            self.loop.at(at, self.set_link, a, b, state)
+            return
+        for link in links:
+            for node, port in ((link.a, link.a_port), (link.b, link.b_port)):
+                self.wires[(node, port)].state = state
+                if node in self._down_ports:
+                    down = self._down_ports[node]
+                    (down.add if state is LinkState.ADMIN_DOWN else down.discard)(port)
+
+    def fail_switch(self, name: str, at: float | None = None) -> None:
+        """Every link of switch `name` fails (gray): the switch is gone."""
+        if name not in self.switches:
+            raise ValueError(f"simulator: unknown switch {name!r}")
+        for peer in {p.node for p in self.fabric.switches[name].ports.values()}:
+            self.set_link(name, peer, LinkState.GRAY, at)
+
+    def fail_plane(self, plane: int, at: float | None = None) -> None:
+        """Every switch of `plane` fails: the hosts keep their other planes."""
+        names = [n for n, sw in self.fabric.switches.items() if sw.plane == plane]
+        if not names:
+            raise ValueError(f"simulator: no plane {plane} (planes: {self.fabric.planes})")
+        for name in names:
+            self.fail_switch(name, at)
+
+    # --- figures
+    def packet_hops(self) -> int:
+        """Frames carried by every wire so far."""
+        return sum(w.counters.frames for w in self.wires.values())

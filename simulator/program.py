@@ -1,0 +1,35 @@
+"""The fabric program, compiled once per process for every simulated switch."""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from pathlib import Path
+
+from google.protobuf import text_format
+from p4.config.v1 import p4info_pb2
+
+from p4emu.switch.program import Loader, ir_loader
+
+DEFAULT_PROGRAM = Path(__file__).resolve().parent.parent / "p4src" / "mrc.p4"
+CPU_PORT = 255  # as the lab starts its switches (--cpu-port 255)
+
+
+@dataclass(frozen=True)
+class CompiledProgram:
+    p4info: p4info_pb2.P4Info
+    device_config: bytes  # the IR `p4emu compile -o` writes: what the controller pushes
+    loader: Loader  # device config -> pipeline factory, loaded once for all switches
+
+
+@functools.cache
+def compiled(source: Path = DEFAULT_PROGRAM) -> CompiledProgram:
+    """`source` through p4emu's front end (as `p4emu compile`), with a loader that builds
+    the Python pipeline once and hands every switch its own instance of it."""
+    from p4emu.frontend import compile_file
+
+    result = compile_file(str(source))
+    p4info = result.p4info
+    if isinstance(p4info, str | bytes):
+        p4info = text_format.Parse(p4info, p4info_pb2.P4Info())
+    return CompiledProgram(p4info, result.ir, functools.cache(ir_loader(CPU_PORT)))
