@@ -83,6 +83,7 @@ class PortQueues:
         self.config = config or QueueConfig()
         self.fifos: list[deque[_Queued]] = [deque() for _ in range(priorities)]
         self.busy_until_us = 0.0
+        self.queued = 0  # packets in all FIFOs: the traffic manager skips an empty port
         self.enqueued = 0
         self.dequeued = 0
         self.drops: dict[DropReason, int] = {reason: 0 for reason in DropReason}
@@ -103,6 +104,7 @@ class PortQueues:
             return DropReason.QUEUE_FULL
         entry = _Queued(item, int(now_us), len(fifo), now_us)
         fifo.append(entry)
+        self.queued += 1
         self.enqueued += 1
         return Enqueued(entry.enq_timestamp, entry.enq_qdepth)
 
@@ -136,6 +138,7 @@ class PortQueues:
         else:  # pragma: no cover - next_ready_us guarantees a head has arrived
             return None
         self.dequeued += 1
+        self.queued -= 1
         # hold the server until charge(); a zero-cost packet releases it at `start`
         self.busy_until_us = start
         return Dequeued(
@@ -159,4 +162,5 @@ class PortQueues:
         dropped = self.depth
         for fifo in self.fifos:
             fifo.clear()
+        self.queued = 0
         return dropped

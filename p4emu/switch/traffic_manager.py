@@ -160,8 +160,7 @@ class TrafficManager:
             self.ingress(port_number, frame)
         self._serve_egress()
         with self.core.lock:
-            ready = [t for t in (q.next_ready_us() for q in self.queues.values())
-                     if t is not None]
+            ready = [q.next_ready_us() for q in self.queues.values() if q.queued]
         return min(ready) if ready else None
 
     def ingress(self, port: int, frame: bytes) -> None:
@@ -197,6 +196,8 @@ class TrafficManager:
         while True:
             served = False
             for number, q in list(self.queues.items()):
+                if not q.queued:
+                    continue
                 with self.core.lock:
                     program = self.core.program
                     dequeued = q.pop(self.core.queue_clock_us())
