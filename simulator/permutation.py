@@ -16,9 +16,9 @@ from dataclasses import asdict, dataclass, field, replace
 from controller.next_hops import source_routes
 from endpoint.core.sender_config import SenderConfig
 from endpoint.wire import route_word
-from experiments.plans import cross_group_permutation
 from fabric_model.spec import parse_spec
 from fabric_model.spray import SPRAY_MODES
+from fabric_model.traffic import cross_group_permutation
 from simulator.hosts import FlowSpec, SimFlow
 from simulator.links import LinkState
 from simulator.network import SimNetwork, SimSettings

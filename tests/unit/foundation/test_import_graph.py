@@ -14,7 +14,8 @@ ROOT = Path(__file__).resolve().parents[3]
 # What each package may import, following the data flow: the fabric model at the bottom,
 # the controller and the Mininet topologies on it, the lab runner on those, experiments and
 # coursework driving labs (and reading the controller's pure route computation), and the
-# `mrclab` command on top. p4emu and endpoint stand alone.
+# `mrclab` command on top. p4emu and endpoint stand alone; the simulator runs p4emu, the
+# controller's logic and the endpoint on one clock, and never touches Mininet or the lab.
 ALLOWED = {
     "fabric_model": set(),
     "p4emu": set(),
@@ -24,7 +25,8 @@ ALLOWED = {
     "lab": {"fabric_model", "topologies", "endpoint"},
     "experiments": {"fabric_model", "topologies", "lab", "endpoint", "p4emu", "controller"},
     "coursework": {"fabric_model", "topologies", "lab", "endpoint", "p4emu", "controller"},
-    "mrclab": {"lab", "experiments", "coursework"},
+    "simulator": {"fabric_model", "p4emu", "endpoint", "controller"},
+    "mrclab": {"lab", "experiments", "coursework", "simulator"},
 }
 
 
