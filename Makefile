@@ -48,6 +48,7 @@ bench:
 	@$(PY) scripts/bench_switch.py
 	@$(PY) scripts/bench_endpoint.py
 	@$(PY) scripts/bench_fabric.py
+	@$(PY) scripts/bench_sim.py
 
 clean:
 	@echo "== clean: build/, Mininet leftovers, stray switch processes"

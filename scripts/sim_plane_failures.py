@@ -25,7 +25,7 @@ from endpoint.sim.permutation import MODES, PermutationSpec, run_permutation
 def stall_after(progress: list[tuple[float, int]], fail_at: float, end: float) -> float:
     """Longest gap between byte placements after `fail_at`, up to `end`."""
     times = [fail_at] + [t for t, _ in progress if fail_at < t <= end] + [end]
-    return max(b - a for a, b in zip(times, times[1:]))
+    return max(b - a for a, b in zip(times, times[1:], strict=False))
 
 
 def run_seed(seed: int, mode: str, seconds: float, jitter: float) -> dict:
@@ -35,7 +35,7 @@ def run_seed(seed: int, mode: str, seconds: float, jitter: float) -> dict:
                            seconds=seconds, warmup=0.5)
     r = run_permutation(mode, seed, spec, emulated_fabric_config(idle_timeout=5.0),
                         max_time=20 * seconds + 30)
-    stalls = [stall_after(p, fail_at, s.finish_time) for p, s in zip(r.progress, r.senders)
+    stalls = [stall_after(p, fail_at, s.finish_time) for p, s in zip(r.progress, r.senders, strict=True)
               if s.done and s.finish_time > fail_at]
     return {"seed": seed, "fail_at": fail_at, "failed": sum(not s.done for s in r.senders),
             "gave_up": [s.error for s in r.senders if s.failed],
