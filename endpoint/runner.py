@@ -103,8 +103,10 @@ def sender_summary(sender: MrcSender, planes: list[Plane], elapsed: float,
 
 
 def run_sender(planes: list[Plane], data: bytes, cfg: SenderConfig, timeout: float,
-               progress: Callable[[str], None] | None = None) -> SendReport:
-    """Send `data` to the receiver behind `planes`; returns when done, failed or timed out."""
+               progress: Callable[[str], None] | None = None,
+               sender_class: type[MrcSender] = MrcSender) -> SendReport:
+    """Send `data` to the receiver behind `planes`; returns when done, failed or timed out.
+    `sender_class`: the core to drive (a subclass that records more, for instance)."""
     links: dict[str, RawLink] = {}
     guard = PortGuard()
     try:
@@ -118,7 +120,7 @@ def run_sender(planes: list[Plane], data: bytes, cfg: SenderConfig, timeout: flo
                                                                                  strict=True))}
         plane_link = [links[p.iface] for p in planes]
         start = time.monotonic()
-        sender = MrcSender(data, len(planes), cfg, now=start)
+        sender = sender_class(data, len(planes), cfg, now=start)
         _sender_loop(sender, links, builders, plane_of, plane_link, start, timeout, progress)
         elapsed = time.monotonic() - start
         if not sender.done and not sender.failed:

@@ -15,6 +15,7 @@ from dataclasses import asdict, dataclass, field, replace
 
 from controller.next_hops import source_routes
 from endpoint.core.sender_config import SenderConfig
+from endpoint.sim.permutation import placed_by
 from endpoint.wire import route_word
 from fabric_model.spec import parse_spec
 from fabric_model.spray import SPRAY_MODES
@@ -109,15 +110,6 @@ class PermutationResult:
                 "summary": [m.summary() for m in self.modes]}
 
 
-def _placed_by(progress: list[tuple[float, int]], t: float) -> int:
-    placed = 0
-    for when, value in progress:
-        if when > t:
-            break
-        placed = value
-    return placed
-
-
 def _routes(net: SimNetwork, src: str, dst: str) -> tuple[tuple[int, ...], ...]:
     hosts = net.fabric.hosts
     out = []
@@ -166,7 +158,7 @@ def run_mode(run: PermutationRun, mode: str,
     end = min(ends) if ends else net.loop.now
     start = min(run.warmup, end / 2)
     span = max(end - start, 1e-12)
-    goodputs = [(_placed_by(f.progress, end) - _placed_by(f.progress, start)) * 8 / span
+    goodputs = [(placed_by(f.progress, end) - placed_by(f.progress, start)) * 8 / span
                 / payload_rate for f in flows]
     stat_names = ("data_sent", "retransmits", "nacks", "ecn_echoes", "timeouts",
                   "probes_sent", "probe_replies", "evs_unretired")

@@ -82,7 +82,7 @@ class PermutationResult:
         ends = [s.finish_time for s in self.senders if s.finish_time is not None]
         end = min(ends) if ends else max(t for p in self.progress for t, _ in p)
         start = self.spec.warmup
-        return [(_placed_by(p, end) - _placed_by(p, start)) * 8 / (end - start) / self.spec.rate
+        return [(placed_by(p, end) - placed_by(p, start)) * 8 / (end - start) / self.spec.rate
                 for p in self.progress]
 
     def total(self, stat: str) -> int:
@@ -90,7 +90,8 @@ class PermutationResult:
         return sum(getattr(s.stats, stat) for s in self.senders)
 
 
-def _placed_by(progress: list[tuple[float, int]], t: float) -> int:
+def placed_by(progress: list[tuple[float, int]], t: float) -> int:
+    """Bytes placed by time `t`, from (time, bytes placed) samples in time order."""
     placed = 0
     for when, value in progress:
         if when > t:

@@ -9,14 +9,13 @@ started lean and recording a timeline.
 The transfer is the endpoint's own (`endpoint.runner.run_sender` / `run_receiver`, the
 same sans-I/O sender and receiver, with the defaults of `python -m endpoint send`). Two
 things differ from the endpoint CLI:
-- start-up cost: `endpoint.cli` imports Scapy (for `blast`), about one CPU-second per
-  process; an experiment starts 2 processes per flow on a 2-core machine, so that alone
-  would hold the fabric's CPU for many seconds. This agent imports only the data path.
+- start-up cost: this agent imports only the data path (`endpoint.runner`), not the
+  endpoint CLI with its `blast` and trace tools; an experiment starts 2 processes per flow
+  on a 2-core machine.
 - the sender records, every `--interval` seconds, the bytes the receiver has acknowledged,
   the congestion window, ECN echoes, NACKs, retransmissions, timeouts, the largest `qmax`
   echoed since the previous sample and the EVs down (the endpoint's summary has totals
-  only). The recorder is a subclass of the endpoint's sender put in place of it for this
-  process only.
+  only). The recorder is a subclass of the endpoint's sender, passed to `run_sender`.
 `--start-at` (a Unix time) holds the transfer until then, so that senders started one
 after the other begin together.
 """
@@ -105,10 +104,10 @@ def send(args: argparse.Namespace) -> int:
     if args.start_at is not None and args.start_at > time.time():
         time.sleep(args.start_at - time.time())
     TimelineSender.interval = args.interval
-    endpoint_runner.MrcSender = TimelineSender  # this process only
     report = None
     try:
-        report = endpoint_runner.run_sender(planes, data, cfg, args.timeout)
+        report = endpoint_runner.run_sender(planes, data, cfg, args.timeout,
+                                            sender_class=TimelineSender)
     finally:
         sender = TimelineSender.instances[-1] if TimelineSender.instances else None
         timeline = {"interval": args.interval, "start_at": args.start_at, "ready_at": ready_at,
