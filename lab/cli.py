@@ -47,8 +47,10 @@ COMMANDS = ("run", "demo", "shell", "trace")
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
     """Add the lab's subcommands (COMMANDS) to the `mrclab` parser."""
+    helps = {"run": "build a fabric, start its controller, then the Mininet CLI (or --script)",
+             "demo": "the fat-tree demo: bring up, pingall, one sprayed transfer"}
     for name in ("run", "demo"):
-        p = sub.add_parser(name)
+        p = sub.add_parser(name, help=helps[name])
         p.add_argument("--topo", default="fattree:k=4",
                        help="fattree:k=4 | leafspine:leaves=4,spines=2,hosts=2 | "
                             "multiplane:planes=2,base=fattree:k=4 (+ bw=,delay=,loss=)")
