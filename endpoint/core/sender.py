@@ -116,7 +116,7 @@ class MrcSender:
                 return self._last_call(now)
             if self.opening or now >= self._give_up[1]:
                 self._fail(f"no answer from the receiver for {self.cfg.idle_timeout:g} s, "
-                           f"nor to a last probe on each of {len(self.pool.planes)} planes")
+                           f"nor to a last probe on every plane ({len(self.pool.planes)})")
                 return out
         if self.opening:
             if now >= self._open_at:
