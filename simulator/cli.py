@@ -64,7 +64,6 @@ class _Progress:
             print(f"\r[{mode}] virtual {net.loop.now * 1e6:9.1f} us  wall {wall:6.1f} s  "
                   f"{net.packet_hops() / max(wall, 1e-9):8.0f} packet-hops/s",
                   end="", file=sys.stderr, flush=True)
-            self.started_mode = mode
 
 
 def main(args: argparse.Namespace) -> int:

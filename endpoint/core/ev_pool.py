@@ -243,6 +243,8 @@ class EvPool:
         """The planes not suspect; None when that is all of them or none (then any will
         do). A suspect plane gets packets again once a probe of one of its retired EVs is
         answered, or a late ACK shows its loss was spurious."""
+        if len(self.planes) == 1:  # the common case, on every packet: nothing to choose
+            return None
         ok = frozenset(p for p in range(len(self.planes)) if not self.plane_suspect(p))
         return ok if 0 < len(ok) < len(self.planes) else None
 

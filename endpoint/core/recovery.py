@@ -59,7 +59,6 @@ class LostRecord:
     ev: EvState
     sent_at: float
     waited: float  # how long after its send it was declared lost
-    retired: bool  # this loss retired its EV
     timeout: int = 0  # the retransmission timeout that declared it lost (1, 2, ...); 0: none
 
     @property

@@ -230,18 +230,16 @@ class MrcSender:
         self._lost_since.setdefault(tx.psn, self._first_sent[tx.psn])
         self.stats.loss_retransmits += 1
         self.pool.note_lost(tx.ev, ts_grid(tx.sent_at))
-        retired = False
         if not blame or self.pool.delivered_since(tx.ev, tx.sent_at):
             # The EV (or its route) delivered a packet sent after this one: the path works,
             # this packet was late or unlucky. Not evidence of a failure.
             self.stats.losses_not_blamed += 1
         else:
             probe_delay = max(2 * self.rtt.srtt, self.cfg.min_rto)
-            retired = self.pool.on_loss(tx.ev, now, probe_delay)
-            if retired:
+            if self.pool.on_loss(tx.ev, now, probe_delay):
                 log.info("retired EV 0x%04x (plane %d) at %.6f", tx.ev.ev, tx.ev.plane, now)
         self._ledger.record(tx.psn, LostRecord(ts_us(tx.sent_at), tx.ev, tx.sent_at,
-                                               now - tx.sent_at, retired, timeout))
+                                               now - tx.sent_at, timeout))
 
     def _on_spurious(self, rec: LostRecord, lateness: float | None, now: float) -> None:
         """A loss turned out spurious: widen the reordering window by how late the packet
