@@ -104,9 +104,9 @@ def sender_summary(sender: MrcSender, planes: list[Plane], elapsed: float,
 
 def run_sender(planes: list[Plane], data: bytes, cfg: SenderConfig, timeout: float,
                progress: Callable[[str], None] | None = None,
-               sender_class: type[MrcSender] = MrcSender) -> SendReport:
+               sender_class: Callable[..., MrcSender] = MrcSender) -> SendReport:
     """Send `data` to the receiver behind `planes`; returns when done, failed or timed out.
-    `sender_class`: the core to drive (a subclass that records more, for instance)."""
+    `sender_class`: makes the core to drive (a subclass that records more, for instance)."""
     links: dict[str, RawLink] = {}
     guard = PortGuard()
     try:

@@ -11,6 +11,7 @@ from topologies.p4switch import DEFAULT_MTU, MAX_MTU, bps_to_pps
 from topologies.p4switch import check_mtu as check_interface_mtu
 
 TARGETS = ("p4emu", "bmv2")
+ENGINES = ("lab", "sim")  # DESIGN.md, "Engines": real time, or the simulator's virtual time
 ACK_FRAME_BYTES = ETH_IP_UDP_LEN + HEADER_LEN  # Ethernet/IPv4/UDP/MRC header, no payload
 # Throughput experiments run jumbo frames, as AI-training fabrics do: headers cost 1 % of a
 # frame instead of 5 %, and a software fabric, whose cost is per packet, carries six times
@@ -32,7 +33,9 @@ def mss(mtu: int) -> int:
 # (~600 Mb/s) nothing is left to measure. BMv2 shapes whole packets per second; its
 # switches forward 1-2 k packets/s each on a 2-core machine (tests/integration), and below
 # 1 packet/s it cannot shape at all.
-RATE_LIMITS_BPS = {"p4emu": (100_000, 200_000_000), "bmv2": (12_000, 24_000_000)}
+# The simulator's cost is per packet, not per second of traffic: any rate of MRC's range.
+RATE_LIMITS_BPS = {"p4emu": (100_000, 200_000_000), "bmv2": (12_000, 24_000_000),
+                   "sim": (1_000_000, 800_000_000_000)}
 
 
 class ExperimentError(Exception):
@@ -51,6 +54,7 @@ class Options:
     rate: str | None = None  # "auto", a rate like "4M", or None for the experiment's default
     mtu: int | None = None  # None: the experiment's default
     incast_n: tuple[int, ...] | None = None  # incast sender counts (default per experiment)
+    engine: str = "lab"  # lab | sim
 
 
 def parse_rate(text: str) -> int:
@@ -70,7 +74,8 @@ def check_mtu(mtu: int) -> None:
 
 
 def check_rate(target: str, bps: int, mtu: int = DEFAULT_MTU) -> None:
-    """Raise ExperimentError when `target` cannot emulate `bps` per link."""
+    """Raise ExperimentError when `target` (or the engine "sim") cannot emulate `bps` per
+    link."""
     low, high = RATE_LIMITS_BPS[target]
     if not low <= bps <= high:
         extra = (f" ({bps_to_pps(bps, mtu)} packets/s of {mtu}-byte packets)"
@@ -90,6 +95,18 @@ def payload_ceiling(mtu: int, acks_share_link: bool) -> float:
     flow (one per DATA packet)."""
     wire = frame_bytes(mtu) + (ACK_FRAME_BYTES if acks_share_link else 0)
     return mss(mtu) / wire
+
+
+def simulator_defaults() -> dict:
+    """`Setup` fields of a simulated run: the simulator's datacenter figures (100 Gb/s,
+    4 KiB MTU, 1 us links, tens of KiB of buffer), which no experiment's lab figures fit."""
+    from simulator.network import SimSettings
+
+    s = SimSettings()
+    return {"engine": "sim", "rate_bps": int(s.link_rate_bps), "mtu": s.mtu,
+            "queue_depth": s.queue_depth, "trim_threshold": s.trim_threshold,
+            "ecn_threshold": s.ecn_threshold, "probe_interval": s.probe_interval_s,
+            "miss_limit": s.miss_limit, "link_delay_s": s.link_delay_s}
 
 
 @dataclass
@@ -114,6 +131,8 @@ class Setup:
     probe_interval: float = 0.25
     miss_limit: int = 4
     rate_source: str = "default"  # default / option / auto (calibrated)
+    engine: str = "lab"  # lab | sim (virtual time: every time below is virtual)
+    link_delay_s: float = 0.0  # propagation per link (sim; the lab's links have none)
     params: dict = field(default_factory=dict)  # the experiment's own knobs
     phases: list[tuple[str, float]] = field(default_factory=list)  # (name, seconds estimate)
 

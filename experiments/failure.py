@@ -22,6 +22,7 @@ from experiments.config import ExperimentError, Options, Setup
 from experiments.plans import Flow
 
 NAME = "failure"
+ENGINES = ("lab",)  # its failures are timed in wall-clock time (a thread)
 TITLE = "Link failure: endpoint EV retirement vs controller reroute"
 SPEC = "fattree:k=4"
 MODES = ("ecmp", "ev", "source")

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from experiments import metrics
 
+MIN_WINDOW_S = 0.1  # the lab's: a shorter window holds too few of its samples
+
 
 def acked_series(flow: dict, t0: float) -> list[tuple[float, float]]:
     """(seconds since t0, bytes acknowledged) samples of a flow; starts at (0, 0)."""
@@ -69,16 +71,18 @@ def retirement_times(flow: dict, t0: float) -> list[float]:
     return [start + r["time"] - t0 for r in sender.get("evs_retired") or []]
 
 
-def window_goodputs(flows: list[dict], t0: float, warmup: float
+def window_goodputs(flows: list[dict], t0: float, warmup: float,
+                    min_window: float = MIN_WINDOW_S
                     ) -> tuple[list[float | None], tuple[float, float] | None]:
     """Goodput (b/s) of each flow while all of them ran: from `warmup` after t0 to the first
-    finish. None for a flow without a timeline; the window is None when it is empty."""
+    finish. None for a flow without a timeline; the window is None when it is shorter than
+    `min_window`."""
     series = [acked_series(f, t0) for f in flows]
     ends = [finish_time(f, t0) for f in flows]
     ends = [e for e in ends if e is not None]
     last = [s[-1][0] for s in series if s]
     end = min(ends) if ends else (min(last) if last else None)
-    if end is None or end <= warmup + 0.1:
+    if end is None or end <= warmup + min_window:
         return [None] * len(flows), None
     return ([metrics.window_rate(s, warmup, end) if s else None for s in series],
             (warmup, end))

@@ -8,12 +8,13 @@ packet silently; tail losses wait for a retransmission timeout.
 
 from __future__ import annotations
 
-from experiments import flowstats, plans, plots
-from experiments.config import ExperimentError, Options, Setup
+from experiments import flowstats, metrics, plans, plots
+from experiments.config import ExperimentError, Options, Setup, simulator_defaults
 from experiments.plans import Flow, PlanError
 from fabric_model.spec import parse_spec
 
 NAME = "incast"
+ENGINES = ("lab", "sim")
 TITLE = "Incast: trimming vs drop-tail"
 SPEC = "fattree:k=4"
 MODES = ("trim", "droptail")
@@ -28,6 +29,9 @@ TRIM, ECN, DEPTH = 8, 4, 64  # BMv2's default depth
 # Both modes use the same floor, so it does not favour trimming: drop-tail's lost tails
 # wait for it all the same.
 MIN_RTO_S = 0.2
+# The simulator (--engine sim): each incast is this long at the receiver's 100 Gb/s link;
+# its senders keep the simulator's RTO floor (tens of microseconds).
+SIM_IDEAL_S = {True: 50e-6, False: 200e-6}
 
 
 def setup(opts: Options) -> Setup:
@@ -39,6 +43,13 @@ def setup(opts: Options) -> Setup:
             plans.incast_senders(fabric, receiver, n, opts.seed)
         except PlanError as exc:
             raise ExperimentError(str(exc)) from None
+    if opts.engine == "sim":
+        seconds = SIM_IDEAL_S[opts.quick]
+        return Setup(experiment=NAME, target=opts.target, spec=SPEC, seed=opts.seed,
+                     quick=opts.quick, **simulator_defaults(),
+                     params={"senders": list(counts), "receiver": receiver,
+                             "ideal_s": seconds, "modes": list(MODES), "min_rto_s": None},
+                     phases=[(f"{m} N={n}", 5.0) for m in MODES for n in counts])
     seconds = 1.5 if opts.quick else 3.0  # ideal completion time of each incast
     return Setup(experiment=NAME, target=opts.target, spec=SPEC, seed=opts.seed,
                  quick=opts.quick, rate_bps=DEFAULT_RATE, queue_depth=DEPTH,
@@ -55,7 +66,8 @@ def traffic(setup: Setup, fabric, seconds: float, n: int | None = None) -> list[
     receiver = setup.params["receiver"]
     senders = plans.incast_senders(fabric, receiver, n, setup.seed)
     size = max(1, int(setup.link_rate * seconds / 8 / n))
-    rto = ("--min-rto", str(setup.params.get("min_rto_s", MIN_RTO_S)))
+    min_rto = setup.params.get("min_rto_s", MIN_RTO_S)
+    rto = ("--min-rto", str(min_rto)) if min_rto is not None else ()
     return [Flow(src, receiver, size, seed=setup.seed * 1000 + i, send_args=rto)
             for i, src in enumerate(senders)]
 
@@ -114,7 +126,7 @@ def tables(analysis: dict) -> dict[str, list[dict]]:
     keys = ("mode", "n", "bytes", "ideal_s", "fct_s", "slowdown", "timeouts",
             "spurious_timeouts", "retransmits", "nacks", "trimmed_at_receiver",
             "ecn_echoes", "dropped", "failed", "faithful")
-    rows = [{k: (round(r[k], 4) if isinstance(r[k], float) else r[k]) for k in keys}
+    rows = [{k: (metrics.significant(r[k]) if isinstance(r[k], float) else r[k]) for k in keys}
             for r in analysis["rows"]]
     flows = [{"mode": r["mode"], "n": r["n"], "flow": i, "fct_s": fct}
              for r in analysis["rows"] for i, fct in enumerate(r["flow_fct_s"])]

@@ -125,3 +125,9 @@ def link_utilisation(tx_bytes: int, seconds: float, rate_bps: float) -> float:
     if seconds <= 0 or rate_bps <= 0:
         raise ValueError("utilisation needs a positive duration and rate")
     return tx_bytes * 8 / seconds / rate_bps
+
+
+def significant(x: float, digits: int = 4) -> float:
+    """`x` to `digits` significant figures: table cells keep microseconds (the simulator's)
+    as well as seconds (the lab's)."""
+    return float(f"{x:.{digits}g}")

@@ -16,10 +16,11 @@ also gives each flow's whole-transfer goodput (bytes / completion time), start i
 from __future__ import annotations
 
 from experiments import flowstats, metrics, plans, plots
-from experiments.config import JUMBO_MTU, ExperimentError, Options, Setup
+from experiments.config import JUMBO_MTU, ExperimentError, Options, Setup, simulator_defaults
 from experiments.plans import Flow
 
 NAME = "permutation"
+ENGINES = ("lab", "sim")
 TITLE = "Permutation traffic: ECMP vs per-packet spraying"
 MODES = ("ecmp", "ev", "random", "source")
 SPEC = "fattree:k=4"
@@ -32,9 +33,24 @@ DEFAULT_RATE = {"p4emu": 3_000_000, "bmv2": 2_000_000}
 WARMUP_S = {True: 1.0, False: 2.0}  # by --quick; ~10 RTTs in the full run
 
 
+# The simulator (--engine sim): flows of ~30 RTTs at 100 Gb/s (an RTT is ~16 us on k=4),
+# warm-up of ~10; --quick keeps k=4, the full run is k=8 (128 flows).
+SIM_SPEC = {True: "fattree:k=4", False: "fattree:k=8"}
+SIM_SECONDS = {True: 150e-6, False: 500e-6}
+SIM_WARMUP_S = {True: 50e-6, False: 150e-6}
+
+
 def setup(opts: Options) -> Setup:
     if opts.incast_n:
         raise ExperimentError("--senders applies to the incast experiment only")
+    if opts.engine == "sim":
+        seconds = SIM_SECONDS[opts.quick]
+        return Setup(experiment=NAME, target=opts.target, spec=SIM_SPEC[opts.quick],
+                     seed=opts.seed, quick=opts.quick, **simulator_defaults(),
+                     params={"modes": list(MODES), "seconds": seconds,
+                             "warmup_s": SIM_WARMUP_S[opts.quick],
+                             "min_window_s": seconds / 10},
+                     phases=[(m, 15.0 if opts.quick else 600.0) for m in MODES])
     seconds = 4.0 if opts.quick else 10.0
     return Setup(experiment=NAME, target=opts.target, spec=SPEC, seed=opts.seed,
                  quick=opts.quick, rate_bps=DEFAULT_RATE[opts.target], queue_depth=64,
@@ -88,8 +104,9 @@ def analyse(setup: Setup, raw: dict) -> dict:
     rate = setup.link_rate
     result = {"link_rate_bps": rate, "ceiling": setup.payload_ceiling(True), "modes": {}}
     for mode, run in raw["modes"].items():
-        goodputs, window = flowstats.window_goodputs(run["flows"], run["t0"],
-                                                     setup.params["warmup_s"])
+        goodputs, window = flowstats.window_goodputs(
+            run["flows"], run["t0"], setup.params["warmup_s"],
+            setup.params.get("min_window_s", flowstats.MIN_WINDOW_S))
         norm = [g / rate for g in goodputs if g is not None]
         fcts = [flowstats.finish_time(f, run["t0"]) for f in run["flows"]]
         transfer = [f["size"] * 8 / (f["sender"] or {})["completion_time_s"] / rate

@@ -16,6 +16,7 @@ from experiments.config import ExperimentError, Options, Setup
 from experiments.plans import Flow
 
 NAME = "planes"
+ENGINES = ("lab",)  # its plane failure is timed in wall-clock time (a thread)
 TITLE = "Multi-plane fabric: 1 vs 2 planes, and a plane failing"
 SPEC = "multiplane:planes=2,base=fattree:k=4"
 DEFAULT_RATE = 500_000  # 40 switches on 2 cores: half the single-plane experiments' rate

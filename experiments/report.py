@@ -32,13 +32,21 @@ def md_table(rows: list[dict], limit: int = 60) -> str:
 
 
 def _rate(bps: float | None) -> str:
-    return "unlimited" if not bps else f"{bps / 1e6:g} Mb/s"
+    if not bps:
+        return "unlimited"
+    return f"{bps / 1e9:g} Gb/s" if bps >= 1e9 else f"{bps / 1e6:g} Mb/s"
+
+
+def _seconds(s: float) -> str:
+    return f"{s * 1e3:g} ms" if s >= 1e-3 else f"{s * 1e6:g} us"
 
 
 def setup_rows(setup: Setup, env: dict) -> list[dict]:
     rate_note = {"auto": " (calibrated: --rate auto)", "option": " (--rate)",
                  "default": " (experiment default)"}[setup.rate_source]
-    rows = [("target", f"{setup.target} ({env.get('queue_model', '')})"),
+    rows = [("engine", "simulator (virtual time: figures depend only on the inputs and "
+                       "the seed)" if setup.engine == "sim" else "lab (real time)"),
+            ("target", f"{setup.target} ({env.get('queue_model', '')})"),
             ("topology", setup.spec),
             ("host link rate", _rate(setup.rate_bps) + rate_note),
             ("fabric link rate", _rate(setup.fabric_rate_bps or setup.rate_bps)),
@@ -51,14 +59,19 @@ def setup_rows(setup: Setup, env: dict) -> list[dict]:
              else "off"),
             ("ECN threshold", f"{setup.ecn_threshold} packets" if setup.ecn_threshold
              else "off"),
-            ("link probes", f"every {setup.probe_interval * 1000:.0f} ms, down after "
+            ("link probes", f"every {_seconds(setup.probe_interval)}, down after "
                             f"{setup.miss_limit} missed"),
+            *([("link delay", _seconds(setup.link_delay_s) + " per link")]
+              if setup.engine == "sim" else []),
             ("seed", str(setup.seed)), ("quick", str(setup.quick)),
             ("parameters", json.dumps(setup.params))]
     rows += [(k, str(v)) for k, v in env.get("versions", {}).items()]
     rows += [("machine", env.get("machine", "")),
              ("load average (1, 5, 15 min) at start", str(env.get("load_start"))),
              ("duration", f"{env.get('duration_s', 0):.0f} s")]
+    if "packet_hops" in env:
+        rows.append(("simulated", f"{env['packet_hops']:,} packet-hops, "
+                                  f"{env['packet_hops_per_s']:,} per wall-clock second"))
     return [{"setting": k, "value": v} for k, v in rows]
 
 
@@ -69,14 +82,23 @@ def markdown(title: str, question: str, setup: Setup, env: dict, verdict: dict,
              "faithful" if not cpu_only(verdict) else
              "faithful as far as measured (the CPU and the ACKs' delays: this target's "
              "receive backlog and missed frames are out of sight)")
-    parts = [f"# {title}\n", question.strip() + "\n",
-             f"**Emulation:** {label}. CPU busy {_pct(verdict.get('cpu_busy'))} (niced "
-             f"background work {_pct(verdict.get('cpu_nice'))} excluded), switch socket "
-             f"backlog p95 {_kib(verdict.get('backlog_p95_bytes'))}, frames missed by "
-             f"switches {_pct(verdict.get('ingress_loss_share'), 2)}, ACKs later than the "
-             f"queues explain {_pct(verdict.get('late_share'), 2)}."
-             + ("".join(f"\n- {r}" for r in verdict["reasons"]) if verdict["reasons"] else "")
-             + "\n"]
+    if verdict.get("engine") == "sim":
+        parts = [f"# {title}\n", question.strip() + "\n",
+                 "**Engine:** the simulator, in virtual time: mrc.p4 through p4emu's "
+                 "pipeline, the controller's logic and the endpoint's sender and receiver, "
+                 "in one process; no machine limit applies, and the same inputs and seed "
+                 "give the same figures.\n"]
+    else:
+        parts = [f"# {title}\n", question.strip() + "\n",
+                 f"**Emulation:** {label}. CPU busy {_pct(verdict.get('cpu_busy'))} (niced "
+                 f"background work {_pct(verdict.get('cpu_nice'))} excluded), switch "
+                 f"socket backlog p95 {_kib(verdict.get('backlog_p95_bytes'))}, frames "
+                 f"missed by switches {_pct(verdict.get('ingress_loss_share'), 2)}, ACKs "
+                 f"later than the queues explain {_pct(verdict.get('late_share'), 2)}."
+                 + ("".join(f"\n- {r}" for r in verdict["reasons"]) if verdict["reasons"]
+                    else "") + "\n"]
+    if env.get("incomplete"):
+        parts.append(f"**Incomplete:** {env['incomplete']}.\n")
     if goals:
         parts.append("## Goals\n")
         parts.append(md_table([{"goal": g["goal"], "measured": g["measured"],

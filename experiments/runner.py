@@ -47,17 +47,24 @@ EXPERIMENT_PORTS = (29100, 12100)
 def plan(opts: Options) -> tuple[ModuleType, Setup]:
     """The experiment module and its setup for `opts`; ExperimentError on bad input."""
     module = registry.get(opts.name)
+    if opts.engine not in module.ENGINES:
+        raise ExperimentError(f"{opts.name} runs on the engine(s) {', '.join(module.ENGINES)} "
+                              f"only, not {opts.engine}")
     setup = module.setup(opts)
     if opts.mtu is not None:
         check_mtu(opts.mtu)
         setup = replace(setup, mtu=opts.mtu)
+    if opts.engine == "sim" and opts.rate == "auto":
+        raise ExperimentError("--rate auto finds what this machine keeps up with: the lab's "
+                              "question, not the simulator's (give a rate, e.g. 400G)")
     if opts.rate not in (None, "auto"):
         bps = parse_rate(opts.rate)
-        check_rate(opts.target, bps, setup.mtu)
+        limits = "sim" if opts.engine == "sim" else opts.target
+        check_rate(limits, bps, setup.mtu)
         fabric = None
         if setup.fabric_rate_bps:  # keep the experiment's fabric/host ratio
             fabric = int(setup.fabric_rate_bps * bps / setup.rate_bps)
-            check_rate(opts.target, fabric, setup.mtu)
+            check_rate(limits, fabric, setup.mtu)
         setup = replace(setup, rate_bps=bps, fabric_rate_bps=fabric, rate_source="option")
     return module, setup
 
@@ -87,6 +94,8 @@ class _Stop:
 def run(opts: Options, outdir: Path) -> dict:
     """Run `opts.name` into `outdir`; returns the summary (verdict, goals, files)."""
     module, setup = plan(opts)
+    if setup.engine == "sim":
+        return run_simulated(module, setup, outdir)
     from experiments.live.environment import environment  # live imports only when running
     from experiments.live.flows import RUNNING
     from experiments.live.session import Session
@@ -152,6 +161,34 @@ def run(opts: Options, outdir: Path) -> dict:
     progress.note("lab stopped; analysing and plotting")
     env["duration_s"] = time.monotonic() - started
     summary = finish(module, setup, env, raw, calibration, outdir)
+    progress.note(f"written to {outdir}")
+    return summary
+
+
+def run_simulated(module: ModuleType, setup: Setup, outdir: Path) -> dict:
+    """`module` on the simulator: no root, no processes; Ctrl-C ends the phase running
+    and skips the rest, and the report says it is incomplete."""
+    from experiments.live.environment import environment
+    from experiments.sim.session import SimSession
+    from fabric_model.spec import parse_spec
+
+    outdir.mkdir(parents=True, exist_ok=True)
+    progress = Progress(setup.experiment, setup.phases)
+    env = environment(setup.target, engine="sim")
+    started = time.monotonic()
+    try:
+        fabric = parse_spec(setup.spec)
+    except ValueError as exc:
+        raise ExperimentError(f"topology {setup.spec!r}: {exc}") from None
+    session = SimSession(fabric, setup, outdir / "runs", progress.phase, progress.note)
+    progress.note(f"simulating {setup.spec} at {setup.rate_bps / 1e9:g} Gb/s per link")
+    raw = module.run(session, setup)
+    env["duration_s"] = time.monotonic() - started
+    env["packet_hops"] = session.packet_hops
+    env["packet_hops_per_s"] = round(session.packet_hops / max(session.wall_s, 1e-9))
+    if session.interrupted:
+        env["incomplete"] = "interrupted (Ctrl-C): the phases after it did not run"
+    summary = finish(module, setup, env, raw, None, outdir)
     progress.note(f"written to {outdir}")
     return summary
 

@@ -15,6 +15,7 @@ from experiments.config import ExperimentError, Options, Setup
 from experiments.plans import Flow
 
 NAME = "signals"
+ENGINES = ("lab",)  # its rates and thresholds are the lab's only
 TITLE = "In-network signals: ECN, qmax and the sender's window"
 SPEC = "fattree:k=4"
 DEFAULT_RATE = 1_000_000

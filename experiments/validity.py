@@ -52,6 +52,7 @@ class Verdict:
     ingress_loss_share: float | None
     load_average: list[float]
     late_share: float | None = None
+    engine: str = "lab"  # "sim": virtual time, faithful by construction
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -80,6 +81,8 @@ def cpu_only(verdict: dict) -> bool:
 
 def short_label(verdict: dict) -> str:
     """A verdict in a word or three, for tables."""
+    if verdict.get("engine") == "sim":
+        return "virtual time"
     if not verdict["faithful"]:
         return "unfaithful"  # the machine did not keep up (the reasons say how)
     return "faithful (CPU, delays)" if cpu_only(verdict) else "faithful"
@@ -128,4 +131,5 @@ def combine(verdicts: list[Verdict]) -> Verdict:
                    backlog_max_bytes=worst([v.backlog_max_bytes for v in verdicts]),
                    ingress_loss_share=worst([v.ingress_loss_share for v in verdicts]),
                    load_average=verdicts[-1].load_average,
-                   late_share=worst([v.late_share for v in verdicts]))
+                   late_share=worst([v.late_share for v in verdicts]),
+                   engine=verdicts[-1].engine)

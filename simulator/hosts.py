@@ -10,6 +10,7 @@ address it came from.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from endpoint.core.receiver import Message, MrcReceiver, ReceiverConfig
@@ -71,13 +72,15 @@ class SimHost:
         return next((nic for nic in self.node.nics if nic.plane == plane), None)
 
     # --- sending
-    def add_flow(self, spec: FlowSpec, peer: SimHost, data: bytes, cfg: SenderConfig) -> SimFlow:
+    def add_flow(self, spec: FlowSpec, peer: SimHost, data: bytes, cfg: SenderConfig,
+                 sender_class: Callable[..., MrcSender] = MrcSender) -> SimFlow:
+        """`sender_class` makes the core (as `endpoint.runner.run_sender` takes it)."""
         planes = spec.planes if spec.planes is not None else tuple(
             nic.plane for nic in self.node.nics if peer.nic_on_plane(nic.plane) is not None)
         pairs = [(self.nic_on_plane(p), peer.nic_on_plane(p)) for p in planes]
         if not pairs or any(a is None or b is None for a, b in pairs):
             raise ValueError(f"flow {spec.src} -> {spec.dst}: no shared plane among {planes}")
-        sender = MrcSender(data, len(pairs), cfg, now=self.loop.now)
+        sender = sender_class(data, len(pairs), cfg, now=self.loop.now)
         builders = [FrameBuilder(FrameAddress.of(a.mac, b.mac, a.ip, b.ip)) for a, b in pairs]
         flow = SimFlow(spec, sender, [a.index for a, _ in pairs], builders,
                        [(self.loop.now, 0)])

@@ -10,11 +10,14 @@
 
 from __future__ import annotations
 
+import math
 import random
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from controller.switch_state import ForwardingPolicy
+from endpoint.core.sender import MrcSender
 from endpoint.core.sender_config import SenderConfig
 from endpoint.sim.events import EventLoop
 from endpoint.wire import ETH_IP_UDP_LEN, HEADER_LEN, payload_fit
@@ -69,6 +72,24 @@ class SimSettings:
     @property
     def header_frame(self) -> int:
         return ETH_IP_UDP_LEN + HEADER_LEN
+
+    def rto_timers(self) -> tuple[float, float, float]:
+        """Senders' (min, initial, max) RTO for these links: tens of microseconds where
+        the lab's are 0.1 s, so that a loss costs a few RTTs here as there."""
+        return max(10e-6, 20 * self.link_delay_s), max(50e-6, 50 * self.link_delay_s), 0.01
+
+    def base_rtt(self, switch_hops: int) -> float:
+        """Round trip of a full DATA frame and its ACK across `switch_hops` switches with
+        every queue empty."""
+        links = switch_hops + 1
+        frame, ack = self.mtu + 14, self.header_frame
+        return links * (2 * self.link_delay_s + (frame + ack) * 8 / self.link_rate_bps)
+
+    def bdp_packets(self, switch_hops: int) -> int:
+        """Full frames one link carries in a base RTT: the window a datacenter sender
+        starts with (as NDP and UEC do), where the lab's start at 16 packets."""
+        return max(1, math.ceil(self.base_rtt(switch_hops) * self.link_rate_bps
+                                / ((self.mtu + 14) * 8)))
 
     def policy(self) -> ForwardingPolicy:
         return ForwardingPolicy(SPRAY_MODES[self.spray], self.trim_threshold,
@@ -156,7 +177,10 @@ class SimNetwork:
         return updates
 
     def add_flow(self, spec: FlowSpec, cfg: SenderConfig | None = None,
-                 data: bytes | None = None) -> SimFlow:
+                 data: bytes | None = None,
+                 sender_class: Callable[..., MrcSender] = MrcSender) -> SimFlow | None:
+        """Start `spec` (now, or at its `start`: then None is returned and the flow joins
+        `flows` when it begins)."""
         for name in (spec.src, spec.dst):
             if name not in self.hosts:
                 raise ValueError(f"simulator: unknown host {name!r}")
@@ -169,13 +193,13 @@ class SimNetwork:
 
         def begin() -> None:
             holder.append(self.hosts[spec.src].add_flow(spec, self.hosts[spec.dst], payload,
-                                                       cfg))
+                                                       cfg, sender_class))
             self.flows.append(holder[0])
         if spec.start <= self.loop.now:
             begin()
             return holder[0]
         self.loop.at(spec.start, begin)
-        return None  # type: ignore[return-value]
+        return None
 
     def run(self, until: float) -> None:
         self.loop.run(until)
@@ -231,3 +255,19 @@ class SimNetwork:
     def packet_hops(self) -> int:
         """Frames carried by every wire so far."""
         return sum(w.counters.frames for w in self.wires.values())
+
+    def port_counters(self) -> dict[str, dict[int, dict[str, int]]]:
+        """Per switch and port, frames and bytes sent and received (what the lab reads from
+        the kernel's interface statistics)."""
+        out: dict[str, dict[int, dict[str, int]]] = {}
+        for link in self.fabric.links:
+            for (a, pa), (b, pb) in (((link.a, link.a_port), (link.b, link.b_port)),
+                                     ((link.b, link.b_port), (link.a, link.a_port))):
+                tx = self.wires[(a, pa)].counters
+                if a in self.switches:
+                    row = out.setdefault(a, {}).setdefault(pa, {})
+                    row.update(tx_bytes=tx.bytes, tx_packets=tx.frames)
+                if b in self.switches:
+                    row = out.setdefault(b, {}).setdefault(pb, {})
+                    row.update(rx_bytes=tx.bytes, rx_packets=tx.frames)
+        return out

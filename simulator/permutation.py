@@ -132,8 +132,8 @@ def run_mode(run: PermutationRun, mode: str,
     s = net.settings
     payload_rate = s.link_rate_bps * s.mss / (s.mss + s.header_frame)
     size = max(1, int(payload_rate * planes * run.seconds / 8))
-    cfg = SenderConfig(min_rto=max(10e-6, 20 * s.link_delay_s), max_rto=0.01,
-                       initial_rto=max(50e-6, 50 * s.link_delay_s),
+    min_rto, initial_rto, max_rto = s.rto_timers()
+    cfg = SenderConfig(min_rto=min_rto, max_rto=max_rto, initial_rto=initial_rto,
                        idle_timeout=max(0.005, run.max_time / 2))
     flows: list[SimFlow] = []
     for i, (src, dst) in enumerate(cross_group_permutation(fabric, run.seed)):

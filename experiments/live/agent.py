@@ -15,7 +15,8 @@ things differ from the endpoint CLI:
 - the sender records, every `--interval` seconds, the bytes the receiver has acknowledged,
   the congestion window, ECN echoes, NACKs, retransmissions, timeouts, the largest `qmax`
   echoed since the previous sample and the EVs down (the endpoint's summary has totals
-  only). The recorder is a subclass of the endpoint's sender, passed to `run_sender`.
+  only). The recorder (`experiments.transfer.TimelineSender`, which the simulator's
+  session uses too) is a subclass of the endpoint's sender, passed to `run_sender`.
 `--start-at` (a Unix time) holds the transfer until then, so that senders started one
 after the other begin together.
 """
@@ -32,59 +33,9 @@ import time
 from pathlib import Path
 
 from endpoint import runner as endpoint_runner
-from endpoint.core.ev_pool import EvStatus
 from endpoint.core.receiver import ReceiverConfig
-from endpoint.core.sender import MrcSender
-from endpoint.core.sender_config import EMULATED_MIN_RTO, emulated_fabric_config
 from endpoint.kernel_routes import RouteError, host_interfaces, resolve_plane
-from endpoint.wire import MsgType, parse_routes
-
-SAMPLE_FIELDS = ("time", "acked_bytes", "cwnd", "ecn_echoes", "nacks", "retransmits",
-                 "timeouts", "qmax", "evs_down")
-
-
-class TimelineSender(MrcSender):
-    """MrcSender that samples its own state on a wall-clock grid."""
-
-    interval = 0.05
-    instances: list[TimelineSender] = []
-
-    def __init__(self, *args, **kwargs) -> None:
-        super().__init__(*args, **kwargs)
-        # the runner's clock is time.monotonic(); samples are kept in wall time
-        self.wall_offset = time.time() - time.monotonic()
-        self.samples: list[list[float]] = []
-        self._next_sample = self.start_time
-        self._bin_qmax = 0
-        TimelineSender.instances.append(self)
-
-    def _sample(self, now: float) -> None:
-        acked = min(self.board.delivered_count * self.cfg.mss, self.length)
-        down = sum(1 for st in self.pool.all()
-                   if st.status in (EvStatus.FAILED, EvStatus.PROBING))
-        s = self.stats
-        self.samples.append([round(now + self.wall_offset, 6), acked, round(self.cc.cwnd, 2),
-                             s.ecn_echoes, s.nacks, s.retransmits, s.timeouts, self._bin_qmax,
-                             down])
-        self._bin_qmax = 0
-
-    def poll(self, now: float):
-        if now >= self._next_sample:
-            self._sample(now)
-            self._next_sample = max(self._next_sample + self.interval, now)
-        return super().poll(now)
-
-    def on_packet(self, plane: int, hdr, now: float) -> None:
-        if hdr.type in (MsgType.ACK, MsgType.NACK):
-            self._bin_qmax = max(self._bin_qmax, hdr.qmax)
-        was_done = self.done
-        super().on_packet(plane, hdr, now)
-        if self.done and not was_done:
-            self._sample(now)
-
-    def timeline(self) -> dict:
-        return {"sender_start": round(self.start_time + self.wall_offset, 6),
-                "fields": list(SAMPLE_FIELDS), "samples": self.samples}
+from experiments.transfer import TimelineSender, add_transfer_options, transfer_config
 
 
 def payload(size: int, seed: int) -> bytes:
@@ -96,22 +47,25 @@ def send(args: argparse.Namespace) -> int:
     planes = [resolve_plane(d.strip()) for d in args.dst.split(",") if d.strip()]
     mss = endpoint_runner.mss_for(planes, None)
     data = payload(args.size, args.seed)
-    cfg = emulated_fabric_config(
-        args.min_rto, mss=mss, evs_per_plane=args.evs, init_cwnd=16.0,
-        qmax_threshold=args.qmax_threshold, idle_timeout=min(5.0, args.timeout),
-        seed=args.seed, nonce=random.SystemRandom().getrandbits(32),
-        routes=parse_routes(args.route, len(planes)))
+    cfg = transfer_config(args, mss=mss, planes=len(planes), seed=args.seed,
+                          nonce=random.SystemRandom().getrandbits(32),
+                          idle_timeout=min(5.0, args.timeout))
     if args.start_at is not None and args.start_at > time.time():
         time.sleep(args.start_at - time.time())
-    TimelineSender.interval = args.interval
+    made: list[TimelineSender] = []
+
+    def recording_sender(*a, **kw) -> TimelineSender:
+        # the runner's clock is time.monotonic(); the timeline is kept in Unix time
+        made.append(TimelineSender(*a, interval=args.interval,
+                                   time_offset=time.time() - time.monotonic(), **kw))
+        return made[-1]
     report = None
     try:
         report = endpoint_runner.run_sender(planes, data, cfg, args.timeout,
-                                            sender_class=TimelineSender)
+                                            sender_class=recording_sender)
     finally:
-        sender = TimelineSender.instances[-1] if TimelineSender.instances else None
         timeline = {"interval": args.interval, "start_at": args.start_at, "ready_at": ready_at,
-                    **(sender.timeline() if sender else {})}
+                    **(made[-1].timeline() if made else {})}
         args.timeline.write_text(json.dumps(timeline) + "\n")
         if report is not None:
             args.json.write_text(json.dumps(report.summary) + "\n")
@@ -155,10 +109,7 @@ def main(argv: list[str] | None = None) -> int:
     s.add_argument("--timeout", type=float, default=60.0)
     s.add_argument("--interval", type=float, default=0.05)
     s.add_argument("--start-at", type=float, default=None)
-    s.add_argument("--evs", type=int, default=64)
-    s.add_argument("--min-rto", type=float, default=EMULATED_MIN_RTO)
-    s.add_argument("--qmax-threshold", type=int, default=0)
-    s.add_argument("--route", action="append", default=[])  # as `python -m endpoint send`
+    add_transfer_options(s)
     r = sub.add_parser("recv")
     r.add_argument("--json", type=Path, required=True)
     r.add_argument("--count", type=int, required=True)

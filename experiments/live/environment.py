@@ -37,7 +37,7 @@ def _cpu_model() -> str:
     return platform.processor() or "?"
 
 
-def environment(target: str) -> dict:
+def environment(target: str, engine: str = "lab") -> dict:
     commit = _run(["git", "rev-parse", "--short", "HEAD"]) or "?"
     dirty = _run(["git", "status", "--porcelain", "--untracked-files=no"])
     versions = {"mrclab": f"{_version('mrclab')} (git {commit}{', modified' if dirty else ''})",
@@ -47,8 +47,9 @@ def environment(target: str) -> dict:
         versions["simple_switch_grpc"] = _run([shutil.which("simple_switch_grpc") or
                                                "simple_switch_grpc", "--version"])
         versions["p4c"] = _run(["p4c-bm2-ss", "--version"])
-    queue_model = ("BMv2: packets/s per priority queue" if target == "bmv2"
-                   else "p4emu: bits/s line rate per port, one server")
+    queue_model = ("simulator: p4emu's traffic manager on a virtual clock, bits/s per port"
+                   if engine == "sim" else "BMv2: packets/s per priority queue"
+                   if target == "bmv2" else "p4emu: bits/s line rate per port, one server")
     return {"versions": versions, "queue_model": queue_model,
             "machine": f"{os.cpu_count()} CPUs, {_cpu_model()}",
             "load_start": [round(x, 2) for x in os.getloadavg()]}

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from experiments.live.agent import SAMPLE_FIELDS
+from experiments.transfer import SAMPLE_FIELDS
 
 T0 = 1_000_000.0  # wall time of the common start
 

@@ -1,0 +1,222 @@
+"""The simulated fabric as an experiment sees it: the same methods as the lab's
+`experiments.live.session.Session`, answered in virtual time by `simulator.SimNetwork`.
+
+Each traffic phase runs on a fabric built afresh from the setup (switches programmed by the
+controller at t = 0, the spray mode and thresholds of the moment), so phases cannot leak
+queues or state into each other; the flows' records have the lab's shape (the endpoint's
+sender summary and the agent's timeline, `experiments.transfer`), so every experiment's
+analysis reads both engines alike. Times in the records are virtual seconds from 0.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import asdict
+from functools import partial
+from pathlib import Path
+
+from endpoint.kernel_routes import Plane
+from endpoint.runner import sender_summary
+from experiments import flowstats, plans
+from experiments.config import ExperimentError, Setup
+from experiments.plans import Flow
+from experiments.transfer import TimelineSender, parse_send_args, transfer_config
+from experiments.validity import Verdict
+from fabric_model.model import Fabric
+from simulator.hosts import FlowSpec
+from simulator.network import SimNetwork, SimSettings
+
+log = logging.getLogger(__name__)
+
+SAMPLES_PER_FLOW = 200  # timeline samples over a flow's ideal duration
+IDLE_TIMEOUT_RTOS = 200  # a sender gives up after this many RTO floors of silence (4 ms)
+REPORT_EVERY_S = 5.0  # wall seconds between progress lines within a phase
+# a simulated run is faithful by construction: nothing of the machine's enters its figures
+VIRTUAL_TIME = Verdict(faithful=True, reasons=[], cpu_busy=None, cpu_nice=None,
+                       backlog_p95_bytes=None, backlog_max_bytes=None, ingress_loss_share=None,
+                       load_average=[], engine="sim")
+
+
+class SimSession:
+    def __init__(self, fabric: Fabric, setup: Setup, workdir: Path,
+                 progress: Callable[[str], None],
+                 note: Callable[[str], None] | None = None) -> None:
+        self._fabric = fabric
+        self.setup = setup
+        self.workdir = workdir
+        self.progress = progress  # called with each phase's name as it starts
+        self.note = note or (lambda line: None)
+        self._spray = "ecmp"
+        self._thresholds = (setup.trim_threshold, setup.ecn_threshold)
+        self._rates = (setup.rate_bps, setup.fabric_rate_bps or setup.rate_bps)
+        self._last: SimNetwork | None = None
+        self.packet_hops = 0
+        self.wall_s = 0.0
+        self.interrupted = False  # Ctrl-C: later phases do not run (their flows fail)
+
+    @property
+    def fabric(self) -> Fabric:
+        return self._fabric
+
+    # --- configuration (applies to the next phase's fabric) ------------------------------
+    def set_spray(self, mode: str) -> None:
+        self._spray = mode
+
+    def set_rates(self, host_bps: int | None, fabric_bps: int | None) -> None:
+        self._rates = (host_bps or self._rates[0], fabric_bps or self._rates[1])
+
+    def set_thresholds(self, trim: int, ecn: int, spray: str) -> float:
+        self._thresholds = (trim, ecn)
+        self._spray = spray
+        return 0.0
+
+    def settings(self) -> SimSettings:
+        s = self.setup
+        if self._rates[1] != self._rates[0]:
+            raise ExperimentError("the simulator runs every link at one rate (host "
+                                  f"{self._rates[0]:g} b/s, fabric {self._rates[1]:g} b/s)")
+        return SimSettings(link_rate_bps=self._rates[0], link_delay_s=s.link_delay_s,
+                           mtu=s.mtu, queue_depth=s.queue_depth,
+                           trim_threshold=self._thresholds[0],
+                           ecn_threshold=self._thresholds[1], spray=self._spray,
+                           probe_interval_s=s.probe_interval, miss_limit=s.miss_limit,
+                           seed=s.seed)
+
+    # --- observation --------------------------------------------------------------------
+    def counters(self, switches: list[str] | None = None) -> dict:
+        """Per switch and port, what the last phase's fabric carried."""
+        if self._last is None:
+            return {}
+        counters = self._last.port_counters()
+        return {k: v for k, v in counters.items() if switches is None or k in switches}
+
+    def reconvergence(self) -> list[dict]:
+        return [] if self._last is None else [asdict(e) for e in self._last.controller.events]
+
+    def core_links(self) -> list[tuple[str, int, str, int]]:
+        return plans.core_links(self.fabric)
+
+    def wait_links_up(self, timeout: float = 20.0) -> bool:
+        return True  # every phase starts on a fabric built afresh
+
+    # --- traffic ------------------------------------------------------------------------
+    def run_flows(self, name: str, plan: list[Flow], timeout: float,
+                  during: Callable[[float], None] | None = None) -> dict:
+        """Run `plan` together from t = 0; returns the records `live.Session.run_flows`
+        returns. `timeout`: virtual seconds at most (flows that have not finished by then
+        fail, as a sender past its `--timeout`)."""
+        if during is not None:
+            raise ExperimentError(f"{name}: failures timed in wall-clock time (this "
+                                  "experiment's) do not run on the simulator yet")
+        if self.interrupted:
+            return self._not_run(name, plan)
+        if self._spray == "source":
+            plan = plans.with_source_routes(self.fabric, plan)
+        net = SimNetwork(self.fabric, self.settings())
+        self._last = net
+        net.start()
+        mss = net.settings.mss
+        min_rto, initial_rto, max_rto = net.settings.rto_timers()
+        fabric = {"min_rto": min_rto, "initial_rto": initial_rto, "max_rto": max_rto,
+                  "init_cwnd": float(net.settings.bdp_packets(self.fabric.max_switch_hops()))}
+        ideal = max(f.size for f in plan) * 8 / net.settings.link_rate_bps
+        interval = max(ideal / SAMPLES_PER_FLOW, 1e-7)
+        deadline = min(timeout, max(f.start for f in plan) + 50 * ideal + 0.002)
+        flows: list[tuple[Flow, FlowSpec]] = []
+        for flow in plan:
+            try:
+                args = parse_send_args(flow.send_args)
+                planes = self._planes(flow)
+                cfg = transfer_config(args, mss=mss, planes=len(planes), seed=flow.seed,
+                                      nonce=flow.seed, idle_timeout=IDLE_TIMEOUT_RTOS
+                                      * min_rto, fabric=fabric)
+            except ValueError as exc:
+                raise ExperimentError(f"{name}: flow {flow.label}: {exc}") from None
+            spec = FlowSpec(flow.src, flow.dst, flow.size, start=flow.start,
+                            planes=tuple(planes), seed=flow.seed, routes=cfg.routes)
+            net.add_flow(spec, cfg, sender_class=partial(TimelineSender, interval=interval))
+            flows.append((flow, spec))
+        started = time.perf_counter()
+        interrupted = self._run(net, name, len(plan), deadline)
+        self.interrupted |= interrupted
+        self.wall_s += time.perf_counter() - started
+        self.packet_hops += net.packet_hops()
+        records = self._records(net, flows)
+        if (why := flowstats.nothing_transferred(records)) is not None and not interrupted:
+            raise ExperimentError(f"{name}: {why}")
+        receivers = {h.node.name: asdict(h.receiver.stats) for h in net.hosts.values()
+                     if h.receiver.stats.data_packets}
+        out = {"name": name, "t0": 0.0, "end": net.loop.now, "flows": records,
+               "receivers": receivers, "counters": net.port_counters(),
+               "machine": {"wall_s": round(time.perf_counter() - started, 3),
+                           "packet_hops": net.packet_hops()},
+               "verdict": VIRTUAL_TIME.as_dict()}
+        if interrupted:
+            out["incomplete"] = True
+        return out
+
+    def _not_run(self, name: str, plan: list[Flow]) -> dict:
+        records = [{"src": f.src, "dst": f.dst, "size": f.size, "start": f.start,
+                    "planes": list(f.planes or ()), "timeline": {},
+                    "sender": {"ok": False, "error": "not run (interrupted)"}} for f in plan]
+        return {"name": name, "t0": 0.0, "end": 0.0, "flows": records, "receivers": {},
+                "counters": {}, "machine": {}, "verdict": VIRTUAL_TIME.as_dict(),
+                "incomplete": True}
+
+    def _planes(self, flow: Flow) -> list[int]:
+        src, dst = self.fabric.hosts[flow.src], self.fabric.hosts[flow.dst]
+        shared = [n.plane for n in src.nics if any(m.plane == n.plane for m in dst.nics)]
+        chosen = [p for p in shared if flow.planes is None or p in flow.planes]
+        if not chosen:
+            raise ValueError(f"{flow.dst} has no NIC on planes {flow.planes}")
+        return chosen
+
+    def _run(self, net: SimNetwork, name: str, expected: int, deadline: float) -> bool:
+        """Run until every flow is done or `deadline`; True when Ctrl-C cut it short."""
+        def finished() -> bool:
+            return len(net.flows) >= expected and all(f.done for f in net.flows)
+        last_note = time.perf_counter()
+        step = deadline / 100
+        try:
+            while net.loop.now < deadline and not finished():
+                net.loop.run(min(deadline, net.loop.now + step), finished)
+                if time.perf_counter() - last_note >= REPORT_EVERY_S:
+                    last_note = time.perf_counter()
+                    done = sum(f.done for f in net.flows)
+                    self.note(f"{name}: virtual {net.loop.now * 1e6:,.0f} us, "
+                              f"{done}/{expected} flows done, {net.packet_hops():,} "
+                              "packet-hops")
+        except KeyboardInterrupt:
+            return True
+        finally:
+            net.controller.stop_probing()
+        return False
+
+    def _records(self, net: SimNetwork, flows: list[tuple[Flow, FlowSpec]]) -> list[dict]:
+        out = []
+        for flow, spec in flows:
+            sim = next((f for f in net.flows if f.spec is spec), None)
+            if sim is None:  # interrupted before it began
+                out.extend(self._not_run("", [flow])["flows"])
+                continue
+            sender = sim.sender
+            if not sender.done and not sender.failed:
+                sender.failed = True
+                sender.error = f"transfer incomplete after {net.loop.now:g} s (virtual)"
+            planes = [self._plane(flow.src, flow.dst, p) for p in sim.spec.planes or ()]
+            summary = sender_summary(sender, planes, net.loop.now - sender.start_time,
+                                     hashlib.sha256(sender.data).hexdigest())
+            out.append({"src": flow.src, "dst": flow.dst, "size": flow.size,
+                        "start": flow.start, "planes": list(flow.planes or ()),
+                        "sender": summary, "timeline": sender.timeline()})
+        return out
+
+    def _plane(self, src: str, dst: str, plane: int) -> Plane:
+        a = next(n for n in self.fabric.hosts[src].nics if n.plane == plane)
+        b = next(n for n in self.fabric.hosts[dst].nics if n.plane == plane)
+        return Plane(iface=f"{src}-eth{a.index}", src_ip=a.ip, src_mac=a.mac, dst_ip=b.ip,
+                     next_hop_mac="", mtu=self.setup.mtu)
+

@@ -1,0 +1,102 @@
+"""Experiments on the simulator (`--engine sim`): the lab's reports from virtual time, the
+same figures for the same seed, one-line errors for what the simulator cannot run."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from experiments import runner
+from experiments.config import ExperimentError, Options
+from experiments.plans import Flow
+from experiments.sim.session import SimSession
+from fabric_model.spec import parse_spec
+from topologies.p4switch import REPO_ROOT
+
+
+def _incast(out: Path, seed: int = 1) -> dict:
+    return runner.run(Options("incast", quick=True, engine="sim", incast_n=(4,), seed=seed),
+                      out)
+
+
+def test_incast_on_the_simulator_writes_the_lab_s_report(tmp_path):
+    summary = _incast(tmp_path)
+    for name in ("results.json", "report.md", "summary.csv"):
+        assert (tmp_path / name).is_file(), name
+    report = (tmp_path / "report.md").read_text()
+    assert "**Engine:** the simulator, in virtual time" in report
+    assert "| engine | simulator" in report and "100 Gb/s" in report
+    assert "packet-hops" in report  # the run's cost, per wall-clock second
+    rows = {r["mode"]: r for r in summary["analysis"]["rows"]}
+    # the P4 program trims at the receiver's port: NACKs, and nothing dropped or timed out
+    assert rows["trim"]["trimmed_at_receiver"] > 0 and rows["trim"]["dropped"] == 0
+    assert rows["trim"]["timeouts"] == 0 and rows["trim"]["failed"] == 0
+    # drop-tail (trim threshold 0) loses packets at the same port instead
+    assert rows["droptail"]["dropped"] > 0 and rows["droptail"]["trimmed_at_receiver"] == 0
+    # microseconds survive the tables (4 significant figures, not 4 decimals)
+    csv = (tmp_path / "summary.csv").read_text()
+    assert "5e-05" in csv
+    assert summary["verdict"]["faithful"] and summary["verdict"]["engine"] == "sim"
+
+
+def test_the_same_seed_gives_the_same_results(tmp_path):
+    def figures(out: Path) -> str:
+        _incast(out)
+        r = json.loads((out / "results.json").read_text())
+        for run in r["raw"]["runs"]:
+            run.pop("machine")  # wall-clock time
+        return json.dumps({"analysis": r["analysis"], "raw": r["raw"]}, sort_keys=True)
+    assert figures(tmp_path / "a") == figures(tmp_path / "b")
+    _incast(tmp_path / "c", seed=2)
+    other = json.loads((tmp_path / "c" / "results.json").read_text())
+    first = json.loads((tmp_path / "a" / "results.json").read_text())
+    assert other["analysis"] != first["analysis"]
+
+
+def test_flows_are_recorded_as_the_lab_records_them():
+    from experiments.config import Setup, simulator_defaults
+
+    fabric = parse_spec("fattree:k=4")
+    setup = Setup(experiment="t", target="p4emu", spec="fattree:k=4", seed=1, quick=True,
+                  **simulator_defaults())
+    session = SimSession(fabric, setup, Path("/nonexistent"), lambda name: None)
+    session.set_spray("source")
+    run = session.run_flows("two", [Flow("h1", "h16", 200_000, seed=1),
+                                    Flow("h2", "h9", 100_000, seed=2, start=5e-6)], timeout=1)
+    assert [f["sender"]["ok"] for f in run["flows"]] == [True, True]
+    later = run["flows"][1]
+    # virtual seconds from 0, at ns resolution; the later flow started at its `start`
+    assert later["timeline"]["sender_start"] == pytest.approx(5e-6)
+    assert later["timeline"]["samples"][-1][1] == 100_000  # all acknowledged
+    assert 0 < later["sender"]["completion_time_s"] < 1e-3
+    # source spraying: the session gave each sender its routes, so no EV was hashed
+    assert run["flows"][0]["sender"]["evs_used_count"] >= 4
+    tx = sum(p.get("tx_bytes", 0) for ports in run["counters"].values()
+             for p in ports.values())
+    assert tx > 300_000 * 3  # both transfers crossed at least three switches
+    assert session.reconvergence() == []  # nothing failed
+
+
+def test_what_the_simulator_cannot_run_is_a_one_line_error(tmp_path):
+    with pytest.raises(ExperimentError, match="failure runs on the engine"):
+        runner.plan(Options("failure", engine="sim"))
+    with pytest.raises(ExperimentError, match="--rate auto"):
+        runner.plan(Options("permutation", engine="sim", rate="auto"))
+    with pytest.raises(ExperimentError, match="outside what sim emulates"):
+        runner.plan(Options("permutation", engine="sim", rate="900G"))
+    _, setup = runner.plan(Options("permutation", engine="sim", rate="400G", quick=True))
+    assert setup.rate_bps == 400e9 and setup.engine == "sim"
+    fabric = parse_spec("fattree:k=4")
+    session = SimSession(fabric, setup, tmp_path, lambda name: None)
+    with pytest.raises(ExperimentError, match=r"h1->h2: send_args: unknown '--bogus'"):
+        session.run_flows("x", [Flow("h1", "h2", 1000, seed=1, send_args=("--bogus",))], 1)
+    proc = subprocess.run([sys.executable, "-m", "mrclab", "experiment", "planes", "--engine",
+                           "sim", "--out", str(tmp_path / "p")], cwd=REPO_ROOT,
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2
+    assert proc.stderr.strip().splitlines() == [
+        "mrclab experiment: planes runs on the engine(s) lab only, not sim"]
