@@ -24,6 +24,10 @@ INGRESS_LOSS_LIMIT = 0.002  # share of frames lost before the switch read them
 BACKLOG_LIMIT_BYTES = 96 * 1024  # p95 of the largest socket backlog (~40 full frames)
 CPU_LIMIT = 0.97  # busy share of all cores, niced work excluded
 LATE_LIMIT = 0.01  # share of ACKs later than their path's queues explain
+# ... and more of them than one stall explains: a switch that stalls once holds back the
+# ACKs of every packet then in flight, at most a first window (16 packets) per sender. A
+# short phase has few ACKs (a quick incast: ~250), where one stall alone passes 1 %.
+LATE_MIN_COUNT = 16
 
 
 @dataclass
@@ -39,6 +43,7 @@ class Measured:
     load_average: list[float] = field(default_factory=list)
     late_share: float | None = None  # of the ACKs, later than the queues explain
     late_bound_s: float | None = None  # delay per queued packet the queues explain
+    late_count: int | None = None  # ACKs later than the queues explain
 
 
 @dataclass
@@ -59,9 +64,9 @@ class Verdict:
 
 
 
-def late_share(flows: list[dict], bound_s: float) -> float | None:
-    """Share of all the flows' ACKs whose delay per queued packet exceeds `bound_s` (see
-    `QueueExplainedDelay`); None when no sender reported it."""
+def late_acks(flows: list[dict], bound_s: float) -> tuple[int, int] | None:
+    """(late, all) ACKs of the flows, late when their delay per queued packet exceeds
+    `bound_s` (see `QueueExplainedDelay`); None when no sender reported them."""
     total = [0] * (len(DELAY_EDGES_S) + 1)
     found = False
     for flow in flows:
@@ -69,7 +74,18 @@ def late_share(flows: list[dict], bound_s: float) -> float | None:
         if counts and len(counts) == len(total):
             found = True
             total = [a + b for a, b in zip(total, counts, strict=True)]
-    return share_above(total, bound_s) if found else None
+    if not found:
+        return None
+    return round(share_above(total, bound_s) * sum(total)), sum(total)
+
+
+def late_share(flows: list[dict], bound_s: float) -> float | None:
+    """Share of all the flows' ACKs that `late_acks` finds late; None when no sender
+    reported it."""
+    acks = late_acks(flows, bound_s)
+    if acks is None:
+        return None
+    return acks[0] / acks[1] if acks[1] else 0.0
 
 
 def cpu_only(verdict: dict) -> bool:
@@ -103,10 +119,11 @@ def judge(m: Measured) -> Verdict:
                        f"(limit {BACKLOG_LIMIT_BYTES // 1024} KiB)")
     if m.cpu_busy is not None and m.cpu_busy >= CPU_LIMIT:
         reasons.append(f"CPU {m.cpu_busy:.0%} busy (limit {CPU_LIMIT:.0%})")
-    if m.late_share is not None and m.late_share > LATE_LIMIT:
+    if m.late_share is not None and m.late_share > LATE_LIMIT and \
+            (m.late_count is None or m.late_count > LATE_MIN_COUNT):
         reasons.append(f"{m.late_share:.1%} of the ACKs came later than the queues their "
                        f"packets crossed explain (over {m.late_bound_s * 1e3:.0f} ms per queued "
-                       f"packet; limit {LATE_LIMIT:.0%})")
+                       f"packet; limit {LATE_LIMIT:.0%} and {LATE_MIN_COUNT} ACKs)")
     return Verdict(faithful=not reasons, reasons=reasons, cpu_busy=m.cpu_busy,
                    cpu_nice=m.cpu_nice, backlog_p95_bytes=p95,
                    backlog_max_bytes=max(m.backlog_samples) if m.backlog_samples else None,

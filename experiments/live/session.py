@@ -97,7 +97,10 @@ class Session:
         if (why := flowstats.nothing_transferred(outcome.flows)) is not None:
             raise ExperimentError(f"{name}: {why}")
         bound = self.setup.queue_delay_bound_s(self.fabric.max_switch_hops())
-        monitor.measured.late_share = validity.late_share(outcome.flows, bound)
+        acks = validity.late_acks(outcome.flows, bound)
+        if acks is not None:
+            monitor.measured.late_count = acks[0]
+            monitor.measured.late_share = acks[0] / acks[1] if acks[1] else 0.0
         monitor.measured.late_bound_s = bound
         verdict = validity.judge(monitor.measured)
         if not verdict.faithful:

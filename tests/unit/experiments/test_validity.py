@@ -8,6 +8,7 @@ from experiments.validity import (
     Measured,
     combine,
     judge,
+    late_acks,
     late_share,
     short_label,
 )
@@ -82,3 +83,18 @@ def test_late_share_is_unknown_without_reports_and_ignores_foreign_histograms():
     assert late_share([{"sender": {"queue_delay_counts": [1, 2, 3]}}], 0.09) is None
     v = judge(Measured(seconds=5, cpu_busy=0.5, cpu_nice=0.0))
     assert v.faithful and v.late_share is None
+
+
+def test_one_stall_in_a_short_phase_is_not_a_machine_that_fell_behind():
+    # a quick incast phase: ~250 ACKs; one stall delays the few packets then in flight
+    on_time = [(0.05, 0.01, 3)] * 246
+    stalled = [(0.6, 0.01, 0)] * 4
+    flows = [_flow_with_delays(on_time), _flow_with_delays(stalled)]
+    assert late_acks(flows, 0.030) == (4, 250)
+    v = judge(Measured(seconds=5, cpu_busy=0.5, cpu_nice=0.0, late_share=4 / 250,
+                       late_count=4, late_bound_s=0.030))
+    assert v.faithful
+    # stalls that recur: more late ACKs than one window of every sender
+    v = judge(Measured(seconds=5, cpu_busy=0.5, cpu_nice=0.0, late_share=20 / 1000,
+                       late_count=20, late_bound_s=0.030))
+    assert not v.faithful and "limit 1% and 16 ACKs" in v.reasons[0]
