@@ -15,14 +15,12 @@ paths left can carry what the four did.
 
 from __future__ import annotations
 
-import time
-
 from experiments import flowstats, metrics, plans, plots
-from experiments.config import ExperimentError, Options, Setup
-from experiments.plans import Flow
+from experiments.config import ExperimentError, Options, Setup, simulator_defaults
+from experiments.plans import Flow, Timed
 
 NAME = "failure"
-ENGINES = ("lab",)  # its failures are timed in wall-clock time (a thread)
+ENGINES = ("lab", "sim")
 TITLE = "Link failure: endpoint EV retirement vs controller reroute"
 SPEC = "fattree:k=4"
 MODES = ("ecmp", "ev", "source")
@@ -32,17 +30,35 @@ FAIL_AT, RESTORE_AT = 1.0, 3.0
 RECOVERED = 0.5  # a flow is back once no bin carries less than half its pre-failure rate
 
 
+# The simulator (--engine sim): the link fails 100 us in, probes every 20 us (3 missed:
+# a verdict within ~80 us) and a write lands 1 ms after it, so the flows run 1.6 ms
+# (quick; 3 ms) and the link comes back after the controller has rerouted.
+SIM_TIMES = {True: {"seconds": 1.6e-3, "fail_at": 100e-6, "restore_at": 1.4e-3},
+             False: {"seconds": 3e-3, "fail_at": 100e-6, "restore_at": 2.5e-3}}
+
+
 def setup(opts: Options) -> Setup:
     if opts.incast_n:
         raise ExperimentError("--senders applies to the incast experiment only")
+    common = {"modes": list(MODES), "recovered_fraction": RECOVERED, "src_pod": 0,
+              "dst_pod": 3}
+    if opts.engine == "sim":
+        times = SIM_TIMES[opts.quick]
+        sim = {**simulator_defaults(), "probe_interval": 20e-6, "miss_limit": 3}
+        return Setup(experiment=NAME, target=opts.target, spec=SPEC, seed=opts.seed,
+                     quick=opts.quick, **{**sim, "fabric_rate_bps": 2 * sim["rate_bps"]},
+                     params={**common, **times, "bin_s": 5e-6, "warmup_s": 20e-6,
+                             "baseline_s": 50e-6, "busiest_window_s": [40e-6, 5e-6]},
+                     phases=[(m, 40.0 if opts.quick else 80.0) for m in MODES])
     seconds = 4.5 if opts.quick else 6.0
     return Setup(experiment=NAME, target=opts.target, spec=SPEC, seed=opts.seed,
                  quick=opts.quick, rate_bps=DEFAULT_RATE, fabric_rate_bps=2 * DEFAULT_RATE,
                  queue_depth=64, trim_threshold=8, ecn_threshold=4,
                  probe_interval=0.1, miss_limit=4,  # 50 ms probes flap on this loaded machine
-                 params={"modes": list(MODES), "seconds": seconds, "fail_at": FAIL_AT,
-                         "restore_at": RESTORE_AT, "bin_s": BIN_S,
-                         "recovered_fraction": RECOVERED, "src_pod": 0, "dst_pod": 3},
+                 params={**common, "seconds": seconds, "fail_at": FAIL_AT,
+                         "restore_at": RESTORE_AT, "bin_s": BIN_S, "warmup_s": 0.3,
+                         # the busiest link: traffic from 0.6 to 0.1 s before the failure
+                         "baseline_s": 0.5, "busiest_window_s": [0.6, 0.1]},
                  phases=[(m, seconds * 2 + 10) for m in MODES])
 
 
@@ -62,8 +78,6 @@ def busiest(before: dict, after: dict, links: list[tuple[str, int, str, int]]) -
 
 
 def run(session, setup: Setup) -> dict:
-    from experiments.live.session import sleep_until  # live helper, kept out of analysis
-
     p = setup.params
     plan = traffic(setup, session.fabric, p["seconds"])
     dst_aggs = {name for name, sw in session.fabric.switches.items()
@@ -76,30 +90,39 @@ def run(session, setup: Setup) -> dict:
         session.set_spray(mode)
         events: dict = {}
         known = len(session.reconvergence())
-
-        def during(t0: float, events=events) -> None:
-            # pick the link carrying most traffic just before the failure, so that under
-            # ecmp a flow is surely on it
-            sleep_until(t0 + p["fail_at"] - 0.6)
-            before = session.counters(cores)
-            sleep_until(t0 + p["fail_at"] - 0.1)
-            agg, _, core, _ = busiest(before, session.counters(cores), links)
-            sleep_until(t0 + p["fail_at"])
-            events["link"] = [core, agg]
-            events["failed_at"] = session.set_link(core, agg, up=False) - t0
-            sleep_until(t0 + p["restore_at"])
-            events["restored_at"] = session.set_link(core, agg, up=True) - t0
-
-        result = session.run_flows(mode, plan, timeout=p["seconds"] * 4 + 20, during=during)
-        deadline = time.monotonic() + 20
-        while len(session.reconvergence()) < known + 2 and time.monotonic() < deadline:
-            time.sleep(0.2)  # the controller reports the link's return a little later
+        result = session.run_flows(mode, plan, timeout=p["seconds"] * 4 + 20,
+                                   schedule=_failure(session, p, links, cores, events))
+        session.wait_reconvergence(known + 2)  # the link's return is reported a bit later
         session.wait_links_up()
+        # "at": when the controller's rewrite was done (detection + programming)
         events["reconvergence"] = [
-            {**e, "at": e["detected_at"] - result["t0"]}
+            {**e, "at": e["detected_at"] + (e.get("program_s") or 0.0) - result["t0"]}
             for e in session.reconvergence()[known:]]
         out["modes"][mode] = {**result, "events": events}
     return out
+
+
+def _failure(session, p: dict, links: list, cores: list[str], events: dict) -> list[Timed]:
+    """Fail the link that carried most traffic just before the failure (so that under ecmp
+    a flow is surely on it), and restore it; `events` records what happened when."""
+    counted: dict = {}
+    early, late = p["busiest_window_s"]
+
+    def count(t0: float) -> None:
+        counted["before"] = session.counters(cores)
+
+    def pick(t0: float) -> None:
+        agg, _, core, _ = busiest(counted["before"], session.counters(cores), links)
+        events["link"] = [core, agg]
+
+    def fail(t0: float) -> None:
+        events["failed_at"] = session.set_link(*events["link"], up=False) - t0
+
+    def restore(t0: float) -> None:
+        events["restored_at"] = session.set_link(*events["link"], up=True) - t0
+
+    return [Timed(p["fail_at"] - early, count), Timed(p["fail_at"] - late, pick),
+            Timed(p["fail_at"], fail), Timed(p["restore_at"], restore)]
 
 
 def reroute_time(events: dict) -> float | None:
@@ -127,7 +150,8 @@ def analyse(setup: Setup, raw: dict) -> dict:
             bins = metrics.bin_rates(s, 0.0, end, width) if s else []
             for i, v in enumerate(bins):
                 total[i] += v
-            base = metrics.window_rate(s, max(0.3, fail - 0.5), fail) if s else 0.0
+            base = metrics.window_rate(s, max(p["warmup_s"], fail - p["baseline_s"]),
+                                       fail) if s else 0.0
             # judged until the link comes back: later dips are not the failure's
             rec = metrics.recovery_time(bins, width, 0.0, fail, base, p["recovered_fraction"],
                                         ev.get("restored_at", p["restore_at"]))
@@ -143,7 +167,7 @@ def analyse(setup: Setup, raw: dict) -> dict:
             "failed_at": fail, "restored_at": ev.get("restored_at"), "link": ev.get("link"),
             "reroute_at": reroute,
             "reroute_after_s": None if reroute is None else reroute - fail,
-            "recovery_s": worst, "flows": flows, "total_bins_bps": total,
+            "recovery_s": worst, "flows": flows, "total_bins_bps": total, "bin_s": width,
             "first_retirement_s": min((t for fl in flows for t in fl["retirements"]
                                        if t >= fail), default=None),
             "verdict": run["verdict"]}
@@ -162,9 +186,9 @@ def tables(analysis: dict) -> dict[str, list[dict]]:
                for m, a in analysis["modes"].items()]
     bins = []
     for m, a in analysis["modes"].items():
-        width = 0.05
+        width = a["bin_s"]
         for i, v in enumerate(a["total_bins_bps"]):
-            row = {"mode": m, "t_s": round(i * width, 3), "total_bps": round(v)}
+            row = {"mode": m, "t_s": metrics.significant(i * width), "total_bps": round(v)}
             for j, f in enumerate(a["flows"]):
                 row[f"flow{j}_bps"] = round(f["bins_bps"][i]) if i < len(f["bins_bps"]) else 0
             bins.append(row)
@@ -178,20 +202,25 @@ def tables(analysis: dict) -> dict[str, list[dict]]:
 def figures(analysis: dict, outdir) -> list[tuple[str, str]]:
     out = []
     for mode, a in analysis["modes"].items():
-        width = 0.05
-        series = {f"{f['src']}->{f['dst']}": ([i * width for i in range(len(f["bins_bps"]))],
-                                              [v / 1e6 for v in f["bins_bps"]])
+        width = a["bin_s"]
+        scale, unit = metrics.time_unit(len(a["total_bins_bps"]) * width)
+        per, rate_unit = metrics.rate_unit(analysis["link_rate_bps"])
+        series = {f"{f['src']}->{f['dst']}": ([i * width * scale
+                                               for i in range(len(f["bins_bps"]))],
+                                              [v / per for v in f["bins_bps"]])
                   for f in a["flows"]}
-        events = [(a["failed_at"], "link fails", "red")]
+        events = [(a["failed_at"] * scale, "link fails", "red")]
         if a["reroute_at"] is not None:
-            events.append((a["reroute_at"], "controller rerouted", "purple"))
+            events.append((a["reroute_at"] * scale, "controller rerouted", "purple"))
         if a["restored_at"] is not None:
-            events.append((a["restored_at"], "link back", "green"))
-        ticks = {f"{mode} EV retirements": sorted(t for f in a["flows"]
+            events.append((a["restored_at"] * scale, "link back", "green"))
+        ticks = {f"{mode} EV retirements": sorted(t * scale for f in a["flows"]
                                                   for t in f["retirements"])}
-        out.append(plots.timeline_plot(outdir / f"timeline_{mode}.png", series,
-                                       "goodput per flow (Mb/s, 50 ms bins)",
-                                       f"Failure, {mode}: goodput per flow", events, ticks))
+        out.append(plots.timeline_plot(
+            outdir / f"timeline_{mode}.png", series,
+            f"goodput per flow ({rate_unit}, {metrics.format_seconds(width)} bins)",
+            f"Failure, {mode}: goodput per flow", events, ticks,
+            xlabel=f"time since start ({unit})"))
     return out
 
 
@@ -214,10 +243,11 @@ def goals(setup: Setup, analysis: dict) -> list[dict]:
 
 
 def _s(value: float | None) -> str:
-    return "never" if value is None else f"{value:.2f} s"
+    return metrics.format_seconds(value)
 
 
 def _back(recovery: float | None) -> str:
     """A recovery time; None: some flow was still below half its rate when the link came
     back (under ecmp, often two flows the reroute hashed onto one path)."""
-    return "not before the link came back" if recovery is None else f"{recovery:.2f} s"
+    return "not before the link came back" if recovery is None else \
+        metrics.format_seconds(recovery)

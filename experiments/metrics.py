@@ -131,3 +131,24 @@ def significant(x: float, digits: int = 4) -> float:
     """`x` to `digits` significant figures: table cells keep microseconds (the simulator's)
     as well as seconds (the lab's)."""
     return float(f"{x:.{digits}g}")
+
+
+def time_unit(span_s: float) -> tuple[float, str]:
+    """(factor, unit) to show times of about `span_s` seconds: the lab's seconds, the
+    simulator's microseconds."""
+    if span_s < 0.01:
+        return 1e6, "us"
+    return (1e3, "ms") if span_s < 1 else (1.0, "s")
+
+
+def format_seconds(x: float | None) -> str:
+    """`x` seconds in the unit that suits it: '1.25 s', '40 ms', '12.5 us'."""
+    if x is None:
+        return "never"
+    factor, unit = time_unit(abs(x) or 1.0)
+    return f"{x * factor:.3g} {unit}"
+
+
+def rate_unit(bps: float) -> tuple[float, str]:
+    """(divisor, unit) for rates around `bps`."""
+    return (1e9, "Gb/s") if bps >= 1e9 else (1e6, "Mb/s")

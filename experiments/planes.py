@@ -9,14 +9,12 @@ Goodput is normalised to one plane's link rate (2 planes: up to 2.0).
 
 from __future__ import annotations
 
-import time
-
 from experiments import flowstats, metrics, plans, plots
-from experiments.config import ExperimentError, Options, Setup
-from experiments.plans import Flow
+from experiments.config import ExperimentError, Options, Setup, simulator_defaults
+from experiments.plans import Flow, Timed
 
 NAME = "planes"
-ENGINES = ("lab",)  # its plane failure is timed in wall-clock time (a thread)
+ENGINES = ("lab", "sim")
 TITLE = "Multi-plane fabric: 1 vs 2 planes, and a plane failing"
 SPEC = "multiplane:planes=2,base=fattree:k=4"
 DEFAULT_RATE = 500_000  # 40 switches on 2 cores: half the single-plane experiments' rate
@@ -25,9 +23,22 @@ FAIL_AT = 1.0
 BIN_S = 0.1
 
 
+# The simulator (--engine sim): flows of 300 us (quick; 800 us) at 100 Gb/s per plane,
+# plane 1 failing 100 us in
+SIM_SECONDS = {True: 300e-6, False: 800e-6}
+
+
 def setup(opts: Options) -> Setup:
     if opts.incast_n:
         raise ExperimentError("--senders applies to the incast experiment only")
+    if opts.engine == "sim":
+        seconds = SIM_SECONDS[opts.quick]
+        return Setup(experiment=NAME, target=opts.target, spec=SPEC, seed=opts.seed,
+                     quick=opts.quick, **simulator_defaults(),
+                     params={"cases": list(CASES), "seconds": seconds, "fail_at": 100e-6,
+                             "failed_plane": 1, "warmup_s": 50e-6, "bin_s": 10e-6,
+                             "min_window_s": seconds / 10},
+                     phases=[(c, 60.0) for c in CASES])
     seconds = 3.0 if opts.quick else 8.0
     return Setup(experiment=NAME, target=opts.target, spec=SPEC, seed=opts.seed,
                  quick=opts.quick, rate_bps=DEFAULT_RATE, queue_depth=64,
@@ -51,12 +62,11 @@ def traffic(setup: Setup, fabric, seconds: float, planes: tuple[int, ...] | None
 
 
 def run(session, setup: Setup) -> dict:
-    from experiments.live.session import sleep_until
-
     p = setup.params
     all_planes = _planes(session.fabric)
     failed = [link for link in session.core_links()
               if session.fabric.switches[link[0]].plane == all_planes[p["failed_plane"]]]
+    plane_links = [(core, agg) for agg, _, core, _ in failed]
     session.set_spray("ev")
     out: dict = {"cases": {}}
     for case in p["cases"]:
@@ -65,20 +75,17 @@ def run(session, setup: Setup) -> dict:
         plan = traffic(setup, session.fabric, p["seconds"], planes)
         events: dict = {}
 
-        def during(t0: float, case=case, events=events) -> None:
-            if "failed" not in case:
-                return
-            sleep_until(t0 + p["fail_at"])
-            events["failed_at"] = time.time() - t0
-            events["all_failed_at"] = session.set_links(
-                [(core, agg) for agg, _, core, _ in failed], up=False) - t0
+        def fail(t0: float, events=events) -> None:
+            events["failed_at"] = p["fail_at"]  # as scheduled; all_failed_at: all down
+            events["all_failed_at"] = session.set_links(plane_links, up=False) - t0
 
+        schedule = [Timed(p["fail_at"], fail)] if "failed" in case else []
         try:
             result = session.run_flows(case.replace(" ", "-").replace(",", ""), plan,
-                                       timeout=p["seconds"] * 6 + 20, during=during)
+                                       timeout=p["seconds"] * 6 + 20, schedule=schedule)
         finally:
             if "failed" in case:
-                session.set_links([(core, agg) for agg, _, core, _ in failed], up=True)
+                session.set_links(plane_links, up=True)
                 session.wait_links_up(30)
         out["cases"][case] = {**result, "events": events}
     return out
@@ -88,8 +95,9 @@ def analyse(setup: Setup, raw: dict) -> dict:
     rate = setup.link_rate
     result = {"link_rate_bps": rate, "cases": {}}
     for case, run in raw["cases"].items():
-        goodputs, window = flowstats.window_goodputs(run["flows"], run["t0"],
-                                                     setup.params["warmup_s"])
+        goodputs, window = flowstats.window_goodputs(
+            run["flows"], run["t0"], setup.params["warmup_s"],
+            setup.params.get("min_window_s", flowstats.MIN_WINDOW_S))
         norm = [g / rate for g in goodputs if g is not None]
         series = [flowstats.acked_series(f, run["t0"]) for f in run["flows"]]
         end = max((s[-1][0] for s in series if s), default=0.0)
@@ -102,6 +110,7 @@ def analyse(setup: Setup, raw: dict) -> dict:
             "normalised": norm, "stats": metrics.describe(norm), "window_s": window,
             "failed_at": run["events"].get("failed_at"),
             "total_bins_per_flow": [v / rate / max(1, len(series)) for v in total],
+            "bin_s": setup.params["bin_s"],
             "failed_flows": sum(1 for f in run["flows"] if not flowstats.ok(f)),
             "retirements": sum(len(flowstats.retirement_times(f, run["t0"]))
                                for f in run["flows"]),
@@ -124,13 +133,17 @@ def figures(analysis: dict, outdir) -> list[tuple[str, str]]:
                                                          for c, a in cases.items()},
                           "per-flow goodput / (2 x one plane's link rate)",
                           "Planes: per-flow goodput")]
-    series = {c: ([i * BIN_S for i in range(len(a["total_bins_per_flow"]))],
+    width = next(iter(cases.values()))["bin_s"] if cases else BIN_S
+    longest = max((len(a["total_bins_per_flow"]) for a in cases.values()), default=1)
+    scale, unit = metrics.time_unit(longest * width)
+    series = {c: ([i * width * scale for i in range(len(a["total_bins_per_flow"]))],
                   a["total_bins_per_flow"]) for c, a in cases.items()}
     failed = [a["failed_at"] for a in cases.values() if a["failed_at"] is not None]
-    events = [(failed[0], "plane 1 fails", "red")] if failed else []
+    events = [(failed[0] * scale, "plane 1 fails", "red")] if failed else []
     out.append(plots.timeline_plot(outdir / "timeline.png", series,
                                    "mean goodput per flow / one plane's rate",
-                                   "Planes: goodput over time", events))
+                                   "Planes: goodput over time", events,
+                                   xlabel=f"time since start ({unit})"))
     return out
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from controller.next_hops import source_routes
@@ -30,6 +31,16 @@ class Flow:
     @property
     def label(self) -> str:
         return f"{self.src}->{self.dst}"
+
+
+@dataclass(frozen=True)
+class Timed:
+    """Something an experiment does while its flows run (a link fails, counters are read):
+    `action(t0)` at `at` seconds after the flows' common start t0, on the engine's clock
+    (the lab's wall clock, the simulator's virtual one)."""
+
+    at: float
+    action: Callable[[float], None]
 
 
 def with_source_routes(fabric: Fabric, flows: list[Flow]) -> list[Flow]:

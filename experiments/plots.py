@@ -75,7 +75,8 @@ def grouped_bars(path: Path, groups: dict[str, dict[str, float]], ylabel: str,
 
 def timeline_plot(path: Path, series: dict[str, tuple[list[float], list[float]]],
                   ylabel: str, title: str, events: list[tuple[float, str, str]] = (),
-                  ticks: dict[str, list[float]] | None = None) -> tuple[str, str]:
+                  ticks: dict[str, list[float]] | None = None,
+                  xlabel: str = "time since start (s)") -> tuple[str, str]:
     """Lines over time; `events` are (time, label, colour) vertical lines; `ticks` are
     short marks per series (e.g. EV retirements) drawn at the bottom."""
     fig, ax = plt.subplots(figsize=(8, 4))
@@ -87,7 +88,7 @@ def timeline_plot(path: Path, series: dict[str, tuple[list[float], list[float]]]
         if times:
             ax.plot(times, [0] * len(times), "|", markersize=12,
                     color=COLOURS.get(name.split()[0]), label=name)
-    ax.set_xlabel("time since start (s)")
+    ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     ax.set_title(title)
     ax.grid(alpha=0.3)

@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 from experiments.config import Setup, mss
+from experiments.metrics import format_seconds
 from experiments.validity import cpu_only, short_label
 
 
@@ -37,9 +38,6 @@ def _rate(bps: float | None) -> str:
     return f"{bps / 1e9:g} Gb/s" if bps >= 1e9 else f"{bps / 1e6:g} Mb/s"
 
 
-def _seconds(s: float) -> str:
-    return f"{s * 1e3:g} ms" if s >= 1e-3 else f"{s * 1e6:g} us"
-
 
 def setup_rows(setup: Setup, env: dict) -> list[dict]:
     rate_note = {"auto": " (calibrated: --rate auto)", "option": " (--rate)",
@@ -59,9 +57,9 @@ def setup_rows(setup: Setup, env: dict) -> list[dict]:
              else "off"),
             ("ECN threshold", f"{setup.ecn_threshold} packets" if setup.ecn_threshold
              else "off"),
-            ("link probes", f"every {_seconds(setup.probe_interval)}, down after "
+            ("link probes", f"every {format_seconds(setup.probe_interval)}, down after "
                             f"{setup.miss_limit} missed"),
-            *([("link delay", _seconds(setup.link_delay_s) + " per link")]
+            *([("link delay", format_seconds(setup.link_delay_s) + " per link")]
               if setup.engine == "sim" else []),
             ("seed", str(setup.seed)), ("quick", str(setup.quick)),
             ("parameters", json.dumps(setup.params))]

@@ -40,6 +40,7 @@ class SimSettings:
     spec's per-link bw=/delay=/loss=, which take precedence)."""
 
     link_rate_bps: float = 100e9
+    fabric_rate_bps: float | None = None  # switch-to-switch links, when not link_rate_bps
     link_delay_s: float = 1e-6  # per link, propagation
     mtu: int = 4096
     queue_depth: int = 16  # packets per egress data queue (64 KiB of 4 KiB frames)
@@ -54,6 +55,8 @@ class SimSettings:
 
     def __post_init__(self) -> None:
         checks = [(self.link_rate_bps > 0, f"link rate {self.link_rate_bps:g} b/s"),
+                  (self.fabric_rate_bps is None or self.fabric_rate_bps > 0,
+                   f"fabric link rate {self.fabric_rate_bps} b/s"),
                   (self.link_delay_s >= 0, f"link delay {self.link_delay_s:g} s"),
                   (payload_fit(self.mtu) > 0 if self.mtu >= 100 else False, f"MTU {self.mtu}"),
                   (self.queue_depth >= 1, f"queue depth {self.queue_depth}"),
@@ -146,7 +149,10 @@ class SimNetwork:
 
     def _wire_up(self, link: Link, nics: dict[str, dict[int, NicQueue]]) -> None:
         s = self.settings
-        rate = link.params.bw_mbps * 1e6 if link.params.bw_mbps else s.link_rate_bps
+        between_switches = link.a in self.switches and link.b in self.switches
+        rate = (link.params.bw_mbps * 1e6 if link.params.bw_mbps else
+                s.fabric_rate_bps if between_switches and s.fabric_rate_bps else
+                s.link_rate_bps)
         delay = _seconds(link.params.delay, s.link_delay_s)
         loss = (link.params.loss_pct or 0.0) / 100
         for (a, pa), (b, pb) in (((link.a, link.a_port), (link.b, link.b_port)),
@@ -156,7 +162,7 @@ class SimNetwork:
             self.wires[(a, pa)] = wire
             if a in self.fabric.hosts:
                 nics[a][pa] = NicQueue(self.loop, wire)
-            elif link.params.bw_mbps:
+            elif rate != s.link_rate_bps:
                 self.switches[a].tm.set_line_rate(rate, pa)
 
     def _switch_transmit(self, name: str):

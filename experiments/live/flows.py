@@ -17,11 +17,11 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from experiments.plans import Flow
+from experiments.plans import Flow, Timed
 from lab.lab import Lab
 from topologies.p4switch import REPO_ROOT
 
@@ -118,9 +118,17 @@ def _read_json(path: Path) -> dict | None:
         return None
 
 
+def _run_schedule(schedule: Sequence[Timed], t0: float) -> None:
+    for timed in sorted(schedule, key=lambda t: t.at):
+        delay = t0 + timed.at - time.time()
+        if delay > 0:
+            time.sleep(delay)
+        timed.action(t0)
+
+
 def run_flows(lab: Lab, workdir: Path, flows: list[Flow], timeout: float,
-              during: Callable[[float], None] | None = None) -> FlowsOutcome:
-    """Run `flows` together and wait for all; `during(t0)` runs in a thread meanwhile.
+              schedule: Sequence[Timed] = ()) -> FlowsOutcome:
+    """Run `flows` together and wait for all; a thread runs `schedule` meanwhile.
 
     Senders begin together at t0 (+ each flow's `start`). A failed sender does not raise:
     its summary says `ok: false` and the experiment reports it."""
@@ -134,8 +142,9 @@ def run_flows(lab: Lab, workdir: Path, flows: list[Flow], timeout: float,
     t0 = time.time() + START_ALLOWANCE_S + START_PER_SENDER_S * len(flows)
     senders = [_start_sender(lab, workdir, i, f, t0, timeout) for i, f in enumerate(flows)]
     helper = None
-    if during is not None:
-        helper = threading.Thread(target=during, args=(t0,), name="during", daemon=True)
+    if schedule:
+        helper = threading.Thread(target=_run_schedule, args=(schedule, t0), name="schedule",
+                                  daemon=True)
         helper.start()
     deadline = t0 + last_start + timeout + 15
     for proc in senders:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict
 from pathlib import Path
@@ -17,7 +17,7 @@ from pathlib import Path
 from experiments import flowstats, plans, validity
 from experiments.config import ExperimentError, Setup
 from experiments.live import fabric_ops, flows, machine
-from experiments.plans import Flow
+from experiments.plans import Flow, Timed
 from fabric_model.model import Fabric
 from lab.lab import Lab
 
@@ -66,6 +66,14 @@ class Session:
     def wait_links_up(self, timeout: float = 20.0) -> bool:
         return fabric_ops.wait_links_up(self.lab, timeout)
 
+    def wait_reconvergence(self, count: int, timeout: float = 20.0) -> bool:
+        """Wait until the controller has reported `count` link verdicts in all (it reports
+        a link's return a little after the traffic ended)."""
+        deadline = time.monotonic() + timeout
+        while len(self.reconvergence()) < count and time.monotonic() < deadline:
+            time.sleep(0.2)
+        return len(self.reconvergence()) >= count
+
     # --- actions ------------------------------------------------------------------------
     def set_link(self, a: str, b: str, up: bool) -> float:
         """Fail or restore a link; returns the wall time of the command."""
@@ -82,7 +90,7 @@ class Session:
         return time.time()
 
     def run_flows(self, name: str, plan: list[Flow], timeout: float,
-                  during: Callable[[float], None] | None = None) -> dict:
+                  schedule: Sequence[Timed] = ()) -> dict:
         """Run `plan` together; returns the flows' stats, the fabric counter deltas over the
         run and the machine's verdict on it. On a fabric in spray mode `source` each sender
         is given its source routes (a sender without them would fall back to hashed EVs)."""
@@ -92,7 +100,7 @@ class Session:
         before = self.counters()
         with machine.Monitor(self.lab) as monitor:
             outcome = flows.run_flows(self.lab, self.workdir / f"{self._runs:02d}-{name}",
-                                      plan, timeout, during)
+                                      plan, timeout, schedule)
         after = self.counters()
         if (why := flowstats.nothing_transferred(outcome.flows)) is not None:
             raise ExperimentError(f"{name}: {why}")
@@ -109,9 +117,3 @@ class Session:
                 "receivers": outcome.receivers,
                 "counters": fabric_ops.counter_delta(before, after),
                 "machine": asdict(monitor.measured), "verdict": verdict.as_dict()}
-
-
-def sleep_until(wall: float) -> None:
-    delay = wall - time.time()
-    if delay > 0:
-        time.sleep(delay)

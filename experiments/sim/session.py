@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import asdict
 from functools import partial
 from pathlib import Path
@@ -22,17 +22,20 @@ from endpoint.kernel_routes import Plane
 from endpoint.runner import sender_summary
 from experiments import flowstats, plans
 from experiments.config import ExperimentError, Setup
-from experiments.plans import Flow
+from experiments.plans import Flow, Timed
 from experiments.transfer import TimelineSender, parse_send_args, transfer_config
 from experiments.validity import Verdict
 from fabric_model.model import Fabric
+from simulator.controller import ControllerEvent
 from simulator.hosts import FlowSpec
+from simulator.links import LinkState
 from simulator.network import SimNetwork, SimSettings
 
 log = logging.getLogger(__name__)
 
 SAMPLES_PER_FLOW = 200  # timeline samples over a flow's ideal duration
 IDLE_TIMEOUT_RTOS = 200  # a sender gives up after this many RTO floors of silence (4 ms)
+SETTLE_VERDICTS = 2  # wait_reconvergence: at most the time of this many verdicts
 REPORT_EVERY_S = 5.0  # wall seconds between progress lines within a phase
 # a simulated run is faithful by construction: nothing of the machine's enters its figures
 VIRTUAL_TIME = Verdict(faithful=True, reasons=[], cpu_busy=None, cpu_nice=None,
@@ -52,7 +55,8 @@ class SimSession:
         self._spray = "ecmp"
         self._thresholds = (setup.trim_threshold, setup.ecn_threshold)
         self._rates = (setup.rate_bps, setup.fabric_rate_bps or setup.rate_bps)
-        self._last: SimNetwork | None = None
+        self._net: SimNetwork | None = None  # the phase running, or the last one
+        self._past_events: list[dict] = []  # the controller's, of the phases before
         self.packet_hops = 0
         self.wall_s = 0.0
         self.interrupted = False  # Ctrl-C: later phases do not run (their flows fail)
@@ -75,10 +79,8 @@ class SimSession:
 
     def settings(self) -> SimSettings:
         s = self.setup
-        if self._rates[1] != self._rates[0]:
-            raise ExperimentError("the simulator runs every link at one rate (host "
-                                  f"{self._rates[0]:g} b/s, fabric {self._rates[1]:g} b/s)")
-        return SimSettings(link_rate_bps=self._rates[0], link_delay_s=s.link_delay_s,
+        return SimSettings(link_rate_bps=self._rates[0], fabric_rate_bps=self._rates[1],
+                           link_delay_s=s.link_delay_s,
                            mtu=s.mtu, queue_depth=s.queue_depth,
                            trim_threshold=self._thresholds[0],
                            ecn_threshold=self._thresholds[1], spray=self._spray,
@@ -87,14 +89,28 @@ class SimSession:
 
     # --- observation --------------------------------------------------------------------
     def counters(self, switches: list[str] | None = None) -> dict:
-        """Per switch and port, what the last phase's fabric carried."""
-        if self._last is None:
+        """Per switch and port, what the fabric of the phase running (or last run) carried."""
+        if self._net is None:
             return {}
-        counters = self._last.port_counters()
+        counters = self._net.port_counters()
         return {k: v for k, v in counters.items() if switches is None or k in switches}
 
     def reconvergence(self) -> list[dict]:
-        return [] if self._last is None else [asdict(e) for e in self._last.controller.events]
+        """The controller's link verdicts and rewrites of every phase so far (virtual times
+        from each phase's start), as the lab's controller keeps them for its whole life."""
+        current = [] if self._net is None else self._net.controller.events
+        return self._past_events + [_as_reconvergence(e) for e in current]
+
+    def wait_reconvergence(self, count: int) -> bool:
+        """Let the phase's fabric run on (no traffic but the probes) until the controller has
+        reported `count` verdicts in all, or for as long as it takes to report two."""
+        net = self._net
+        if net is None:
+            return False
+        limit = net.loop.now + 2 * SETTLE_VERDICTS * net.settings.probe_interval_s \
+            * net.settings.miss_limit + 2 * net.settings.write_delay_s
+        net.loop.run(limit, lambda: len(self.reconvergence()) >= count)
+        return len(self.reconvergence()) >= count
 
     def core_links(self) -> list[tuple[str, int, str, int]]:
         return plans.core_links(self.fabric)
@@ -102,29 +118,46 @@ class SimSession:
     def wait_links_up(self, timeout: float = 20.0) -> bool:
         return True  # every phase starts on a fabric built afresh
 
+    # --- actions (from a phase's schedule) ----------------------------------------------
+    def set_link(self, a: str, b: str, up: bool) -> float:
+        """Fail (gray, as the lab's nftables failure) or restore a link of the running
+        phase; returns the virtual time."""
+        return self.set_links([(a, b)], up)
+
+    def set_links(self, links: list[tuple[str, str]], up: bool) -> float:
+        net = self._net
+        if net is None:
+            raise ExperimentError("set_link: no phase is running")
+        for a, b in links:
+            net.set_link(a, b, LinkState.UP if up else LinkState.GRAY)
+        return net.loop.now
+
     # --- traffic ------------------------------------------------------------------------
     def run_flows(self, name: str, plan: list[Flow], timeout: float,
-                  during: Callable[[float], None] | None = None) -> dict:
-        """Run `plan` together from t = 0; returns the records `live.Session.run_flows`
-        returns. `timeout`: virtual seconds at most (flows that have not finished by then
-        fail, as a sender past its `--timeout`)."""
-        if during is not None:
-            raise ExperimentError(f"{name}: failures timed in wall-clock time (this "
-                                  "experiment's) do not run on the simulator yet")
+                  schedule: Sequence[Timed] = ()) -> dict:
+        """Run `plan` together from t0 = 0, and `schedule` at its virtual times; returns the
+        records `live.Session.run_flows` returns. `timeout`: virtual seconds at most (flows
+        that have not finished by then fail, as a sender past its `--timeout`)."""
         if self.interrupted:
             return self._not_run(name, plan)
         if self._spray == "source":
             plan = plans.with_source_routes(self.fabric, plan)
+        if self._net is not None:
+            self._past_events += [_as_reconvergence(e) for e in self._net.controller.events]
         net = SimNetwork(self.fabric, self.settings())
-        self._last = net
+        self._net = net
         net.start()
+        pending = list(schedule)
+        for timed in pending:
+            net.loop.at(timed.at, self._scheduled, timed, pending)
         mss = net.settings.mss
         min_rto, initial_rto, max_rto = net.settings.rto_timers()
         fabric = {"min_rto": min_rto, "initial_rto": initial_rto, "max_rto": max_rto,
                   "init_cwnd": float(net.settings.bdp_packets(self.fabric.max_switch_hops()))}
         ideal = max(f.size for f in plan) * 8 / net.settings.link_rate_bps
         interval = max(ideal / SAMPLES_PER_FLOW, 1e-7)
-        deadline = min(timeout, max(f.start for f in plan) + 50 * ideal + 0.002)
+        deadline = min(timeout, max([f.start for f in plan] + [t.at for t in schedule])
+                       + 50 * ideal + 0.002)
         flows: list[tuple[Flow, FlowSpec]] = []
         for flow in plan:
             try:
@@ -140,7 +173,7 @@ class SimSession:
             net.add_flow(spec, cfg, sender_class=partial(TimelineSender, interval=interval))
             flows.append((flow, spec))
         started = time.perf_counter()
-        interrupted = self._run(net, name, len(plan), deadline)
+        interrupted = self._run(net, name, len(plan), deadline, pending)
         self.interrupted |= interrupted
         self.wall_s += time.perf_counter() - started
         self.packet_hops += net.packet_hops()
@@ -174,10 +207,18 @@ class SimSession:
             raise ValueError(f"{flow.dst} has no NIC on planes {flow.planes}")
         return chosen
 
-    def _run(self, net: SimNetwork, name: str, expected: int, deadline: float) -> bool:
-        """Run until every flow is done or `deadline`; True when Ctrl-C cut it short."""
+    @staticmethod
+    def _scheduled(timed: Timed, pending: list[Timed]) -> None:
+        pending.remove(timed)
+        timed.action(0.0)
+
+    def _run(self, net: SimNetwork, name: str, expected: int, deadline: float,
+             pending: list[Timed]) -> bool:
+        """Run until every flow is done and the schedule has run, or `deadline`; True when
+        Ctrl-C cut it short."""
         def finished() -> bool:
-            return len(net.flows) >= expected and all(f.done for f in net.flows)
+            return not pending and len(net.flows) >= expected and \
+                all(f.done for f in net.flows)
         last_note = time.perf_counter()
         step = deadline / 100
         try:
@@ -191,8 +232,6 @@ class SimSession:
                               "packet-hops")
         except KeyboardInterrupt:
             return True
-        finally:
-            net.controller.stop_probing()
         return False
 
     def _records(self, net: SimNetwork, flows: list[tuple[Flow, FlowSpec]]) -> list[dict]:
@@ -220,3 +259,14 @@ class SimSession:
         return Plane(iface=f"{src}-eth{a.index}", src_ip=a.ip, src_mac=a.mac, dst_ip=b.ip,
                      next_hop_mac="", mtu=self.setup.mtu)
 
+
+
+def _as_reconvergence(e: ControllerEvent) -> dict:
+    """A controller event in the shape the lab's controller reports it
+    (`controller.fabric.Reconvergence`)."""
+    first = e.first_miss_at
+    return {"link": e.link, "status": e.status, "detected_at": e.detected_at,
+            "detect_s": None if first is None else e.detected_at - first,
+            "program_s": e.programmed_at - e.detected_at,
+            "total_s": None if first is None else e.programmed_at - first,
+            "from_command_s": None, "switches": e.switches, "updates": e.updates}

@@ -12,7 +12,7 @@ import pytest
 
 from experiments import runner
 from experiments.config import ExperimentError, Options
-from experiments.plans import Flow
+from experiments.plans import Flow, Timed
 from experiments.sim.session import SimSession
 from fabric_model.spec import parse_spec
 from topologies.p4switch import REPO_ROOT
@@ -82,8 +82,8 @@ def test_flows_are_recorded_as_the_lab_records_them():
 
 
 def test_what_the_simulator_cannot_run_is_a_one_line_error(tmp_path):
-    with pytest.raises(ExperimentError, match="failure runs on the engine"):
-        runner.plan(Options("failure", engine="sim"))
+    with pytest.raises(ExperimentError, match="signals runs on the engine"):
+        runner.plan(Options("signals", engine="sim"))
     with pytest.raises(ExperimentError, match="--rate auto"):
         runner.plan(Options("permutation", engine="sim", rate="auto"))
     with pytest.raises(ExperimentError, match="outside what sim emulates"):
@@ -94,9 +94,50 @@ def test_what_the_simulator_cannot_run_is_a_one_line_error(tmp_path):
     session = SimSession(fabric, setup, tmp_path, lambda name: None)
     with pytest.raises(ExperimentError, match=r"h1->h2: send_args: unknown '--bogus'"):
         session.run_flows("x", [Flow("h1", "h2", 1000, seed=1, send_args=("--bogus",))], 1)
-    proc = subprocess.run([sys.executable, "-m", "mrclab", "experiment", "planes", "--engine",
+    proc = subprocess.run([sys.executable, "-m", "mrclab", "experiment", "signals", "--engine",
                            "sim", "--out", str(tmp_path / "p")], cwd=REPO_ROOT,
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2
     assert proc.stderr.strip().splitlines() == [
-        "mrclab experiment: planes runs on the engine(s) lab only, not sim"]
+        "mrclab experiment: signals runs on the engine(s) lab only, not sim"]
+
+
+def test_a_scheduled_failure_happens_in_virtual_time_and_the_controller_reacts():
+    from experiments.config import Setup, simulator_defaults
+
+    fabric = parse_spec("fattree:k=4")
+    setup = Setup(experiment="t", target="p4emu", spec="fattree:k=4", seed=1, quick=True,
+                  **{**simulator_defaults(), "probe_interval": 20e-6})
+    session = SimSession(fabric, setup, Path("/nonexistent"), lambda name: None)
+    session.set_spray("ev")
+    seen: dict = {}
+    core, agg = "c1", next(n for n, sw in fabric.switches.items()
+                             if sw.role == "agg" and sw.pod == 3
+                             and any(p.node == "c1" for p in sw.ports.values()))
+
+    def fail(t0: float) -> None:
+        seen["before"] = session.counters([core])
+        seen["failed_at"] = session.set_link(core, agg, up=False) - t0
+
+    def restore(t0: float) -> None:
+        seen["restored_at"] = session.set_link(core, agg, up=True) - t0
+    # h1 (pod 0) to h16 (pod 3) sprays over every core; the link fails at 30 us
+    run = session.run_flows("fail", [Flow("h1", "h16", 400_000, seed=1)], timeout=1,
+                            schedule=[Timed(30e-6, fail), Timed(1.5e-3, restore)])
+    assert seen["failed_at"] == pytest.approx(30e-6)
+    assert seen["restored_at"] == pytest.approx(1.5e-3)  # the run lasted for the schedule
+    assert run["flows"][0]["sender"]["ok"]
+    assert run["flows"][0]["sender"]["evs_retired_count"] > 0  # the sender noticed first
+    # the controller's verdict came within a few probe rounds; its rewrite 1 ms later
+    assert session.wait_reconvergence(2)  # down, then the link's return
+    down, up = session.reconvergence()
+    assert (down["status"], up["status"]) == ("down", "up")
+    assert 30e-6 < down["detected_at"] < 30e-6 + 6 * 20e-6
+    assert down["program_s"] == pytest.approx(setup_write_delay())
+    assert down["switches"] > 0 and down["updates"] > 0
+
+
+def setup_write_delay() -> float:
+    from simulator.network import SimSettings
+
+    return SimSettings().write_delay_s
