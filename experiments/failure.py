@@ -184,6 +184,8 @@ def tables(analysis: dict) -> dict[str, list[dict]]:
                 "timeouts": sum(f["timeouts"] or 0 for f in a["flows"]),
                 "faithful": a["verdict"]["faithful"]}
                for m, a in analysis["modes"].items()]
+    summary = [{k: metrics.significant(v) if isinstance(v, float) else v
+                for k, v in row.items()} for row in summary]
     bins = []
     for m, a in analysis["modes"].items():
         width = a["bin_s"]

@@ -145,7 +145,9 @@ def format_seconds(x: float | None) -> str:
     """`x` seconds in the unit that suits it: '1.25 s', '40 ms', '12.5 us'."""
     if x is None:
         return "never"
-    factor, unit = time_unit(abs(x) or 1.0)
+    size = abs(x)
+    factor, unit = (1e6, "us") if 0 < size < 1e-3 else (1e3, "ms") if 0 < size < 1 \
+        else (1.0, "s")
     return f"{x * factor:.3g} {unit}"
 
 

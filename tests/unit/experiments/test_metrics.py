@@ -97,3 +97,15 @@ def test_slowdown_and_utilisation():
     assert metrics.link_utilisation(250_000, 2.0, 1e6) == pytest.approx(1.0)
     with pytest.raises(ValueError):
         metrics.slowdown(1.0, 0.0)
+
+
+def test_times_are_shown_in_the_unit_of_their_engine():
+    from experiments.metrics import format_seconds, significant, time_unit
+
+    assert format_seconds(1.95) == "1.95 s"  # the lab's recoveries
+    assert format_seconds(0.47) == "470 ms"
+    assert format_seconds(85e-6) == "85 us"  # the simulator's
+    assert format_seconds(1.06e-3) == "1.06 ms"
+    assert format_seconds(None) == "never"
+    assert time_unit(300e-6) == (1e6, "us") and time_unit(4.5) == (1.0, "s")
+    assert significant(0.00022899999999999998) == 0.000229
