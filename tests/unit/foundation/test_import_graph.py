@@ -15,7 +15,8 @@ ROOT = Path(__file__).resolve().parents[3]
 # the controller and the Mininet topologies on it, the lab runner on those, experiments and
 # coursework driving labs (and reading the controller's pure route computation), and the
 # `mrclab` command on top. p4emu and endpoint stand alone; the simulator runs p4emu, the
-# controller's logic and the endpoint on one clock, and never touches Mininet or the lab.
+# controller's logic and the endpoint on one clock, and never touches Mininet or the lab;
+# experiments run on either engine (`--engine lab|sim`).
 ALLOWED = {
     "fabric_model": set(),
     "p4emu": set(),
@@ -23,7 +24,8 @@ ALLOWED = {
     "controller": {"fabric_model"},
     "topologies": {"fabric_model"},
     "lab": {"fabric_model", "topologies", "endpoint"},
-    "experiments": {"fabric_model", "topologies", "lab", "endpoint", "p4emu", "controller"},
+    "experiments": {"fabric_model", "topologies", "lab", "endpoint", "p4emu", "controller",
+                    "simulator"},
     "coursework": {"fabric_model", "topologies", "lab", "endpoint", "p4emu", "controller"},
     "simulator": {"fabric_model", "p4emu", "endpoint", "controller"},
     "mrclab": {"lab", "experiments", "coursework", "simulator"},
