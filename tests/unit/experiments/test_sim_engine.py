@@ -141,3 +141,23 @@ def setup_write_delay() -> float:
     from simulator.network import SimSettings
 
     return SimSettings().write_delay_s
+
+
+def test_ctrl_c_keeps_what_was_measured_and_skips_the_phases_after(tmp_path):
+    from experiments.config import Setup, simulator_defaults
+
+    setup = Setup(experiment="t", target="p4emu", spec="fattree:k=4", seed=1, quick=True,
+                  **simulator_defaults())
+    session = SimSession(parse_spec("fattree:k=4"), setup, tmp_path, lambda name: None)
+
+    def interrupt(t0: float) -> None:
+        raise KeyboardInterrupt
+    plan = [Flow("h1", "h16", 2_000_000, seed=1)]
+    cut = session.run_flows("cut", plan, timeout=1, schedule=[Timed(20e-6, interrupt)])
+    assert cut["incomplete"] and session.interrupted
+    assert cut["end"] == pytest.approx(20e-6, abs=2e-6)  # stopped where Ctrl-C came
+    record = cut["flows"][0]
+    assert not record["sender"]["ok"] and record["timeline"]["samples"]  # kept so far
+    later = session.run_flows("next", plan, timeout=1)
+    assert later["incomplete"]
+    assert later["flows"][0]["sender"]["error"] == "not run (interrupted)"
