@@ -27,8 +27,21 @@ def _senders(text: str) -> tuple[int, ...]:
 
 
 def add_parser(sub) -> argparse.ArgumentParser:
-    """Register `experiment` on the `mrclab` subcommand parser `sub`."""
+    """Register `experiment`, and its short form on the simulator `sim`, on the `mrclab`
+    subcommand parser `sub`."""
     p = sub.add_parser("experiment", help="run a protocol experiment, write results and plots")
+    _add_arguments(p)
+    p.add_argument("--engine", choices=ENGINES, default="lab",
+                   help="lab: Mininet and switch processes in real time (root); sim: the "
+                        "simulator, virtual time, one process, datacenter rates")
+    s = sub.add_parser("sim", help="run an experiment on the virtual-time simulator (no "
+                                   "root): `mrclab experiment NAME --engine sim`")
+    _add_arguments(s)
+    s.set_defaults(engine="sim")
+    return p
+
+
+def _add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("name", metavar="NAME", help=f"{' | '.join(registry.NAMES)} | all")
     p.add_argument("--target", choices=TARGETS, default=None,
                    help="switch target (default: bmv2 when installed, else p4emu)")
@@ -37,17 +50,21 @@ def add_parser(sub) -> argparse.ArgumentParser:
                    help="output directory (default results/NAME)")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--rate", default=None,
-                   help="per-link rate, e.g. 4M, or auto (fastest faithful on this machine)")
+                   help="per-link rate, e.g. 4M, 400G, or auto (lab: fastest faithful here)")
     p.add_argument("--mtu", type=int, default=None,
-                   help="IP MTU of every fabric interface (default: the experiment's: 9000 "
-                        "for permutation, 1500 for the others)")
+                   help="IP MTU of every fabric interface (default: the experiment's)")
     p.add_argument("--senders", type=_senders, default=None,
                    help="incast: sender counts, e.g. 4,8,15")
-    p.add_argument("--engine", choices=ENGINES, default="lab",
-                   help="lab: Mininet and switch processes in real time (root); sim: the "
-                        "simulator, virtual time, one process, datacenter rates")
+    p.add_argument("--spec", default=None,
+                   help="topology instead of the experiment's, e.g. fattree:k=8")
+    p.add_argument("--queue-depth", type=int, default=None, help="packets per egress queue")
+    p.add_argument("--trim", type=int, default=None, help="trim threshold, packets (0: off)")
+    p.add_argument("--ecn", type=int, default=None, help="ECN threshold, packets (0: off)")
+    p.add_argument("--delay", default=None,
+                   help="sim: propagation per link, e.g. 1us, 500ns, 0.5ms")
+    p.add_argument("--modes", type=lambda t: tuple(m for m in t.split(",") if m),
+                   default=None, help="the modes to run, e.g. ecmp,ev (default: all)")
     p.add_argument("-v", "--verbose", action="store_true")
-    return p
 
 
 def options(args: argparse.Namespace) -> Options:
@@ -58,7 +75,9 @@ def options(args: argparse.Namespace) -> Options:
     return Options(name=args.name, target=target, quick=args.quick,
                    out=args.out or Path("results") / ("" if args.name == "all" else args.name),
                    seed=args.seed,
-                   rate=args.rate, mtu=args.mtu, incast_n=args.senders, engine=args.engine)
+                   rate=args.rate, mtu=args.mtu, incast_n=args.senders, engine=args.engine,
+                   spec=args.spec, queue_depth=args.queue_depth, trim=args.trim, ecn=args.ecn,
+                   delay=args.delay, modes=args.modes)
 
 
 def main(args: argparse.Namespace) -> int:

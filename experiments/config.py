@@ -55,6 +55,13 @@ class Options:
     mtu: int | None = None  # None: the experiment's default
     incast_n: tuple[int, ...] | None = None  # incast sender counts (default per experiment)
     engine: str = "lab"  # lab | sim
+    # the fabric, instead of the experiment's (None: its own)
+    spec: str | None = None
+    queue_depth: int | None = None
+    trim: int | None = None
+    ecn: int | None = None
+    delay: str | None = None  # sim only: "1us", "500ns"
+    modes: tuple[str, ...] | None = None  # the experiment's modes to run (None: all)
 
 
 def parse_rate(text: str) -> int:
@@ -64,6 +71,17 @@ def parse_rate(text: str) -> int:
         raise ExperimentError(f"bad rate {text!r}: expected e.g. 4M, 500k or auto")
     scale = {"": 1, "k": 1e3, "m": 1e6, "g": 1e9}[m.group(2).lower()]
     return int(float(m.group(1)) * scale)
+
+
+_TIME = re.compile(r"\s*(\d+(?:\.\d+)?(?:e-?\d+)?)\s*(ns|us|ms|s)\s*")
+
+
+def parse_delay(text: str) -> float:
+    """'1us', '500ns', '0.5ms', '2e-6s' -> seconds."""
+    m = _TIME.fullmatch(text)
+    if not m:
+        raise ExperimentError(f"bad delay {text!r}: expected e.g. 1us, 500ns or 0.5ms")
+    return float(m.group(1)) * {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}[m.group(2)]
 
 
 def check_mtu(mtu: int) -> None:

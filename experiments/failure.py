@@ -45,13 +45,13 @@ def setup(opts: Options) -> Setup:
     if opts.engine == "sim":
         times = SIM_TIMES[opts.quick]
         sim = {**simulator_defaults(), "probe_interval": 20e-6, "miss_limit": 3}
-        return Setup(experiment=NAME, target=opts.target, spec=SPEC, seed=opts.seed,
+        return Setup(experiment=NAME, target=opts.target, spec=opts.spec or SPEC, seed=opts.seed,
                      quick=opts.quick, **{**sim, "fabric_rate_bps": 2 * sim["rate_bps"]},
                      params={**common, **times, "bin_s": 5e-6, "warmup_s": 20e-6,
                              "baseline_s": 50e-6, "busiest_window_s": [40e-6, 5e-6]},
                      phases=[(m, 40.0 if opts.quick else 80.0) for m in MODES])
     seconds = 4.5 if opts.quick else 6.0
-    return Setup(experiment=NAME, target=opts.target, spec=SPEC, seed=opts.seed,
+    return Setup(experiment=NAME, target=opts.target, spec=opts.spec or SPEC, seed=opts.seed,
                  quick=opts.quick, rate_bps=DEFAULT_RATE, fabric_rate_bps=2 * DEFAULT_RATE,
                  queue_depth=64, trim_threshold=8, ecn_threshold=4,
                  probe_interval=0.1, miss_limit=4,  # 50 ms probes flap on this loaded machine

@@ -35,7 +35,7 @@ SIM_IDEAL_S = {True: 50e-6, False: 200e-6}
 
 
 def setup(opts: Options) -> Setup:
-    fabric = parse_spec(SPEC)
+    fabric = parse_spec(opts.spec or SPEC)
     counts = opts.incast_n or DEFAULT_N[opts.quick]
     receiver = plans.last_host(fabric)
     for n in counts:  # bad N fails here, before any lab starts
@@ -45,13 +45,13 @@ def setup(opts: Options) -> Setup:
             raise ExperimentError(str(exc)) from None
     if opts.engine == "sim":
         seconds = SIM_IDEAL_S[opts.quick]
-        return Setup(experiment=NAME, target=opts.target, spec=SPEC, seed=opts.seed,
+        return Setup(experiment=NAME, target=opts.target, spec=opts.spec or SPEC, seed=opts.seed,
                      quick=opts.quick, **simulator_defaults(),
                      params={"senders": list(counts), "receiver": receiver,
                              "ideal_s": seconds, "modes": list(MODES), "min_rto_s": None},
                      phases=[(f"{m} N={n}", 5.0) for m in MODES for n in counts])
     seconds = 1.5 if opts.quick else 3.0  # ideal completion time of each incast
-    return Setup(experiment=NAME, target=opts.target, spec=SPEC, seed=opts.seed,
+    return Setup(experiment=NAME, target=opts.target, spec=opts.spec or SPEC, seed=opts.seed,
                  quick=opts.quick, rate_bps=DEFAULT_RATE, queue_depth=DEPTH,
                  trim_threshold=TRIM, ecn_threshold=ECN,
                  params={"senders": list(counts), "receiver": receiver,

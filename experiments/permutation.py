@@ -45,14 +45,14 @@ def setup(opts: Options) -> Setup:
         raise ExperimentError("--senders applies to the incast experiment only")
     if opts.engine == "sim":
         seconds = SIM_SECONDS[opts.quick]
-        return Setup(experiment=NAME, target=opts.target, spec=SIM_SPEC[opts.quick],
+        return Setup(experiment=NAME, target=opts.target, spec=opts.spec or SIM_SPEC[opts.quick],
                      seed=opts.seed, quick=opts.quick, **simulator_defaults(),
                      params={"modes": list(MODES), "seconds": seconds,
                              "warmup_s": SIM_WARMUP_S[opts.quick],
                              "min_window_s": seconds / 10},
                      phases=[(m, 15.0 if opts.quick else 600.0) for m in MODES])
     seconds = 4.0 if opts.quick else 10.0
-    return Setup(experiment=NAME, target=opts.target, spec=SPEC, seed=opts.seed,
+    return Setup(experiment=NAME, target=opts.target, spec=opts.spec or SPEC, seed=opts.seed,
                  quick=opts.quick, rate_bps=DEFAULT_RATE[opts.target], queue_depth=64,
                  mtu=JUMBO_MTU,
                  # thresholds in jumbo frames, 144/72 KB: a CPU stall of an emulated

@@ -33,14 +33,14 @@ def setup(opts: Options) -> Setup:
         raise ExperimentError("--senders applies to the incast experiment only")
     if opts.engine == "sim":
         seconds = SIM_SECONDS[opts.quick]
-        return Setup(experiment=NAME, target=opts.target, spec=SPEC, seed=opts.seed,
+        return Setup(experiment=NAME, target=opts.target, spec=opts.spec or SPEC, seed=opts.seed,
                      quick=opts.quick, **simulator_defaults(),
                      params={"cases": list(CASES), "seconds": seconds, "fail_at": 100e-6,
                              "failed_plane": 1, "warmup_s": 50e-6, "bin_s": 10e-6,
                              "min_window_s": seconds / 10},
                      phases=[(c, 60.0) for c in CASES])
     seconds = 3.0 if opts.quick else 8.0
-    return Setup(experiment=NAME, target=opts.target, spec=SPEC, seed=opts.seed,
+    return Setup(experiment=NAME, target=opts.target, spec=opts.spec or SPEC, seed=opts.seed,
                  quick=opts.quick, rate_bps=DEFAULT_RATE, queue_depth=64,
                  trim_threshold=32, ecn_threshold=16,
                  params={"cases": list(CASES), "seconds": seconds, "fail_at": FAIL_AT,

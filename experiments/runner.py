@@ -21,6 +21,7 @@ from experiments.config import (
     Setup,
     check_mtu,
     check_rate,
+    parse_delay,
     parse_rate,
 )
 from experiments.progress import Progress
@@ -50,7 +51,25 @@ def plan(opts: Options) -> tuple[ModuleType, Setup]:
     if opts.engine not in module.ENGINES:
         raise ExperimentError(f"{opts.name} runs on the engine(s) {', '.join(module.ENGINES)} "
                               f"only, not {opts.engine}")
-    setup = module.setup(opts)
+    if opts.spec is not None:  # the experiment's setup takes it; checked first
+        from fabric_model.spec import parse_spec
+
+        try:
+            parse_spec(opts.spec)
+        except ValueError as exc:
+            raise ExperimentError(f"--spec {opts.spec!r}: {exc}") from None
+    setup = _fabric_options(opts, module.setup(opts))
+    if opts.modes is not None:
+        known = getattr(module, "MODES", ())
+        wrong = [m for m in opts.modes if m not in known]
+        if not known or "modes" not in setup.params:
+            raise ExperimentError(f"--modes: {opts.name} has no modes to choose from")
+        if wrong or not opts.modes:
+            raise ExperimentError(f"--modes {','.join(opts.modes)!r}: {opts.name}'s modes are "
+                                  f"{', '.join(known)}")
+        setup = replace(setup, params={**setup.params, "modes": list(opts.modes)},
+                        phases=[p for p in setup.phases
+                                if p[0].split()[0] in opts.modes])
     if opts.mtu is not None:
         check_mtu(opts.mtu)
         setup = replace(setup, mtu=opts.mtu)
@@ -67,6 +86,25 @@ def plan(opts: Options) -> tuple[ModuleType, Setup]:
             check_rate(limits, fabric, setup.mtu)
         setup = replace(setup, rate_bps=bps, fabric_rate_bps=fabric, rate_source="option")
     return module, setup
+
+
+def _fabric_options(opts: Options, setup: Setup) -> Setup:
+    """`setup` with the queue and link options the user gave; ExperimentError naming a
+    bad one."""
+    changes: dict = {}
+    for name, value, field_name, low in (("--queue-depth", opts.queue_depth, "queue_depth", 1),
+                                         ("--trim", opts.trim, "trim_threshold", 0),
+                                         ("--ecn", opts.ecn, "ecn_threshold", 0)):
+        if value is not None:
+            if value < low:
+                raise ExperimentError(f"{name} {value}: must be >= {low}")
+            changes[field_name] = value
+    if opts.delay is not None:
+        if opts.engine != "sim":
+            raise ExperimentError("--delay applies to the simulator (--engine sim): the "
+                                  "lab's links have no delay of their own")
+        changes["link_delay_s"] = parse_delay(opts.delay)
+    return replace(setup, **changes)
 
 
 class _Terminated(KeyboardInterrupt):

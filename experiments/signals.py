@@ -28,7 +28,7 @@ def setup(opts: Options) -> Setup:
     if opts.incast_n:
         raise ExperimentError("--senders applies to the incast experiment only")
     together = 2.0 if opts.quick else 5.0  # seconds all flows share the port
-    return Setup(experiment=NAME, target=opts.target, spec=SPEC, seed=opts.seed,
+    return Setup(experiment=NAME, target=opts.target, spec=opts.spec or SPEC, seed=opts.seed,
                  quick=opts.quick, rate_bps=DEFAULT_RATE, queue_depth=64,
                  trim_threshold=16, ecn_threshold=4,
                  params={"flows": FLOWS, "stagger_s": STAGGER_S, "together_s": together,

@@ -8,7 +8,6 @@ import sys
 from coursework import cli as exercise_cli
 from experiments import cli as experiment_cli
 from lab import cli as lab_cli
-from simulator import cli as sim_cli
 
 
 class _Parser(argparse.ArgumentParser):
@@ -23,16 +22,13 @@ def build_parser() -> argparse.ArgumentParser:
     lab_cli.add_parsers(sub)
     experiment_cli.add_parser(sub)
     exercise_cli.add_parser(sub)
-    sim_cli.add_parser(sub)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(sys.argv[1:] if argv is None else argv)
-    if args.command == "experiment":
+    if args.command in ("experiment", "sim"):  # sim: the short form of --engine sim
         return experiment_cli.main(args)
-    if args.command == "sim":
-        return sim_cli.main(args)
     if args.command == "exercise":  # checks start their own labs
         return exercise_cli.run(args)
     return lab_cli.run(args)

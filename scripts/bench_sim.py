@@ -2,9 +2,9 @@
 
     python scripts/bench_sim.py [--k 4,6,8] [--seconds 20e-6] [--mode ev]
 
-Each run is the permutation (`mrclab sim permutation`) on fattree:k=K at the default
-datacenter settings, flows sized for `--seconds` at 100 Gb/s; build time (compile the P4
-once, program every switch through p4emu's entity writes) is printed apart.
+Each run is one phase of the permutation experiment on the simulator (`mrclab sim
+permutation --spec fattree:k=K`: the same pairs, senders and records), flows sized for
+`--seconds` at 100 Gb/s; building and programming the fabric is printed apart.
 """
 
 from __future__ import annotations
@@ -13,8 +13,12 @@ import argparse
 import resource
 import sys
 import time
+from pathlib import Path
 
-from simulator.permutation import PermutationRun, run_mode
+from experiments import permutation, runner
+from experiments.config import Options
+from experiments.sim.session import SimSession
+from fabric_model.spec import parse_spec
 from simulator.program import compiled
 
 
@@ -32,14 +36,22 @@ def main(argv: list[str] | None = None) -> int:
     compiled()
     print(f"compile mrc.p4 once: {time.perf_counter() - t0:.1f} s")
     for k in ks:
+        spec = f"fattree:k={k}"
+        _, setup = runner.plan(Options("permutation", engine="sim", spec=spec))
+        fabric = parse_spec(spec)
+        session = SimSession(fabric, setup, Path("."), lambda name: None)
+        session.set_spray(args.mode)
+        plan = permutation.traffic(setup, fabric, args.seconds)
         t0 = time.perf_counter()
-        m = run_mode(PermutationRun(spec=f"fattree:k={k}", seconds=args.seconds), args.mode)
+        run = session.run_flows(args.mode, plan, timeout=1.0)
         total = time.perf_counter() - t0
+        hops, wall = session.packet_hops, session.wall_s
+        done = sum(1 for f in run["flows"] if f["sender"]["ok"])
         rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-        print(f"fattree:k={k}: {m.flows} flows, {m.packet_hops} packet-hops in {m.wall_s:.1f} s "
-              f"= {m.packet_hops / m.wall_s:,.0f} packet-hops/s (build + program "
-              f"{total - m.wall_s:.1f} s; {m.virtual_s * 1e6:.0f} us simulated; "
-              f"peak RSS {rss:.0f} MiB; {m.completed}/{m.flows} flows done)", flush=True)
+        print(f"fattree:k={k}: {len(plan)} flows, {hops} packet-hops in {wall:.1f} s "
+              f"= {hops / wall:,.0f} packet-hops/s (build + program {total - wall:.1f} s; "
+              f"{run['end'] * 1e6:.0f} us simulated; peak RSS {rss:.0f} MiB; "
+              f"{done}/{len(plan)} flows done)", flush=True)
     return 0
 
 
