@@ -108,16 +108,19 @@ class PortQueues:
         self.enqueued += 1
         return Enqueued(entry.enq_timestamp, entry.enq_qdepth)
 
-    def _head_arrival_us(self) -> float | None:
-        heads = [fifo[0].arrival_us for fifo in self.fifos if fifo]
-        return min(heads) if heads else None
-
     def next_ready_us(self) -> float | None:
         """Earliest time `pop` returns a packet, or None when all FIFOs are empty."""
-        arrival = self._head_arrival_us()
+        # per packet and port, twice: loops and comparisons, not lists and min()/max()
+        arrival = None
+        for fifo in self.fifos:
+            if fifo:
+                head = fifo[0].arrival_us
+                if arrival is None or head < arrival:
+                    arrival = head
         if arrival is None:
             return None
-        return max(self.busy_until_us, arrival)
+        busy = self.busy_until_us
+        return busy if busy > arrival else arrival
 
     def pop(self, now_us: float) -> Dequeued | None:
         """Start serving the highest-priority head if the server is free at `now_us`.
@@ -125,6 +128,8 @@ class PortQueues:
         Service starts at the model time the server became free (not at `now_us`), so
         a late caller does not lose throughput; the caller must `charge` the packet.
         """
+        if not self.queued:
+            return None
         ready = self.next_ready_us()
         if ready is None or ready > now_us:
             return None

@@ -193,31 +193,37 @@ class TrafficManager:
                             job.priority, len(self.queue(job.port).fifos), job.port)
 
     def _serve_egress(self) -> None:
-        while True:
-            served = False
-            for number, q in list(self.queues.items()):
-                if not q.queued:
-                    continue
-                with self.core.lock:
-                    program = self.core.program
-                    dequeued = q.pop(self.core.queue_clock_us())
-                    if dequeued is None or program is None:
+        """Serve every port whose server is free and whose head has arrived, as of one
+        reading of the queue clock; ports take turns, one packet each, until none is due.
+        Only the ports with something queued are visited (a k=8 fat-tree switch has 8
+        ports, mostly idle at any one time)."""
+        with self.core.lock:
+            program = self.core.program
+            if program is None:
+                return
+            now = self.core.queue_clock_us()
+            now_us = self.core.clock_us()
+            active = [(number, q) for number, q in self.queues.items() if q.queued]
+            while active:
+                still = []
+                for number, q in active:
+                    dequeued = q.pop(now)
+                    if dequeued is None:
                         continue
-                    served = True
+                    still.append((number, q))
                     try:
                         outputs = program.pipeline.egress(
                             dequeued.item, enq_timestamp=dequeued.enq_timestamp,
                             enq_qdepth=dequeued.enq_qdepth,
                             deq_timedelta=dequeued.deq_timedelta,
-                            deq_qdepth=dequeued.deq_qdepth, now_us=self.core.clock_us())
+                            deq_qdepth=dequeued.deq_qdepth, now_us=now_us)
                     except Exception as exc:
                         self._internal_error(exc, f"egress to port {number}")
                         outputs = []
                     q.charge(dequeued, sum(len(data) for _, data in outputs))
                     for out_port, data in outputs:
                         self._transmit(out_port, data, dequeued.start_us)
-            if not served:
-                return
+                active = still
 
     def _internal_error(self, exc: Exception, where: str) -> None:
         """Count, log at error level with the traceback, remember the last one."""
