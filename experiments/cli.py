@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
+import time
 from pathlib import Path
 
 from experiments import registry
@@ -38,6 +39,18 @@ def add_parser(sub) -> argparse.ArgumentParser:
                                    "root): `mrclab experiment NAME --engine sim`")
     _add_arguments(s)
     s.set_defaults(engine="sim")
+    w = sub.add_parser("sweep", help="many runs of an experiment over seeds and parameters, "
+                                     "on Dask (a local cluster or one by address)")
+    _add_arguments(w)
+    w.add_argument("--engine", choices=ENGINES, default="sim")
+    w.add_argument("--seeds", default="1-5", help="e.g. 1-20 or 1,3,5 (default 1-5)")
+    w.add_argument("--param", action="append", default=[], metavar="NAME=V1,V2",
+                   help="a parameter to vary (repeatable): rate, mtu, spec, queue_depth, "
+                        "trim, ecn, delay, target; modes and senders take '/' between values")
+    w.add_argument("--workers", type=int, default=None,
+                   help="local worker processes (default: one per core; lab: 1)")
+    w.add_argument("--scheduler", default=None,
+                   help="a running Dask scheduler, tcp://HOST:PORT, instead of a local one")
     return p
 
 
@@ -125,3 +138,61 @@ def main(args: argparse.Namespace) -> int:
         print(f"{s['experiment']}: {short_label(s['verdict'])}"
               f", goals met {met}/{len(s['goals'])}, report {s['outdir']}/report.md")
     return 0
+
+
+def sweep_main(args: argparse.Namespace, argv: list[str] | None = None) -> int:
+    """`mrclab sweep`: every bad input found before any run; exit 1 when a run failed."""
+    from experiments import runner
+    from experiments.sweep import grid, report
+    from experiments.sweep.run import check_scheduler, code_version, run_points
+
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
+                        format="%(levelname)s %(name)s: %(message)s")
+    logging.getLogger("distributed").setLevel(logging.ERROR)  # its own lines, not ours
+    try:
+        if args.name == "all":
+            raise ExperimentError("a sweep runs one experiment, not all")
+        base = options(args)
+        out = args.out or Path("results") / f"sweep-{args.name}"
+        seeds = grid.parse_seeds(args.seeds)
+        params = [grid.parse_param(text) for text in args.param]
+        if args.scheduler is not None:
+            check_scheduler(args.scheduler)
+        if args.workers is not None and args.workers < 1:
+            raise ExperimentError(f"--workers {args.workers}: must be >= 1")
+        points = grid.expand(base, seeds, params, code_version())
+        for point in points:  # all bad input is found before any run starts
+            runner.plan(point.options)
+        if base.engine == "lab" and args.scheduler is None:
+            from lab.lab import cannot_run_here
+
+            if (problem := cannot_run_here()) is not None:
+                raise ExperimentError(problem)
+    except ExperimentError as exc:
+        print(f"mrclab sweep: {exc}", file=sys.stderr)
+        return 2
+    started = time.monotonic()
+
+    def note(line: str) -> None:
+        elapsed = time.monotonic() - started
+        print(f"[{int(elapsed) // 60:02d}:{int(elapsed) % 60:02d}] sweep {args.name}: {line}",
+              file=sys.stderr, flush=True)
+    note(f"{len(points)} runs ({len(seeds)} seeds x "
+         f"{len(points) // len(seeds)} configurations) on the {base.engine}, into {out}")
+    out.mkdir(parents=True, exist_ok=True)
+    try:
+        outcome = run_points(points, out, base.engine, args.workers, args.scheduler, note)
+    except ExperimentError as exc:
+        print(f"mrclab sweep: {exc}", file=sys.stderr)
+        return 2
+    command = "mrclab " + " ".join(argv if argv is not None else sys.argv[1:])
+    result = report.write(out, args.name, command, points, outcome.records,
+                          [name for name, _ in params],
+                          {"skipped": outcome.skipped, "workers": outcome.workers,
+                           "wall_s": outcome.wall_s, "interrupted": outcome.interrupted})
+    n = result["counts"]
+    print(f"sweep {args.name}: {n['runs']}/{len(points)} runs, {n['faithful']} faithful, "
+          f"{n['failed']} failed, report {out}/report.md")
+    if outcome.interrupted:
+        return 130
+    return 1 if n["failed"] else 0

@@ -253,3 +253,13 @@ def _back(recovery: float | None) -> str:
     back (under ecmp, often two flows the reroute hashed onto one path)."""
     return "not before the link came back" if recovery is None else \
         metrics.format_seconds(recovery)
+
+
+def sweep_figures(analysis: dict) -> dict[str, float | None]:
+    """What a sweep aggregates: per mode, seconds until every flow was back and until the
+    controller had rerouted (None: not before the link returned)."""
+    out: dict[str, float | None] = {}
+    for mode, a in analysis["modes"].items():
+        out[f"{mode} recovery_s"] = a["recovery_s"]
+        out[f"{mode} reroute_after_s"] = a["reroute_after_s"]
+    return out

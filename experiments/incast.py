@@ -178,3 +178,13 @@ def _timeouts(row: dict) -> str:
 
 def _x(value: float | None) -> str:
     return "failed" if value is None else f"{value:.2f}x"
+
+
+def sweep_figures(analysis: dict) -> dict[str, float | None]:
+    """What a sweep aggregates: per mode and N, completion over ideal and timeouts."""
+    out: dict[str, float | None] = {}
+    for row in analysis["rows"]:
+        label = f"{row['mode']} N={row['n']}"
+        out[f"{label} slowdown"] = row["slowdown"]
+        out[f"{label} timeouts"] = row["timeouts"]
+    return out

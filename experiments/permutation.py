@@ -185,3 +185,14 @@ def goals(setup: Setup, analysis: dict) -> list[dict]:
                                 + (f"; {failed} transfer(s) failed" if failed else ""),
                     "met": source["mean"] >= 0.9 and source["min"] >= 0.8 and not failed})
     return out
+
+
+def sweep_figures(analysis: dict) -> dict[str, float | None]:
+    """What a sweep aggregates: each mode's mean and worst per-flow goodput (share of the
+    link rate) and its failed flows."""
+    out: dict[str, float | None] = {}
+    for mode, a in analysis["modes"].items():
+        out[f"{mode} mean"] = a["stats"].get("mean")
+        out[f"{mode} min"] = a["stats"].get("min")
+        out[f"{mode} failed flows"] = a["failed_flows"]
+    return out

@@ -163,3 +163,13 @@ def goals(setup: Setup, analysis: dict) -> list[dict]:
                                 f"{failed['retirements']} EV retirements",
                     "met": failed["failed_flows"] == 0})
     return out
+
+
+def sweep_figures(analysis: dict) -> dict[str, float | None]:
+    """What a sweep aggregates: per case the mean and worst per-flow goodput (share of one
+    plane's link rate)."""
+    out: dict[str, float | None] = {}
+    for case, a in analysis["cases"].items():
+        out[f"{case} mean"] = a["stats"].get("mean")
+        out[f"{case} min"] = a["stats"].get("min")
+    return out

@@ -110,3 +110,26 @@ def stacked_timelines(path: Path, panels: list[tuple[str, dict[str, tuple[list, 
     axes[0].set_title(title)
     axes[-1].set_xlabel("time since start (s)")
     return _save(fig, path, title)
+
+
+def errorbar_plot(path: Path, series: dict[str, tuple[list, list[float], list[float]]],
+                  xlabel: str, ylabel: str, title: str) -> tuple[str, str]:
+    """Means with 95 % intervals: `series` maps a name to (x values, means, half-widths);
+    x values that are not numbers are drawn as categories in their order."""
+    fig, ax = plt.subplots(figsize=(6.4, 4))
+    categories: list = []
+    for _, (xs, _, _) in series.items():
+        categories += [x for x in xs if x not in categories]
+    numeric = all(isinstance(x, int | float) for x in categories)
+    for name, (xs, ys, errs) in series.items():
+        pos = xs if numeric else [categories.index(x) for x in xs]
+        ax.errorbar(pos, ys, yerr=errs, label=name, capsize=4, marker="o",
+                    color=COLOURS.get(name.split()[0]))
+    if not numeric:
+        ax.set_xticks(range(len(categories)), [str(c) for c in categories])
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    return _save(fig, path, title)

@@ -141,3 +141,10 @@ def goals(setup: Setup, analysis: dict) -> list[dict]:
             {"goal": "(lab's own) the bottleneck stays busy: >= 80 % of its rate in goodput",
              "measured": "n/a" if total is None else f"{total:.1%}",
              "met": total is not None and total >= 0.8}]
+
+
+def sweep_figures(analysis: dict) -> dict[str, float | None]:
+    """What a sweep aggregates: the flows' share of the bottleneck together, their
+    fairness, and the queue's median and 99th percentile."""
+    return {"shared total": analysis["shared_total"], "jain": analysis["jain"],
+            "qmax median": analysis["qmax_median"], "qmax p99": analysis["qmax_p99"]}

@@ -29,6 +29,8 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(sys.argv[1:] if argv is None else argv)
     if args.command in ("experiment", "sim"):  # sim: the short form of --engine sim
         return experiment_cli.main(args)
+    if args.command == "sweep":
+        return experiment_cli.sweep_main(args, argv)
     if args.command == "exercise":  # checks start their own labs
         return exercise_cli.run(args)
     return lab_cli.run(args)
