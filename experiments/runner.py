@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import signal
+import threading
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -157,8 +158,7 @@ def run(opts: Options, outdir: Path) -> dict:
                          "--probe-interval", str(setup.probe_interval),
                          "--miss-limit", str(setup.miss_limit)])
     _Stop.requested = None
-    old_term = signal.signal(signal.SIGTERM, _Stop.on_signal)
-    old_int = signal.signal(signal.SIGINT, _Stop.on_signal)
+    old = _set_signals(_Stop.on_signal, _Stop.on_signal)
 
     def phase(name: str) -> None:
         _Stop.check()
@@ -188,19 +188,27 @@ def run(opts: Options, outdir: Path) -> dict:
         _Stop.check()
     finally:
         # a second Ctrl-C or SIGTERM must not cut the cleanup short (seen: switches left)
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
-        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        _set_signals(signal.SIG_IGN, signal.SIG_IGN)
         try:
             RUNNING.kill_all()
             lab.stop()
         finally:
-            signal.signal(signal.SIGINT, old_int)
-            signal.signal(signal.SIGTERM, old_term)
+            if old is not None:
+                _set_signals(*old)
     progress.note("lab stopped; analysing and plotting")
     env["duration_s"] = time.monotonic() - started
     summary = finish(module, setup, env, raw, calibration, outdir)
     progress.note(f"written to {outdir}")
     return summary
+
+
+def _set_signals(on_int, on_term) -> tuple | None:
+    """Set SIGINT's and SIGTERM's handlers; the old ones. Only the main thread can catch
+    signals: in a sweep's Dask worker the run is a task on another thread, and nothing
+    changes (the sweep's client cancels it)."""
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    return signal.signal(signal.SIGINT, on_int), signal.signal(signal.SIGTERM, on_term)
 
 
 def run_simulated(module: ModuleType, setup: Setup, outdir: Path) -> dict:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
-from dataclasses import asdict, dataclass, fields, replace
+from dataclasses import dataclass, fields, replace
 
 from experiments.config import ExperimentError, Options
 
@@ -108,5 +108,3 @@ def run_key(opts: Options, version: str) -> str:
 def describe(point: Point) -> str:
     return ", ".join(f"{k}={v}" for k, v in point.varied.items())
 
-
-__all__ = ["PARAMS", "Point", "asdict", "describe", "expand", "parse_param", "parse_seeds"]

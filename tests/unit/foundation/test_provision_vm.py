@@ -13,6 +13,7 @@ import os
 import re
 import shutil
 import subprocess
+import tempfile
 import textwrap
 from pathlib import Path
 
@@ -382,14 +383,27 @@ def test_tools_missing_after_install_is_a_one_line_error(system: FakeSystem):
 
 
 def test_refuses_without_root_outside_a_dry_run():
+    script = SCRIPT
     if os.geteuid() == 0:
         if not shutil.which("setpriv"):
             pytest.skip("setpriv missing: cannot drop root to test this")
         cmd = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+        # the unprivileged user may not read the checkout (a 0700 home or mktemp -d): it
+        # runs a copy in a folder of its own (pytest's tmp_path is 0700 too)
+        readable = Path(tempfile.mkdtemp(prefix="provision-vm-"))
+        readable.chmod(0o755)
+        script = readable / SCRIPT.name
+        shutil.copy(SCRIPT, script)
+        script.chmod(0o755)
     else:
         cmd = []
-    result = subprocess.run([*cmd, "/bin/bash", str(SCRIPT)], env={"PATH": os.environ["PATH"]},
-                            capture_output=True, text=True, timeout=60)
+    try:
+        result = subprocess.run([*cmd, "/bin/bash", str(script)],
+                                env={"PATH": os.environ["PATH"]}, capture_output=True,
+                                text=True, timeout=60, cwd="/")
+    finally:
+        if script != SCRIPT:
+            shutil.rmtree(script.parent)
     assert_one_line_error(result, "must run as root")
 
 
