@@ -16,6 +16,7 @@ from pathlib import Path
 
 from controller.control_server import ControlServer
 from controller.fabric import FabricController
+from controller.next_hops import Routing, compute_next_hops
 from controller.p4rt_codec import load_p4info
 from controller.switch_state import THRESHOLD_NEVER, ForwardingPolicy
 from fabric_model.control_protocol import DEFAULT_SOCKET
@@ -55,7 +56,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, routing: Routing = compute_next_hops) -> int:
+    """`routing`: the next-hop computation (a student's, `coursework.student_controller`)."""
     args = parse_args(sys.argv[1:] if argv is None else argv)
     logging.basicConfig(level=args.log_level.upper(),
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
@@ -81,7 +83,7 @@ def main(argv: list[str] | None = None) -> int:
         controller = FabricController(topology, p4info, device_config, policy,
                                       probe_interval=args.probe_interval,
                                       miss_limit=args.miss_limit,
-                                      ready_timeout=args.ready_timeout,
+                                      ready_timeout=args.ready_timeout, routing=routing,
                                       link_state_path=Path(args.link_state) if args.link_state
                                       else Path(args.control_socket).with_name(
                                           "controller-links.json"))

@@ -10,6 +10,7 @@ switches in other pods drop it from their groups automatically.
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import networkx as nx
@@ -18,6 +19,8 @@ from fabric_model.model import Fabric, Link
 
 LinkId = tuple[tuple[str, int], tuple[str, int]]  # ((node, port), (node, port)), sorted
 NextHops = dict[str, dict[str, frozenset[int]]]  # switch -> destination IP -> ports
+# what computes every switch's next hops from the fabric and its down links
+Routing = Callable[[Fabric, set[LinkId]], NextHops]
 
 
 def link_id(link: Link) -> LinkId:

@@ -217,3 +217,20 @@ def test_down_links_survive_a_controller_restart(p4info, tmp_path):
     third = FabricController(other, p4info, b"cfg", ForwardingPolicy(), election_id=3,
                              session_factory=FakeSession, link_state_path=state)
     assert third.monitor.down_links() == set()
+
+
+def test_the_routing_function_is_a_parameter(p4info):
+    from controller.next_hops import compute_next_hops
+
+    calls = []
+
+    def single_uplink(fabric, down):
+        """A student's policy: the project's next hops, but one port where there are many."""
+        calls.append(set(down))
+        hops = compute_next_hops(fabric, down)
+        return {sw: {dst: frozenset([min(ports)]) for dst, ports in table.items()}
+                for sw, table in hops.items()}
+    ctl = _controller(p4info, routing=single_uplink)
+    assert calls == [set()]  # computed at start with no link down
+    assert all(len(ports) == 1 for table in ctl.next_hops.values() for ports in table.values())
+    assert ctl.routing is single_uplink
