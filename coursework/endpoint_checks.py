@@ -3,9 +3,8 @@ student's recovery.py, over paths that trim, lose, fail and recover (determinist
 
 from __future__ import annotations
 
-import endpoint.sim.harness as harness
 from coursework.student_code import load_student_module
-from coursework.student_endpoint import NEEDS, sender_replaced
+from coursework.student_endpoint import NEEDS, student_sender
 from coursework.workspace import Workspace
 from endpoint.core.sender import SenderConfig
 from endpoint.sim import PathSpec, TransferResult, ev_path_index, run_transfer
@@ -18,8 +17,8 @@ RECOVERY_FILE = "recovery.py"
 def _run(ws: Workspace, specs: list[PathSpec], seed: int, size: int = 4 * MB,
          cfg: SenderConfig | None = None) -> TransferResult:
     policy = load_student_module(ws.path(RECOVERY_FILE), NEEDS)
-    with sender_replaced(harness, policy):
-        return run_transfer(size, [specs], seed=seed, sender_cfg=cfg, max_time=20.0)
+    return run_transfer(size, [specs], seed=seed, sender_cfg=cfg, max_time=20.0,
+                        sender_class=student_sender(policy))
 
 
 def _delivered(r: TransferResult) -> str:
@@ -39,7 +38,7 @@ def _trimming(ws: Workspace) -> TransferResult:
 
 def nack_resend_on_another_ev(ws: Workspace, target: str) -> tuple[bool, str]:
     r = _trimming(ws)
-    resends = [x for x in r.sender.pool.resends if x.had_other]
+    resends = [x for x in r.sender.pool.policy.resends if x.had_other]
     same = sum(x.chosen is x.avoided for x in resends)
     detail = (f"{r.sender.stats.nacks} NACKs, {len(resends)} resends, {same} of them on the "
               f"EV they were trimmed or lost on")

@@ -32,8 +32,10 @@ from __future__ import annotations
 import math
 import random
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum
+from typing import Protocol
 
 from endpoint.core.rtt import RttEstimator
 
@@ -92,13 +94,31 @@ def check_routes(routes: tuple[tuple[int, ...], ...], planes: int, evs_per_plane
                              f"{evs_per_plane} EVs to name them")
 
 
+Choose = Callable[[float, EvState | None], EvState]  # the pool's choice (now, avoid)
+
+
+class EvPolicy(Protocol):
+    """Decisions a pool may hand to someone else (the endpoint exercise's student): the EV
+    a resend goes on, and whether a loss retires its EV."""
+
+    def resend_ev(self, pool: EvPool, choose: Choose, now: float, avoid: EvState) -> EvState:
+        """The EV for a resend whose last copy went on `avoid`; `choose(now, avoid)` is the
+        pool's own choice."""
+
+    def on_loss(self, pool: EvPool, st: EvState) -> bool:
+        """Count a loss blamed on `st` (`losses`, `losses_in_row`); True to retire it."""
+
+
 class EvPool:
     """The EVs of every plane; picks an EV per packet and tracks retire/probe/reinstate."""
 
     def __init__(self, planes: int, evs_per_plane: int, rng: random.Random,
                  retire_after: int = 2, ecn_gain: float = 1 / 8,
-                 routes: tuple[tuple[int, ...], ...] = ()) -> None:
-        """`routes`: per plane, the `route` words of its source routes (none: hashed EVs)."""
+                 routes: tuple[tuple[int, ...], ...] = (),
+                 policy: EvPolicy | None = None) -> None:
+        """`routes`: per plane, the `route` words of its source routes (none: hashed EVs).
+        `policy`: who decides resends and retirement instead of the pool's own rules."""
+        self.policy = policy
         if planes < 1 or not 1 <= evs_per_plane <= 65535:
             raise ValueError("need at least one plane and 1..65535 EVs per plane")
         check_routes(routes, planes, evs_per_plane)
@@ -136,6 +156,23 @@ class EvPool:
         return [st for states in self.planes for st in states]
 
     def choose(self, now: float, avoid: EvState | None = None) -> EvState:
+        """Next EV for a packet (`avoid`: the EV a resend's last copy went on); the
+        policy's choice for a resend when the pool has one."""
+        if avoid is None or self.policy is None:
+            return self._choose(now, avoid)
+        picked: list[EvState] = []
+
+        def pools_choice(when: float, not_this: EvState | None = None) -> EvState:
+            picked.append(self._choose(when, not_this))
+            return picked[-1]
+        chosen = self.policy.resend_ev(self, pools_choice, now, avoid)
+        if not isinstance(chosen, EvState) or self.lookup(chosen.plane, chosen.ev) is not chosen:
+            raise TypeError(f"resend_ev returned {chosen!r}, not one of the pool's EVs")
+        if not picked or chosen is not picked[-1]:
+            self._use(chosen)  # the pool's choice counts its use; another pick must too
+        return chosen
+
+    def _choose(self, now: float, avoid: EvState | None = None) -> EvState:
         """Next EV for a packet: a recycled one if any, else planes in turn and GOOD EVs
         round-robin within a plane; a suspect plane (`plane_suspect`) only when every
         plane is."""
@@ -284,9 +321,13 @@ class EvPool:
     def on_loss(self, st: EvState, now: float, probe_delay: float) -> bool:
         """A packet sent on this EV was lost and blamed on it; True when that retires the
         EV (and the other EVs of its source route)."""
-        st.losses += 1
-        st.losses_in_row += 1
-        if st.usable and st.losses_in_row >= self.retire_after:
+        if self.policy is not None:
+            retire = self.policy.on_loss(self, st)
+        else:
+            st.losses += 1
+            st.losses_in_row += 1
+            retire = st.losses_in_row >= self.retire_after
+        if st.usable and retire:
             for mate in self._route_mates(st):
                 if mate.usable:  # one probe per route: its answer reinstates them all
                     self._retire(mate, now, probe_delay if mate is st else math.inf)

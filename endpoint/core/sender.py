@@ -40,7 +40,7 @@ from array import array
 
 from endpoint.core import recovery
 from endpoint.core.congestion import DctcpWindow
-from endpoint.core.ev_pool import EvPool, EvState
+from endpoint.core.ev_pool import EvPolicy, EvPool, EvState
 from endpoint.core.packets import Outgoing, echoed_send_time, ts_age, ts_grid, ts_us
 from endpoint.core.recovery import LossLedger, LostRecord, ReorderWindow
 from endpoint.core.rtt import QueueExplainedDelay, RttEstimator, RttQuantile
@@ -58,7 +58,9 @@ class MrcSender:
     """Sends one message reliably over all EVs of all planes."""
 
     def __init__(self, data: bytes | bytearray | memoryview, planes: int = 1,
-                 config: SenderConfig | None = None, now: float = 0.0) -> None:
+                 config: SenderConfig | None = None, now: float = 0.0,
+                 ev_policy: EvPolicy | None = None) -> None:
+        """`ev_policy`: who picks resend EVs and retires EVs instead of the pool's rules."""
         self.cfg = cfg = config or SenderConfig()
         if len(data) > MAX_MESSAGE:
             raise ValueError(f"message of {len(data)} bytes exceeds {MAX_MESSAGE}")
@@ -70,7 +72,7 @@ class MrcSender:
         self.npkts = max(1, math.ceil(self.length / cfg.mss))
         rng = random.Random(cfg.seed)
         self.pool = EvPool(planes, cfg.evs_per_plane, rng, cfg.retire_after,
-                           routes=cfg.routes)
+                           routes=cfg.routes, policy=ev_policy)
         self.board = SendScoreboard(self.npkts)
         self.cc = DctcpWindow(cwnd=cfg.init_cwnd, min_cwnd=cfg.min_cwnd, max_cwnd=cfg.max_cwnd)
         self.rtt = RttEstimator()

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import random
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from endpoint.core.receiver import Message, MrcReceiver, ReceiverConfig
@@ -62,13 +63,14 @@ def payload_capacity(specs: list[PathSpec], mss: int, at: float = 0.0) -> float:
 
 class _Harness:
     def __init__(self, data: bytes, planes: list[list[PathSpec]], seed: int,
-                 sender_cfg: SenderConfig | None) -> None:
+                 sender_cfg: SenderConfig | None,
+                 sender_class: Callable[..., MrcSender] = MrcSender) -> None:
         rng = random.Random(seed)
         self.loop = EventLoop()
         self.paths = [[Path(self.loop, spec, random.Random(rng.getrandbits(64)), f"p{p}.{i}")
                        for i, spec in enumerate(specs)] for p, specs in enumerate(planes)]
         cfg = sender_cfg or SenderConfig(seed=rng.getrandbits(32))
-        self.sender = MrcSender(data, len(planes), cfg, now=0.0)
+        self.sender = sender_class(data, len(planes), cfg, now=0.0)
         self.receiver = MrcReceiver(ReceiverConfig(seed=rng.getrandbits(32)))
         self.messages: list[Message] = []
         self.progress: list[tuple[float, int]] = [(0.0, 0)]
@@ -106,8 +108,10 @@ class _Harness:
 
 def run_transfer(size_or_data: int | bytes, planes: list[list[PathSpec]], seed: int = 1,
                  sender_cfg: SenderConfig | None = None, max_time: float = 60.0,
-                 drain: float = 0.01) -> TransferResult:
-    """Send one message over `planes` (a list of path lists) and report what happened.
+                 drain: float = 0.01,
+                 sender_class: Callable[..., MrcSender] = MrcSender) -> TransferResult:
+    """Send one message over `planes` (a list of path lists) and report what happened;
+    `sender_class` makes the sender (as `endpoint.runner.run_sender` takes it).
 
     After the sender finishes, the network runs `drain` more seconds so late duplicates
     reach the receiver (they must not be delivered twice)."""
@@ -115,7 +119,7 @@ def run_transfer(size_or_data: int | bytes, planes: list[list[PathSpec]], seed: 
         data = random.Random(seed ^ 0x5EED).randbytes(size_or_data)
     else:
         data = size_or_data
-    h = _Harness(data, planes, seed, sender_cfg)
+    h = _Harness(data, planes, seed, sender_cfg, sender_class)
     h.loop.at(0.0, h.wake)
     h.loop.run(max_time, h.finished)
     h.loop.run(h.loop.now + drain)
