@@ -31,6 +31,16 @@ def _save(fig, path: Path, caption: str) -> tuple[str, str]:
     return path.name, caption
 
 
+def _finish(fig, ax, path: Path, xlabel: str, ylabel: str, title: str) -> tuple[str, str]:
+    """Labels, grid and a small legend; saved."""
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    return _save(fig, path, title)
+
+
 def cdf_plot(path: Path, series: dict[str, list[float]], xlabel: str, title: str,
              marks: dict[str, float] | None = None) -> tuple[str, str]:
     fig, ax = plt.subplots(figsize=(6.4, 4))
@@ -88,12 +98,7 @@ def timeline_plot(path: Path, series: dict[str, tuple[list[float], list[float]]]
         if times:
             ax.plot(times, [0] * len(times), "|", markersize=12,
                     color=COLOURS.get(name.split()[0]), label=name)
-    ax.set_xlabel(xlabel)
-    ax.set_ylabel(ylabel)
-    ax.set_title(title)
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=8)
-    return _save(fig, path, title)
+    return _finish(fig, ax, path, xlabel, ylabel, title)
 
 
 def stacked_timelines(path: Path, panels: list[tuple[str, dict[str, tuple[list, list]]]],
@@ -127,9 +132,4 @@ def errorbar_plot(path: Path, series: dict[str, tuple[list, list[float], list[fl
                     color=COLOURS.get(name.split()[0]))
     if not numeric:
         ax.set_xticks(range(len(categories)), [str(c) for c in categories])
-    ax.set_xlabel(xlabel)
-    ax.set_ylabel(ylabel)
-    ax.set_title(title)
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=8)
-    return _save(fig, path, title)
+    return _finish(fig, ax, path, xlabel, ylabel, title)
