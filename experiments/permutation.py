@@ -194,5 +194,5 @@ def sweep_figures(analysis: dict) -> dict[str, float | None]:
     for mode, a in analysis["modes"].items():
         out[f"{mode} mean"] = a["stats"].get("mean")
         out[f"{mode} min"] = a["stats"].get("min")
-        out[f"{mode} failed flows"] = a["failed_flows"]
+        out[f"{mode} failed"] = a["failed_flows"]
     return out

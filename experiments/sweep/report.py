@@ -37,13 +37,18 @@ def _figure_plots(rows: list[dict], varied: list[str], out: Path) -> list[tuple[
         if any(r["mean"] is None for rs in by_series.values() for r in rs):
             continue
         data = {}
-        for name, rs in by_series.items():
+        if not varied:  # one configuration: the modes side by side
+            names = list(by_series)
+            data[kind] = (names, [by_series[n][0]["mean"] for n in names],
+                          [by_series[n][0]["ci95"] or 0.0 for n in names])
+        for name, rs in by_series.items() if varied else ():
             xs = [r[varied[0]] if len(varied) == 1 else
                   ", ".join(f"{k}={r[k]}" for k in varied) or "all" for r in rs]
             data[name] = (xs, [r["mean"] for r in rs], [r["ci95"] or 0.0 for r in rs])
         safe = "".join(c if c.isalnum() else "_" for c in kind)
         made.append(plots.errorbar_plot(
-            out / f"sweep_{safe}.png", data, varied[0] if len(varied) == 1 else "configuration",
+            out / f"sweep_{safe}.png", data,
+            varied[0] if len(varied) == 1 else "configuration" if varied else "mode",
             kind, f"{kind}: mean and 95 % interval over seeds"))
     return made
 
