@@ -166,7 +166,7 @@ def sweep_main(args: argparse.Namespace, argv: list[str] | None = None) -> int:
         if base.engine == "lab" and args.scheduler is None:
             from lab.lab import cannot_run_here
 
-            if (problem := cannot_run_here()) is not None:
+            if problem := cannot_run_here():
                 raise ExperimentError(problem)
     except ExperimentError as exc:
         print(f"mrclab sweep: {exc}", file=sys.stderr)

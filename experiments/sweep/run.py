@@ -67,7 +67,7 @@ def run_point(options: Options, outdir: str, key: str, config: dict) -> dict:
         if options.engine == "lab":
             from lab.lab import cannot_run_here
 
-            if (problem := cannot_run_here()) is not None:
+            if problem := cannot_run_here():
                 raise ExperimentError(f"{socket.gethostname()}: {problem}")
         with contextlib.redirect_stderr(io.StringIO()):  # the runs' own progress lines
             summary = runner.run(options, Path(outdir))
