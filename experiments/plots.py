@@ -102,7 +102,7 @@ def timeline_plot(path: Path, series: dict[str, tuple[list[float], list[float]]]
 
 
 def stacked_timelines(path: Path, panels: list[tuple[str, dict[str, tuple[list, list]]]],
-                      title: str) -> tuple[str, str]:
+                      title: str, xlabel: str = "time since start (s)") -> tuple[str, str]:
     """Several panels sharing the time axis: [(ylabel, {series: (xs, ys)})]."""
     fig, axes = plt.subplots(len(panels), 1, figsize=(8, 2.2 * len(panels)), sharex=True)
     axes = axes if len(panels) > 1 else [axes]
@@ -113,7 +113,7 @@ def stacked_timelines(path: Path, panels: list[tuple[str, dict[str, tuple[list, 
         ax.grid(alpha=0.3)
     axes[0].legend(fontsize=7, ncol=4)
     axes[0].set_title(title)
-    axes[-1].set_xlabel("time since start (s)")
+    axes[-1].set_xlabel(xlabel)
     return _save(fig, path, title)
 
 

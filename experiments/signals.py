@@ -11,11 +11,11 @@ per second and the largest `qmax` echoed. Fairness (Jain) is taken while all flo
 from __future__ import annotations
 
 from experiments import flowstats, metrics, plans, plots
-from experiments.config import ExperimentError, Options, Setup
+from experiments.config import ExperimentError, Options, Setup, simulator_defaults
 from experiments.plans import Flow
 
 NAME = "signals"
-ENGINES = ("lab",)  # its rates and thresholds are the lab's only
+ENGINES = ("lab", "sim")
 TITLE = "In-network signals: ECN, qmax and the sender's window"
 SPEC = "fattree:k=4"
 DEFAULT_RATE = 1_000_000
@@ -24,15 +24,26 @@ FLOWS = 3
 BIN_S = 0.1
 
 
+# The simulator (--engine sim): flows join 50 us apart at 100 Gb/s (~5 base RTTs) and share
+# the port 100 us (quick; 300 us); fairness is taken from 15 us after the last one joined
+SIM_TIMES = {"stagger_s": 50e-6, "bin_s": 5e-6, "settle_s": 15e-6, "min_shared_s": 25e-6}
+
+
 def setup(opts: Options) -> Setup:
     if opts.incast_n:
         raise ExperimentError("--senders applies to the incast experiment only")
+    if opts.engine == "sim":
+        together = 100e-6 if opts.quick else 300e-6
+        return Setup(experiment=NAME, target=opts.target, spec=opts.spec or SPEC,
+                     seed=opts.seed, quick=opts.quick, **simulator_defaults(),
+                     params={"flows": FLOWS, "together_s": together, **SIM_TIMES},
+                     phases=[("shared bottleneck", 20.0)])
     together = 2.0 if opts.quick else 5.0  # seconds all flows share the port
     return Setup(experiment=NAME, target=opts.target, spec=opts.spec or SPEC, seed=opts.seed,
                  quick=opts.quick, rate_bps=DEFAULT_RATE, queue_depth=64,
                  trim_threshold=16, ecn_threshold=4,
                  params={"flows": FLOWS, "stagger_s": STAGGER_S, "together_s": together,
-                         "bin_s": BIN_S},
+                         "bin_s": BIN_S, "settle_s": 0.3, "min_shared_s": 0.5},
                  phases=[("shared bottleneck", together * 2 + STAGGER_S * FLOWS + 10)])
 
 
@@ -74,8 +85,10 @@ def analyse(setup: Setup, raw: dict) -> dict:
     start_all = max(raw["starts"])
     ends = [flowstats.finish_time(f, t0) for f in flows]
     first_end = min((e for e in ends if e is not None), default=end)
-    shared = [metrics.window_rate(s, start_all + 0.3, first_end) if s and
-              first_end > start_all + 0.5 else None for s in acked]
+    settle = setup.params.get("settle_s", 0.3)
+    shared = [metrics.window_rate(s, start_all + settle, first_end) if s and
+              first_end > start_all + setup.params.get("min_shared_s", 0.5) else None
+              for s in acked]
     per_flow = []
     for f, s, start in zip(flows, acked, raw["starts"], strict=True):
         per_flow.append({
@@ -91,7 +104,7 @@ def analyse(setup: Setup, raw: dict) -> dict:
     valid = [x for x in shared if x is not None]
     qmax_values = [v for fl in per_flow for _, v in fl["qmax"] if v > 0]
     return {"link_rate_bps": setup.link_rate, "bin_s": width, "flows": per_flow,
-            "shared_window": [start_all + 0.3, first_end],
+            "shared_window": [start_all + settle, first_end],
             "shared_goodput_bps": shared,
             "shared_total": sum(valid) / setup.link_rate if valid else None,
             "jain": metrics.jain(valid) if len(valid) == len(shared) and valid else None,
@@ -108,28 +121,33 @@ def tables(analysis: dict) -> dict[str, list[dict]]:
             for f, g in zip(analysis["flows"], analysis["shared_goodput_bps"], strict=True)]
     series = []
     for f in analysis["flows"]:
-        series += [{"flow": f["src"], "t_s": round(t, 3), "cwnd": v} for t, v in f["cwnd"]]
+        series += [{"flow": f["src"], "t_s": metrics.significant(t), "cwnd": v}
+                   for t, v in f["cwnd"]]
     return {"summary": rows, "cwnd": series}
 
 
 def figures(analysis: dict, outdir) -> list[tuple[str, str]]:
     w = analysis["bin_s"]
+    longest = max((len(f["goodput_bins_bps"]) for f in analysis["flows"]), default=1)
+    scale, unit = metrics.time_unit(longest * w)
+    per, rate_unit = metrics.rate_unit(analysis["link_rate_bps"])
 
     def binned(values):
-        return [i * w for i in range(len(values))], values
+        return [i * w * scale for i in range(len(values))], values
+
+    def timed(pairs):
+        return [t * scale for t, _ in pairs], [v for _, v in pairs]
 
     panels = [
-        ("goodput (Mb/s)", {f["src"]: binned([v / 1e6 for v in f["goodput_bins_bps"]])
-                            for f in analysis["flows"]}),
-        ("window (packets)", {f["src"]: ([t for t, _ in f["cwnd"]], [v for _, v in f["cwnd"]])
-                              for f in analysis["flows"]}),
+        (f"goodput ({rate_unit})", {f["src"]: binned([v / per for v in f["goodput_bins_bps"]])
+                                    for f in analysis["flows"]}),
+        ("window (packets)", {f["src"]: timed(f["cwnd"]) for f in analysis["flows"]}),
         ("ECN echoes / s", {f["src"]: binned(f["ecn_per_s"]) for f in analysis["flows"]}),
-        ("qmax echoed (packets)", {f["src"]: ([t for t, _ in f["qmax"]],
-                                              [v for _, v in f["qmax"]])
-                                   for f in analysis["flows"]}),
+        ("qmax echoed (packets)", {f["src"]: timed(f["qmax"]) for f in analysis["flows"]}),
     ]
     return [plots.stacked_timelines(outdir / "signals.png", panels,
-                                    "Signals: three flows joining one bottleneck")]
+                                    "Signals: three flows joining one bottleneck",
+                                    xlabel=f"time since start ({unit})")]
 
 
 def goals(setup: Setup, analysis: dict) -> list[dict]:

@@ -25,7 +25,7 @@ def test_the_short_form_runs_the_experiment_on_the_simulator(tmp_path, capsys):
 @pytest.mark.parametrize("argv, words", [
     (["sim", "permutation", "--spec", "fattree:k=3"], "--spec 'fattree:k=3'"),
     (["sim", "permutation", "--modes", "warp"], "--modes 'warp': permutation's modes are"),
-    (["sim", "signals", "--modes", "ev"], "signals runs on the engine(s) lab only"),
+    (["sim", "signals", "--modes", "ev"], "--modes: signals has no modes to choose from"),
     (["sim", "incast", "--rate", "0"], "rate 0 Mb/s is outside what sim emulates"),
     (["sim", "incast", "--delay", "5parsecs"], "bad delay '5parsecs'"),
     (["sim", "incast", "--queue-depth", "0"], "--queue-depth 0: must be >= 1"),

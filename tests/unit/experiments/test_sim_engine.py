@@ -82,8 +82,10 @@ def test_flows_are_recorded_as_the_lab_records_them():
 
 
 def test_what_the_simulator_cannot_run_is_a_one_line_error(tmp_path):
-    with pytest.raises(ExperimentError, match="signals runs on the engine"):
-        runner.plan(Options("signals", engine="sim"))
+    # every experiment runs on both engines, each with the simulator's own figures
+    for name in ("permutation", "incast", "failure", "planes", "signals"):
+        _, setup = runner.plan(Options(name, engine="sim", quick=True))
+        assert setup.engine == "sim" and setup.rate_bps == 100e9, name
     with pytest.raises(ExperimentError, match="--rate auto"):
         runner.plan(Options("permutation", engine="sim", rate="auto"))
     with pytest.raises(ExperimentError, match="outside what sim emulates"):
@@ -95,11 +97,11 @@ def test_what_the_simulator_cannot_run_is_a_one_line_error(tmp_path):
     with pytest.raises(ExperimentError, match=r"h1->h2: send_args: unknown '--bogus'"):
         session.run_flows("x", [Flow("h1", "h2", 1000, seed=1, send_args=("--bogus",))], 1)
     proc = subprocess.run([sys.executable, "-m", "mrclab", "experiment", "signals", "--engine",
-                           "sim", "--out", str(tmp_path / "p")], cwd=REPO_ROOT,
-                          capture_output=True, text=True, timeout=60)
+                           "sim", "--delay", "1parsec", "--out", str(tmp_path / "p")],
+                          cwd=REPO_ROOT, capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2
     assert proc.stderr.strip().splitlines() == [
-        "mrclab experiment: signals runs on the engine(s) lab only, not sim"]
+        "mrclab experiment: bad delay '1parsec': expected e.g. 1us, 500ns or 0.5ms"]
 
 
 def test_a_scheduled_failure_happens_in_virtual_time_and_the_controller_reacts():
