@@ -216,7 +216,7 @@ def cmd_send(args: argparse.Namespace) -> int:
           f"{cfg.evs_per_plane} EVs each, mss {mss}", flush=True)
     report = run_sender(planes, data, cfg, args.timeout,
                         progress=lambda line: print(line, flush=True),
-                        sender_class=getattr(args, "sender_class", MrcSender))
+                        sender_class=args.sender_class)
     _write_json(args.json, report.summary, "--json")
     s = report.summary
     if not report.ok:

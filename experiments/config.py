@@ -7,6 +7,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from endpoint.wire import ETH_IP_UDP_LEN, HEADER_LEN, payload_fit
+from fabric_model.spec import parse_duration
 from topologies.p4switch import DEFAULT_MTU, MAX_MTU, bps_to_pps
 from topologies.p4switch import check_mtu as check_interface_mtu
 
@@ -73,15 +74,12 @@ def parse_rate(text: str) -> int:
     return int(float(m.group(1)) * scale)
 
 
-_TIME = re.compile(r"\s*(\d+(?:\.\d+)?(?:e-?\d+)?)\s*(ns|us|ms|s)\s*")
-
-
 def parse_delay(text: str) -> float:
-    """'1us', '500ns', '0.5ms', '2e-6s' -> seconds."""
-    m = _TIME.fullmatch(text)
-    if not m:
-        raise ExperimentError(f"bad delay {text!r}: expected e.g. 1us, 500ns or 0.5ms")
-    return float(m.group(1)) * {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}[m.group(2)]
+    """'1us', '500ns', '0.5ms' -> seconds (`fabric_model.spec.parse_duration`)."""
+    try:
+        return parse_duration(text)
+    except ValueError:
+        raise ExperimentError(f"bad delay {text!r}: expected e.g. 1us, 500ns or 0.5ms") from None
 
 
 def check_mtu(mtu: int) -> None:

@@ -76,7 +76,7 @@ def run(session, setup: Setup) -> dict:
         events: dict = {}
 
         def fail(t0: float, events=events) -> None:
-            events["failed_at"] = p["fail_at"]  # as scheduled; all_failed_at: all down
+            events["failed_at"] = session.now() - t0
             events["all_failed_at"] = session.set_links(plane_links, up=False) - t0
 
         schedule = [Timed(p["fail_at"], fail)] if "failed" in case else []

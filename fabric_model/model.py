@@ -85,6 +85,9 @@ class HostNode:
     def interface(self, nic_index: int) -> str:
         return f"{self.name}-eth{nic_index}"
 
+    def nic_on_plane(self, plane: int) -> HostNic | None:
+        return next((nic for nic in self.nics if nic.plane == plane), None)
+
 
 @dataclass(frozen=True)
 class Link:

@@ -22,7 +22,18 @@ KIND_KEYS = {
     "multiplane": ("planes", "base"),
 }
 MAX_PLANES = 16
-_DELAY_RE = re.compile(r"^\d+(\.\d+)?(us|ms|s)$")
+_DELAY_RE = re.compile(r"^\d+(\.\d+)?(us|ms|s)$")  # what Mininet's tc takes for delay=
+_DURATION = re.compile(r"(\d+(?:\.\d+)?(?:e-?\d+)?)(ns|us|ms|s)")
+_SECONDS_PER = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
+
+
+def parse_duration(text: str) -> float:
+    """'1us', '500ns', '0.5ms', '2e-6s' -> seconds (a spec's delay=, the simulator's
+    --delay); ValueError naming `text`."""
+    m = _DURATION.fullmatch(text.strip())
+    if m is None:
+        raise ValueError(f"{text!r} is not a time like 1us, 500ns or 0.5ms")
+    return float(m.group(1)) * _SECONDS_PER[m.group(2)]
 
 
 def _split_options(kind: str, body: str) -> dict[str, str]:

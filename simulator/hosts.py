@@ -19,7 +19,7 @@ from endpoint.core.sender_config import SenderConfig
 from endpoint.netio import ECT0, FrameAddress, FrameBuilder, parse_frame
 from endpoint.sim.events import DeadlineTimer, EventLoop
 from endpoint.wire import MalformedPacket, MsgType
-from fabric_model.model import HostNic, HostNode
+from fabric_model.model import HostNode
 from simulator.links import NicQueue
 
 
@@ -68,16 +68,13 @@ class SimHost:
         self.messages: list[Message] = []
         self.garbage = 0
 
-    def nic_on_plane(self, plane: int) -> HostNic | None:
-        return next((nic for nic in self.node.nics if nic.plane == plane), None)
-
     # --- sending
     def add_flow(self, spec: FlowSpec, peer: SimHost, data: bytes, cfg: SenderConfig,
                  sender_class: Callable[..., MrcSender] = MrcSender) -> SimFlow:
         """`sender_class` makes the core (as `endpoint.runner.run_sender` takes it)."""
         planes = spec.planes if spec.planes is not None else tuple(
-            nic.plane for nic in self.node.nics if peer.nic_on_plane(nic.plane) is not None)
-        pairs = [(self.nic_on_plane(p), peer.nic_on_plane(p)) for p in planes]
+            nic.plane for nic in self.node.nics if peer.node.nic_on_plane(nic.plane) is not None)
+        pairs = [(self.node.nic_on_plane(p), peer.node.nic_on_plane(p)) for p in planes]
         if not pairs or any(a is None or b is None for a, b in pairs):
             raise ValueError(f"flow {spec.src} -> {spec.dst}: no shared plane among {planes}")
         sender = sender_class(data, len(pairs), cfg, now=self.loop.now)

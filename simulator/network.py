@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import math
 import random
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
@@ -22,6 +21,7 @@ from endpoint.core.sender_config import SenderConfig
 from endpoint.sim.events import EventLoop
 from endpoint.wire import ETH_IP_UDP_LEN, HEADER_LEN, payload_fit
 from fabric_model.model import Fabric, Link
+from fabric_model.spec import parse_duration
 from fabric_model.spray import SPRAY_MODES
 from p4emu.switch.traffic_manager import QueueSettings
 from simulator.controller import SimController
@@ -29,9 +29,6 @@ from simulator.hosts import FlowSpec, SimFlow, SimHost
 from simulator.links import LinkState, NicQueue, Wire
 from simulator.program import CompiledProgram, compiled
 from simulator.switch import SimSwitch
-
-_TIME = re.compile(r"^(\d+(?:\.\d+)?)(us|ms|s)$")
-_UNITS = {"us": 1e-6, "ms": 1e-3, "s": 1.0}
 
 
 @dataclass(frozen=True)
@@ -106,12 +103,7 @@ class SimSettings:
 
 
 def _seconds(text: str | None, default: float) -> float:
-    if text is None:
-        return default
-    m = _TIME.match(text)
-    if m is None:
-        raise ValueError(f"simulator: delay={text!r} is not a time like 1us, 2ms or 0.1s")
-    return float(m.group(1)) * _UNITS[m.group(2)]
+    return default if text is None else parse_duration(text)
 
 
 class SimNetwork:

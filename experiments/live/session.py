@@ -74,6 +74,10 @@ class Session:
             time.sleep(0.2)
         return len(self.reconvergence()) >= count
 
+    def now(self) -> float:
+        """Wall time, the clock of the flows' common start t0."""
+        return time.time()
+
     # --- actions ------------------------------------------------------------------------
     def set_link(self, a: str, b: str, up: bool) -> float:
         """Fail or restore a link; returns the wall time of the command."""

@@ -109,14 +109,22 @@ class SimSession:
             return False
         limit = net.loop.now + 2 * SETTLE_VERDICTS * net.settings.probe_interval_s \
             * net.settings.miss_limit + 2 * net.settings.write_delay_s
-        net.loop.run(limit, lambda: len(self.reconvergence()) >= count)
-        return len(self.reconvergence()) >= count
+        past = len(self._past_events)
+
+        def reported() -> bool:  # checked after every event: counted, not converted
+            return past + len(net.controller.events) >= count
+        net.loop.run(limit, reported)
+        return reported()
 
     def core_links(self) -> list[tuple[str, int, str, int]]:
         return plans.core_links(self.fabric)
 
     def wait_links_up(self, timeout: float = 20.0) -> bool:
         return True  # every phase starts on a fabric built afresh
+
+    def now(self) -> float:
+        """The running phase's virtual time (its flows start at 0)."""
+        return 0.0 if self._net is None else self._net.loop.now
 
     # --- actions (from a phase's schedule) ----------------------------------------------
     def set_link(self, a: str, b: str, up: bool) -> float:
@@ -201,7 +209,7 @@ class SimSession:
 
     def _planes(self, flow: Flow) -> list[int]:
         src, dst = self.fabric.hosts[flow.src], self.fabric.hosts[flow.dst]
-        shared = [n.plane for n in src.nics if any(m.plane == n.plane for m in dst.nics)]
+        shared = [n.plane for n in src.nics if dst.nic_on_plane(n.plane) is not None]
         chosen = [p for p in shared if flow.planes is None or p in flow.planes]
         if not chosen:
             raise ValueError(f"{flow.dst} has no NIC on planes {flow.planes}")
@@ -254,9 +262,9 @@ class SimSession:
         return out
 
     def _plane(self, src: str, dst: str, plane: int) -> Plane:
-        a = next(n for n in self.fabric.hosts[src].nics if n.plane == plane)
-        b = next(n for n in self.fabric.hosts[dst].nics if n.plane == plane)
-        return Plane(iface=f"{src}-eth{a.index}", src_ip=a.ip, src_mac=a.mac, dst_ip=b.ip,
+        host = self.fabric.hosts[src]
+        a, b = host.nic_on_plane(plane), self.fabric.hosts[dst].nic_on_plane(plane)
+        return Plane(iface=host.interface(a.index), src_ip=a.ip, src_mac=a.mac, dst_ip=b.ip,
                      next_hop_mac="", mtu=self.setup.mtu)
 
 

@@ -11,6 +11,7 @@ machines that can run a lab).
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import io
 import json
 import os
@@ -48,8 +49,6 @@ def code_version() -> str:
                                   cwd=Path(__file__).resolve().parents[2]).stdout
         except (OSError, subprocess.TimeoutExpired):
             return ""
-    import hashlib
-
     diff = git("diff", "HEAD")
     commit = git("rev-parse", "HEAD").strip() or "unknown"
     return commit + ("+" + hashlib.sha256(diff.encode()).hexdigest()[:12] if diff else "")
