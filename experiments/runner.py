@@ -52,6 +52,9 @@ def plan(opts: Options) -> tuple[ModuleType, Setup]:
     if opts.engine not in module.ENGINES:
         raise ExperimentError(f"{opts.name} runs on the engine(s) {', '.join(module.ENGINES)} "
                               f"only, not {opts.engine}")
+    if opts.engine == "sim" and opts.target != "p4emu":  # a sweep's --param target=
+        raise ExperimentError(f"--target {opts.target}: the simulator's switches are p4emu's "
+                              "pipeline; the target is the lab's choice")
     if opts.spec is not None:  # the experiment's setup takes it; checked first
         from fabric_model.spec import parse_spec
 

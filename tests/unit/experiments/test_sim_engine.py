@@ -88,6 +88,8 @@ def test_what_the_simulator_cannot_run_is_a_one_line_error(tmp_path):
         assert setup.engine == "sim" and setup.rate_bps == 100e9, name
     with pytest.raises(ExperimentError, match="--rate auto"):
         runner.plan(Options("permutation", engine="sim", rate="auto"))
+    with pytest.raises(ExperimentError, match="--target bmv2: the simulator's switches"):
+        runner.plan(Options("permutation", engine="sim", target="bmv2"))
     with pytest.raises(ExperimentError, match="outside what sim emulates"):
         runner.plan(Options("permutation", engine="sim", rate="900G"))
     _, setup = runner.plan(Options("permutation", engine="sim", rate="400G", quick=True))
