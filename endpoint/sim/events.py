@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import heapq
+import math
 import itertools
 from collections.abc import Callable
 from typing import Any
@@ -22,9 +23,13 @@ class EventLoop:
         self.at(self.now + delay, fn, *args)
 
     def run(self, until: float, stop: Callable[[], bool] = lambda: False) -> None:
-        """Run events in time order until `until` (virtual seconds) or `stop()` is true."""
+        """Run events in time order until `until` (virtual seconds) or `stop()` is true.
+        Unless stopped, the clock then reads `until`: the time passed though nothing
+        happened (a caller stepping the clock would otherwise never pass a quiet gap)."""
         heap = self._heap
-        while heap and not stop():
+        while heap:
+            if stop():
+                return
             when, _seq, fn, args = heap[0]
             if when > until:
                 break
@@ -32,6 +37,8 @@ class EventLoop:
             self.now = when
             self.events_run += 1
             fn(*args)
+        if self.now < until < math.inf and not stop():
+            self.now = until
 
 
 class DeadlineTimer:
