@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 from experiments import registry
-from experiments.config import ENGINES, TARGETS, ExperimentError, Options
+from experiments.config import ENGINES, FIGURES, TARGETS, ExperimentError, Options
 from experiments.validity import short_label
 
 log = logging.getLogger(__name__)
@@ -77,6 +77,9 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
                    help="sim: propagation per link, e.g. 1us, 500ns, 0.5ms")
     p.add_argument("--modes", type=lambda t: tuple(m for m in t.split(",") if m),
                    default=None, help="the modes to run, e.g. ecmp,ev (default: all)")
+    p.add_argument("--figures", choices=FIGURES, default="own",
+                   help="sim: own (datacenter rates and timers) or lab (the experiment's "
+                        "lab figures, to compare the engines)")
     p.add_argument("-v", "--verbose", action="store_true")
 
 
@@ -90,7 +93,7 @@ def options(args: argparse.Namespace) -> Options:
                    seed=args.seed,
                    rate=args.rate, mtu=args.mtu, incast_n=args.senders, engine=args.engine,
                    spec=args.spec, queue_depth=args.queue_depth, trim=args.trim, ecn=args.ecn,
-                   delay=args.delay, modes=args.modes)
+                   delay=args.delay, modes=args.modes, figures=args.figures)
 
 
 def main(args: argparse.Namespace) -> int:

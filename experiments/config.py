@@ -12,7 +12,8 @@ from topologies.p4switch import DEFAULT_MTU, MAX_MTU, bps_to_pps
 from topologies.p4switch import check_mtu as check_interface_mtu
 
 TARGETS = ("p4emu", "bmv2")
-ENGINES = ("lab", "sim")  # DESIGN.md, "Engines": real time, or the simulator's virtual time
+ENGINES = ("lab", "sim")
+FIGURES = ("own", "lab")  # a simulated run's figures: its own, or the lab's  # DESIGN.md, "Engines": real time, or the simulator's virtual time
 ACK_FRAME_BYTES = ETH_IP_UDP_LEN + HEADER_LEN  # Ethernet/IPv4/UDP/MRC header, no payload
 # Throughput experiments run jumbo frames, as AI-training fabrics do: headers cost 1 % of a
 # frame instead of 5 %, and a software fabric, whose cost is per packet, carries six times
@@ -63,6 +64,9 @@ class Options:
     ecn: int | None = None
     delay: str | None = None  # sim only: "1us", "500ns"
     modes: tuple[str, ...] | None = None  # the experiment's modes to run (None: all)
+    # sim only: "lab" runs the experiment's lab figures (rates, MTU, queues, thresholds,
+    # durations, the senders' timers) on the simulator, to set the engines side by side
+    figures: str = "own"
 
 
 def parse_rate(text: str) -> int:
@@ -149,6 +153,7 @@ class Setup:
     rate_source: str = "default"  # default / option / auto (calibrated)
     engine: str = "lab"  # lab | sim (virtual time: every time below is virtual)
     link_delay_s: float = 0.0  # propagation per link (sim; the lab's links have none)
+    figures: str = "own"  # sim: "lab" when the lab's figures run on the simulator
     params: dict = field(default_factory=dict)  # the experiment's own knobs
     phases: list[tuple[str, float]] = field(default_factory=list)  # (name, seconds estimate)
 

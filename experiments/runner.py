@@ -62,7 +62,7 @@ def plan(opts: Options) -> tuple[ModuleType, Setup]:
             parse_spec(opts.spec)
         except ValueError as exc:
             raise ExperimentError(f"--spec {opts.spec!r}: {exc}") from None
-    setup = _fabric_options(opts, module.setup(opts))
+    setup = _fabric_options(opts, _base_setup(module, opts))
     if opts.modes is not None:
         known = getattr(module, "MODES", ())
         wrong = [m for m in opts.modes if m not in known]
@@ -90,6 +90,20 @@ def plan(opts: Options) -> tuple[ModuleType, Setup]:
             check_rate(limits, fabric, setup.mtu)
         setup = replace(setup, rate_bps=bps, fabric_rate_bps=fabric, rate_source="option")
     return module, setup
+
+
+def _base_setup(module: ModuleType, opts: Options) -> Setup:
+    """The experiment's own setup for the engine, or with `--figures lab` its lab setup run
+    on the simulator (to compare the engines on the same figures)."""
+    if opts.figures == "own":
+        return module.setup(opts)
+    if opts.figures != "lab":
+        raise ExperimentError(f"--figures {opts.figures!r}: own or lab")
+    if opts.engine != "sim":
+        raise ExperimentError("--figures lab applies to the simulator (--engine sim): the "
+                              "lab always runs its own figures")
+    lab = module.setup(replace(opts, engine="lab", target="p4emu"))
+    return replace(lab, engine="sim", figures="lab")
 
 
 def _fabric_options(opts: Options, setup: Setup) -> Setup:

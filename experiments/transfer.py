@@ -87,6 +87,9 @@ def parse_send_args(send_args: tuple[str, ...] | list[str]) -> argparse.Namespac
     return args
 
 
+LAB_IDLE_TIMEOUT_S = 5.0  # a lab sender gives up after this much silence
+
+
 def transfer_config(args: argparse.Namespace, *, mss: int, planes: int, seed: int,
                     nonce: int, idle_timeout: float,
                     fabric: dict[str, float] | None = None) -> SenderConfig:

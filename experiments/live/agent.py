@@ -35,7 +35,12 @@ from pathlib import Path
 from endpoint import runner as endpoint_runner
 from endpoint.core.receiver import ReceiverConfig
 from endpoint.kernel_routes import RouteError, host_interfaces, resolve_plane
-from experiments.transfer import TimelineSender, add_transfer_options, transfer_config
+from experiments.transfer import (
+    LAB_IDLE_TIMEOUT_S,
+    TimelineSender,
+    add_transfer_options,
+    transfer_config,
+)
 
 
 def payload(size: int, seed: int) -> bytes:
@@ -49,7 +54,7 @@ def send(args: argparse.Namespace) -> int:
     data = payload(args.size, args.seed)
     cfg = transfer_config(args, mss=mss, planes=len(planes), seed=args.seed,
                           nonce=random.SystemRandom().getrandbits(32),
-                          idle_timeout=min(5.0, args.timeout))
+                          idle_timeout=min(LAB_IDLE_TIMEOUT_S, args.timeout))
     if args.start_at is not None and args.start_at > time.time():
         time.sleep(args.start_at - time.time())
     made: list[TimelineSender] = []

@@ -23,7 +23,12 @@ from endpoint.runner import sender_summary
 from experiments import flowstats, plans
 from experiments.config import ExperimentError, Setup
 from experiments.plans import Flow, Timed
-from experiments.transfer import TimelineSender, parse_send_args, transfer_config
+from experiments.transfer import (
+    LAB_IDLE_TIMEOUT_S,
+    TimelineSender,
+    parse_send_args,
+    transfer_config,
+)
 from experiments.validity import Verdict
 from fabric_model.model import Fabric
 from simulator.controller import ControllerEvent
@@ -160,8 +165,12 @@ class SimSession:
             net.loop.at(timed.at, self._scheduled, timed, pending)
         mss = net.settings.mss
         min_rto, initial_rto, max_rto = net.settings.rto_timers()
-        fabric = {"min_rto": min_rto, "initial_rto": initial_rto, "max_rto": max_rto,
-                  "init_cwnd": float(net.settings.bdp_packets(self.fabric.max_switch_hops()))}
+        fabric: dict[str, float] | None = {
+            "min_rto": min_rto, "initial_rto": initial_rto, "max_rto": max_rto,
+            "init_cwnd": float(net.settings.bdp_packets(self.fabric.max_switch_hops()))}
+        idle_timeout = IDLE_TIMEOUT_RTOS * min_rto
+        if self.setup.figures == "lab":  # the lab agent's senders: its timers and window
+            fabric, idle_timeout = None, LAB_IDLE_TIMEOUT_S
         ideal = max(f.size for f in plan) * 8 / net.settings.link_rate_bps
         interval = max(ideal / SAMPLES_PER_FLOW, 1e-7)
         deadline = min(timeout, max([f.start for f in plan] + [t.at for t in schedule])
@@ -172,8 +181,8 @@ class SimSession:
                 args = parse_send_args(flow.send_args)
                 planes = self._planes(flow)
                 cfg = transfer_config(args, mss=mss, planes=len(planes), seed=flow.seed,
-                                      nonce=flow.seed, idle_timeout=IDLE_TIMEOUT_RTOS
-                                      * min_rto, fabric=fabric)
+                                      nonce=flow.seed, idle_timeout=idle_timeout,
+                                      fabric=fabric)
             except ValueError as exc:
                 raise ExperimentError(f"{name}: flow {flow.label}: {exc}") from None
             spec = FlowSpec(flow.src, flow.dst, flow.size, start=flow.start,

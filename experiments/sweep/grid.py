@@ -13,7 +13,7 @@ from experiments.config import ExperimentError, Options
 # --param NAME: the experiment options a sweep may vary, and how a value is read
 PARAMS: dict[str, type] = {"rate": str, "mtu": int, "spec": str, "queue_depth": int,
                            "trim": int, "ecn": int, "delay": str, "modes": str,
-                           "senders": str, "target": str}
+                           "senders": str, "target": str, "figures": str}
 ALIASES = {"queue-depth": "queue_depth", "trim-threshold": "trim", "ecn-threshold": "ecn"}
 
 

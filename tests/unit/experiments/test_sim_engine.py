@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import json
 import subprocess
+from dataclasses import replace
 import sys
 from pathlib import Path
 
 import pytest
 
 from experiments import runner
-from experiments.config import ExperimentError, Options
+from experiments.config import ExperimentError, Options, simulator_defaults
 from experiments.plans import Flow, Timed
 from experiments.sim.session import SimSession
 from fabric_model.spec import parse_spec
@@ -165,3 +166,27 @@ def test_ctrl_c_keeps_what_was_measured_and_skips_the_phases_after(tmp_path):
     later = session.run_flows("next", plan, timeout=1)
     assert later["incomplete"]
     assert later["flows"][0]["sender"]["error"] == "not run (interrupted)"
+
+
+def test_the_lab_s_figures_run_on_the_simulator_with_the_lab_s_senders():
+    _, lab = runner.plan(Options("incast", quick=True))
+    _, sim = runner.plan(Options("incast", quick=True, engine="sim", figures="lab",
+                                 incast_n=(4,)))
+    assert (sim.engine, sim.figures) == ("sim", "lab")
+    for name in ("rate_bps", "mtu", "queue_depth", "trim_threshold", "ecn_threshold",
+                 "link_delay_s"):
+        assert getattr(sim, name) == getattr(lab, name), name
+    session = SimSession(parse_spec(sim.spec), sim, Path("/nonexistent"), lambda name: None)
+    session.set_spray("ev")
+    run = session.run_flows("one", [Flow("h1", "h16", 30_000, seed=1)], timeout=30)
+    sender = run["flows"][0]["sender"]
+    assert sender["ok"]
+    # the lab agent's first window and RTO floor, not a datacenter BDP and microseconds
+    assert (sender["init_cwnd"], sender["min_rto_ms"]) == (16, 100)
+    own = SimSession(parse_spec(sim.spec), replace(sim, figures="own", **simulator_defaults()),
+                     Path("/nonexistent"), lambda name: None)
+    own.set_spray("ev")
+    theirs = own.run_flows("one", [Flow("h1", "h16", 30_000, seed=1)], timeout=1)
+    assert theirs["flows"][0]["sender"]["min_rto_ms"] < 1
+    with pytest.raises(ExperimentError, match="--figures lab applies to the simulator"):
+        runner.plan(Options("incast", figures="lab"))
