@@ -21,14 +21,14 @@ threshold K in packets: 1/16 suits a datacenter's hundreds of packets, while the
 fabric holds about 6 jumbo frames in flight per flow plus K = 8, a bound of 0.26. With 1/16
 a flow's alpha lagged its marked fraction by ~16 windows, 5 s at the 300 ms RTT of a loaded
 fabric, so flows that the start had marked heavily kept cutting deeply while others barely
-cut. Measured with `endpoint.sim.permutation` (16 seeds): the slowest ev flow went from
+cut. Measured on the permutation (16 seeds, the endpoint's modelled fat-tree then): the slowest ev flow went from
 74.7 % to 78.8 % of the link rate on average, the mean from 89.0 % to 89.8 %.
 
 Trims get a quicker response (like UEC NSCC's quick adapt): a window with trims in it that
 delivered less than half the window per RTT takes the window down to what it delivered,
 however far that is. DCTCP's cut is at most half per RTT, so after 15 incast senders' first
 windows of 16 packets it took five RTTs of mostly trimmed traffic to reach a window that
-fits; their headers alone kept the bottleneck 60-70 % busy for 0.2 s (endpoint.sim.incast).
+fits; their headers alone kept the bottleneck 60-70 % busy for 0.2 s (incast on the modelled fabric of then).
 Simulated, quick adapt and the sender's paced resend after a trim at one packet
 (sender.py) took that incast from 1.25x to 1.16x its ideal completion time and its trims
 from 831 to 378; alone, each got about half of that.

@@ -1,11 +1,10 @@
-"""Discrete-event multipath network that drives the transport core (tests, experiments)."""
+"""The single-path-per-EV harness that the transport's unit tests drive: one sender, its
+receiver and modelled paths (delay, jitter, bandwidth, loss, trimming and ECN queues,
+failures). Whole fabrics running mrc.p4 are the simulator's (`simulator/`)."""
 
 from endpoint.sim.events import EventLoop
 from endpoint.sim.harness import TransferResult, ev_path_index, payload_capacity, run_transfer
-from endpoint.sim.incast import IncastResult, run_incast
 from endpoint.sim.links import Path, PathCounters, PathSpec, SimPacket
-from endpoint.sim.permutation import PermutationResult, PermutationSpec, run_permutation
 
-__all__ = ["EventLoop", "IncastResult", "Path", "PathCounters", "PathSpec", "PermutationResult",
-           "PermutationSpec", "SimPacket", "TransferResult", "ev_path_index", "payload_capacity",
-           "run_incast", "run_permutation", "run_transfer"]
+__all__ = ["EventLoop", "Path", "PathCounters", "PathSpec", "SimPacket", "TransferResult",
+           "ev_path_index", "payload_capacity", "run_transfer"]

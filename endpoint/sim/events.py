@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import heapq
-import math
 import itertools
+import math
 from collections.abc import Callable
 from typing import Any
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import json
 import subprocess
-from dataclasses import replace
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
