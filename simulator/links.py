@@ -5,6 +5,11 @@ A wire carries a frame from the moment its sender began transmitting it: it arri
 already spaces its departures at the port's line rate, so the wire adds no queue of its
 own; a host NIC has no P4 queue, so `NicQueue` spaces what the host sends.
 
+The lab's links are veths (`LinkModel.VETH`): a frame is across the moment it is sent, and
+only the switch's egress queue spaces frames at the rate; a host sends at once. An idle
+path then costs no frame time per hop (24 ms for a jumbo frame at 3 Mb/s), which is what
+the lab's RTTs, and its senders' timers, are made of.
+
 Failures, as in the lab (docs/experiments.md): *gray* (the lab's nftables drop: both
 directions lose everything, the ports stay up, so only probes and endpoints notice) and
 *admin* (the ports go down: `watch_port` groups skip them at once, and the wire drops).
@@ -20,6 +25,11 @@ from enum import StrEnum
 from endpoint.sim.events import EventLoop
 
 Receive = Callable[[int, bytes], None]  # (port, frame) at the far node
+
+
+class LinkModel(StrEnum):
+    WIRE = "wire"  # a frame arrives when its last bit does: serialisation + propagation
+    VETH = "veth"  # as the lab's: at once (plus propagation); senders' queues space frames
 
 
 class LinkState(StrEnum):
@@ -40,8 +50,11 @@ class Wire:
     """One direction of a link: to `port` of the node whose `receive` it calls."""
 
     def __init__(self, loop: EventLoop, rate_bps: float, delay: float, loss: float,
-                 rng: random.Random, receive: Receive, port: int) -> None:
+                 rng: random.Random, receive: Receive, port: int,
+                 model: LinkModel = LinkModel.WIRE) -> None:
         self.loop, self.rate_bps, self.delay, self.loss = loop, rate_bps, delay, loss
+        self.model = model
+        self._bit_time = 8 / rate_bps if model is LinkModel.WIRE else 0.0
         self.rng, self._receive, self.port = rng, receive, port
         self.state = LinkState.UP
         self.counters = WireCounters()
@@ -57,7 +70,7 @@ class Wire:
             return
         c.frames += 1
         c.bytes += len(frame)
-        arrive = depart + len(frame) * 8 / self.rate_bps + self.delay
+        arrive = depart + len(frame) * self._bit_time + self.delay
         self.loop.at(arrive, self._arrive, frame)
 
     def _arrive(self, frame: bytes) -> None:
@@ -75,6 +88,9 @@ class NicQueue:
         self._free_at = 0.0
 
     def send(self, frame: bytes) -> None:
+        if self.wire.model is LinkModel.VETH:  # the lab's hosts: no rate of their own
+            self.wire.send(frame, self.loop.now)
+            return
         depart = max(self.loop.now, self._free_at)
         self._free_at = depart + len(frame) * 8 / self.wire.rate_bps
         self.wire.send(frame, depart)

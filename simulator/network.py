@@ -26,7 +26,7 @@ from fabric_model.spray import SPRAY_MODES
 from p4emu.switch.traffic_manager import QueueSettings
 from simulator.controller import SimController
 from simulator.hosts import FlowSpec, SimFlow, SimHost
-from simulator.links import LinkState, NicQueue, Wire
+from simulator.links import LinkModel, LinkState, NicQueue, Wire
 from simulator.program import CompiledProgram, compiled
 from simulator.switch import SimSwitch
 
@@ -49,6 +49,7 @@ class SimSettings:
     write_delay_s: float = 1e-3  # a controller's write reaching a switch
     seed: int = 1
     sample_interval_s: float = 10e-6  # flows' progress samples
+    link_model: LinkModel = LinkModel.WIRE  # VETH: the lab's links (simulator.links)
 
     def __post_init__(self) -> None:
         checks = [(self.link_rate_bps > 0, f"link rate {self.link_rate_bps:g} b/s"),
@@ -150,7 +151,7 @@ class SimNetwork:
         for (a, pa), (b, pb) in (((link.a, link.a_port), (link.b, link.b_port)),
                                  ((link.b, link.b_port), (link.a, link.a_port))):
             wire = Wire(self.loop, rate, delay, loss, random.Random(self.rng.getrandbits(64)),
-                        self._receiver(b), pb)
+                        self._receiver(b), pb, s.link_model)
             self.wires[(a, pa)] = wire
             if a in self.fabric.hosts:
                 nics[a][pa] = NicQueue(self.loop, wire)

@@ -33,7 +33,7 @@ from experiments.validity import Verdict
 from fabric_model.model import Fabric
 from simulator.controller import ControllerEvent
 from simulator.hosts import FlowSpec
-from simulator.links import LinkState
+from simulator.links import LinkModel, LinkState
 from simulator.network import SimNetwork, SimSettings
 
 log = logging.getLogger(__name__)
@@ -90,7 +90,8 @@ class SimSession:
                            trim_threshold=self._thresholds[0],
                            ecn_threshold=self._thresholds[1], spray=self._spray,
                            probe_interval_s=s.probe_interval, miss_limit=s.miss_limit,
-                           seed=s.seed)
+                           seed=s.seed,
+                           link_model=LinkModel.VETH if s.figures == "lab" else LinkModel.WIRE)
 
     # --- observation --------------------------------------------------------------------
     def counters(self, switches: list[str] | None = None) -> dict:

@@ -7,7 +7,7 @@ from endpoint.core.ev_pool import EvStatus
 from fabric_model.spec import parse_spec
 from simulator import SimNetwork, SimSettings
 from simulator.hosts import FlowSpec
-from simulator.links import LinkState
+from simulator.links import LinkModel, LinkState
 
 KB = 1000
 
@@ -136,3 +136,18 @@ def test_a_gray_failure_without_the_controller_stalls_an_ecmp_flow():
         net.set_link("c1", agg, LinkState.GRAY)
     assert not net.run_flows(0.05)
     assert not all(f.sender.done for f in flows)
+
+
+@pytest.mark.parametrize("model, low, high", [(LinkModel.WIRE, 6 * 0.02, 0.3),
+                                              (LinkModel.VETH, 0.0, 0.005)])
+def test_a_frame_crosses_a_wire_in_its_frame_time_and_a_veth_at_once(model, low, high):
+    """One 9000-byte frame at 3 Mb/s (about 22 ms on a wire) across 5 switches and back: on wires
+    it pays its frame time on each of the 6 links; on the lab's veths it is across at once,
+    as the lab's first packets are (only queues space frames there)."""
+    net = SimNetwork(parse_spec("fattree:k=4"),
+                     SimSettings(link_rate_bps=3e6, link_delay_s=0, mtu=9000,
+                                 link_model=model))
+    net.start(probing=False)
+    flow = net.add_flow(FlowSpec("h1", "h16", 8000))
+    assert net.run_flows(1.0) and delivered(net, flow)
+    assert low < flow.sender.finish_time - flow.sender.start_time < high
