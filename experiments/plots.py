@@ -20,8 +20,8 @@ from experiments.metrics import cdf  # noqa: E402
 
 COLOURS = {"ecmp": "tab:red", "ev": "tab:blue", "random": "tab:green",
            "source": "tab:purple", "trim": "tab:blue",
-           "droptail": "tab:red", "1 plane": "tab:red", "2 planes": "tab:blue",
-           "2 planes, 1 failed": "tab:orange"}
+           "droptail": "tab:red", "1 plane": "tab:red", "all planes": "tab:blue",
+           "all planes, 1 failed": "tab:orange"}
 
 
 def _save(fig, path: Path, caption: str) -> tuple[str, str]:
