@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from experiments import failure, flowstats, incast, permutation, signals
+from experiments import failure, flowstats, incast, permutation, planes, signals
 from experiments.config import Options
 from experiments.runner import MIN_FILL, trial_failures
 
@@ -148,3 +148,20 @@ def test_a_rate_auto_trial_passes_only_when_faithful_complete_and_the_links_fill
     assert trial_failures(ok, False, 0.9) == ["a flow did not complete"]
     cpu = {"faithful": False, "reasons": ["CPU 98% busy (limit 97%)"]}
     assert trial_failures(cpu, True, 0.9) == ["CPU 98% busy (limit 97%)"]
+
+
+@pytest.mark.parametrize("after, met", [(2.7, True), (2.4, False)])
+def test_planes_judges_the_surviving_capacity_of_any_number_of_planes(after, met):
+    setup = planes.setup(Options("planes", quick=True,
+                                 spec="multiplane:planes=4,base=fattree:k=4"))
+    cases = {"1 plane": 1.0, "all planes": 3.6, "all planes, 1 failed": after}
+    rate = setup.link_rate
+    raw = {"cases": {case: {**run([flow("h1", "h13", share * rate, 3.0),
+                                   flow("h2", "h14", share * rate, 3.0)]), "events": {}}
+                     for case, share in cases.items()}}
+    a = planes.analyse(setup, raw)
+    assert a["planes"] == 4
+    assert a["cases"]["all planes, 1 failed"]["after_failure"]["mean"] == pytest.approx(after)
+    judged = {g["goal"].split(",")[0]: g["met"] for g in planes.goals(setup, a)}
+    assert judged["(lab's own) 4 planes carry >= 3x what 1 plane does"]  # 3.6x
+    assert judged["with 1 of 4 planes failed"] is met  # 0.85 x 3 = 2.55
