@@ -22,7 +22,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING
 
 from endpoint.core.ev_pool import check_routes
 from endpoint.core.receiver import Message, ReceiverConfig
@@ -30,16 +30,13 @@ from endpoint.core.sender import MrcSender
 from endpoint.core.sender_config import EMULATED_MAX_CWND, EMULATED_MIN_RTO, emulated_fabric_config
 from endpoint.kernel_routes import Plane, RouteError, host_interfaces, resolve_plane
 from endpoint.runner import DEFAULT_LINGER, mss_for, run_receiver, run_sender, write_message
+from endpoint.usage import OneLineParser, UsageError
 from endpoint.wire import MsgType, parse_route, parse_routes
 
 if TYPE_CHECKING:  # endpoint.blast imports Scapy (~1 CPU-second): only `blast` pays for it
     from endpoint.blast import BlastPlan
 
 _SUFFIX = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
-
-
-class UsageError(Exception):
-    """Bad user input: reported as one line, exit status 2."""
 
 
 def parse_size(text: str) -> int:
@@ -67,15 +64,10 @@ def _positive(kind: Callable[[str], float], name: str) -> Callable[[str], float]
     return check
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:
-        raise UsageError(message)
-
-
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="python -m endpoint", description=__doc__.split("\n")[0])
+    parser = OneLineParser(prog="python -m endpoint", description=__doc__.split("\n")[0])
     parser.add_argument("-v", "--verbose", action="count", default=0)
-    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    sub = parser.add_subparsers(dest="command", required=True)
 
     send = sub.add_parser("send", help="send one message")
     send.add_argument("--dst", required=True, help="receiver IPv4 address(es), comma-separated")

@@ -6,19 +6,15 @@ import argparse
 import sys
 
 from coursework import cli as exercise_cli
+from endpoint.usage import OneLineParser
 from experiments import cli as experiment_cli
 from lab import cli as lab_cli
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # one line, no usage dump
-        print(f"mrclab: {message}", file=sys.stderr)
-        sys.exit(2)
-
-
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="mrclab", description="MRC Lab fabric runner")
-    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    parser = OneLineParser(prog="mrclab", description="MRC Lab fabric runner",
+                           error_prefix="mrclab")
+    sub = parser.add_subparsers(dest="command", required=True)
     lab_cli.add_parsers(sub)
     experiment_cli.add_parser(sub)
     exercise_cli.add_parser(sub)

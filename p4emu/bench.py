@@ -12,7 +12,6 @@ the device up and its `packet` lines are the traffic mix.
 
 from __future__ import annotations
 
-import argparse
 import logging
 import sys
 import time
@@ -23,6 +22,7 @@ from p4emu.runtime.actions import ActionCall
 from p4emu.runtime.device import DeviceState
 from p4emu.runtime.match import Exact, Lpm
 from p4emu.runtime.tables import TableEntry
+from p4emu.usage import OneLineParser
 
 DEFAULT_PROGRAM = Path(__file__).resolve().parents[1] / "tests" / "p4" / "bench_l3.p4"
 NEXT_HOPS = 64
@@ -98,14 +98,9 @@ def measure(process: Callable[[int, bytes, int], list], packets: list[tuple[int,
     return time.perf_counter() - start, out
 
 
-class _ArgumentParser(argparse.ArgumentParser):
-    def error(self, message: str):
-        print(f"p4emu bench: {message}", file=sys.stderr)
-        raise SystemExit(2)
-
-
 def main(argv: list[str]) -> int:
-    ap = _ArgumentParser(prog="p4emu bench", description=__doc__.splitlines()[0])
+    ap = OneLineParser(prog="p4emu bench", description=__doc__.splitlines()[0],
+                       error_prefix="p4emu bench")
     ap.add_argument("program", nargs="?", default=str(DEFAULT_PROGRAM))
     ap.add_argument("--packets", type=int, default=30000, help="packets to run (30000)")
     ap.add_argument("--routes", type=int, default=1000, help="/24 routes to install (1000)")

@@ -14,23 +14,23 @@ import sys
 import traceback
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from p4emu.compile_cmd import parse_defines
 from p4emu.runtime.device import DeviceState
 from p4emu.stf.parser import StfError, parse_stf
 from p4emu.stf.runner import FileResult, ProcessFn, run_commands
+from p4emu.usage import OneLineParser
+
+if TYPE_CHECKING:
+    from p4emu.v1model.pipeline import EgressJob
 
 INTERNAL_ERROR = 3
 
 
-class _ArgumentParser(argparse.ArgumentParser):
-    def error(self, message: str):  # one line, no usage dump
-        print(f"p4emu stf: {message}", file=sys.stderr)
-        raise SystemExit(2)
-
-
 def _parse_args(argv: list[str]) -> argparse.Namespace:
-    ap = _ArgumentParser(prog="p4emu stf", description="Run STF tests on p4emu.")
+    ap = OneLineParser(prog="p4emu stf", description="Run STF tests on p4emu.",
+                       error_prefix="p4emu stf")
     ap.add_argument("program", help="P4_16 v1model program")
     ap.add_argument("stf", nargs="+", help="STF test files")
     ap.add_argument("-I", dest="include", action="append", default=[], metavar="DIR")
@@ -46,7 +46,7 @@ def _parse_args(argv: list[str]) -> argparse.Namespace:
 
 
 def build_device(program_path: str, include_dirs: list[str], defines: dict[str, str],
-                 priority_queues: int = 1) -> Callable[[], tuple[DeviceState, ProcessFn]]:
+                 priority_queues: int = 1) -> Callable[..., tuple[DeviceState, ProcessFn]]:
     """Compile once; return a factory of fresh (device state, process) pairs.
 
     `priority_queues` is simple_switch's `--priority-queues` (p4c's STF driver starts it
@@ -58,10 +58,15 @@ def build_device(program_path: str, include_dirs: list[str], defines: dict[str, 
     result = compile_file(program_path, include_dirs=tuple(include_dirs), defines=defines)
     program = load_ir(result.ir)
 
-    def fresh() -> tuple[DeviceState, ProcessFn]:
+    def fresh(on_enqueue: Callable[[EgressJob], None] | None = None, queue_depth: int = 0
+              ) -> tuple[DeviceState, ProcessFn]:
+        """`on_enqueue`: told each packet as it would join its egress queue; `queue_depth`:
+        the depth every packet meets there (STF's own: 0)."""
         clock = [0]
         state = DeviceState.from_program(program.info, clock_us=lambda: clock[0])
         pipeline = Pipeline(program, state, priority_queues=priority_queues)
+        pipeline.on_enqueue = on_enqueue
+        pipeline.queue_depth = queue_depth
 
         def process(port: int, data: bytes, now_us: int) -> list[tuple[int, bytes]]:
             clock[0] = now_us

@@ -9,11 +9,11 @@ use P4Runtime) get an ``Error:`` line naming the command.
 
 from __future__ import annotations
 
-import argparse
 import sys
 
 from p4emu.switch.runtime_cli import CliError, RuntimeClient
 from p4emu.switch.runtime_control import RuntimeCommands
+from p4emu.usage import OneLineParser
 
 PROMPT = "RuntimeCmd: "
 INTRO = "Control utility for runtime P4 table manipulation"
@@ -33,12 +33,6 @@ BMV2_ONLY = frozenset({
 })
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str):  # one line, as every p4emu tool
-        print(f"simple_switch_CLI: error: {message}", file=sys.stderr)
-        raise SystemExit(2)
-
-
 def run_line(client: RuntimeClient, line: str) -> list[str]:
     """The lines simple_switch_CLI prints for one command."""
     name = line.split()[0]
@@ -52,7 +46,8 @@ def run_line(client: RuntimeClient, line: str) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = _Parser(prog="simple_switch_CLI", add_help=True)
+    parser = OneLineParser(prog="simple_switch_CLI", add_help=True,
+                           error_prefix="simple_switch_CLI: error")
     parser.add_argument("--thrift-port", type=int, default=9090)
     parser.add_argument("--thrift-ip", default="127.0.0.1")
     parser.add_argument("--json", help="ignored: p4emu reads names from the running program")

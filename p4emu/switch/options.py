@@ -9,17 +9,10 @@ from __future__ import annotations
 import argparse
 from dataclasses import dataclass, field
 
+from p4emu.usage import OneLineParser, UsageError
+
 LOG_LEVELS = {"trace": 5, "debug": 10, "info": 20, "warn": 30, "warning": 30, "error": 40,
               "critical": 50, "off": 100}
-
-
-class UsageError(Exception):
-    """A bad command line; the message names the bad input."""
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str):  # one line, no usage dump, no exit
-        raise UsageError(message)
 
 
 @dataclass
@@ -102,7 +95,7 @@ def _add_queue_options(parser: argparse.ArgumentParser) -> None:
 
 
 def _bmv2_parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="p4emu switch", add_help=False)
+    p = OneLineParser(prog="p4emu switch", add_help=False)
     p.add_argument("--device-id", type=int, default=0)
     p.add_argument("-i", "--interface", action="append", type=_port_at_iface, default=[])
     p.add_argument("--log-console", action="store_true")
@@ -124,7 +117,7 @@ def _bmv2_parser() -> argparse.ArgumentParser:
 
 
 def _target_parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="p4emu switch --", add_help=False)
+    p = OneLineParser(prog="p4emu switch --", add_help=False)
     p.add_argument("--grpc-server-addr", default=None)
     p.add_argument("--cpu-port", type=int, default=None)
     p.add_argument("--drop-port", type=int, default=None)

@@ -28,7 +28,8 @@ ALLOWED = {
                     "simulator"},
     "coursework": {"fabric_model", "topologies", "lab", "endpoint", "p4emu", "controller"},
     "simulator": {"fabric_model", "p4emu", "endpoint", "controller"},
-    "mrclab": {"lab", "experiments", "coursework", "simulator"},
+    # endpoint: its one-line argument parser (endpoint/usage.py)
+    "mrclab": {"lab", "experiments", "coursework", "simulator", "endpoint"},
 }
 
 

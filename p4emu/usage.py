@@ -1,0 +1,39 @@
+"""Command-line parsing whose errors are one line, without argparse's usage dump.
+
+Every p4emu tool uses it. p4emu and the endpoint import no other project package, so the
+endpoint (and `mrclab`) have their own (endpoint/usage.py).
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import sys
+from typing import NoReturn
+
+
+class UsageError(Exception):
+    """A bad command line; the message names the bad input."""
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """An ArgumentParser that reports a bad command line in one line.
+
+    With `error_prefix` it prints "<prefix>: <message>" and exits with status 2 (argparse's
+    own status); without, it raises UsageError for the caller to report."""
+
+    def __init__(self, *args: object, error_prefix: str | None = None, **kwargs: object):
+        super().__init__(*args, **kwargs)
+        self.error_prefix = error_prefix
+
+    def error(self, message: str) -> NoReturn:
+        if self.error_prefix is None:
+            raise UsageError(message)
+        print(f"{self.error_prefix}: {message}", file=sys.stderr)
+        raise SystemExit(2)
+
+    def add_subparsers(self, **kwargs: object) -> argparse._SubParsersAction:
+        """Subcommands' parsers report their errors the same way."""
+        kwargs.setdefault("parser_class",
+                          functools.partial(OneLineParser, error_prefix=self.error_prefix))
+        return super().add_subparsers(**kwargs)
