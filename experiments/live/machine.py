@@ -2,7 +2,7 @@
 
 Three measurements feed the faithful-emulation check (`experiments.validity`), taken
 over a run by `Monitor`:
-- CPU: busy share of all cores (/proc/stat) between two snapshots;
+- CPU: busy share of all cores (psutil) between two snapshots;
 - backlog: bytes waiting in the switches' packet sockets (/proc/net/packet `Rmem`, root
   namespace), sampled every 100 ms: frames that arrived but that the switch has not read
   yet, a queue the emulated switch does not model;
@@ -20,6 +20,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+import psutil
+
 from experiments.validity import Measured
 from lab.lab import Lab
 from p4emu.switch.runtime_cli import CliError, RuntimeClient
@@ -27,17 +29,16 @@ from p4emu.switch.runtime_cli import CliError, RuntimeClient
 SYS_NET = Path("/sys/class/net")
 
 
-def cpu_snapshot() -> tuple[int, int, int]:
-    """(busy, nice, total) jiffies over all cores; busy excludes niced work, which yields
-    to the lab (a background build must not make every run look CPU-bound)."""
-    fields = [int(x) for x in Path("/proc/stat").read_text().splitlines()[0].split()[1:]]
-    idle = fields[3] + (fields[4] if len(fields) > 4 else 0)
-    nice = fields[1]
-    total = sum(fields[:8])
-    return total - idle - nice, nice, total
+def cpu_snapshot() -> tuple[float, float, float]:
+    """(busy, nice, total) CPU seconds over all cores; busy excludes niced work, which
+    yields to the lab (a background build must not make every run look CPU-bound)."""
+    t = psutil.cpu_times()
+    idle = t.idle + t.iowait
+    total = t.user + t.nice + t.system + idle + t.irq + t.softirq + t.steal
+    return total - idle - t.nice, t.nice, total
 
 
-def cpu_shares(before: tuple[int, int, int], after: tuple[int, int, int]
+def cpu_shares(before: tuple[float, float, float], after: tuple[float, float, float]
                ) -> tuple[float | None, float | None]:
     """(busy, nice) shares of all cores between two snapshots."""
     total = after[2] - before[2]
@@ -85,7 +86,7 @@ def p4emu_port_stats(lab: Lab) -> dict[str, dict[int, dict[str, int]]] | None:
 @dataclass
 class Snapshot:
     at: float
-    cpu: tuple[int, int, int]
+    cpu: tuple[float, float, float]
     kernel: dict[str, int]
     switch: dict[str, dict[int, dict[str, int]]] | None
 
