@@ -19,7 +19,7 @@ from controller.fabric import FabricController
 from controller.next_hops import Routing, compute_next_hops
 from controller.p4rt_codec import load_p4info
 from controller.switch_state import THRESHOLD_NEVER, ForwardingPolicy
-from fabric_model.control_protocol import DEFAULT_SOCKET
+from fabric_model.control_protocol import socket_path
 from fabric_model.spray import SPRAY_MODES
 from fabric_model.topology_file import read_topology
 
@@ -49,11 +49,16 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
                         help="missed probes before a link is declared down")
     parser.add_argument("--ready-timeout", type=float, default=30.0,
                         help="seconds to wait for every switch before reporting the missing")
-    parser.add_argument("--control-socket", default=DEFAULT_SOCKET)
+    parser.add_argument("--control-socket", help="Unix socket of the control endpoint "
+                        "(default: the lab's, in the runtime directory of the topology's "
+                        "build directory)")
     parser.add_argument("--link-state", help="file remembering down links across restarts "
                         "(default: controller-links.json next to the control socket)")
     parser.add_argument("--log-level", default="INFO")
-    return parser.parse_args(argv)
+    args = parser.parse_args(argv)
+    if args.control_socket is None:
+        args.control_socket = str(socket_path(Path(args.topology).parent))
+    return args
 
 
 def main(argv: list[str] | None = None, routing: Routing = compute_next_hops) -> int:

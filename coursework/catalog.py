@@ -12,6 +12,11 @@ keeping a copy in solution/ (the P4 exercises' solution is p4src/mrc.p4 itself):
     name = "ev mode spreads one flow"   # unique within the exercise
     kind = "stf"                        # stf | python (no root) | fabric (root + Mininet)
     stf = "checks/ev_mode.stf"          # stf: the STF file, relative to the exercise
+    priority = 1                        # stf, optional: judge only that every packet it
+                                        # sends out joins this egress priority queue (what
+                                        # STF cannot see), not the STF expectations
+    queue_depth = 5                     # stf, optional: every packet meets this egress
+                                        # queue depth (STF's queues are always empty)
     run = "coursework.x:function"       # python, fabric: the check function
     points = 2
     timeout = 120                       # seconds (python, fabric; stf: the whole STF group)
@@ -24,7 +29,8 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
+from fabric_model.places import REPO_ROOT
+
 EXERCISES_DIR = REPO_ROOT / "exercises"
 KINDS = ("stf", "python", "fabric")
 DEFAULT_TIMEOUT = {"stf": 180.0, "python": 120.0, "fabric": 600.0}
@@ -44,6 +50,8 @@ class Check:
     timeout: float = 120.0
     stf: str | None = None
     run: str | None = None
+    priority: int | None = None  # stf: the egress queue every packet out must join
+    queue_depth: int = 0  # stf: the egress queue depth every packet meets
 
 
 @dataclass(frozen=True)
@@ -81,9 +89,16 @@ def _check(raw: dict, where: str) -> Check:
         raise ExerciseError(f"{where}: every check needs a name and a hint")
     if (kind == "stf") != bool(raw.get("stf")) or (kind != "stf") != bool(raw.get("run")):
         raise ExerciseError(f"{where}: stf checks name an `stf` file, others a `run` function")
+    priority = raw.get("priority")
+    if priority is not None and (kind != "stf" or not isinstance(priority, int)
+                                 or not 0 <= priority < 8):
+        raise ExerciseError(f"{where}: `priority` is an stf check's queue, 0-7")
+    depth = raw.get("queue_depth", 0)
+    if (depth and kind != "stf") or not isinstance(depth, int) or not 0 <= depth < 1 << 19:
+        raise ExerciseError(f"{where}: `queue_depth` is an stf check's depth, 0 to 2^19 - 1")
     return Check(name=raw["name"], kind=kind, hint=raw["hint"], points=int(raw.get("points", 1)),
                  timeout=float(raw.get("timeout", DEFAULT_TIMEOUT[kind])),
-                 stf=raw.get("stf"), run=raw.get("run"))
+                 stf=raw.get("stf"), run=raw.get("run"), priority=priority, queue_depth=depth)
 
 
 def parse_exercise(name: str, folder: Path, text: str) -> Exercise:

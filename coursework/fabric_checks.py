@@ -7,6 +7,7 @@ import time
 
 from coursework.labrun import blast, core_packets_during, exercise_lab, transfer
 from coursework.workspace import Workspace
+from fabric_model.controller_command import controller_args
 from lab.lab import Lab
 from topologies.traffic import BackgroundPing
 
@@ -33,7 +34,7 @@ def spray_uses_every_core(ws: Workspace, target: str) -> tuple[bool, str]:
 
 def _incast(ws: Workspace, target: str) -> tuple[dict, list[dict], int]:
     """4-to-1 incast through a rate-limited edge port: (receiver, senders, trimmed there)."""
-    args = ["--trim-threshold", str(TRIM_THRESHOLD), "--ecn-threshold", str(ECN_THRESHOLD)]
+    args = controller_args(trim_threshold=TRIM_THRESHOLD, ecn_threshold=ECN_THRESHOLD)
     with exercise_lab(ws, target, spray="ev", controller_args=args) as lab:
         nic = lab.fabric.hosts["h16"].nics[0]
         lab.set_port_rate(nic.switch, nic.switch_port, BOTTLENECK_BPS[lab.target])

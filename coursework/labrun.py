@@ -13,8 +13,9 @@ from pathlib import Path
 from coursework.worker import CheckFailed
 from coursework.workspace import Workspace
 from fabric_model.generators import PortBases
+from fabric_model.places import default_build_dir
 from lab import transfers
-from lab.lab import Lab, LabConfig, LabError, default_build_dir
+from lab.lab import Lab, LabConfig, LabError
 from lab.target import DEFAULT_PROGRAM, CompileError
 from lab.transfers import ENDPOINT, TransferError
 

@@ -4,8 +4,6 @@ bound, and collect the report."""
 from __future__ import annotations
 
 import json
-import os
-import signal
 import subprocess
 import sys
 from collections.abc import Callable
@@ -15,9 +13,11 @@ from coursework.p4 import compile_student_program
 from coursework.results import CheckResult, Report, result_for, skipped
 from coursework.worker import RESULT_PREFIX
 from coursework.workspace import Workspace
+from fabric_model.places import child_env
+from fabric_model.processes import stop_and_collect
 
 OnResult = Callable[[CheckResult], None]
-STOP_GRACE_S = 60.0
+STOP_GRACE_S = 60.0  # the worker tears its lab down on SIGTERM
 
 
 def _worker(ws: Workspace, kind: str, target: str, timeout: float,
@@ -25,18 +25,16 @@ def _worker(ws: Workspace, kind: str, target: str, timeout: float,
     """Results the worker printed, and why it gave fewer than expected ('' if it did not)."""
     cmd = [sys.executable, "-m", "coursework.worker", ws.exercise.name, str(ws.folder),
            "--kind", kind, "--target", target, *(["--check", check] if check else [])]
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
-        filter(None, [str(REPO_ROOT), os.environ.get("PYTHONPATH")])))
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            cwd=REPO_ROOT, env=env, start_new_session=True)
+                            cwd=REPO_ROOT, env=child_env(), start_new_session=True)
     try:
         out, err = proc.communicate(timeout=timeout)
         problem = ""
     except subprocess.TimeoutExpired:
-        out, err = _stop(proc)
+        out, err = stop_and_collect(proc, STOP_GRACE_S)
         problem = f"timed out after {timeout:.0f} s"
     except KeyboardInterrupt:  # the worker has its own session: Ctrl-C does not reach it
-        _stop(proc)
+        stop_and_collect(proc, STOP_GRACE_S)
         raise
     results = [json.loads(line[len(RESULT_PREFIX):]) for line in out.splitlines()
                if line.startswith(RESULT_PREFIX)]
@@ -44,17 +42,6 @@ def _worker(ws: Workspace, kind: str, target: str, timeout: float,
         lines = [ln for ln in err.splitlines() if ln.strip()]
         problem = f"checker crashed: {lines[-1] if lines else f'exit {proc.returncode}'}"
     return results, problem
-
-
-def _stop(proc: subprocess.Popen) -> tuple[str, str]:
-    """SIGTERM to the worker's process group (the worker then tears its lab down), SIGKILL
-    if that takes longer than STOP_GRACE_S; returns what it printed."""
-    os.killpg(proc.pid, signal.SIGTERM)
-    try:
-        return proc.communicate(timeout=STOP_GRACE_S)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        return proc.communicate()
 
 
 def _collect(checks: list[Check], results: list[dict], problem: str) -> list[CheckResult]:

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import re
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 from endpoint.wire import ETH_IP_UDP_LEN, HEADER_LEN, payload_fit
 from fabric_model.spec import parse_duration
-from topologies.p4switch import DEFAULT_MTU, MAX_MTU, bps_to_pps
-from topologies.p4switch import check_mtu as check_interface_mtu
+from topologies.mtu import DEFAULT_MTU, MAX_MTU
+from topologies.mtu import check_mtu as check_interface_mtu
+from topologies.rates import bps_to_pps
 
 TARGETS = ("p4emu", "bmv2")
 ENGINES = ("lab", "sim")
@@ -159,6 +160,14 @@ class Setup:
 
     def as_dict(self) -> dict:
         return asdict(self)
+
+    def at_rate(self, bps: int, source: str | None = None) -> Setup:
+        """This setup with host links at `bps`, its fabric links keeping their ratio to the
+        host links; `source` (default: unchanged) says where the rate came from."""
+        fabric = (None if not self.fabric_rate_bps
+                  else int(self.fabric_rate_bps * bps / self.rate_bps))
+        return replace(self, rate_bps=bps, fabric_rate_bps=fabric,
+                       rate_source=source or self.rate_source)
 
     @property
     def link_rate(self) -> int:

@@ -6,7 +6,15 @@ import json
 import socket
 from pathlib import Path
 
-DEFAULT_SOCKET = "build/controller.sock"
+from fabric_model.places import default_build_dir, runtime_dir
+
+SOCKET_NAME = "controller.sock"
+
+
+def socket_path(build_dir: Path | None = None) -> Path:
+    """The control socket of the lab using `build_dir` (default: the default build
+    directory): in its runtime directory, where the lab starts the controller."""
+    return runtime_dir(build_dir or default_build_dir()) / SOCKET_NAME
 
 
 class ControlClientError(Exception):

@@ -16,8 +16,10 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import psutil
+
+from fabric_model.processes import kill_process_group
 from topologies.link_failure import table_name
-from topologies.p4switch import kill_process_group
 
 log = logging.getLogger(__name__)
 
@@ -27,8 +29,8 @@ OUR_COMMANDS = ("p4emu", "simple_switch", "controller", "mininet:")
 
 def _cmdline(pid: int) -> str:
     try:
-        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
-    except OSError:
+        return " ".join(psutil.Process(pid).cmdline())
+    except psutil.Error:  # gone, a zombie, or not ours to read
         return ""
 
 

@@ -14,11 +14,14 @@ import sys
 from pathlib import Path
 
 from fabric_model.control_protocol import ControlClientError
+from fabric_model.controller_command import controller_args
+from fabric_model.places import default_build_dir
 from fabric_model.spray import SPRAY_MODES
-from lab.lab import Lab, LabConfig, LabError, cannot_run_here, default_build_dir
+from lab.lab import Lab, LabConfig, LabError, cannot_run_here
 from lab.target import TARGETS, CompileError
 from topologies.link_failure import METHODS as LINK_FAILURE_METHODS
-from topologies.p4switch import DEFAULT_MTU, MAX_MTU, QueueOptions, check_mtu
+from topologies.mtu import DEFAULT_MTU, MAX_MTU, check_mtu
+from topologies.queues import QueueOptions
 
 log = logging.getLogger("mrclab")
 
@@ -99,11 +102,8 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
 
 
 def config_from_args(args: argparse.Namespace) -> LabConfig:
-    extra = []
-    if args.trim_threshold is not None:
-        extra += ["--trim-threshold", str(args.trim_threshold)]
-    if args.ecn_threshold is not None:
-        extra += ["--ecn-threshold", str(args.ecn_threshold)]
+    extra = controller_args(trim_threshold=args.trim_threshold,
+                            ecn_threshold=args.ecn_threshold)
     return LabConfig(
         spec=args.topo, target=args.target, build_dir=args.build_dir or default_build_dir(),
         spray=args.spray, controller_args=extra, pcap=args.pcap, switch_log=args.switch_log,

@@ -9,30 +9,26 @@ Used by `mrclab run`, the demo, the benchmark and the integration tests:
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import os
 import subprocess
-import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from fabric_model.control_protocol import ControlClientError, request
+from fabric_model.control_protocol import SOCKET_NAME, ControlClientError, request
+from fabric_model.controller_command import controller_args, controller_command
 from fabric_model.generators import PortBases
+from fabric_model.places import REPO_ROOT, child_env, default_build_dir, runtime_dir
+from fabric_model.processes import stop_process_group
 from fabric_model.spec import parse_spec
 from fabric_model.topology_file import TopologyFile, write_topology
 from lab.cleanup import clean_leftovers
 from lab.target import DEFAULT_PROGRAM, compile_program, resolve_target
 from topologies import link_failure
 from topologies.network import FabricNetwork
-from topologies.p4switch import (
-    REPO_ROOT,
-    QueueOptions,
-    SwitchConfigError,
-    bmv2_rate_summary,
-    kill_process_group,
-)
+from topologies.queues import QueueOptions, bmv2_rate_summary
+from topologies.switch_cli import SwitchConfigError
 
 log = logging.getLogger(__name__)
 
@@ -52,29 +48,6 @@ def cannot_run_here() -> str:
     return ""
 
 
-def default_build_dir() -> Path:
-    """Compiled program, logs, topology file: $MRCLAB_BUILD_DIR, else build/ in the repo."""
-    return Path(os.environ.get("MRCLAB_BUILD_DIR") or REPO_ROOT / "build")
-
-
-def runtime_dir(build_dir: Path) -> Path:
-    """Sockets and pid files of the lab using `build_dir`.
-
-    Never inside the build directory: that may be a shared folder (a VM's /vagrant) that
-    cannot hold Unix sockets, or too deep for a socket path (108 bytes). One directory per
-    build directory, so a crashed run's leftovers are found by the next run that uses it.
-    Base: $MRCLAB_RUN_DIR, else /run/mrclab (root), else $XDG_RUNTIME_DIR or /tmp."""
-    base = os.environ.get("MRCLAB_RUN_DIR")
-    if not base:
-        if os.geteuid() == 0 and os.access("/run", os.W_OK):
-            base = "/run/mrclab"
-        else:
-            base = os.path.join(os.environ.get("XDG_RUNTIME_DIR") or "/tmp",
-                                f"mrclab-{os.geteuid()}")
-    key = hashlib.sha1(str(Path(build_dir).resolve()).encode()).hexdigest()[:12]
-    return Path(base) / key
-
-
 @dataclass
 class LabConfig:
     spec: str
@@ -82,7 +55,7 @@ class LabConfig:
     build_dir: Path = field(default_factory=default_build_dir)
     program: Path = DEFAULT_PROGRAM
     spray: str = "ecmp"
-    controller_args: list[str] = field(default_factory=list)
+    controller_args: list[str] = field(default_factory=list)  # fabric_model.controller_command
     pcap: bool = False
     queues: QueueOptions = field(default_factory=QueueOptions)
     bases: PortBases = field(default_factory=PortBases)
@@ -99,7 +72,7 @@ class Lab:
         self.config = config
         self.build_dir = Path(config.build_dir).resolve()
         self.run_dir = Path(config.run_dir or runtime_dir(self.build_dir))
-        self.socket_path = self.run_dir / "controller.sock"
+        self.socket_path = self.run_dir / SOCKET_NAME
         self.topology_path = self.build_dir / "topology.json"
         self.fabric = parse_spec(config.spec, config.bases)  # ValueError on a bad spec
         self.target = resolve_target(config.target)
@@ -144,20 +117,18 @@ class Lab:
         return self.bring_up_s
 
     def start_controller(self, extra_args: list[str] | None = None) -> None:
-        cmd = [sys.executable, "-m", self.config.controller_module,
-               "--topology", str(self.topology_path),
-               "--control-socket", str(self.socket_path), "--spray", self.config.spray,
-               *self.config.controller_args, *(extra_args or [])]
-        env = dict(os.environ)
-        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO_ROOT),
-                                                          env.get("PYTHONPATH")]))
+        cmd = controller_command(self.topology_path, self.socket_path,
+                                 [*controller_args(spray=self.config.spray),
+                                  *self.config.controller_args, *(extra_args or [])],
+                                 module=self.config.controller_module)
         log_path = self.build_dir / "logs" / "controller.log"
         log_path.parent.mkdir(parents=True, exist_ok=True)
         self.socket_path.unlink(missing_ok=True)
         with open(log_path, "ab") as out:
             self.controller = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=out,
                                                stderr=subprocess.STDOUT,
-                                               start_new_session=True, cwd=REPO_ROOT, env=env)
+                                               start_new_session=True, cwd=REPO_ROOT,
+                                               env=child_env())
         (self.run_dir / "controller.pid").write_text(f"{self.controller.pid}\n")
 
     def wait_ready(self, timeout: float) -> dict:
@@ -200,8 +171,7 @@ class Lab:
 
     def stop_controller(self) -> None:
         if self.controller is not None:
-            kill_process_group(self.controller.pid, grace=5.0)
-            self.controller.wait()
+            stop_process_group(self.controller, grace=5.0)
             self.controller = None
         (self.run_dir / "controller.pid").unlink(missing_ok=True)
 

@@ -9,9 +9,10 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from fabric_model.places import REPO_ROOT
+
 log = logging.getLogger(__name__)
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_PROGRAM = REPO_ROOT / "p4src" / "mrc.p4"
 TARGETS = ("p4emu", "bmv2", "auto")
 

@@ -17,8 +17,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from fabric_model.places import REPO_ROOT
 from lab.lab import Lab
-from topologies.p4switch import REPO_ROOT
 
 ENDPOINT = (sys.executable, "-m", "endpoint")
 

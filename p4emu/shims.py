@@ -19,7 +19,9 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
+# the directory holding the p4emu package, for the shims' PYTHONPATH (p4emu imports no
+# other project package, so not fabric_model.places.REPO_ROOT)
+P4EMU_PARENT = Path(__file__).resolve().parent.parent
 USAGE = "usage: python -m p4emu shims DIR"
 P4INFO_SUFFIXES = (".txt", ".txtpb", ".json", ".bin")  # p4c's, with p4c 1.2.4's .txtpb
 
@@ -282,7 +284,7 @@ def write_shims(directory: Path, python: str | None = None) -> list[Path]:
     written = []
     for tool in TOOLS:
         path = directory / tool
-        path.write_text(script_text(tool, python, REPO_ROOT))
+        path.write_text(script_text(tool, python, P4EMU_PARENT))
         path.chmod(0o755)
         written.append(path)
     return written

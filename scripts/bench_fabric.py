@@ -22,8 +22,10 @@ from controller.p4rt_codec import Codec, P4Ids, load_p4info, pipeline_cookie  # 
 from controller.switch_session import SwitchSession  # noqa: E402
 from controller.write_plan import Kind, Op, OpType  # noqa: E402
 from fabric_model.generators import PortBases  # noqa: E402
+from fabric_model.places import REPO_ROOT  # noqa: E402
+from fabric_model.processes import stop_process_group  # noqa: E402
 from lab.target import compile_program  # noqa: E402
-from topologies.p4switch import REPO_ROOT, kill_process_group, port_open  # noqa: E402
+from topologies.local_ports import port_open  # noqa: E402
 
 
 def bench_bring_up(k: int, build_dir: Path) -> dict[str, float]:
@@ -90,7 +92,7 @@ def bench_writes(entries: int, batch: int, build_dir: Path) -> dict[str, float]:
                 "read_back_entries": read_back, "read_s": read_s}
     finally:
         session.stop()
-        kill_process_group(proc.pid)
+        stop_process_group(proc)
 
 
 def main() -> int:

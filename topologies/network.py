@@ -14,7 +14,10 @@ from mininet.node import Host
 
 from fabric_model.model import Fabric
 from topologies import link_failure
-from topologies.p4switch import DEFAULT_MTU, P4Switch, QueueOptions, reserve_local_ports
+from topologies.local_ports import reserve_local_ports
+from topologies.mtu import DEFAULT_MTU
+from topologies.p4switch import P4Switch
+from topologies.queues import QueueOptions
 from topologies.topos import FabricTopo
 
 log = logging.getLogger(__name__)

@@ -14,140 +14,23 @@ the MTU's packet rate, the higher priorities at that of header-sized packets).
 from __future__ import annotations
 
 import logging
-import os
-import signal
-import socket
 import subprocess
 import sys
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
 from mininet.node import Switch
 
+from fabric_model.places import REPO_ROOT, child_env
+from fabric_model.processes import stop_process_group, stop_process_groups
+from topologies.local_ports import port_open, reserve_local_ports
+from topologies.queues import QueueOptions, bmv2_queue_commands
+from topologies.switch_cli import port_rate_summary, run_switch_cli, set_port_rates
+
 log = logging.getLogger(__name__)
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
-STOP_GRACE_S = 2.0
-
-
-DEFAULT_MTU = 1500
-MIN_MTU = 576  # the least every IPv4 host must take
-MAX_MTU = 9000  # jumbo frames; what veth and both targets carry
-
-
-# An MRC header alone (a trimmed packet, an ACK or NACK) as an IP packet: IPv4, UDP and
-# the 40-byte MRC header (endpoint/wire.py; the topology layer sits below the endpoint's,
-# a unit test holds the two equal)
-HEADER_PACKET_BYTES = 20 + 8 + 40
-
-
-def check_mtu(mtu: int) -> None:
-    """ValueError (one line) for an MTU the lab cannot give its interfaces."""
-    if not MIN_MTU <= mtu <= MAX_MTU:
-        raise ValueError(f"MTU {mtu} out of range {MIN_MTU}..{MAX_MTU}")
-
-
-class SwitchConfigError(Exception):
-    """A switch refused a runtime setting; one-line message."""
-
-
-@dataclass(frozen=True)
-class QueueOptions:
-    """Egress settings of every switch port (and the MTU of every fabric interface)."""
-
-    priority_queues: int = 2
-    depth: int | None = None  # packets
-    # packets in the queues above priority 0 (trimmed headers, ACKs, NACKs, probes); None:
-    # `depth`. A switch buffers bytes: the 82-byte headers of a trimmed burst fit many
-    # times over in the buffer of `depth` full frames.
-    high_priority_depth: int | None = None
-    rate_pps: int | None = None
-    line_rate_bps: int | None = None
-    # IP MTU of every host and switch interface; BMv2 shapes packets/s, so a bits/s rate
-    # is converted at frames of this size
-    mtu: int = DEFAULT_MTU
-
-    def __post_init__(self) -> None:
-        check_mtu(self.mtu)
-
-    def pps(self, bps: int) -> int:
-        """The BMv2 packet rate carrying `bps` of MTU-sized frames."""
-        return bps_to_pps(bps, self.mtu)
-
-    def header_pps(self, bps: int) -> int:
-        """The BMv2 packet rate carrying `bps` of header-only packets (higher priorities)."""
-        return bps_to_pps(bps, HEADER_PACKET_BYTES)
-
-
-def bps_to_pps(bps: int, mtu: int = DEFAULT_MTU) -> int:
-    """The packet rate BMv2 needs to carry `bps` of MTU-sized frames (at least 1)."""
-    return max(1, round(bps / (8 * mtu)))
-
-
-def bmv2_rate_commands(queues: QueueOptions, port: int, bps: int | None) -> list[str]:
-    """simple_switch_CLI commands shaping `port` at `bps` (None: unlimited).
-
-    BMv2 limits each priority queue on its own, in packets/s. The data queue (priority
-    0) gets the packet rate of MTU-sized packets at `bps`; the queues above it carry
-    headers alone (trimmed packets, ACKs, NACKs) and get the rate of header-sized ones:
-    at the data queue's rate an ACK took a whole frame's time, the ACKs of a link's
-    reverse flows filled that queue, and they came back seconds late."""
-    if bps is None:
-        return [f"set_queue_rate 0 {port} {prio}"  # BMv2: 0 pps = no limit
-                for prio in range(queues.priority_queues)]
-    return [f"set_queue_rate {queues.pps(bps) if prio == 0 else queues.header_pps(bps)} "
-            f"{port} {prio}"
-            for prio in range(queues.priority_queues)]
-
-
-def bmv2_rate_summary(queues: QueueOptions, bps: int) -> str:
-    """How BMv2 carries `bps` (see `bmv2_rate_commands`), for the user to read."""
-    return (f"{queues.pps(bps)} packets/s of {queues.mtu}-byte packets (data), "
-            f"{queues.header_pps(bps)} packets/s of headers (higher priorities)")
-
-
-def bmv2_queue_commands(queues: QueueOptions, ports: list[int]) -> list[str]:
-    """simple_switch_CLI commands applying `queues` to every priority of every port.
-
-    A line rate becomes the packet rate of MTU-sized frames (`bmv2_rate_commands`); an
-    explicit --queue-rate (packets/s) wins over it, as on p4emu where the tighter limit
-    rules."""
-    commands = []
-    for port in ports:
-        if queues.rate_pps is not None:
-            rates = [f"set_queue_rate {queues.rate_pps} {port} {prio}"
-                     for prio in range(queues.priority_queues)]
-        elif queues.line_rate_bps is not None:
-            rates = bmv2_rate_commands(queues, port, queues.line_rate_bps)
-        else:
-            rates = []
-        for prio in range(queues.priority_queues):
-            depth = queues.depth if prio == 0 else queues.high_priority_depth or queues.depth
-            if depth is not None:
-                commands.append(f"set_queue_depth {depth} {port} {prio}")
-            commands += rates[prio:prio + 1]
-    return commands
-
-
-def run_bmv2_cli(thrift_port: int, commands: list[str], who: str) -> str:
-    """Run commands through simple_switch_CLI; SwitchConfigError on any refused one.
-
-    The CLI exits 0 even when a command fails, so its output is read for the error lines
-    it prints instead."""
-    try:
-        proc = subprocess.run(["simple_switch_CLI", "--thrift-port", str(thrift_port)],
-                              input="\n".join(commands) + "\n", capture_output=True,
-                              text=True, timeout=60)
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        raise SwitchConfigError(f"{who}: simple_switch_CLI failed: {exc}") from None
-    bad = [ln.strip() for ln in (proc.stdout + proc.stderr).splitlines()
-           if ln.strip().startswith(("Error", "Invalid", "Could not", "Traceback"))]
-    if proc.returncode != 0 or bad:
-        detail = bad[0] if bad else f"exit status {proc.returncode}"
-        raise SwitchConfigError(f"{who}: simple_switch_CLI on thrift port {thrift_port}: "
-                                f"{detail}")
-    return proc.stdout
+# Imported from here too, until those files move to their homes: REPO_ROOT by
+# tests/unit/experiments/test_sim_engine.py, QueueOptions by experiments/runner.py.
 
 
 def switch_command(
@@ -193,60 +76,6 @@ def switch_command(
     cmd += ["--", "--grpc-server-addr", f"127.0.0.1:{grpc_port}", "--cpu-port", str(cpu_port),
             "--priority-queues", str(queues.priority_queues)]
     return cmd
-
-
-def port_open(port: int, host: str = "127.0.0.1") -> bool:
-    try:
-        with socket.create_connection((host, port), timeout=0.2):
-            return True
-    except OSError:
-        return False
-
-
-RESERVED_PORTS = Path("/proc/sys/net/ipv4/ip_local_reserved_ports")
-
-
-def reserve_local_ports(ports: list[int], path: Path = RESERVED_PORTS) -> None:
-    """Keep the kernel from giving these ports to outgoing connections as their source port.
-
-    The switches' gRPC ports (50100 and up) lie in Linux's ephemeral range (32768-60999),
-    and a client's connection once held one when its switch started ("Address already in
-    use"). Reserving is system-wide and stays after the run; it only narrows the ports the
-    kernel picks by itself."""
-    try:
-        current = path.read_text().strip()
-    except OSError:
-        return  # not Linux, or no such sysctl: nothing to protect against
-    covered: list[tuple[int, int]] = []
-    for part in filter(None, current.split(",")):
-        lo, _, hi = part.partition("-")
-        covered.append((int(lo), int(hi or lo)))
-    missing = sorted({p for p in ports if not any(lo <= p <= hi for lo, hi in covered)})
-    if not missing:
-        return
-    try:
-        path.write_text(",".join(filter(None, [current, *map(str, missing)])) + "\n")
-    except OSError as exc:  # not root: the lab checks for root before it gets here
-        log.warning("cannot reserve ports %s for the switches: %s", missing, exc)
-
-
-def kill_process_group(pid: int, grace: float = STOP_GRACE_S) -> None:
-    """SIGTERM the group led by pid, SIGKILL it if still alive after `grace` seconds."""
-    try:
-        os.killpg(pid, signal.SIGTERM)
-    except ProcessLookupError:
-        return
-    deadline = time.monotonic() + grace
-    while time.monotonic() < deadline:
-        try:
-            os.killpg(pid, 0)
-        except ProcessLookupError:
-            return
-        time.sleep(0.05)
-    try:
-        os.killpg(pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
 
 
 class P4Switch(Switch):
@@ -295,15 +124,13 @@ class P4Switch(Switch):
         self.pid_file.parent.mkdir(parents=True, exist_ok=True)
         if self.pcap_dir is not None:
             self.pcap_dir.mkdir(parents=True, exist_ok=True)
-        env = dict(os.environ)
-        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO_ROOT),
-                                                          env.get("PYTHONPATH")]))
         reserve_local_ports([self.grpc_port, self.thrift_port])
         with open(self.log_file, "ab") as out:
             # own session: a group we can kill whole, out of reach of the terminal's ^C
             self.process = subprocess.Popen(self.command(), stdin=subprocess.DEVNULL,
                                             stdout=out, stderr=subprocess.STDOUT,
-                                            start_new_session=True, cwd=REPO_ROOT, env=env)
+                                            start_new_session=True, cwd=REPO_ROOT,
+                                            env=child_env())
         self.pid_file.write_text(f"{self.process.pid}\n")
         log.debug("%s: started pid %d", self.name, self.process.pid)
 
@@ -320,36 +147,21 @@ class P4Switch(Switch):
                 if self.target == "bmv2":
                     commands = bmv2_queue_commands(self.queues, sorted(self.port_interfaces()))
                     if commands:
-                        run_bmv2_cli(self.thrift_port, commands, self.name)
+                        run_switch_cli("bmv2", self.thrift_port, commands, self.name)
                 return True
             time.sleep(0.1)
         return False
 
     def set_port_rate(self, port: int, bps: int | None) -> str:
-        """Limit one egress port to `bps` (None: unlimited) while the switch runs.
-
-        p4emu shapes bits/s; BMv2 shapes packets/s per priority queue, so the rate is
-        converted at the MTU. Returns what was applied, for the caller to print."""
-        if self.target != "bmv2":
-            proc = subprocess.run(
-                [sys.executable, "-m", "p4emu", "cli", "--thrift-port", str(self.thrift_port),
-                 "set_line_rate", str(bps or 0), str(port)],
-                capture_output=True, text=True, timeout=30, cwd=REPO_ROOT)
-            if proc.returncode != 0:
-                raise SwitchConfigError(f"{self.name}: set_line_rate: "
-                                        f"{(proc.stderr or proc.stdout).strip()}")
-            return f"{self.name} port {port}: {bps or 'unlimited'} b/s"
-        run_bmv2_cli(self.thrift_port, bmv2_rate_commands(self.queues, port, bps), self.name)
-        if bps is None:
-            return f"{self.name} port {port}: unlimited"
-        return (f"{self.name} port {port}: {bps} b/s = "
-                f"{bmv2_rate_summary(self.queues, bps)} (BMv2 shapes packets)")
+        """Limit one egress port to `bps` (None: unlimited) while the switch runs; returns
+        what was applied, for the caller to print (SwitchConfigError if refused)."""
+        set_port_rates(self.target, self.thrift_port, self.queues, {port: bps}, self.name)
+        return port_rate_summary(self.target, self.queues, port, bps, self.name)
 
     def kill_process(self) -> None:
         """Stop the switch process only (interfaces stay): used to simulate a crash."""
         if self.process is not None:
-            kill_process_group(self.process.pid)
-            self.process.wait()
+            stop_process_group(self.process)
             self.process = None
         self.pid_file.unlink(missing_ok=True)
 
@@ -360,19 +172,8 @@ class P4Switch(Switch):
     @classmethod
     def batchShutdown(cls, switches: list[P4Switch]) -> list[P4Switch]:  # noqa: N802
         """Mininet hook: stop all switch processes at once (one grace period, not N)."""
-        running = [sw for sw in switches if sw.process is not None]
-        for sw in running:
-            try:
-                os.killpg(sw.process.pid, signal.SIGTERM)
-            except ProcessLookupError:
-                pass
-        deadline = time.monotonic() + STOP_GRACE_S
-        for sw in running:
-            try:
-                sw.process.wait(timeout=max(0.0, deadline - time.monotonic()))
-            except subprocess.TimeoutExpired:
-                pass
+        stop_process_groups(sw.process for sw in switches if sw.process is not None)
         for sw in switches:
-            sw.kill_process()  # SIGKILLs what is left, reaps, removes the pid file
+            sw.kill_process()  # forgets the reaped process, removes the pid file
             Switch.stop(sw, deleteIntfs=True)
         return switches

@@ -8,7 +8,7 @@ import shutil
 import subprocess
 from importlib import metadata
 
-from topologies.p4switch import REPO_ROOT
+from fabric_model.places import REPO_ROOT
 
 
 def _run(cmd: list[str]) -> str:

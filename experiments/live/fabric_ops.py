@@ -8,9 +8,9 @@ import time
 
 from experiments import plans
 from fabric_model.control_protocol import ControlClientError
+from fabric_model.controller_command import controller_args
 from lab.lab import Lab, LabError
-from p4emu.switch.runtime_cli import CliError, RuntimeClient
-from topologies.p4switch import SwitchConfigError, bmv2_rate_commands, run_bmv2_cli
+from topologies.switch_cli import SwitchConfigError, set_port_rates
 
 log = logging.getLogger(__name__)
 
@@ -24,31 +24,14 @@ def _port_rates(lab: Lab, host_bps: int | None, fabric_bps: int | None
 
 
 def apply_rates(lab: Lab, host_bps: int | None, fabric_bps: int | None) -> None:
-    """Set every egress port's rate while the lab runs (None: unlimited). p4emu shapes
-    bits/s; BMv2 packets/s of MTU-sized frames per priority queue."""
+    """Set every egress port's rate while the lab runs (None: unlimited), one CLI run per
+    switch. p4emu shapes bits/s; BMv2 packets/s of MTU-sized frames per priority queue."""
     for name, ports in _port_rates(lab, host_bps, fabric_bps).items():
-        sw = lab.fabric.switches[name]
-        if lab.target == "bmv2":
-            cmds = [c for port, bps in ports.items()
-                    for c in bmv2_rate_commands(lab.config.queues, port, bps)]
-            try:
-                run_bmv2_cli(sw.thrift_port, cmds, name)
-            except SwitchConfigError as exc:
-                raise LabError(str(exc)) from None
-            continue
         try:
-            client = RuntimeClient("127.0.0.1", sw.thrift_port)
-            try:
-                for port, bps in ports.items():
-                    ok, lines = client.run(f"set_line_rate {bps or 0} {port}")
-                    if not ok:
-                        raise LabError(f"{name}: set_line_rate: {lines[0] if lines else '?'}")
-            finally:
-                client.close()
-        except CliError as exc:
-            raise LabError(f"{name}: {exc}") from None
-
-
+            set_port_rates(lab.target, lab.fabric.switches[name].thrift_port,
+                           lab.config.queues, ports, name)
+        except SwitchConfigError as exc:
+            raise LabError(str(exc)) from None
 
 
 def counter_delta(before: dict, after: dict) -> dict[str, dict[int, dict[str, int]]]:
@@ -63,8 +46,8 @@ def restart_controller(lab: Lab, trim: int, ecn: int, spray: str) -> float:
     the difference. Returns the seconds until it was ready again."""
     started = time.monotonic()
     lab.stop_controller()
-    lab.start_controller(["--trim-threshold", str(trim), "--ecn-threshold", str(ecn),
-                          "--spray", spray])
+    lab.start_controller(controller_args(trim_threshold=trim, ecn_threshold=ecn,
+                                         spray=spray))
     lab.wait_ready(90)
     return time.monotonic() - started
 

@@ -8,11 +8,8 @@ leaves no process behind.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
-import os
-import signal
 import subprocess
 import sys
 import threading
@@ -22,8 +19,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from experiments.plans import Flow, Timed
+from fabric_model.places import REPO_ROOT
+from fabric_model.processes import stop_process_group, stop_process_groups
 from lab.lab import Lab
-from topologies.p4switch import REPO_ROOT
 
 log = logging.getLogger(__name__)
 
@@ -56,18 +54,7 @@ class _Processes:
     def kill_all(self) -> None:
         with self.lock:
             procs, self.procs = self.procs, []
-        for proc in procs:
-            if proc.poll() is None:
-                with contextlib.suppress(ProcessLookupError, PermissionError):
-                    os.killpg(proc.pid, signal.SIGTERM)  # mnexec -d: own session
-        deadline = time.monotonic() + 3
-        for proc in procs:
-            try:
-                proc.wait(timeout=max(0.1, deadline - time.monotonic()))
-            except subprocess.TimeoutExpired:
-                with contextlib.suppress(ProcessLookupError, PermissionError):
-                    os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait(timeout=3)
+        stop_process_groups(procs, grace=3.0)  # mnexec -d: each in its own session
 
 
 RUNNING = _Processes()  # every endpoint process of this experiment process
@@ -152,21 +139,13 @@ def run_flows(lab: Lab, workdir: Path, flows: list[Flow], timeout: float,
             proc.wait(timeout=max(1.0, deadline - time.time()))
         except subprocess.TimeoutExpired:
             log.warning("a sender overran its timeout; stopping it")
-            os.killpg(proc.pid, signal.SIGTERM)
-            proc.wait(timeout=5)
+            stop_process_group(proc, grace=5.0)
     end = time.time()
     if helper is not None:
         helper.join(timeout=max(0.0, deadline - time.time()) + 5)
-    for proc in receivers.values():
-        # every sender has ended: nobody is left to answer (the receivers linger for
-        # senders still trying, endpoint.runner.DEFAULT_LINGER)
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait(timeout=5)
+    # every sender has ended: nobody is left to answer (the receivers linger for senders
+    # still trying, endpoint.runner.DEFAULT_LINGER)
+    stop_process_groups(receivers.values(), grace=5.0)
     results = []
     for i, flow in enumerate(flows):
         stem = workdir / f"send-{i:02d}-{flow.src}"

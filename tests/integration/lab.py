@@ -7,12 +7,11 @@ crashed run's leftovers are recognisable (and removed by `remove_leftovers`).
 
 from __future__ import annotations
 
-import contextlib
 import logging
-import os
-import signal
 import subprocess
 from dataclasses import dataclass, field
+
+from fabric_model.processes import stop_process_group
 
 log = logging.getLogger(__name__)
 
@@ -79,7 +78,7 @@ class LabResources:
 
     def cleanup(self) -> None:
         for proc in reversed(self.processes):
-            kill_process_group(proc)
+            stop_process_group(proc, grace=3.0)
         for link in reversed(self.links):
             ip("link", "del", link, check=False)
         for ns in reversed(self.namespaces):
@@ -87,19 +86,6 @@ class LabResources:
         self.processes.clear()
         self.links.clear()
         self.namespaces.clear()
-
-
-def kill_process_group(proc: subprocess.Popen, grace: float = 3.0) -> None:
-    if proc.poll() is not None:
-        return
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(proc.pid, signal.SIGTERM)
-    try:
-        proc.wait(timeout=grace)
-    except subprocess.TimeoutExpired:
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait(timeout=grace)
 
 
 def remove_leftovers() -> None:

@@ -22,8 +22,8 @@ import pytest
 from experiments import incast, permutation
 from experiments.runner import EXPERIMENT_PORTS
 from fabric_model.generators import PortBases, interface_tag
+from fabric_model.places import REPO_ROOT
 from tests.targets import integration_target
-from topologies.p4switch import REPO_ROOT
 
 pytestmark = pytest.mark.integration
 TARGET = integration_target()

@@ -18,6 +18,7 @@ from tests.targets import integration_target
 from topologies.traffic import BackgroundPing, parse_ping, udp_flows
 
 from .fabric import link_events
+from .waiting import wait_for
 
 pytestmark = pytest.mark.integration
 TARGET = integration_target()
@@ -46,16 +47,6 @@ def _core_tx(lab: Lab) -> dict[str, int]:
         ports = lab.ask("counters", switch=core)["ports"]
         totals[core] = sum(row.get("tx_packets", 0) for row in ports.values())
     return totals
-
-
-def _wait_for(predicate, timeout: float, step: float = 0.2):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(step)
-    return predicate()
 
 
 def test_pingall_has_no_loss(fabric_lab):
@@ -88,7 +79,7 @@ def test_a_back_to_back_burst_crosses_a_switch(fabric_lab):
     before = _rx_packets(h2, intf)
     h1.cmd(f"{sys.executable} -c \"import socket; s = socket.socket(socket.AF_INET, "
            f"socket.SOCK_DGRAM); [s.sendto(bytes(64), ('{dst}', 9)) for _ in range({BURST})]\"")
-    _wait_for(lambda: _rx_packets(h2, intf) - before >= BURST, 5.0)
+    wait_for(lambda: _rx_packets(h2, intf) - before >= BURST, 5.0)
     received = _rx_packets(h2, intf) - before
     assert received >= 0.9 * BURST, f"h2 received {received} of {BURST}"
 
@@ -125,7 +116,7 @@ def test_core_link_failure_during_ping(fabric_lab):
     try:
         result = ping.result()
         # the first down after the cut (an up could precede it if a probe had missed before)
-        events = _wait_for(
+        events = wait_for(
             lambda: link_events(fabric_lab, events_before, core, pod3_agg, "down"), 10)
         assert events, "failed link not detected"
         event = events[0]
@@ -141,18 +132,18 @@ def test_core_link_failure_during_ping(fabric_lab):
         assert parse_ping(out).received == 5, out  # "100% packet loss" ends in "0% packet loss"
     finally:
         fabric_lab.set_link(core, pod3_agg, up=True)
-    up = _wait_for(lambda: link_events(fabric_lab, events_before, core, pod3_agg, "up"), 10)
+    up = wait_for(lambda: link_events(fabric_lab, events_before, core, pod3_agg, "up"), 10)
     assert up, "restored link not detected"
     assert len(fabric_lab.ask("paths", src="h1", dst="h16")) == 4
 
 
 def test_killed_switch_recovers(fabric_lab):
     fabric_lab.restart_switch("c2")
-    status = _wait_for(lambda: (s := fabric_lab.ask("status"))["switches"]["c2"]["synced"]
+    status = wait_for(lambda: (s := fabric_lab.ask("status"))["switches"]["c2"]["synced"]
                        and s["switches"]["c2"]["connects"] >= 2 and s, 30)
     assert status, "c2 was not reprogrammed"
     # its links may have been declared down while it was away; they must come back
-    assert _wait_for(lambda: fabric_lab.ask("status")["down_links"] == [], 10)
+    assert wait_for(lambda: fabric_lab.ask("status")["down_links"] == [], 10)
     net = fabric_lab.net.net
     assert net.pingAll(timeout="1") == 0
     tx = fabric_lab.ask("counters", switch="c2")["ports"]
@@ -182,7 +173,7 @@ def test_controller_restart_with_a_link_down_keeps_avoiding_it(fabric_lab):
     events = len(fabric_lab.ask("reconvergence"))
     fabric_lab.set_link(core, pod3_agg, up=False)
     try:
-        assert _wait_for(lambda: link_events(fabric_lab, events, core, pod3_agg, "down"), 10)
+        assert wait_for(lambda: link_events(fabric_lab, events, core, pod3_agg, "down"), 10)
         ping = BackgroundPing(fabric_lab.net.net.get("h1"), "10.0.3.4", count=80,
                               interval=0.05)
         time.sleep(0.3)
@@ -197,7 +188,7 @@ def test_controller_restart_with_a_link_down_keeps_avoiding_it(fabric_lab):
         assert len(fabric_lab.ask("paths", src="h1", dst="h16")) == 3
     finally:
         fabric_lab.set_link(core, pod3_agg, up=True)
-    assert _wait_for(lambda: fabric_lab.ask("status")["down_links"] == [], 10)
+    assert wait_for(lambda: fabric_lab.ask("status")["down_links"] == [], 10)
     assert len(fabric_lab.ask("paths", src="h1", dst="h16")) == 4
 
 
@@ -210,12 +201,12 @@ def test_admin_down_link_is_detected_and_avoided(fabric_lab):
     events = len(fabric_lab.ask("reconvergence"))
     fabric_lab.set_link(core, pod3_agg, up=False, method="admin")
     try:
-        assert _wait_for(lambda: link_events(fabric_lab, events, core, pod3_agg, "down"), 10)
+        assert wait_for(lambda: link_events(fabric_lab, events, core, pod3_agg, "down"), 10)
         assert len(fabric_lab.ask("paths", src="h1", dst="h16")) == 3
         # the replies cross the same link the other way: wait until they avoid it too
-        assert _wait_for(lambda: len(fabric_lab.ask("paths", src="h16", dst="h1")) == 3, 10)
+        assert wait_for(lambda: len(fabric_lab.ask("paths", src="h16", dst="h1")) == 3, 10)
         out = fabric_lab.net.net.get("h1").cmd("ping -n -q -c 5 -i 0.05 10.0.3.4")
         assert parse_ping(out).received == 5, out
     finally:
         fabric_lab.set_link(core, pod3_agg, up=True, method="admin")
-    assert _wait_for(lambda: fabric_lab.ask("status")["down_links"] == [], 10)
+    assert wait_for(lambda: fabric_lab.ask("status")["down_links"] == [], 10)

@@ -20,7 +20,7 @@ from tests.integration.test_switch_netns import (
     in_ns,
     wait_for,
 )
-from topologies.p4switch import port_open
+from topologies.local_ports import port_open
 
 pytestmark = [
     pytest.mark.integration,

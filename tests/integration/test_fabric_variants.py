@@ -8,6 +8,7 @@ import time
 
 import pytest
 
+from fabric_model.controller_command import controller_args
 from fabric_model.generators import PortBases
 from lab.lab import Lab, LabConfig
 from tests.targets import integration_target
@@ -15,27 +16,23 @@ from topologies.reachability import ping_all_pairs
 from topologies.traffic import BackgroundPing
 
 from .fabric import core_tx_total, link_events, run_transfer
+from .waiting import wait_for
 
 pytestmark = pytest.mark.integration
 TARGET = integration_target()
 
 
-def _lab(tmp_path, spec: str, controller_args: tuple[str, ...] = ()) -> Lab:
+def _lab(tmp_path, spec: str, controller: list[str] | None = None) -> Lab:
     return Lab(LabConfig(spec=spec, target=TARGET, build_dir=tmp_path,
                          bases=PortBases(grpc=51300, thrift=10300),
-                         controller_args=list(controller_args)))
+                         controller_args=controller or []))
 
 
 def _wait_event(lab: Lab, start: int, status: str, a: str, b: str,
                 timeout: float = 10.0) -> dict | None:
     """The first event after index `start` for link a-b with `status`, waiting for it."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        events = link_events(lab, start, a, b, status)
-        if events:
-            return events[0]
-        time.sleep(0.2)
-    return None
+    events = wait_for(lambda: link_events(lab, start, a, b, status), timeout)
+    return events[0] if events else None
 
 
 def test_leafspine_pingall_and_failover(tmp_path):
@@ -84,7 +81,7 @@ def test_two_plane_fattree_pingall_and_failover(tmp_path):
     # (600 ms) rather than three 50 ms apart before a link counts as down, so load alone
     # does not fail a link
     with _lab(tmp_path, "multiplane:planes=2,base=fattree:k=4",
-              ("--probe-interval", "0.1", "--miss-limit", "6")) as lab:
+              controller_args(probe_interval=0.1, miss_limit=6)) as lab:
         seconds = lab.start()
         print(f"\n2-plane fat-tree k=4 (40 switches) ready in {seconds:.1f} s")
         net = lab.net.net
@@ -120,7 +117,7 @@ def test_switch_that_never_answers_is_reported_and_avoided(tmp_path, monkeypatch
     monkeypatch.setattr(FabricNetwork, "start", start_then_lose_s2)
     config = LabConfig(spec="leafspine:leaves=2,spines=2,hosts=2", target=TARGET,
                        build_dir=tmp_path, bases=PortBases(grpc=51300, thrift=10300),
-                       controller_args=["--ready-timeout", "4"])
+                       controller_args=controller_args(ready_timeout=4))
     with Lab(config) as lab:
         lab.start()
         status = lab.ask("status")
@@ -129,9 +126,7 @@ def test_switch_that_never_answers_is_reported_and_avoided(tmp_path, monkeypatch
         assert all(status["switches"][n]["synced"] for n in ("l1", "l2", "s1"))
         log_text = (tmp_path / "logs" / "controller.log").read_text()
         assert "switches not answering after 4 s: s2" in log_text
-        deadline = time.monotonic() + 10
-        while len(lab.ask("status")["down_links"]) < 2 and time.monotonic() < deadline:
-            time.sleep(0.2)
+        wait_for(lambda: len(lab.ask("status")["down_links"]) >= 2, 10)
         assert sorted(lab.ask("status")["down_links"]) == ["l1:4-s2:1", "l2:4-s2:2"]
         assert lab.net.net.pingAll(timeout="1") == 0
 

@@ -13,12 +13,13 @@ import time
 
 import pytest
 
+from fabric_model.controller_command import controller_args
 from fabric_model.generators import PortBases
+from fabric_model.places import REPO_ROOT
 from fabric_model.spray import SPRAY_MODES
 from lab.lab import Lab, LabConfig
 from lab.transfers import blast
 from tests.targets import integration_target
-from topologies.p4switch import REPO_ROOT
 
 from .fabric import (
     attachment,
@@ -29,6 +30,7 @@ from .fabric import (
     run_transfer,
     tx,
 )
+from .waiting import wait_for
 
 pytestmark = pytest.mark.integration
 TARGET = integration_target()
@@ -48,8 +50,8 @@ def lab(tmp_path_factory):
     config = LabConfig(spec="fattree:k=4", target=TARGET, spray="ev",
                        build_dir=tmp_path_factory.mktemp("mrcfabric"),
                        bases=PortBases(grpc=52100, thrift=11100),
-                       controller_args=["--trim-threshold", str(TRIM_THRESHOLD),
-                                        "--ecn-threshold", str(ECN_THRESHOLD)])
+                       controller_args=controller_args(trim_threshold=TRIM_THRESHOLD,
+                                                       ecn_threshold=ECN_THRESHOLD))
     running = Lab(config)
     try:
         seconds = running.start()
@@ -239,10 +241,7 @@ def test_transfer_survives_a_core_link_failure(lab, tmp_path):
     assert sent["evs_retired_count"] <= 64
     assert sent["timeouts"] <= 4
     assert sent["recovery_time_s"] is not None
-    deadline = time.monotonic() + 15
-    while lab.ask("status")["down_links"] and time.monotonic() < deadline:
-        time.sleep(0.2)
-    assert lab.ask("status")["down_links"] == []
+    assert wait_for(lambda: lab.ask("status")["down_links"] == [], 15)
 
 
 def test_incast_is_trimmed_not_dropped(lab, tmp_path):

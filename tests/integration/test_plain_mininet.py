@@ -5,24 +5,34 @@ the fabric forwards (MRCLAB_TARGET: p4emu or BMv2)."""
 from __future__ import annotations
 
 import subprocess
-import sys
 import time
 
 import pytest
 from mininet.net import Mininet
 
-from fabric_model.control_protocol import request
+from fabric_model.control_protocol import ControlClientError, request
+from fabric_model.controller_command import controller_command
 from fabric_model.generators import PortBases
+from fabric_model.places import REPO_ROOT
 from fabric_model.spec import parse_spec
 from fabric_model.topology_file import TopologyFile, write_topology
 from lab.target import compile_program
 from tests.targets import integration_target
-from topologies.p4switch import REPO_ROOT, P4Switch
+from topologies.p4switch import P4Switch
 from topologies.topos import FabricTopo
+
+from .waiting import wait_for
 
 pytestmark = pytest.mark.integration
 TARGET = integration_target()
 SPEC = "leafspine:leaves=2,spines=2,hosts=2"
+
+
+def _ready(sock) -> bool:
+    try:
+        return bool(request(sock, "status", timeout=2)["ready"])
+    except ControlClientError:  # not listening yet
+        return False
 
 
 def test_plain_mininet_fabric_is_programmed_by_the_controller(tmp_path):
@@ -41,17 +51,9 @@ def test_plain_mininet_fabric_is_programmed_by_the_controller(tmp_path):
         assert all(sw.wait_ready(deadline) for sw in net.switches)
         sock = tmp_path / "controller.sock"
         controller = subprocess.Popen(
-            [sys.executable, "-m", "controller", "--topology", str(topology),
-             "--control-socket", str(sock)], cwd=REPO_ROOT,
+            controller_command(topology, sock), cwd=REPO_ROOT,
             stdout=subprocess.DEVNULL, stderr=(tmp_path / "controller.log").open("w"))
-        while time.monotonic() < deadline + 30:
-            try:
-                if request(sock, "status", timeout=2)["ready"]:
-                    break
-            except Exception:  # noqa: BLE001 - not listening yet
-                pass
-            time.sleep(0.2)
-        else:
+        if not wait_for(lambda: _ready(sock), deadline + 30 - time.monotonic()):
             pytest.fail("controller not ready: " + (tmp_path / "controller.log").read_text()[-400:])
         h1 = net.get("h1")
         assert h1.IP() == fabric.hosts["h1"].nics[0].ip

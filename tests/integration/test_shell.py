@@ -8,10 +8,10 @@ import subprocess
 import pytest
 
 from fabric_model.generators import PortBases
+from fabric_model.places import REPO_ROOT
 from fabric_model.spray import SPRAY_MODES
 from lab.lab import Lab, LabConfig
 from tests.targets import integration_target
-from topologies.p4switch import REPO_ROOT
 
 pytestmark = pytest.mark.integration
 TARGET = integration_target()

@@ -26,6 +26,8 @@ from p4emu.switch.ports import PortSet
 from p4emu.switch.queues import DropReason
 from p4emu.switch.traffic_manager import QueueSettings, TrafficManager
 
+from . import waiting
+
 pytestmark = [
     pytest.mark.integration,
     pytest.mark.skipif(os.geteuid() != 0, reason="needs root for network namespaces"),
@@ -138,12 +140,8 @@ def udp_burst(ns: str, dst: str, count: int, size: int = 64, port: int = 4793) -
 
 
 def wait_for(predicate, timeout: float = 5.0) -> bool:
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.02)
-    return predicate()
+    """Polled often: the switch under test runs in this process."""
+    return waiting.wait_for(predicate, timeout, step=0.02)
 
 
 # --------------------------------------------------------------------- toy pipeline

@@ -17,8 +17,8 @@ import pytest
 from experiments.config import ExperimentError, Options
 from experiments.sweep import grid
 from experiments.sweep.aggregate import aggregate, summarise, t975
+from fabric_model.places import REPO_ROOT
 from mrclab.cli import main
-from topologies.p4switch import REPO_ROOT
 
 # a tiny run: 4 senders, trimming only, 50 us of the receiver's link (~1 s on the simulator)
 TINY = ["incast", "--quick", "--senders", "4", "--modes", "trim"]
