@@ -9,9 +9,9 @@ switches in other pods drop it from their groups automatically.
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
+from itertools import pairwise, product
 
 import networkx as nx
 
@@ -39,37 +39,33 @@ def switch_graph(fabric: Fabric, down: set[LinkId] = frozenset()) -> nx.MultiGra
     return graph
 
 
-def _distances_from(graph: nx.MultiGraph, origin: str) -> dict[str, int]:
-    dist = {origin: 0}
-    queue = deque([origin])
-    while queue:
-        node = queue.popleft()
-        for neighbour in graph.neighbors(node):
-            if neighbour not in dist:
-                dist[neighbour] = dist[node] + 1
-                queue.append(neighbour)
-    return dist
+def _ports_to_neighbours(graph: nx.MultiGraph) -> dict[str, dict[str, list[int]]]:
+    """switch -> neighbour -> the switch's ports to it (more than one for parallel links)."""
+    ports: dict[str, dict[str, list[int]]] = {node: {} for node in graph}
+    for a, b, link_ports in graph.edges(data="ports"):
+        ports[a].setdefault(b, []).append(link_ports[a])
+        ports[b].setdefault(a, []).append(link_ports[b])
+    return ports
 
 
 def compute_next_hops(fabric: Fabric, down: set[LinkId] = frozenset()) -> NextHops:
     graph = switch_graph(fabric, down)
+    ports_to = _ports_to_neighbours(graph)
     result: NextHops = {name: {} for name in fabric.switches}
     attachments: dict[str, list[tuple[str, int]]] = {}
     for host in fabric.hosts.values():
         for nic in host.nics:
             attachments.setdefault(nic.switch, []).append((nic.ip, nic.switch_port))
     for attach_switch, nics in attachments.items():
-        dist = _distances_from(graph, attach_switch)
-        for switch, d in dist.items():
-            if d == 0:
+        # a switch's predecessors in a BFS from the destination's switch are exactly its
+        # neighbours one hop closer to it; unreachable switches are absent
+        closer = nx.predecessor(graph, attach_switch)
+        for switch, neighbours in closer.items():
+            if not neighbours:  # the attachment switch itself
                 for ip, port in nics:
                     result[switch][ip] = frozenset({port})
                 continue
-            ports = frozenset(
-                data["ports"][switch]
-                for _, neighbour, data in graph.edges(switch, data=True)
-                if dist.get(neighbour) == d - 1
-            )
+            ports = frozenset(port for n in neighbours for port in ports_to[switch][n])
             for ip, _ in nics:
                 result[switch][ip] = ports
     return result
@@ -82,10 +78,18 @@ class Hop:
     out_port: int
 
 
+PATH_LIMIT = 256  # paths enumerate_paths and source_routes return at most
+
+
 def enumerate_paths(
-    fabric: Fabric, next_hops: NextHops, src_ip: str, dst_ip: str, limit: int = 256
+    fabric: Fabric, next_hops: NextHops, src_ip: str, dst_ip: str, limit: int = PATH_LIMIT
 ) -> list[list[Hop]]:
-    """All switch-level paths a packet src→dst can take under `next_hops` (up to `limit`)."""
+    """All switch-level paths a packet src→dst can take under `next_hops` (up to `limit`),
+    in ascending order of their egress ports.
+
+    This walks `next_hops` as given rather than the graph: routing is pluggable
+    (`Routing`, the coursework's), so the paths a controller installed need not be the
+    shortest ones."""
     start = None
     for host in fabric.hosts.values():
         for nic in host.nics:
@@ -116,6 +120,24 @@ def enumerate_paths(
 def source_routes(fabric: Fabric, src_ip: str, dst_ip: str,
                   down: set[LinkId] = frozenset()) -> list[tuple[int, ...]]:
     """Every shortest path src→dst as the labels of a source route: the egress port at each
-    switch, since the controller installs label L → port L (switch_state.build_switch_state)."""
-    paths = enumerate_paths(fabric, compute_next_hops(fabric, down), src_ip, dst_ip)
-    return [tuple(hop.out_port for hop in path) for path in paths]
+    switch, since the controller installs label L → port L (switch_state.build_switch_state).
+
+    The same routes, in the same order, as enumerate_paths over compute_next_hops, for one
+    BFS instead of one per destination switch. Ascending order (networkx leaves the order
+    of all_shortest_paths unspecified) is the order senders take their routes in."""
+    attached = {nic.ip: (nic.switch, nic.switch_port)
+                for host in fabric.hosts.values() for nic in host.nics}
+    if src_ip not in attached:
+        raise KeyError(f"no host with address {src_ip}")
+    if dst_ip not in attached:
+        return []
+    (src_switch, _), (dst_switch, host_port) = attached[src_ip], attached[dst_ip]
+    graph = switch_graph(fabric, down)
+    ports_to = _ports_to_neighbours(graph)
+    try:
+        paths = list(nx.all_shortest_paths(graph, src_switch, dst_switch))
+    except nx.NetworkXNoPath:
+        return []
+    routes = [(*ports, host_port) for path in paths
+              for ports in product(*(ports_to[a][b] for a, b in pairwise(path)))]
+    return sorted(routes)[:PATH_LIMIT]

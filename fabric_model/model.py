@@ -176,21 +176,17 @@ class Fabric:
         """Switches on the longest shortest path between two hosts' switches (5 on a
         fat-tree: edge, aggregation, core, aggregation, edge): the most egress queues a
         packet can cross on a path the controller uses."""
-        neighbours: dict[str, set[str]] = {name: set() for name in self.switches}
-        for link in self.fabric_links():
-            neighbours[link.a].add(link.b)
-            neighbours[link.b].add(link.a)
+        # imported here: Mininet-side readers of the model (lab, topologies) never need
+        # networkx and start faster without it
+        import networkx as nx
+
+        graph = nx.Graph()
+        graph.add_nodes_from(self.switches)
+        graph.add_edges_from((link.a, link.b) for link in self.fabric_links())
         attached = {nic.switch for host in self.hosts.values() for nic in host.nics}
-        longest = 1 if attached else 0
-        for start in attached:
-            hops, frontier, seen = 1, [start], {start}
-            while frontier:
-                if any(node in attached for node in frontier):
-                    longest = max(longest, hops)
-                frontier = [n for node in frontier for n in neighbours[node] if n not in seen]
-                seen.update(frontier)
-                hops += 1
-        return longest
+        return max((1 + hops for start in attached
+                    for node, hops in nx.single_source_shortest_path_length(graph, start).items()
+                    if node in attached), default=0)
 
     def find_link(self, a: str, b: str) -> Link:
         for link in self.links:

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import pytest
+
 from controller.next_hops import compute_next_hops, enumerate_paths, link_id, source_routes
+from fabric_model.model import Fabric, LinkParams
 from fabric_model.spec import parse_spec
 
 
@@ -81,3 +84,53 @@ def test_source_routes_name_each_hops_egress_port():
                               (4, 4, 4, 2, 2)]
     dead = link_id(fabric.find_link("c1", "a7"))
     assert (3, 3, 4, 2, 2) not in source_routes(fabric, "10.0.0.1", "10.0.3.4", {dead})
+
+
+def _parallel_pair():
+    """l1 and l2 joined by two parallel links (ports 1 and 2 on both), one host on each."""
+    fabric = Fabric(spec="hand-built")
+    for name in ("l1", "l2"):
+        fabric.add_switch(name, "leaf", 0, None, 50000, 9090)
+    fabric.connect_switches("l1", "l2", LinkParams())
+    fabric.connect_switches("l1", "l2", LinkParams())
+    for group, switch in ((0, "l1"), (1, "l2")):
+        fabric.add_host(f"h{group}", group, 1)
+        fabric.attach_host(f"h{group}", switch, 0, LinkParams())
+    return fabric
+
+
+def test_parallel_links_are_all_next_hops_and_all_routes():
+    fabric = _parallel_pair()
+    hops = compute_next_hops(fabric)
+    assert hops["l1"]["10.0.1.1"] == {1, 2}
+    assert hops["l2"]["10.0.0.1"] == {1, 2}
+    assert source_routes(fabric, "10.0.0.1", "10.0.1.1") == [(1, 3), (2, 3)]
+    one_down = {link_id(fabric.links[0])}
+    assert compute_next_hops(fabric, one_down)["l1"]["10.0.1.1"] == {2}
+    assert source_routes(fabric, "10.0.0.1", "10.0.1.1", one_down) == [(2, 3)]
+
+
+@pytest.mark.parametrize("spec", ["fattree:k=4", "leafspine:leaves=3,spines=4,hosts=2",
+                                  "multiplane:planes=2,base=fattree:k=4"])
+def test_source_routes_are_the_controllers_paths_in_port_order(spec):
+    """source_routes searches the graph once per pair; it must give what walking the
+    controller's next hops gives, in the same (ascending) order, under failures too."""
+    fabric = parse_spec(spec)
+    links = [link_id(lk) for lk in fabric.fabric_links()]
+    ips = [nic.ip for host in fabric.hosts.values() for nic in host.nics]
+    for down in (set(), set(links[::3]), set(links[:5])):
+        hops = compute_next_hops(fabric, down)
+        for src in ips[:3] + ips[-2:]:
+            for dst in ips:
+                walked = [tuple(h.out_port for h in path)
+                          for path in enumerate_paths(fabric, hops, src, dst)]
+                assert source_routes(fabric, src, dst, down) == walked, (src, dst, down)
+
+
+def test_source_routes_to_an_unreachable_or_unknown_host_are_empty():
+    fabric = parse_spec("leafspine:leaves=2,spines=1,hosts=1")
+    dead = {link_id(fabric.find_link("l2", "s1"))}
+    assert source_routes(fabric, "10.0.0.1", "10.0.1.1", dead) == []
+    assert source_routes(fabric, "10.0.0.1", "10.9.9.9") == []
+    with pytest.raises(KeyError):
+        source_routes(fabric, "10.9.9.9", "10.0.1.1")

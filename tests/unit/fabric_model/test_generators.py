@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from fabric_model.generators import fattree, leafspine
-from fabric_model.model import LinkParams
+from fabric_model.model import Fabric, LinkParams
 from fabric_model.spec import parse_spec
 
 
@@ -130,3 +130,17 @@ def test_interface_names_differ_between_labs_on_different_ports():
                                         ("leafspine:spines=2,leaves=1,hosts=2", 1)])
 def test_max_switch_hops_counts_the_queues_of_the_longest_path(spec, hops):
     assert parse_spec(spec).max_switch_hops() == hops
+
+
+def test_max_switch_hops_ignores_switches_without_hosts_and_other_planes():
+    # s1 - s2 - s3 - s4 in a line, hosts on s1 and s3 only; s5 apart with a host of its own
+    fabric = Fabric(spec="hand-built")
+    assert fabric.max_switch_hops() == 0  # no hosts
+    for name in ("s1", "s2", "s3", "s4", "s5"):
+        fabric.add_switch(name, "leaf", 0, None, 50000, 9090)
+    for a, b in (("s1", "s2"), ("s2", "s3"), ("s3", "s4")):
+        fabric.connect_switches(a, b, LinkParams())
+    for group, switch in ((0, "s1"), (1, "s3"), (2, "s5")):
+        fabric.add_host(f"h{group}", group, 1)
+        fabric.attach_host(f"h{group}", switch, 0, LinkParams())
+    assert fabric.max_switch_hops() == 3
