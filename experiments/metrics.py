@@ -6,9 +6,10 @@ on synthetic data. Times are seconds, rates bits per second, sizes bytes.
 
 from __future__ import annotations
 
-import bisect
 import math
 from collections.abc import Sequence
+
+import numpy as np
 
 
 def cdf(values: Sequence[float]) -> list[tuple[float, float]]:
@@ -35,13 +36,11 @@ def jain(values: Sequence[float]) -> float:
 
 
 def percentile(values: Sequence[float], q: float) -> float:
-    """Linear-interpolated percentile, q in [0, 100]."""
+    """Linear-interpolated percentile, q in [0, 100]: rank (n - 1) q / 100 of the sorted
+    values, interpolated between the two closest ranks."""
     if not values:
         raise ValueError("percentile: no values")
-    xs = sorted(values)
-    pos = (len(xs) - 1) * q / 100
-    lo, hi = math.floor(pos), math.ceil(pos)
-    return xs[lo] + (xs[hi] - xs[lo]) * (pos - lo)
+    return float(np.percentile(values, q, method="linear"))
 
 
 def describe(values: Sequence[float]) -> dict[str, float]:
@@ -56,16 +55,15 @@ def describe(values: Sequence[float]) -> dict[str, float]:
 def value_at(samples: Sequence[tuple[float, float]], t: float) -> float:
     """A cumulative counter at time `t`, interpolated linearly between samples (time-sorted);
     before the first sample it is the first value, after the last the last value."""
+    return float(_interp(samples, t))
+
+
+def _interp(samples: Sequence[tuple[float, float]], t: float | np.ndarray) -> np.ndarray:
+    """value_at at one time or an array of times."""
     if not samples:
         raise ValueError("value_at: no samples")
-    times = [s[0] for s in samples]
-    i = bisect.bisect_right(times, t)
-    if i == 0:
-        return samples[0][1]
-    if i == len(samples):
-        return samples[-1][1]
-    (t0, v0), (t1, v1) = samples[i - 1], samples[i]
-    return v0 if t1 == t0 else v0 + (v1 - v0) * (t - t0) / (t1 - t0)
+    times, values = np.asarray(samples, dtype=float).T
+    return np.interp(t, times, values)
 
 
 def window_rate(samples: Sequence[tuple[float, float]], start: float, end: float) -> float:
@@ -81,8 +79,8 @@ def bin_rates(samples: Sequence[tuple[float, float]], start: float, end: float,
     if width <= 0:
         raise ValueError("bin width must be positive")
     count = max(0, int(round((end - start) / width)))
-    edges = [value_at(samples, start + i * width) for i in range(count + 1)]
-    return [(edges[i + 1] - edges[i]) * 8 / width for i in range(count)]
+    edges = _interp(samples, start + np.arange(count + 1) * width)
+    return (np.diff(edges) * 8 / width).tolist()
 
 
 def recovery_time(bins: Sequence[float], width: float, start: float, fail_at: float,

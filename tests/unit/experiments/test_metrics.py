@@ -27,6 +27,16 @@ def test_percentile_interpolates():
     assert metrics.percentile([0, 10], 25) == pytest.approx(2.5)
 
 
+def test_percentile_interpolates_between_the_closest_ranks_of_the_sorted_values():
+    # rank (n - 1) q / 100: 2.7 for q=90 of four values, between 30 and 40
+    assert metrics.percentile([40, 10, 30, 20], 90) == pytest.approx(37.0)
+    assert metrics.percentile([40, 10, 30, 20], 0) == 10
+    assert metrics.percentile([40, 10, 30, 20], 100) == 40
+    assert metrics.percentile([7], 99) == 7
+    with pytest.raises(ValueError):
+        metrics.percentile([], 50)
+
+
 def test_describe_reports_mean_min_and_fairness():
     d = metrics.describe([0.9, 0.95, 0.5, 1.0])
     assert d["n"] == 4 and d["min"] == 0.5 and d["mean"] == pytest.approx(0.8375)
@@ -47,6 +57,16 @@ def test_value_at_interpolates_and_clamps():
     assert metrics.value_at(samples, 5) == 100.0
 
 
+def test_value_at_a_repeated_time_is_the_last_sample_there():
+    # a counter that jumps at t=1 (two samples at that time)
+    samples = [(0.0, 0.0), (1.0, 10.0), (1.0, 30.0), (2.0, 40.0)]
+    assert metrics.value_at(samples, 1.0) == 30.0
+    assert metrics.value_at(samples, 0.5) == pytest.approx(5.0)
+    assert metrics.value_at(samples, 1.5) == pytest.approx(35.0)
+    with pytest.raises(ValueError):
+        metrics.value_at([], 1.0)
+
+
 def test_window_rate_recovers_a_constant_rate():
     samples = _ramp(2e6, 4.0)
     assert metrics.window_rate(samples, 0.5, 3.3) == pytest.approx(2e6)
@@ -64,6 +84,9 @@ def test_bin_rates_show_a_stall():
     assert bins[0] == pytest.approx(1e6)
     assert all(b == pytest.approx(0.0) for b in bins[20:30])
     assert bins[35] == pytest.approx(1e6)
+    assert metrics.bin_rates(samples, 1.0, 1.0, 0.05) == []
+    with pytest.raises(ValueError):
+        metrics.bin_rates([], 0.0, 1.0, 0.05)
 
 
 def test_recovery_time_measures_the_outage_at_bin_resolution():
