@@ -84,11 +84,10 @@ def plan(opts: Options) -> tuple[ModuleType, Setup]:
         bps = parse_rate(opts.rate)
         limits = "sim" if opts.engine == "sim" else opts.target
         check_rate(limits, bps, setup.mtu)
-        fabric = None
-        if setup.fabric_rate_bps:  # keep the experiment's fabric/host ratio
-            fabric = int(setup.fabric_rate_bps * bps / setup.rate_bps)
-            check_rate(limits, fabric, setup.mtu)
-        setup = replace(setup, rate_bps=bps, fabric_rate_bps=fabric, rate_source="option")
+        trial = setup.at_rate(bps, "option")  # the fabric keeps its ratio to the hosts
+        if trial.fabric_rate_bps:
+            check_rate(limits, trial.fabric_rate_bps, setup.mtu)
+        setup = trial
     return module, setup
 
 
@@ -155,10 +154,12 @@ def run(opts: Options, outdir: Path) -> dict:
     from experiments.live.environment import environment  # live imports only when running
     from experiments.live.flows import RUNNING
     from experiments.live.session import Session
+    from fabric_model.controller_command import controller_args
     from fabric_model.generators import PortBases
-    from lab.lab import Lab, LabConfig, default_build_dir
+    from fabric_model.places import default_build_dir
+    from lab.lab import Lab, LabConfig
     from lab.target import DEFAULT_PROGRAM
-    from topologies.p4switch import QueueOptions
+    from topologies.queues import QueueOptions
 
     outdir.mkdir(parents=True, exist_ok=True)
     progress = Progress(setup.experiment, setup.phases)
@@ -170,10 +171,10 @@ def run(opts: Options, outdir: Path) -> dict:
         bases=PortBases(*EXPERIMENT_PORTS),
         queues=QueueOptions(depth=setup.queue_depth, line_rate_bps=setup.rate_bps,
                             high_priority_depth=setup.high_priority_depth, mtu=setup.mtu),
-        controller_args=["--trim-threshold", str(setup.trim_threshold),
-                         "--ecn-threshold", str(setup.ecn_threshold),
-                         "--probe-interval", str(setup.probe_interval),
-                         "--miss-limit", str(setup.miss_limit)])
+        controller_args=controller_args(trim_threshold=setup.trim_threshold,
+                                        ecn_threshold=setup.ecn_threshold,
+                                        probe_interval=setup.probe_interval,
+                                        miss_limit=setup.miss_limit))
     _Stop.requested = None
     old = _set_signals(_Stop.on_signal, _Stop.on_signal)
 
@@ -195,10 +196,7 @@ def run(opts: Options, outdir: Path) -> dict:
         calibration = None
         if opts.rate == "auto":
             calibration = calibrate(session, module, setup, progress)
-            setup = replace(setup, rate_bps=calibration["chosen_bps"], rate_source="auto",
-                            fabric_rate_bps=None if not setup.fabric_rate_bps else
-                            int(setup.fabric_rate_bps * calibration["chosen_bps"]
-                                / setup.rate_bps))
+            setup = setup.at_rate(calibration["chosen_bps"], "auto")
             session.setup = setup
         session.set_rates(setup.rate_bps, setup.fabric_rate_bps or setup.rate_bps)
         raw = module.run(session, setup)
@@ -317,8 +315,7 @@ def calibrate(session, module: ModuleType, setup: Setup, progress: Progress) -> 
         if not low <= bps <= high:
             continue
         progress.note(f"calibrating: {bps / 1e6:g} Mb/s per link")
-        trial = replace(setup, rate_bps=bps, fabric_rate_bps=None if not setup.fabric_rate_bps
-                        else int(setup.fabric_rate_bps * bps / setup.rate_bps))
+        trial = setup.at_rate(bps)
         session.set_rates(trial.rate_bps, trial.fabric_rate_bps or trial.rate_bps)
         flows = module.traffic(trial, session.fabric, CALIBRATION_S)
         result = session.run_flows(f"calibrate-{bps}", flows, timeout=CALIBRATION_S * 4 + 10)

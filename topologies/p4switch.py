@@ -29,9 +29,6 @@ from topologies.switch_cli import port_rate_summary, run_switch_cli, set_port_ra
 
 log = logging.getLogger(__name__)
 
-# Imported from here too, until those files move to their homes: REPO_ROOT by
-# tests/unit/experiments/test_sim_engine.py, QueueOptions by experiments/runner.py.
-
 
 def switch_command(
     target: str,

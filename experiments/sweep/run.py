@@ -210,8 +210,8 @@ def _submit_all(client, todo: list[Point], out: Path, engine: str, by_key: dict,
 
 def _clean_lab() -> None:
     """What a lab run cut short by the cluster's closing left: processes, interfaces."""
+    from fabric_model.places import default_build_dir, runtime_dir
     from lab.cleanup import clean_leftovers
-    from lab.lab import default_build_dir, runtime_dir
 
     build = default_build_dir() / "experiments"
     with contextlib.suppress(Exception):

@@ -15,8 +15,8 @@ from experiments import runner
 from experiments.config import ExperimentError, Options, simulator_defaults
 from experiments.plans import Flow, Timed
 from experiments.sim.session import SimSession
+from fabric_model.places import REPO_ROOT
 from fabric_model.spec import parse_spec
-from topologies.p4switch import REPO_ROOT
 
 
 def _incast(out: Path, seed: int = 1) -> dict:
