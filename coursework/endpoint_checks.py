@@ -96,3 +96,27 @@ def repaired_paths_reinstated(ws: Workspace, target: str) -> tuple[bool, str]:
     problem = _delivered(r)
     ok = not problem and s.pool.reinstatements > 0 and back
     return (bool(ok), problem or detail)
+
+
+def retirement_rule(ws: Workspace, target: str) -> tuple[bool, str]:
+    """on_loss() itself, loss by loss, with retire_after = 3: the rule the pool relies on
+    (the transfers above run with the sender's default of 1, where counting in a row, the
+    total and the first loss look alike)."""
+    from endpoint.core.ev_pool import EvState, EvStatus
+
+    policy = load_student_module(ws.path(RECOVERY_FILE), NEEDS)
+    st = EvState(ev=1, plane=0)
+    verdicts = [policy.on_loss(st, 3) for _ in range(3)]
+    if verdicts != [False, False, True]:
+        return False, f"losses 1, 2, 3 in a row with retire_after 3: on_loss said {verdicts}"
+    if (st.losses, st.losses_in_row) != (3, 3):
+        return False, (f"after 3 losses st.losses = {st.losses}, st.losses_in_row = "
+                       f"{st.losses_in_row}; both must count every loss")
+    st = EvState(ev=2, plane=0, losses=5, losses_in_row=0)  # an ACK came after 5 losses
+    if policy.on_loss(st, 3):
+        return False, "the first loss after an ACK (5 losses before it) retired the EV"
+    for status in (EvStatus.FAILED, EvStatus.PROBING):
+        st = EvState(ev=3, plane=0, status=status, losses_in_row=5)
+        if policy.on_loss(st, 3):
+            return False, f"an EV already {status.value} was retired again"
+    return True, "retires at the 3rd loss in a row, never counting across an ACK or twice"

@@ -72,3 +72,8 @@ def several_links_down(ws: Workspace, target: str) -> tuple[bool, str]:
 
 def leaf_spine_link_down(ws: Workspace, target: str) -> tuple[bool, str]:
     return _compare(ws, "leafspine:leaves=4,spines=2,hosts=2", ("l1", "s1"))
+
+
+def wide_healthy_fabric(ws: Workspace, target: str) -> tuple[bool, str]:
+    # four spines: a group of two is as wrong as a group of one
+    return _compare(ws, "leafspine:leaves=4,spines=4,hosts=2")

@@ -7,6 +7,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from functools import partial
 from pathlib import Path
 
 from coursework.catalog import REPO_ROOT, Check, ExerciseError
@@ -62,18 +63,37 @@ def run_stf_checks(ws: Workspace, checks: list[Check]) -> list[CheckResult]:
     results = []
     for check in checks:
         started = time.monotonic()
-        outcomes, errors = run_files(fresh, [str(ws.exercise.folder / check.stf)])
+        queued: list = []  # the egress jobs, as the traffic manager would queue them
+        outcomes, errors = run_files(partial(fresh, on_enqueue=queued.append,
+                                             queue_depth=check.queue_depth),
+                                     [str(ws.exercise.folder / check.stf)])
         if errors or not outcomes:
             detail = errors[0] if errors else "no result"
             results.append(result_for(check, False, detail, time.monotonic() - started))
             continue
         outcome = outcomes[0]
-        detail = f"{outcome.passed} expectations met"
-        if not outcome.ok:
+        ok, detail = outcome.ok, f"{outcome.passed} expectations met"
+        if check.priority is not None:
+            # judged on the queue alone: the packets' contents are other checks' (and
+            # other steps') business, so each failure points at one step
+            ok, detail = queue_verdict(queued, check.priority)
+        elif not outcome.ok:
             detail = (f"{outcome.failed} of {outcome.passed + outcome.failed} expectations "
                       f"not met; first: {first_failure(outcome, check.stf)}")
-        results.append(result_for(check, outcome.ok, detail, time.monotonic() - started))
+        results.append(result_for(check, ok, detail, time.monotonic() - started))
     return results
+
+
+def queue_verdict(queued: list, priority: int) -> tuple[bool, str]:
+    """Every packet the pipeline sent towards a port joined egress priority queue
+    `priority`."""
+    if not queued:
+        return False, "no packet reached an egress queue"
+    wrong = next((job for job in queued if job.priority != priority), None)
+    if wrong is not None:
+        return False, (f"a packet to port {wrong.port} joined priority queue {wrong.priority}, "
+                       f"not {priority}")
+    return True, f"{len(queued)} packet(s), all in priority queue {priority}"
 
 
 def first_failure(outcome, stf: str) -> str:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import logging
 from collections import deque
+from collections.abc import Callable
 
 from p4emu.compiler import CompiledProgram
 from p4emu.v1model.support import (
@@ -64,6 +65,12 @@ class Pipeline:
         # (simple_switch --priority-queues N; plain simple_switch, as p4c's STF driver
         # starts it, has 1). None: no check (the switch layer owns the queues)
         self.priority_queues = priority_queues
+        # process() tells it every packet it hands to egress, as a traffic manager would
+        # queue it (port, priority): what STF's expectations cannot see
+        self.on_enqueue: Callable[[EgressJob], None] | None = None
+        # the egress queue depth process() reports (enq_qdepth, deq_qdepth), as if that many
+        # packets waited ahead: checks reach depth-driven code that STF's empty queues cannot
+        self.queue_depth = 0
         ns = generated_globals()
         self.ps = PacketState()
         ns["PS"] = self.ps
@@ -100,7 +107,10 @@ class Pipeline:
             if self.priority_queues is not None and job.priority >= self.priority_queues:
                 log.error("priority %d out of range, dropping packet", job.priority)
                 continue
-            out.extend(self._egress_job(job, 0, 0, 0, 0, now_us, jobs))
+            if self.on_enqueue is not None:
+                self.on_enqueue(job)
+            depth = self.queue_depth
+            out.extend(self._egress_job(job, 0, depth, 0, depth, now_us, jobs))
         return out
 
     def ingress(self, port: int, data: bytes, now_us: int = 0) -> list[EgressJob]:

@@ -1,0 +1,60 @@
+"""Checkers that catch every step: each exercise's mutants (a TODO left out, or a plausible
+wrong answer, in the reference solution) lose points in the no-root checks, and a failed
+check's hint names the TODO the mutant broke."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from coursework.catalog import ExerciseError, load_exercise
+from coursework.mutants import Mutant, load_mutants, mutate, run_mutant, steps_named
+
+EXERCISES = ["spray", "trim", "signals", "failover", "endpoint"]
+
+
+def todo_steps(name: str) -> set[int]:
+    ex = load_exercise(name)
+    text = "\n".join((ex.skeleton / f).read_text() for f in ex.files)
+    return {int(n) for n in re.findall(r"TODO (\d+):", text)}
+
+
+@pytest.mark.parametrize("name", EXERCISES)
+def test_every_mutant_loses_points_with_a_hint_naming_its_step(name, tmp_path):
+    ex = load_exercise(name)
+    mutants = load_mutants(ex)
+    # at least one mutant per TODO of the skeleton, and none for a TODO it lacks
+    assert {m.step for m in mutants} == todo_steps(name)
+    missed = []
+    for i, mutant in enumerate(mutants):
+        verdict = run_mutant(ex, mutant, tmp_path / f"m{i}")
+        if not verdict.caught:
+            missed.append(f"{mutant.name} (TODO {mutant.step}): {verdict.earned}/"
+                          f"{verdict.possible}, failed {list(verdict.failed)}")
+    assert not missed, missed
+
+
+@pytest.mark.parametrize("hint, steps", [
+    ("TODO 4: the queue", {4}),
+    ("TODOs 1-5: all of it", {1, 2, 3, 4, 5}),
+    ("TODOs 2, 3 and 5: some", {2, 3, 5}),
+    ("TODO 1/3: either", {1, 3}),
+    ("TODOs 1 and 3: the fields and the range", {1, 3}),
+    ("ACKs are never trimmed", set()),
+])
+def test_a_hint_names_the_steps_it_says(hint, steps):
+    assert steps_named(hint) == steps
+
+
+def test_a_mutant_that_applies_nowhere_is_an_error():
+    m = Mutant("gone", 1, "mrc.p4", find="truncate(1);", replace="")
+    with pytest.raises(ExerciseError, match="occurs 0 times"):
+        mutate("apply { }", m)
+    twice = Mutant("twice", 1, "mrc.p4", find="x = 1;", replace="")
+    with pytest.raises(ExerciseError, match="occurs 2 times"):
+        mutate("x = 1; x = 1;", twice)
+    # with `after`, the first occurrence after it
+    after = Mutant("after", 1, "mrc.p4", find="x = 1;", replace="x = 2;", after="action b")
+    assert mutate("action a { x = 1; } action b { x = 1; }", after) == \
+        "action a { x = 1; } action b { x = 2; }"
