@@ -23,9 +23,10 @@ TARGETS = ("p4emu", "bmv2")
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     """Register `exercise` and its subcommands on the mrclab parser."""
-    ex = sub.add_parser("exercise", help="classroom exercises: list, start, check, grade")
+    ex = sub.add_parser("exercise",
+                        help="classroom exercises: list, start, check, grade, mutants")
     cmds = ex.add_subparsers(dest="exercise_command", required=True,
-                             metavar="list|start|check|grade")
+                             metavar="list|start|check|grade|mutants")
     cmds.add_parser("list", help="the exercises, in course order")
     start = cmds.add_parser("start", help="copy an exercise's skeleton into a folder")
     start.add_argument("name")
@@ -44,6 +45,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         p.add_argument("--target", choices=TARGETS, default="p4emu")
         p.add_argument("--no-fabric", action="store_true",
                        help="skip the fabric checks (they need root and take minutes)")
+    mutants = cmds.add_parser("mutants", help="instructors: run each exercise's one-step "
+                                              "mutants of the solution, print which the "
+                                              "checker catches (a Markdown table)")
+    mutants.add_argument("names", nargs="*", metavar="NAME", help="default: every exercise")
 
 
 def _list() -> int:
@@ -98,6 +103,25 @@ def _grade(args: argparse.Namespace) -> int:
     return 0
 
 
+def _mutants(args: argparse.Namespace) -> int:
+    import tempfile
+
+    from coursework.mutants import load_mutants, run_mutant
+
+    print("| exercise | TODO | mutant | points left | checks failed | caught |")
+    print("| --- | --- | --- | --- | --- | --- |")
+    missed = 0
+    for name in args.names or exercise_names():
+        exercise = load_exercise(name)
+        with tempfile.TemporaryDirectory(prefix="mrclab-mutants-") as tmp:
+            for i, mutant in enumerate(load_mutants(exercise)):
+                v = run_mutant(exercise, mutant, Path(tmp) / str(i))
+                missed += not v.caught
+                print(f"| {name} | {mutant.step} | {mutant.name} | {v.earned}/{v.possible} "
+                      f"| {len(v.failed)} | {'yes' if v.caught else 'NO'} |", flush=True)
+    return 1 if missed else 0
+
+
 def _check_target(target: str) -> None:
     if target == "bmv2":
         from lab.target import resolve_target
@@ -110,7 +134,8 @@ def _check_target(target: str) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Dispatch a parsed `mrclab exercise ...`; bad input is one line on stderr, exit 2."""
-    commands = {"list": lambda _a: _list(), "start": _start, "check": _check, "grade": _grade}
+    commands = {"list": lambda _a: _list(), "start": _start, "check": _check, "grade": _grade,
+                "mutants": _mutants}
     try:
         return commands[args.exercise_command](args)
     except ExerciseError as exc:

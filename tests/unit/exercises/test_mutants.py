@@ -4,6 +4,7 @@ check's hint names the TODO the mutant broke."""
 
 from __future__ import annotations
 
+import argparse
 import re
 
 import pytest
@@ -58,3 +59,14 @@ def test_a_mutant_that_applies_nowhere_is_an_error():
     after = Mutant("after", 1, "mrc.p4", find="x = 1;", replace="x = 2;", after="action b")
     assert mutate("action a { x = 1; } action b { x = 1; }", after) == \
         "action a { x = 1; } action b { x = 2; }"
+
+
+def test_the_instructor_table_comes_from_the_same_run(capsys):
+    from coursework.cli import run
+
+    code = run(argparse.Namespace(exercise_command="mutants", names=["failover"]))
+    out = capsys.readouterr().out.splitlines()
+    assert code == 0 and out[0].startswith("| exercise | TODO | mutant")
+    rows = [line.split(" | ") for line in out[2:]]
+    assert len(rows) == len(load_mutants(load_exercise("failover")))
+    assert all(r[-1].strip(" |") == "yes" for r in rows)
