@@ -18,6 +18,7 @@ from dataclasses import asdict
 from functools import partial
 from pathlib import Path
 
+from endpoint.core.sender_config import EMULATED_MAX_CWND
 from endpoint.kernel_routes import Plane
 from endpoint.runner import sender_summary
 from experiments import flowstats, plans
@@ -183,7 +184,7 @@ class SimSession:
                 planes = self._planes(flow)
                 cfg = transfer_config(args, mss=mss, planes=len(planes), seed=flow.seed,
                                       nonce=flow.seed, idle_timeout=idle_timeout,
-                                      fabric=fabric)
+                                      fabric=fabric and _across(fabric, len(planes)))
             except ValueError as exc:
                 raise ExperimentError(f"{name}: flow {flow.label}: {exc}") from None
             spec = FlowSpec(flow.src, flow.dst, flow.size, start=flow.start,
@@ -277,6 +278,13 @@ class SimSession:
         return Plane(iface=host.interface(a.index), src_ip=a.ip, src_mac=a.mac, dst_ip=b.ip,
                      next_hop_mac="", mtu=self.setup.mtu)
 
+
+
+def _across(fabric: dict[str, float], planes: int) -> dict[str, float]:
+    """A sender's window figures over `planes` NICs: one window covers them all, so it
+    starts at a BDP per plane and may grow to several."""
+    first = fabric["init_cwnd"] * planes
+    return {**fabric, "init_cwnd": first, "max_cwnd": max(EMULATED_MAX_CWND, 4 * first)}
 
 
 def _as_reconvergence(e: ControllerEvent) -> dict:
