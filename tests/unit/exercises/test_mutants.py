@@ -70,3 +70,43 @@ def test_the_instructor_table_comes_from_the_same_run(capsys):
     rows = [line.split(" | ") for line in out[2:]]
     assert len(rows) == len(load_mutants(load_exercise("failover")))
     assert all(r[-1].strip(" |") == "yes" for r in rows)
+
+
+def test_grading_a_class_of_thirty_names_each_student_s_failed_steps(tmp_path):
+    """Solutions, skeletons and mutants mixed, graded in parallel: the CSV gives the
+    solutions full marks and names, for each mutant, the step it broke."""
+    import csv
+
+    from coursework.grading import grade_class
+    from coursework.workspace import start
+
+    ex = load_exercise("spray")
+    mutants = load_mutants(ex)
+    expected: dict[str, int | None] = {}  # student -> the step their mutant broke
+    for i in range(30):
+        folder = tmp_path / "class" / f"s{i:02d}"
+        if i % 3 == 0:
+            start(ex, folder, solution=True)
+            expected[folder.name] = None
+        elif i % 3 == 1:
+            start(ex, folder)
+            expected[folder.name] = 0
+        else:
+            mutant = mutants[i // 3 % len(mutants)]
+            start(ex, folder, solution=True)
+            path = folder / mutant.file
+            path.write_text(mutate(path.read_text(), mutant))
+            expected[folder.name] = mutant.step
+    out = tmp_path / "scores.csv"
+    grade_class(ex, tmp_path / "class", out, "p4emu", fabric=False)
+    rows = {r["student"]: r for r in csv.DictReader(out.open())}
+    assert sorted(rows) == sorted(expected)
+    for student, step in expected.items():
+        row = rows[student]
+        if step is None:
+            assert row["percent"] == "100.0" and row["failed_steps"] == "", row
+        elif step == 0:  # the skeleton: every TODO still to do
+            assert int(row["earned"]) < int(row["possible"]) and row["failed_steps"], row
+        else:
+            assert int(row["earned"]) < int(row["possible"]), row
+            assert str(step) in row["failed_steps"].removeprefix("TODO ").split(", "), row
