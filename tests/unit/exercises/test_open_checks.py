@@ -3,13 +3,21 @@ quoted, commands parsed, the design read from them (no experiment runs)."""
 
 from __future__ import annotations
 
-import json
 from decimal import Decimal
 
 import pytest
 
-from coursework.open_checks import (Output, Problem, check_quote, commands, design_of,
-                                    matches, parse_quote, sections, unmarked)
+from coursework.open_checks import (
+    Output,
+    Problem,
+    check_quote,
+    commands,
+    design_of,
+    matches,
+    parse_quote,
+    sections,
+    unmarked,
+)
 
 
 def _sweep(name: str = "sw") -> Output:
@@ -60,7 +68,7 @@ def test_sweep_quotes_match_means_intervals_or_one_seed():
         parse_quote("trim N=4 slowdown in other: 2.25"), [out])
 
 
-def test_single_run_quotes_use_summary_columns_and_the_setup(tmp_path):
+def test_single_run_quotes_use_summary_columns_and_the_setup():
     cmd = commands("```sh\n.venv/bin/mrclab sim incast --quick --trim 4 --out a\n```")[0]
     summary = [{"mode": "trim", "n": "15", "slowdown": "2.06"},
                {"mode": "droptail", "n": "15", "slowdown": "3.14"}]
@@ -68,7 +76,6 @@ def test_single_run_quotes_use_summary_columns_and_the_setup(tmp_path):
     assert check_quote(parse_quote("slowdown @ mode=trim, n=15: 2.06"), [out]) == ""
     assert check_quote(parse_quote("droptail slowdown @ trim=4: 3.1"), [out]) == ""
     assert "ran with trim=4" in check_quote(parse_quote("slowdown @ trim=8: 2.06"), [out])
-    json.dumps(out.results)
 
 
 def test_the_design_is_read_from_the_commands():
