@@ -16,8 +16,10 @@ from pathlib import Path
 
 from controller.control_server import ControlServer
 from controller.fabric import FabricController
+from controller.link_verdict import LinkVerdict
 from controller.next_hops import Routing, compute_next_hops
 from controller.p4rt_codec import load_p4info
+from controller.probe_liveness import VerdictFactory
 from controller.switch_state import THRESHOLD_NEVER, ForwardingPolicy
 from fabric_model.control_protocol import socket_path
 from fabric_model.spray import SPRAY_MODES
@@ -61,8 +63,10 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     return args
 
 
-def main(argv: list[str] | None = None, routing: Routing = compute_next_hops) -> int:
-    """`routing`: the next-hop computation (a student's, `coursework.student_controller`)."""
+def main(argv: list[str] | None = None, routing: Routing = compute_next_hops,
+         verdict: VerdictFactory = LinkVerdict) -> int:
+    """`routing`: the next-hop computation; `verdict`: each link's down/up rule (either a
+    student's, `coursework.student_controller`)."""
     args = parse_args(sys.argv[1:] if argv is None else argv)
     logging.basicConfig(level=args.log_level.upper(),
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
@@ -89,6 +93,7 @@ def main(argv: list[str] | None = None, routing: Routing = compute_next_hops) ->
                                       probe_interval=args.probe_interval,
                                       miss_limit=args.miss_limit,
                                       ready_timeout=args.ready_timeout, routing=routing,
+                                      verdict=verdict,
                                       link_state_path=Path(args.link_state) if args.link_state
                                       else Path(args.control_socket).with_name(
                                           "controller-links.json"))

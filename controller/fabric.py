@@ -23,6 +23,7 @@ from p4.v1 import p4runtime_pb2
 
 from controller.link_monitor import LinkMonitor
 from controller.link_state_file import load_down_links, save_down_links
+from controller.link_verdict import LinkVerdict
 from controller.next_hops import LinkId, Routing, compute_next_hops, enumerate_paths
 from controller.p4rt_codec import (
     DROP_COUNTER,
@@ -31,7 +32,7 @@ from controller.p4rt_codec import (
     P4Ids,
     pipeline_cookie,
 )
-from controller.probe_liveness import LinkEvent, LinkStatus
+from controller.probe_liveness import LinkEvent, LinkStatus, VerdictFactory
 from controller.switch_session import SessionError, SwitchSession
 from controller.switch_state import ForwardingPolicy, SwitchState, desired_state
 from controller.write_plan import apply_ops, plan
@@ -72,9 +73,11 @@ class FabricController:
         session_factory: Callable[..., SwitchSession] = SwitchSession,
         link_state_path: Path | None = None,
         routing: Routing = compute_next_hops,
+        verdict: VerdictFactory = LinkVerdict,
     ) -> None:
         """`routing(fabric, down links)` computes every switch's next hops, at start and
-        after each link event (the exercises pass a student's)."""
+        after each link event; `verdict(miss_limit, up_after, up)` makes each link's
+        down/up rule from its probes (the exercises pass a student's of either)."""
         self.topology = topology
         self.fabric = topology.fabric
         self.p4info = p4info
@@ -96,7 +99,8 @@ class FabricController:
                      ", ".join(sorted(link_name(lk) for lk in down)))
         self.routing = routing
         self.next_hops = routing(self.fabric, down)
-        self.monitor = LinkMonitor(self.fabric, probe_interval, miss_limit, initially_down=down)
+        self.monitor = LinkMonitor(self.fabric, probe_interval, miss_limit, initially_down=down,
+                                   verdict=verdict)
         self._links = self.monitor.links
         self._monitor_lock = threading.Lock()
         self._link_events: queue.Queue[LinkEvent | None] = queue.Queue()

@@ -13,8 +13,15 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
+from controller.link_verdict import LinkVerdict
 from controller.next_hops import LinkId, link_id
-from controller.probe_liveness import LinkEvent, ProbeLiveness, parse_probe, probe_frame
+from controller.probe_liveness import (
+    LinkEvent,
+    ProbeLiveness,
+    VerdictFactory,
+    parse_probe,
+    probe_frame,
+)
 from fabric_model.model import Fabric
 
 log = logging.getLogger(__name__)
@@ -31,9 +38,11 @@ class Probe:
 
 class LinkMonitor(ProbeLiveness):
     def __init__(self, fabric: Fabric, interval: float, miss_limit: int = 3,
-                 initially_down: set[LinkId] = frozenset()) -> None:
+                 initially_down: set[LinkId] = frozenset(),
+                 verdict: VerdictFactory = LinkVerdict) -> None:
         self.links = {link_id(lk): lk for lk in fabric.fabric_links()}
-        super().__init__(list(self.links), interval, miss_limit, initially_down=initially_down)
+        super().__init__(list(self.links), interval, miss_limit, initially_down=initially_down,
+                         verdict=verdict)
         self._fabric = fabric
         self._by_sender = {lid[0]: lid for lid in self.links}
         self._by_device = {sw.device_id: sw.name for sw in fabric.switches.values()}

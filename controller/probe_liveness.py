@@ -3,7 +3,9 @@
 Each fabric link is probed from one end every round. A link is declared down when its
 last `miss_limit` probes went unanswered; it is declared up again after `up_after`
 answered probes. Answers to any of the last `miss_limit` probes count, so a reply that
-is merely late (busy switch) is not a failure.
+is merely late (busy switch) is not a failure. That rule, per link, is a `LinkVerdict`
+(`controller.link_verdict`; the liveness exercise passes a student's); what follows here
+gates its down verdicts.
 
 Silence alone is not proof. On a machine that runs every switch in software, one switch's
 process (or the controller) can stall for longer than `miss_limit` rounds, and then every
@@ -29,9 +31,12 @@ from __future__ import annotations
 
 import math
 import struct
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import Protocol
 
+from controller.link_verdict import LinkVerdict
 from controller.next_hops import LinkId
 
 PROBE_ETHERTYPE = 0x88B5
@@ -66,12 +71,27 @@ class LinkEvent:
     first_miss_at: float | None  # down: when the first unanswered probe was due
 
 
+class Verdict(Protocol):
+    """One link's down/up rule from its probes' numbers (`controller.link_verdict`)."""
+
+    up: bool
+    sent: int  # the newest probe sent
+    answered: int  # the newest probe answered
+
+    def probe_sent(self) -> int: ...
+    def counts(self, seq: int) -> bool: ...
+    def answer(self, seq: int) -> bool: ...
+    def start_round(self) -> bool: ...
+    def went_down(self) -> None: ...
+
+
+# (miss_limit, up_after, up) -> a link's verdict; the exercises pass a student's class
+VerdictFactory = Callable[[int, int, bool], Verdict]
+
+
 @dataclass
 class _LinkProbeState:
-    seq: int = 0  # last probe sent
-    answered: int = 0  # highest probe answered
-    up: bool = True
-    answered_since_down: int = 0
+    verdict: Verdict
     sent_at: dict[int, float] = field(default_factory=dict)
     held: bool = False  # silent, but an end has not shown it is alive since
     delay_peak: float = 0.0  # slowest recent answer (s), fading
@@ -90,7 +110,9 @@ def _roles(link: LinkId) -> tuple[tuple[str, str], tuple[str, str]]:
 class ProbeLiveness:
     def __init__(self, links: list[LinkId], interval: float, miss_limit: int = 3,
                  up_after: int = 2, initially_down: set[LinkId] = frozenset(),
-                 hold_limit: float | None = None) -> None:
+                 hold_limit: float | None = None, verdict: VerdictFactory = LinkVerdict) -> None:
+        """`verdict(miss_limit, up_after, up)` makes each link's down/up rule; the stall
+        proof and the slow-answer wait below gate its down verdicts."""
         if miss_limit < 1 or up_after < 1:
             raise ValueError("miss_limit and up_after must be >= 1")
         self.interval = interval
@@ -99,7 +121,9 @@ class ProbeLiveness:
         # A switch silent on all its links for this long is failed, stall or not.
         self.hold_limit = (max(1.0, 4 * miss_limit * interval) if hold_limit is None
                            else hold_limit)
-        self._links = {link: _LinkProbeState(up=link not in initially_down) for link in links}
+        self._links = {link: _LinkProbeState(verdict(miss_limit, up_after,
+                                                     link not in initially_down))
+                       for link in links}
         # per (switch, role): send time of the newest answered probe it sent or received
         self._works_since: dict[tuple[str, str], float] = {}
         self.held_verdicts = 0  # silences not (yet) declared failures: stalls, counted
@@ -122,30 +146,27 @@ class ProbeLiveness:
         return all(self._works_since.get(role, -math.inf) >= round_at for role in _roles(link))
 
     def is_up(self, link: LinkId) -> bool:
-        return self._links[link].up
+        return self._links[link].verdict.up
 
     def down_links(self) -> set[LinkId]:
-        return {link for link, st in self._links.items() if not st.up}
+        return {link for link, st in self._links.items() if not st.verdict.up}
 
     def start_round(self, now: float) -> tuple[list[LinkEvent], list[tuple[LinkId, int]]]:
         """Account for the previous round, then allocate this round's probes (link, seq)."""
         events: list[LinkEvent] = []
         probes: list[tuple[LinkId, int]] = []
         for link, st in self._links.items():
-            missed = st.seq - st.answered
-            if st.up and missed >= self.miss_limit:
-                first = st.sent_at.get(st.answered + 1)
-                if self._proven_failed(link, st, now, first, st.sent_at.get(st.seq)):
-                    st.up = False
-                    st.answered_since_down = 0
+            v = st.verdict
+            if v.start_round():
+                first = st.sent_at.get(v.answered + 1)
+                if self._proven_failed(link, st, now, first, st.sent_at.get(v.sent)):
+                    v.went_down()
                     events.append(LinkEvent(link, LinkStatus.DOWN, now,
                                             None if first is None else first + self.interval))
-            elif not st.up and missed >= 1:
-                st.answered_since_down = 0
-            st.seq += 1
-            st.sent_at[st.seq] = now
+            seq = v.probe_sent()
+            st.sent_at[seq] = now
             self._forget_old_sends(st)
-            probes.append((link, st.seq))
+            probes.append((link, seq))
         return events, probes
 
     def _proven_failed(self, link: LinkId, st: _LinkProbeState, now: float,
@@ -168,17 +189,17 @@ class ProbeLiveness:
 
     def _forget_old_sends(self, st: _LinkProbeState) -> None:
         # while up, keep the first unanswered probe's time: a held verdict is judged by it
-        oldest = st.seq - self.miss_limit
-        if st.up:
-            oldest = min(oldest, st.answered + 1)
+        v = st.verdict
+        oldest = v.sent - self.miss_limit
+        if v.up:
+            oldest = min(oldest, v.answered + 1)
         for seq in [s for s in st.sent_at if s < oldest]:
             del st.sent_at[seq]
 
     def probe_answered(self, link: LinkId, seq: int, now: float) -> LinkEvent | None:
         st = self._links.get(link)
-        if st is None or seq <= st.answered or seq > st.seq:
+        if st is None or not st.verdict.counts(seq):
             return None
-        st.answered = seq
         st.held = False
         sent = st.sent_at.get(seq)
         if sent is not None:
@@ -187,10 +208,6 @@ class ProbeLiveness:
             for role in _roles(link):
                 if sent > self._works_since.get(role, -math.inf):
                     self._works_since[role] = sent
-        if st.up:
+        if not st.verdict.answer(seq):
             return None
-        st.answered_since_down += 1
-        if st.answered_since_down < self.up_after:
-            return None
-        st.up = True
         return LinkEvent(link, LinkStatus.UP, now, None)

@@ -98,7 +98,7 @@ def test_link_failure_rewrites_only_affected_switches(running):
         session.writes.clear()
     dead = link_id(ctl.fabric.find_link("c1", "a7"))
     with ctl._monitor_lock:
-        ctl.monitor._links[dead].up = False
+        ctl.monitor._links[dead].verdict.went_down()
     now = time.monotonic()
     ctl._apply_link_event(LinkEvent(dead, LinkStatus.DOWN, now, now - 0.3))
     rewritten = {n for n, s in ctl.sessions.items() if s.writes}
@@ -137,10 +137,10 @@ def test_probes_travel_and_answers_are_matched(running):
     assert metadata[1] == bytes([port])  # egress_port
     receiver = ctl.sessions[peer.node]
     ctl._on_packet_in(receiver, payload, {1: bytes([peer.port])})
-    assert ctl.monitor._links[link].answered == seq
+    assert ctl.monitor._links[link].verdict.answered == seq
     # a probe seen on the wrong port is not taken as an answer
     ctl._on_packet_in(receiver, payload, {1: bytes([peer.port + 1])})
-    assert ctl.monitor._links[link].answered == seq
+    assert ctl.monitor._links[link].verdict.answered == seq
 
 
 def test_unanswered_probes_take_links_down(p4info):
@@ -204,7 +204,7 @@ def test_down_links_survive_a_controller_restart(p4info, tmp_path):
                              link_state_path=state)
     dead = link_id(first.fabric.find_link("c1", "a7"))
     with first._monitor_lock:
-        first.monitor._links[dead].up = False
+        first.monitor._links[dead].verdict.went_down()
     first._apply_link_event(LinkEvent(dead, LinkStatus.DOWN, 1.0, 0.7))
     assert state.exists()
     second = FabricController(topo, p4info, b"cfg", ForwardingPolicy(), election_id=2,
