@@ -52,5 +52,5 @@ bench:
 
 clean:
 	@echo "== clean: build/, Mininet leftovers, stray switch processes"
+	@-$(PY) -m lab.cleanup || mn -c >/dev/null 2>&1 || true
 	@rm -rf build
-	@-$(PY) -m lab.cleanup 2>/dev/null || mn -c >/dev/null 2>&1 || true

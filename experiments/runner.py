@@ -9,7 +9,6 @@ from __future__ import annotations
 import contextlib
 import logging
 import signal
-import threading
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -157,6 +156,7 @@ def run(opts: Options, outdir: Path) -> dict:
     from fabric_model.controller_command import controller_args
     from fabric_model.generators import PortBases
     from fabric_model.places import default_build_dir
+    from lab.interrupts import set_signal_handlers, uninterruptible
     from lab.lab import Lab, LabConfig
     from lab.target import DEFAULT_PROGRAM
     from topologies.queues import QueueOptions
@@ -176,7 +176,7 @@ def run(opts: Options, outdir: Path) -> dict:
                                         probe_interval=setup.probe_interval,
                                         miss_limit=setup.miss_limit))
     _Stop.requested = None
-    old = _set_signals(_Stop.on_signal, _Stop.on_signal)
+    old = set_signal_handlers(_Stop.on_signal, _Stop.on_signal)
 
     def phase(name: str) -> None:
         _Stop.check()
@@ -203,27 +203,16 @@ def run(opts: Options, outdir: Path) -> dict:
         _Stop.check()
     finally:
         # a second Ctrl-C or SIGTERM must not cut the cleanup short (seen: switches left)
-        _set_signals(signal.SIG_IGN, signal.SIG_IGN)
-        try:
+        with uninterruptible():
             RUNNING.kill_all()
             lab.stop()
-        finally:
-            if old is not None:
-                _set_signals(*old)
+        if old is not None:
+            set_signal_handlers(*old)
     progress.note("lab stopped; analysing and plotting")
     env["duration_s"] = time.monotonic() - started
     summary = finish(module, setup, env, raw, calibration, outdir)
     progress.note(f"written to {outdir}")
     return summary
-
-
-def _set_signals(on_int, on_term) -> tuple | None:
-    """Set SIGINT's and SIGTERM's handlers; the old ones. Only the main thread can catch
-    signals: in a sweep's Dask worker the run is a task on another thread, and nothing
-    changes (the sweep's client cancels it)."""
-    if threading.current_thread() is not threading.main_thread():
-        return None
-    return signal.signal(signal.SIGINT, on_int), signal.signal(signal.SIGTERM, on_term)
 
 
 def run_simulated(module: ModuleType, setup: Setup, outdir: Path) -> dict:

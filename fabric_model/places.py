@@ -25,6 +25,12 @@ def runtime_dir(build_dir: Path) -> Path:
     cannot hold Unix sockets, or too deep for a socket path (108 bytes). One directory per
     build directory, so a crashed run's leftovers are found by the next run that uses it.
     Base: $MRCLAB_RUN_DIR, else /run/mrclab (root), else $XDG_RUNTIME_DIR or /tmp."""
+    key = hashlib.sha1(str(Path(build_dir).resolve()).encode()).hexdigest()[:12]
+    return runtime_base() / key
+
+
+def runtime_base() -> Path:
+    """Where every lab's runtime directory lives (see `runtime_dir`)."""
     base = os.environ.get("MRCLAB_RUN_DIR")
     if not base:
         if os.geteuid() == 0 and os.access("/run", os.W_OK):
@@ -32,8 +38,7 @@ def runtime_dir(build_dir: Path) -> Path:
         else:
             base = os.path.join(os.environ.get("XDG_RUNTIME_DIR") or "/tmp",
                                 f"mrclab-{os.geteuid()}")
-    key = hashlib.sha1(str(Path(build_dir).resolve()).encode()).hexdigest()[:12]
-    return Path(base) / key
+    return Path(base)
 
 
 def child_env() -> dict[str, str]:

@@ -1,10 +1,15 @@
-"""Clean up what a crashed lab run left behind, and only that.
+"""Clean up what a crashed or killed lab run left behind, and only that.
 
-A run records the pid of every process it starts in <run_dir>/<name>.pid (switches,
-the controller, Mininet host shells) and the fabric in <build_dir>/topology.json. The next
-start kills the recorded processes whose command line still looks like ours and deletes the
-switch interfaces listed in the stale topology. Nothing is matched by a broad name, so
-other Mininet users on the machine are left alone.
+A run records, before it creates them, the pid of every process it starts in
+<run_dir>/<name>.pid (switches, the controller, Mininet host shells), its switch
+interfaces in <run_dir>/interfaces and its build directory in <run_dir>/build_dir. The next
+start in that build directory kills the recorded processes whose command line still looks
+like ours and deletes the recorded interfaces; `python -m lab.cleanup` (`make clean`) does
+it for every run directory there is, so even a run killed with SIGKILL leaves nothing
+once it has run. Nothing is matched by a broad name, so other Mininet users on the
+machine are left alone.
+
+    python -m lab.cleanup
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ from pathlib import Path
 
 import psutil
 
+from fabric_model.places import runtime_base
 from fabric_model.processes import kill_process_group
 from topologies.link_failure import table_name
 
@@ -63,8 +69,25 @@ def kill_recorded_processes(run_dir: Path) -> list[str]:
     return killed
 
 
-def stale_interfaces(topology_path: Path) -> list[str]:
-    """Switch interface names listed in a previous run's topology.json."""
+INTERFACES_FILE = "interfaces"  # in a run dir: the switch interfaces, one per line
+BUILD_DIR_FILE = "build_dir"  # in a run dir: the build dir it belongs to
+
+
+def record_run(run_dir: Path, build_dir: Path, interfaces: list[str]) -> None:
+    """Before a lab creates anything: what cleaning up after it will need."""
+    run_dir.mkdir(parents=True, exist_ok=True)
+    (run_dir / BUILD_DIR_FILE).write_text(f"{Path(build_dir).resolve()}\n")
+    (run_dir / INTERFACES_FILE).write_text("".join(f"{n}\n" for n in interfaces))
+
+
+def stale_interfaces(topology_path: Path, run_dir: Path | None = None) -> list[str]:
+    """Switch interface names a previous run recorded in its run dir, or listed in its
+    topology.json (runs from before the record)."""
+    if run_dir is not None:
+        try:
+            return (run_dir / INTERFACES_FILE).read_text().split()
+        except OSError:
+            pass
     try:
         data = json.loads(topology_path.read_text())
         return [p["interface"] for s in data["switches"] for p in s["ports"]]
@@ -102,17 +125,46 @@ def delete_failure_tables(names: list[str]) -> None:
             subprocess.run(["nft", "delete", "table", "netdev", table], capture_output=True)
 
 
-def clean_leftovers(build_dir: Path, run_dir: Path) -> None:
-    """Remove the leftovers of a previous (crashed) run in this build directory."""
+def clean_leftovers(build_dir: Path, run_dir: Path) -> tuple[int, int]:
+    """Remove the leftovers of a previous (crashed) run in this build directory; how many
+    processes and interfaces there were."""
     killed = kill_recorded_processes(run_dir)
     topology = build_dir / "topology.json"
-    names = stale_interfaces(topology)
+    names = stale_interfaces(topology, run_dir)
     delete_failure_tables(names)
     deleted = delete_interfaces(names) if names else []
     if topology.exists():
         topology.unlink()
+    (run_dir / INTERFACES_FILE).unlink(missing_ok=True)
     # a fresh fabric starts with every link up
     (run_dir / "controller-links.json").unlink(missing_ok=True)
     if killed or deleted:
         log.warning("cleaned leftovers of a previous run: %d processes (%s), %d interfaces",
                     len(killed), ", ".join(killed), len(deleted))
+    return len(killed), len(deleted)
+
+
+def clean_all(base: Path | None = None) -> tuple[int, int]:
+    """Every recorded lab's leftovers under the runtime base; (processes, interfaces)."""
+    base = base or runtime_base()
+    processes = interfaces = 0
+    for run_dir in sorted(p for p in base.iterdir() if p.is_dir()) if base.is_dir() else []:
+        try:
+            build_dir = Path((run_dir / BUILD_DIR_FILE).read_text().strip())
+        except OSError:
+            build_dir = run_dir  # no record: its pid files alone
+        killed, deleted = clean_leftovers(build_dir, run_dir)
+        processes, interfaces = processes + killed, interfaces + deleted
+    return processes, interfaces
+
+
+def main() -> int:
+    logging.basicConfig(level=logging.WARNING, format="%(message)s")
+    processes, interfaces = clean_all()
+    print(f"lab.cleanup: {processes} processes stopped, {interfaces} interfaces deleted "
+          f"(run directories under {runtime_base()})")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -17,6 +17,7 @@ from fabric_model.control_protocol import ControlClientError
 from fabric_model.controller_command import controller_args
 from fabric_model.places import default_build_dir
 from fabric_model.spray import SPRAY_MODES
+from lab.interrupts import Terminated, stoppable, uninterruptible
 from lab.lab import Lab, LabConfig, LabError, cannot_run_here
 from lab.target import TARGETS, CompileError
 from topologies.link_failure import METHODS as LINK_FAILURE_METHODS
@@ -155,23 +156,30 @@ def run(args: argparse.Namespace) -> int:
     setLogLevel("info" if args.verbose else "output")
     logging.getLogger("mininet").propagate = False  # Mininet prints on its own handler
     try:
-        lab.start()
-        if lab.missing_switches:
-            print(f"mrclab: switches not answering: {', '.join(lab.missing_switches)}",
-                  file=sys.stderr)
-        if lab.unprogrammed:
-            print(f"mrclab: the controller could not program {', '.join(lab.unprogrammed)}"
-                  f" (see {lab.build_dir / 'logs' / 'controller.log'})", file=sys.stderr)
-        if args.command == "demo":
-            from lab.demo import run_demo
+        with stoppable():
+            lab.start()
+            if lab.missing_switches:
+                print(f"mrclab: switches not answering: {', '.join(lab.missing_switches)}",
+                      file=sys.stderr)
+            if lab.unprogrammed:
+                print(f"mrclab: the controller could not program "
+                      f"{', '.join(lab.unprogrammed)} (see "
+                      f"{lab.build_dir / 'logs' / 'controller.log'})", file=sys.stderr)
+            if args.command == "demo":
+                from lab.demo import run_demo
 
-            return run_demo(lab, args.transfer)
-        run_cli(lab, args.script)
-        return 0
+                return run_demo(lab, args.transfer)
+            run_cli(lab, args.script)
+            return 0
     except (LabError, CompileError, ControlClientError, ValueError) as exc:
         print(f"mrclab: {exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
+        print("mrclab: interrupted; stopping the lab", file=sys.stderr)
         return 130
+    except Terminated as exc:
+        print("mrclab: terminated; stopping the lab", file=sys.stderr)
+        return exc.code
     finally:
-        lab.stop()
+        with uninterruptible():
+            lab.stop()

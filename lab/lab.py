@@ -23,7 +23,7 @@ from fabric_model.places import REPO_ROOT, child_env, default_build_dir, runtime
 from fabric_model.processes import stop_process_group
 from fabric_model.spec import parse_spec
 from fabric_model.topology_file import TopologyFile, write_topology
-from lab.cleanup import clean_leftovers
+from lab.cleanup import clean_leftovers, record_run
 from lab.target import DEFAULT_PROGRAM, compile_program, resolve_target
 from topologies import link_failure
 from topologies.network import FabricNetwork
@@ -93,7 +93,9 @@ class Lab:
         """Bring the whole lab up; returns seconds until the controller reported ready."""
         started = time.monotonic()
         clean_leftovers(self.build_dir, self.run_dir)
-        self.run_dir.mkdir(parents=True, exist_ok=True)
+        record_run(self.run_dir, self.build_dir,
+                   [sw.interface(port) for sw in self.fabric.switches.values()
+                    for port in sw.ports])
         program = compile_program(self.target, self.build_dir, self.config.program)
         self.net = FabricNetwork(self.fabric, self.target, self.build_dir,
                                  pcap=self.config.pcap, queues=self.config.queues,
@@ -190,8 +192,14 @@ class Lab:
             raise LabError(f"switch {name} did not come back")
 
     def stop(self) -> None:
-        self.stop_controller()
-        if self.net is not None:
-            self.net.stop()
+        """Stop everything, also after a start cut short at any point: what Mininet's own
+        stop did not remove (it was interrupted, or never had the network) is found from
+        the run's records."""
+        try:
+            self.stop_controller()
+            if self.net is not None:
+                self.net.stop()
+        finally:
             self.net = None
-        self.socket_path.unlink(missing_ok=True)
+            clean_leftovers(self.build_dir, self.run_dir)
+            self.socket_path.unlink(missing_ok=True)

@@ -6,6 +6,7 @@ import logging
 import os
 import subprocess
 import time
+from functools import partial
 from pathlib import Path
 
 from mininet.link import Link as MnLink
@@ -19,6 +20,18 @@ from topologies.mtu import DEFAULT_MTU
 from topologies.p4switch import P4Switch
 from topologies.queues import QueueOptions
 from topologies.topos import FabricTopo
+
+STEP_TIMEOUT_S = 120.0  # one bring-up command over every switch port
+
+
+def _step(cmd: list[str], what: str) -> str:
+    """Run one bring-up command; its output (stdout and stderr). A command that does not
+    finish is an error naming the step, never a silent hang."""
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=STEP_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        raise ValueError(f"{what}: {cmd[0]} did not finish in {STEP_TIMEOUT_S:.0f} s") from None
+    return proc.stdout + proc.stderr
 
 log = logging.getLogger(__name__)
 
@@ -49,6 +62,19 @@ def check_link_shaping(fabric: Fabric) -> None:
                          "which is not available here")
 
 
+class RecordedHost(Host):
+    """A Mininet host whose shell's pid is recorded as soon as it exists, so a run killed
+    before the network was up (even with SIGKILL) can be cleaned up (lab.cleanup)."""
+
+    def __init__(self, name: str, run_dir: Path, **params) -> None:
+        self.run_dir = run_dir
+        super().__init__(name, **params)
+
+    def startShell(self, *args, **kwargs) -> None:
+        super().startShell(*args, **kwargs)
+        (self.run_dir / f"{self.name}.pid").write_text(f"{self.pid}\n")
+
+
 class FabricNetwork:
     """A started Mininet network for one fabric. `start()` returns switches not answering."""
 
@@ -73,9 +99,11 @@ class FabricNetwork:
                            log_dir=self.build_dir / "logs", run_dir=self.run_dir,
                            pcap_dir=self.build_dir / "pcap" if self.pcap else None,
                            queues=self.queues, switch_log=self.switch_log)
+        host = partial(RecordedHost, run_dir=self.run_dir)
         net = Mininet(topo=FabricTopo(self.fabric, switch_opts=switch_opts), build=False,
-                      controller=None, host=Host, link=MnLink, autoSetMacs=False,
+                      controller=None, host=host, link=MnLink, autoSetMacs=False,
                       autoStaticArp=False)
+        self.net = net  # before building: an interrupted build is stopped with what it made
         net.build()
         return net
 
@@ -99,26 +127,31 @@ class FabricNetwork:
         return missing
 
     def _configure_switch_interfaces(self) -> None:
-        # no IPv6 chatter (router solicitations, MLD) into the switches
+        """The switch ports (in the root namespace) set up by commands run from here, not
+        typed into a Mininet shell: a shell's terminal takes lines of at most 4095 bytes,
+        and a k=8 fat-tree's 640 ports made one command several times that (the shell
+        then waited for the rest of the line: bring-up hung without a word)."""
         names = [intf.name for sw in self.net.switches for intf in sw.intfList()
                  if intf.name != "lo"]
-        args = " ".join(f"net.ipv6.conf.{n}.disable_ipv6=1" for n in names)
-        self.net.switches[0].cmd(f"sysctl -qw {args}")
+        # no IPv6 chatter (router solicitations, MLD) into the switches
+        _step(["sysctl", "-qw", *(f"net.ipv6.conf.{n}.disable_ipv6=1" for n in names)],
+              "disabling IPv6 on the switch ports")
         # BMv2 reads its ports through libpcap, whose receive ring has frames sized for the
         # largest packet the interface may deliver: with segmentation offloads on (veth's
         # default) that is 64 KiB or more, so its 2 MB ring holds a handful of frames and
         # a burst is lost before the pipeline sees it (measured: 34 of 300 back-to-back
         # frames forwarded; 300 of 300 with the offloads off). Off, frames are MTU-sized.
-        failed = self.net.switches[0].cmd(
-            f"for n in {' '.join(names)}; do "
-            "ethtool -K $n tso off gso off gro off >/dev/null 2>&1 || echo $n; done").split()
+        script = self.build_dir / "switch-offloads.sh"
+        script.write_text("".join(f"ethtool -K {n} tso off gso off gro off >/dev/null 2>&1 "
+                                  f"|| echo {n}\n" for n in names))
+        failed = _step(["sh", str(script)], "turning offloads off on the switch ports").split()
         if failed:
             raise ValueError("cannot turn segmentation offloads off on switch port "
                              f"{failed[0]} (ethtool -K)")
         if self.queues.mtu != DEFAULT_MTU:
             batch = self.build_dir / "switch-mtu.batch"
             batch.write_text("".join(f"link set dev {n} mtu {self.queues.mtu}\n" for n in names))
-            out = self.net.switches[0].cmd(f"ip -batch {batch} 2>&1")
+            out = _step(["ip", "-batch", str(batch)], f"setting MTU {self.queues.mtu}")
             if out.strip():
                 raise ValueError(f"cannot set MTU {self.queues.mtu} on the switch ports: "
                                  f"{out.strip().splitlines()[0]}")
@@ -183,7 +216,16 @@ class FabricNetwork:
         for intf, mechanism in self._blocked.values():  # host ends go with their namespace,
             link_failure.unblock(intf, mechanism)       # switch ends live in the root one
         self._blocked.clear()
-        self.net.stop()
-        self.net = None
+        # a signal that came while a node's shell ran a command leaves it `waiting` for an
+        # end marker that will never come: Mininet's stop would then refuse that node
+        # (AssertionError) after blocking on it. Interrupt the command and forget it.
+        for node in [*self.net.hosts, *self.net.switches]:
+            if getattr(node, "waiting", False) and getattr(node, "shell", None):
+                node.sendInt()
+                node.waiting = False
+        try:
+            self.net.stop()
+        finally:
+            self.net = None
         for pid_file in self.run_dir.glob("h*.pid"):
             pid_file.unlink(missing_ok=True)

@@ -16,7 +16,8 @@ ROOT = Path(__file__).resolve().parents[3]
 # coursework driving labs (and reading the controller's pure route computation), and the
 # `mrclab` command on top. p4emu and endpoint stand alone; the simulator runs p4emu, the
 # controller's logic and the endpoint on one clock, and never touches Mininet or the lab;
-# experiments run on either engine (`--engine lab|sim`).
+# experiments run on either engine (`--engine lab|sim`); coursework checks students' code on
+# the simulator and reads experiments' results (the open exercise).
 ALLOWED = {
     "fabric_model": set(),
     "p4emu": set(),
@@ -26,7 +27,8 @@ ALLOWED = {
     "lab": {"fabric_model", "topologies", "endpoint"},
     "experiments": {"fabric_model", "topologies", "lab", "endpoint", "p4emu", "controller",
                     "simulator"},
-    "coursework": {"fabric_model", "topologies", "lab", "endpoint", "p4emu", "controller"},
+    "coursework": {"fabric_model", "topologies", "lab", "endpoint", "p4emu", "controller",
+                   "simulator", "experiments"},
     "simulator": {"fabric_model", "p4emu", "endpoint", "controller"},
     # endpoint: its one-line argument parser (endpoint/usage.py)
     "mrclab": {"lab", "experiments", "coursework", "simulator", "endpoint"},

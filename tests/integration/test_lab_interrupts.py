@@ -1,0 +1,78 @@
+"""Ctrl-C, SIGTERM and SIGKILL at any moment of a lab's life leave nothing behind: after
+SIGINT or SIGTERM `mrclab run` stops the lab itself within seconds; after SIGKILL the
+cleanup command (`python -m lab.cleanup`, `make clean`) removes what it left; and the next
+lab starts."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import psutil
+import pytest
+
+from fabric_model.places import REPO_ROOT, child_env
+
+pytestmark = pytest.mark.integration
+
+SCRIPT = "pingall\nsh sleep 30\n"  # bring-up, then a run long enough to interrupt
+
+
+def leftovers(build: Path) -> dict[str, int]:
+    """What of a lab in `build` still exists: its processes and switch interfaces."""
+    procs = [p for p in psutil.process_iter(["cmdline"])
+             if str(build) in " ".join(p.info["cmdline"] or ())
+             or "mininet:" in " ".join(p.info["cmdline"] or ())]
+    out = subprocess.run(["ip", "-o", "link", "show"], capture_output=True, text=True).stdout
+    intfs = [line for line in out.splitlines() if "-eth" in line.split(":")[1]]
+    return {"processes": len(procs), "interfaces": len(intfs)}
+
+
+def start_lab(build: Path, tmp: Path) -> subprocess.Popen:
+    script = tmp / "slow.cli"
+    script.write_text(SCRIPT)
+    return subprocess.Popen([sys.executable, "-m", "mrclab", "run", "--topo", "fattree:k=4",
+                             "--target", "p4emu", "--script", str(script), "--build-dir",
+                             str(build)], cwd=REPO_ROOT, env=child_env(),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+
+
+@pytest.mark.parametrize("sig, after", [(signal.SIGTERM, 3.0), (signal.SIGINT, 6.0),
+                                        (signal.SIGTERM, 10.0), (signal.SIGINT, 22.0)])
+def test_a_signal_at_any_moment_stops_the_lab_and_leaves_nothing(sig, after, tmp_path):
+    build = tmp_path / "build"
+    proc = start_lab(build, tmp_path)
+    time.sleep(after)  # 3-10 s: bring-up; 22 s: the fabric runs its script
+    proc.send_signal(sig)
+    sent = time.monotonic()
+    _, err = proc.communicate(timeout=60)
+    took = time.monotonic() - sent
+    assert proc.returncode in (130, 143), err[-2000:]
+    assert took < 20, f"{took:.1f} s to stop"
+    assert "Traceback" not in err, err[-2000:]
+    assert leftovers(build) == {"processes": 0, "interfaces": 0}
+
+
+def test_after_sigkill_the_cleanup_command_removes_everything_and_a_lab_starts(tmp_path):
+    build = tmp_path / "build"
+    proc = start_lab(build, tmp_path)
+    time.sleep(10)  # switches and interfaces exist by now
+    proc.kill()
+    proc.wait(timeout=10)
+    left = leftovers(build)
+    assert left["processes"] + left["interfaces"] > 0  # SIGKILL leaves them
+    out = subprocess.run([sys.executable, "-m", "lab.cleanup"], cwd=REPO_ROOT,
+                         env=child_env(), capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert leftovers(build) == {"processes": 0, "interfaces": 0}
+    # the next lab in the same build directory comes up and reaches every host
+    script = tmp_path / "ping.cli"
+    script.write_text("pingall\n")
+    run = subprocess.run([sys.executable, "-m", "mrclab", "run", "--topo", "fattree:k=4",
+                          "--target", "p4emu", "--script", str(script), "--build-dir",
+                          str(build)], cwd=REPO_ROOT, env=child_env(), capture_output=True,
+                         text=True, timeout=300)
+    assert run.returncode == 0 and "0% dropped" in run.stdout + run.stderr, run.stderr[-2000:]
