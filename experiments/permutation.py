@@ -24,11 +24,8 @@ ENGINES = ("lab", "sim")
 TITLE = "Permutation traffic: ECMP vs per-packet spraying"
 MODES = ("ecmp", "ev", "random", "source")
 SPEC = "fattree:k=4"
-# per link, jumbo frames. BMv2 on the 2-core machine at 4 Mb/s: 2.5-15.9 % of the ACKs
-# later than its queues explain (unfaithful) in every run of 2026-12-03; at 2 Mb/s three
-# full runs were faithful (0.0 % late) and ev met its goals (91.9-94.2 % / 82.0-86.5 %).
-# p4emu, --quick, 2026-12-03 23:40: at 4 Mb/s 1.6-4.5 % late (unfaithful, CI failed on it);
-# at 3 Mb/s 0.15 % late, faithful, CPU 73 % busy.
+# per link, jumbo frames: the fastest each target keeps faithful on a 2-core machine
+# (docs/experiments.md, "Why the defaults")
 DEFAULT_RATE = {"p4emu": 3_000_000, "bmv2": 2_000_000}
 WARMUP_S = {True: 1.0, False: 2.0}  # by --quick; ~10 RTTs in the full run
 
@@ -55,10 +52,8 @@ def setup(opts: Options) -> Setup:
     return Setup(experiment=NAME, target=opts.target, spec=opts.spec or SPEC, seed=opts.seed,
                  quick=opts.quick, rate_bps=DEFAULT_RATE[opts.target], queue_depth=64,
                  mtu=JUMBO_MTU,
-                 # thresholds in jumbo frames, 144/72 KB: a CPU stall of an emulated
-                 # switch (tens of ms, 1-3 frame times here) must not cross ECN on its
-                 # own. Measured, ev mean goodput by ECN threshold (trim at twice it):
-                 # 4: 77-81 %, 6: 87 %, 8: 87-91 %, 10: 87-90 %, 12: 86 % (min falls).
+                 # in jumbo frames: a CPU stall of an emulated switch (1-3 frame times)
+                 # must not cross ECN on its own (docs/experiments.md, "Why the defaults")
                  trim_threshold=16, ecn_threshold=8,
                  params={"modes": list(MODES), "seconds": seconds,
                          "warmup_s": WARMUP_S[opts.quick]},

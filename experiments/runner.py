@@ -33,11 +33,8 @@ log = logging.getLogger(__name__)
 AUTO_RATES = {"p4emu": (8e6, 6e6, 4e6, 3e6, 2e6, 1.5e6, 1e6, 5e5),
               "bmv2": (12e6, 8e6, 6e6, 4e6, 2e6, 1e6, 5e5)}
 CALIBRATION_S = 2.5
-# --rate auto: the ev-sprayed flows must carry this share of the link rate. Measured on the
-# permutation (2.5 s trials): 0.62-0.70 at 8 Mb/s, 0.73 at 6, 0.77 at 4, 0.84 at 3; at
-# 8 Mb/s the machine's verdict passed, trial and run alike, while the run's ev flows
-# carried 60 % of the link rate (90 % at 4 Mb/s): the endpoints' and switches' CPU waits,
-# not the fabric, set the pace. (At 0.6, 8 Mb/s was chosen.)
+# --rate auto: the ev-sprayed flows must carry this share of the link rate, or the CPU,
+# not the fabric, sets the pace (docs/experiments.md, "Why the defaults")
 MIN_FILL = 0.75
 # gRPC / Thrift port bases: apart from the demo's and the tests', and below Linux's
 # ephemeral range (32768-60999), where an outgoing connection can hold a switch's port
