@@ -109,16 +109,56 @@ class EvPolicy(Protocol):
         """Count a loss blamed on `st` (`losses`, `losses_in_row`); True to retire it."""
 
 
+class PlaneRules(Protocol):
+    """How the pool chooses among planes (the planes exercise's student writes these;
+    `DEFAULT_PLANE_RULES` are the pool's own)."""
+
+    def plane_order(self, next_plane: int, nplanes: int,
+                    trusted: frozenset[int] | None) -> list[int]:
+        """The planes to try for the next packet, first choice first; `trusted`: the
+        planes to use (None: any)."""
+
+    def plane_suspect(self, lost_sent: float, acked_sent: float) -> bool:
+        """A plane whose latest packet declared lost and latest packet delivered were sent
+        at these times (-1: none yet): is it suspect?"""
+
+    def trusted_planes(self, suspect: list[bool]) -> frozenset[int] | None:
+        """The planes to use, given which are suspect; None: any will do."""
+
+
+class _PoolPlaneRules:
+    def plane_order(self, next_plane: int, nplanes: int,
+                    trusted: frozenset[int] | None) -> list[int]:
+        """Planes in turn from `next_plane`, the untrusted left out."""
+        order = [(next_plane + i) % nplanes for i in range(nplanes)]
+        return order if trusted is None else [p for p in order if p in trusted]
+
+    def plane_suspect(self, lost_sent: float, acked_sent: float) -> bool:
+        # its EVs share switches, so a failed plane shows this way before each of its EVs
+        # has lost a packet
+        return lost_sent > acked_sent
+
+    def trusted_planes(self, suspect: list[bool]) -> frozenset[int] | None:
+        ok = frozenset(p for p, bad in enumerate(suspect) if not bad)
+        return ok if 0 < len(ok) < len(suspect) else None
+
+
+DEFAULT_PLANE_RULES: PlaneRules = _PoolPlaneRules()
+
+
 class EvPool:
     """The EVs of every plane; picks an EV per packet and tracks retire/probe/reinstate."""
 
     def __init__(self, planes: int, evs_per_plane: int, rng: random.Random,
                  retire_after: int = 2, ecn_gain: float = 1 / 8,
                  routes: tuple[tuple[int, ...], ...] = (),
-                 policy: EvPolicy | None = None) -> None:
+                 policy: EvPolicy | None = None,
+                 plane_rules: PlaneRules | None = None) -> None:
         """`routes`: per plane, the `route` words of its source routes (none: hashed EVs).
-        `policy`: who decides resends and retirement instead of the pool's own rules."""
+        `policy`: who decides resends and retirement instead of the pool's own rules;
+        `plane_rules`: who orders, suspects and trusts planes (`DEFAULT_PLANE_RULES`)."""
         self.policy = policy
+        self.plane_rules = plane_rules or DEFAULT_PLANE_RULES
         if planes < 1 or not 1 <= evs_per_plane <= 65535:
             raise ValueError("need at least one plane and 1..65535 EVs per plane")
         check_routes(routes, planes, evs_per_plane)
@@ -183,18 +223,17 @@ class EvPool:
                     and (planes is None or st.plane in planes):
                 return self._use(st)
         nplanes = len(self.planes)
+        start = self._next_plane
         fallback: EvState | None = None
-        for _ in range(nplanes):
-            plane = self._next_plane
+        for plane in self.plane_rules.plane_order(start, nplanes, planes):
             self._next_plane = (plane + 1) % nplanes
-            if planes is not None and plane not in planes:
-                continue
             pick, soonest = self._choose_in_plane(plane, now, avoid)
             if pick is not None:
                 return self._use(pick)
             if soonest is not None and (fallback is None
                                         or soonest.penalty_until < fallback.penalty_until):
                 fallback = soonest
+        self._next_plane = start  # a whole round without a pick: the turn stays
         if fallback is not None:
             return self._use(fallback)
         # Every EV is retired: send anyway (recovery then rests on timeouts and probes).
@@ -274,7 +313,7 @@ class EvPool:
     def plane_suspect(self, plane: int) -> bool:
         """Did `plane` lose a packet sent after the latest one it delivered? Its EVs share
         switches, so a failed plane shows this way before each of its EVs has lost one."""
-        return self._plane_lost[plane] > self._plane_acked[plane]
+        return self.plane_rules.plane_suspect(self._plane_lost[plane], self._plane_acked[plane])
 
     def trusted_planes(self) -> frozenset[int] | None:
         """The planes not suspect; None when that is all of them or none (then any will
@@ -282,8 +321,8 @@ class EvPool:
         answered, or a late ACK shows its loss was spurious."""
         if len(self.planes) == 1:  # the common case, on every packet: nothing to choose
             return None
-        ok = frozenset(p for p in range(len(self.planes)) if not self.plane_suspect(p))
-        return ok if 0 < len(ok) < len(self.planes) else None
+        return self.plane_rules.trusted_planes([self.plane_suspect(p)
+                                                for p in range(len(self.planes))])
 
     def freshest(self, now: float, avoid: EvState | None = None) -> EvState | None:
         """Where a packet that timed out goes next: the usable EV (not `avoid`, not

@@ -37,10 +37,11 @@ import math
 import random
 import zlib
 from array import array
+from collections.abc import Callable
 
 from endpoint.core import recovery
 from endpoint.core.congestion import DctcpWindow
-from endpoint.core.ev_pool import EvPolicy, EvPool, EvState
+from endpoint.core.ev_pool import EvPolicy, EvPool, EvState, PlaneRules
 from endpoint.core.packets import Outgoing, echoed_send_time, ts_age, ts_grid, ts_us
 from endpoint.core.recovery import LossLedger, LostRecord, ReorderWindow
 from endpoint.core.rtt import QueueExplainedDelay, RttEstimator, RttQuantile
@@ -59,8 +60,13 @@ class MrcSender:
 
     def __init__(self, data: bytes | bytearray | memoryview, planes: int = 1,
                  config: SenderConfig | None = None, now: float = 0.0,
-                 ev_policy: EvPolicy | None = None) -> None:
-        """`ev_policy`: who picks resend EVs and retires EVs instead of the pool's rules."""
+                 ev_policy: EvPolicy | None = None,
+                 window_class: Callable[..., DctcpWindow] = DctcpWindow,
+                 plane_rules: PlaneRules | None = None) -> None:
+        """`ev_policy`: who picks resend EVs and retires EVs instead of the pool's rules.
+        `window_class`: makes the congestion window (`DctcpWindow`'s interface), and
+        `plane_rules`: the pool's choice among planes (`ev_pool.PlaneRules`); the
+        congestion and planes exercises pass the student's."""
         self.cfg = cfg = config or SenderConfig()
         if len(data) > MAX_MESSAGE:
             raise ValueError(f"message of {len(data)} bytes exceeds {MAX_MESSAGE}")
@@ -72,9 +78,9 @@ class MrcSender:
         self.npkts = max(1, math.ceil(self.length / cfg.mss))
         rng = random.Random(cfg.seed)
         self.pool = EvPool(planes, cfg.evs_per_plane, rng, cfg.retire_after,
-                           routes=cfg.routes, policy=ev_policy)
+                           routes=cfg.routes, policy=ev_policy, plane_rules=plane_rules)
         self.board = SendScoreboard(self.npkts)
-        self.cc = DctcpWindow(cwnd=cfg.init_cwnd, min_cwnd=cfg.min_cwnd, max_cwnd=cfg.max_cwnd)
+        self.cc = window_class(cwnd=cfg.init_cwnd, min_cwnd=cfg.min_cwnd, max_cwnd=cfg.max_cwnd)
         self.rtt = RttEstimator()
         self.rtt_hi = RttQuantile()
         self.queue_delay = QueueExplainedDelay()
