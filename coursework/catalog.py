@@ -34,7 +34,8 @@ from fabric_model.places import REPO_ROOT
 EXERCISES_DIR = REPO_ROOT / "exercises"
 KINDS = ("stf", "python", "fabric")
 DEFAULT_TIMEOUT = {"stf": 180.0, "python": 120.0, "fabric": 600.0}
-ORDER = ("spray", "trim", "signals", "failover", "endpoint")  # course order
+ORDER = ("spray", "source", "trim", "signals", "congestion", "failover", "liveness",
+         "endpoint", "planes", "open")  # course order
 
 
 class ExerciseError(Exception):

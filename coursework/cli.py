@@ -105,6 +105,8 @@ def _grade(args: argparse.Namespace) -> int:
 
 def _mutants(args: argparse.Namespace) -> int:
     import tempfile
+    from concurrent.futures import ThreadPoolExecutor
+    from functools import partial
 
     from coursework.mutants import load_mutants, run_mutant
 
@@ -113,9 +115,12 @@ def _mutants(args: argparse.Namespace) -> int:
     missed = 0
     for name in args.names or exercise_names():
         exercise = load_exercise(name)
-        with tempfile.TemporaryDirectory(prefix="mrclab-mutants-") as tmp:
-            for i, mutant in enumerate(load_mutants(exercise)):
-                v = run_mutant(exercise, mutant, Path(tmp) / str(i))
+        mutants = load_mutants(exercise)
+        with tempfile.TemporaryDirectory(prefix="mrclab-mutants-") as tmp, \
+                ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:  # checks: processes
+            verdicts = pool.map(partial(run_mutant, exercise), mutants,
+                                [Path(tmp) / str(i) for i in range(len(mutants))])
+            for mutant, v in zip(mutants, verdicts, strict=True):
                 missed += not v.caught
                 print(f"| {name} | {mutant.step} | {mutant.name} | {v.earned}/{v.possible} "
                       f"| {len(v.failed)} | {'yes' if v.caught else 'NO'} |", flush=True)

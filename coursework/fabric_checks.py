@@ -90,9 +90,15 @@ def _core_on_path(lab: Lab, src: str, dst_ip: str) -> tuple[str, str]:
 
 
 def failover_ping_loss(ws: Workspace, target: str) -> tuple[bool, str]:
-    policy = ws.path("policy.py")
+    return ping_loss_across_a_cut(ws, target, ["--exercise-policy", str(ws.path("policy.py"))])
+
+
+def ping_loss_across_a_cut(ws: Workspace, target: str,
+                           controller_args: list[str]) -> tuple[bool, str]:
+    """Pings h1->h16 across a core link cut (gray) 1 s in, the controller running the
+    student's code (`coursework.student_controller` with `controller_args`): < 5 % lost."""
     with exercise_lab(ws, target, controller_module="coursework.student_controller",
-                      controller_args=["--exercise-policy", str(policy)]) as lab:
+                      controller_args=controller_args) as lab:
         dst_ip = lab.fabric.hosts["h16"].nics[0].ip
         core, agg = _core_on_path(lab, "h1", dst_ip)
         ping = BackgroundPing(lab.net.net.get("h1"), dst_ip, count=PING_COUNT,

@@ -4,7 +4,6 @@ controller's own probing runs on it."""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 
 from controller.link_monitor import LinkMonitor
@@ -201,21 +200,8 @@ def sim_no_false_downs_under_load(ws: Workspace, target: str) -> tuple[bool, str
 def fabric_ping_loss(ws: Workspace, target: str) -> tuple[bool, str]:
     """The failover exercise's fabric check, with the student's rule in the lab's controller:
     pings across a core link that is cut (gray) must lose < 5 %."""
-    from coursework.fabric_checks import MAX_PING_LOSS, PING_COUNT, PING_INTERVAL, _core_on_path
-    from coursework.labrun import exercise_lab
+    from coursework.fabric_checks import ping_loss_across_a_cut
     from coursework.student_controller import LIVENESS_FLAG
-    from topologies.traffic import BackgroundPing
 
     _student(ws)  # a file that does not load fails here, in one line, not in the lab
-    with exercise_lab(ws, target, controller_module="coursework.student_controller",
-                      controller_args=[LIVENESS_FLAG, str(ws.path(LIVENESS_FILE))]) as lab:
-        dst_ip = lab.fabric.hosts["h16"].nics[0].ip
-        core, agg = _core_on_path(lab, "h1", dst_ip)
-        ping = BackgroundPing(lab.net.net.get("h1"), dst_ip, count=PING_COUNT,
-                              interval=PING_INTERVAL)
-        time.sleep(1.0)
-        lab.set_link(core, agg, up=False)
-        result = ping.result()
-    detail = (f"ping h1->h16 every {PING_INTERVAL * 1000:.0f} ms, link {core}-{agg} cut after "
-              f"1 s: {result.lost}/{result.sent} lost ({result.loss_pct:.1f} %)")
-    return result.loss_pct < MAX_PING_LOSS, detail
+    return ping_loss_across_a_cut(ws, target, [LIVENESS_FLAG, str(ws.path(LIVENESS_FILE))])

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from coursework.catalog import Exercise, ExerciseError
@@ -117,12 +117,16 @@ def judge(mutant: Mutant, report: Report) -> MutantVerdict:
 
 
 def run_mutant(exercise: Exercise, mutant: Mutant, folder: Path,
-               target: str = "p4emu") -> MutantVerdict:
-    """Start the solution in `folder` (new), apply `mutant`, run the no-root checks.
-    ExerciseError when the mutant does not compile: the compiler, not a check, would
-    have told the student, so such a mutant tests nothing."""
+               target: str = "p4emu", naming_only: bool = False) -> MutantVerdict:
+    """Start the solution in `folder` (new), apply `mutant`, run the no-root checks (with
+    `naming_only`, only those whose hint names the mutant's step: enough to tell whether
+    it is caught, and quicker). ExerciseError when the mutant does not compile: the
+    compiler, not a check, would have told the student, so such a mutant tests nothing."""
     from coursework.runner import run_checks
 
+    if naming_only:
+        exercise = replace(exercise, checks=tuple(
+            c for c in exercise.checks if mutant.step in steps_named(c.hint)))
     ws = start(exercise, folder, solution=True)
     path = ws.path(mutant.file)
     path.write_text(mutate(path.read_text(), mutant))

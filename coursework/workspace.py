@@ -36,6 +36,10 @@ def start(exercise: Exercise, folder: Path, solution: bool = False) -> Workspace
     for name in exercise.files:
         source = exercise.solution_file(name) if solution else exercise.skeleton / name
         shutil.copyfile(source, folder / name)
+    solved = exercise.folder / "solution"
+    if solution and solved.is_dir():  # an open experiment's reference holds its results too
+        for extra in sorted(p for p in solved.iterdir() if p.is_dir()):
+            shutil.copytree(extra, folder / extra.name)
     for rel in exercise.project_files:
         shutil.copyfile(REPO_ROOT / rel, folder / Path(rel).name)
     (folder / MARKER).write_text(json.dumps({"exercise": exercise.name,

@@ -40,12 +40,12 @@ def start_lab(build: Path, tmp: Path) -> subprocess.Popen:
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
 
 
-@pytest.mark.parametrize("sig, after", [(signal.SIGTERM, 3.0), (signal.SIGINT, 6.0),
-                                        (signal.SIGTERM, 10.0), (signal.SIGINT, 22.0)])
+@pytest.mark.parametrize("sig, after", [(signal.SIGTERM, 3.0), (signal.SIGINT, 8.0),
+                                        (signal.SIGTERM, 22.0)])
 def test_a_signal_at_any_moment_stops_the_lab_and_leaves_nothing(sig, after, tmp_path):
     build = tmp_path / "build"
     proc = start_lab(build, tmp_path)
-    time.sleep(after)  # 3-10 s: bring-up; 22 s: the fabric runs its script
+    time.sleep(after)  # 3 and 8 s: bring-up; 22 s: the fabric runs its script
     proc.send_signal(sig)
     sent = time.monotonic()
     _, err = proc.communicate(timeout=60)

@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from coursework.catalog import load_exercise
+from coursework.catalog import ORDER, load_exercise
 from coursework.results import FAIL
 from coursework.runner import run_checks
 from coursework.workspace import start
@@ -35,8 +35,7 @@ def one_line_error(code: int, err: str) -> str:
 def test_list_names_every_exercise(capsys):
     code, out, _ = run_cli(capsys, "list")
     assert code == 0
-    assert [line.split()[0] for line in out.splitlines()] == \
-        ["spray", "trim", "signals", "failover", "endpoint"]
+    assert [line.split()[0] for line in out.splitlines()] == list(ORDER)
 
 
 def test_unknown_exercise(capsys, tmp_path):

@@ -7,12 +7,12 @@ import time
 
 import pytest
 
-from coursework.catalog import load_exercise
+from coursework.catalog import ORDER, load_exercise
 from coursework.results import FAIL, PASS, SKIP
 from coursework.runner import run_checks
 from coursework.workspace import start
 
-EXERCISES = ["spray", "trim", "signals", "failover", "endpoint"]
+EXERCISES = list(ORDER)
 
 
 @pytest.mark.parametrize("name", EXERCISES)
