@@ -32,12 +32,15 @@ def leftovers(build: Path) -> dict[str, int]:
 
 
 def start_lab(build: Path, tmp: Path) -> subprocess.Popen:
+    """`mrclab run` with its stderr in tmp/stderr: a file, not a pipe, since the script's
+    `sleep` (the user's command, not the lab's) may outlive it holding the pipe open."""
     script = tmp / "slow.cli"
     script.write_text(SCRIPT)
-    return subprocess.Popen([sys.executable, "-m", "mrclab", "run", "--topo", "fattree:k=4",
-                             "--target", "p4emu", "--script", str(script), "--build-dir",
-                             str(build)], cwd=REPO_ROOT, env=child_env(),
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    with (tmp / "stderr").open("w") as err:
+        return subprocess.Popen([sys.executable, "-m", "mrclab", "run", "--topo",
+                                 "fattree:k=4", "--target", "p4emu", "--script", str(script),
+                                 "--build-dir", str(build)], cwd=REPO_ROOT, env=child_env(),
+                                stdout=subprocess.DEVNULL, stderr=err)
 
 
 @pytest.mark.parametrize("sig, after", [(signal.SIGTERM, 3.0), (signal.SIGINT, 8.0),
@@ -48,8 +51,9 @@ def test_a_signal_at_any_moment_stops_the_lab_and_leaves_nothing(sig, after, tmp
     time.sleep(after)  # 3 and 8 s: bring-up; 22 s: the fabric runs its script
     proc.send_signal(sig)
     sent = time.monotonic()
-    _, err = proc.communicate(timeout=60)
+    proc.wait(timeout=60)
     took = time.monotonic() - sent
+    err = (tmp_path / "stderr").read_text()
     assert proc.returncode in (130, 143), err[-2000:]
     assert took < 20, f"{took:.1f} s to stop"
     assert "Traceback" not in err, err[-2000:]
