@@ -9,36 +9,25 @@ then one packet per window). A trim is an ordinary mark: it never collapses the 
 alpha starts at 1, so the first mark (ending slow start) halves the window, as DCTCP's
 conservative start does. The window after that is the overshoot draining: its marks are
 for packets sent before the cut, so it neither cuts again nor measures (TCP's CWR state).
-The next whole window then *replaces* the prior with its measured fraction instead of
-averaging into it. Faded with the gain instead, the prior would cut by about half at each
-mark for several windows: measured on the permutation experiment (gain 1/16 then), ev
-flows carried 73-79 % of the link rate in their first 2 s and 91-95 % after 6 s;
-measuring the draining window instead left a flow at a window of 3-6 packets for 3 s.
+The next whole window then *replaces* the prior with its measured fraction: faded in with
+the gain instead, the prior would keep cutting by about half at each mark for several
+windows.
 
-The gain is 1/4, not DCTCP's usual 1/16. DCTCP's paper bounds it by
-1.386 / sqrt(2 (C * RTT + K)), with the bandwidth-delay product C * RTT and the marking
-threshold K in packets: 1/16 suits a datacenter's hundreds of packets, while the emulated
-fabric holds about 6 jumbo frames in flight per flow plus K = 8, a bound of 0.26. With 1/16
-a flow's alpha lagged its marked fraction by ~16 windows, 5 s at the 300 ms RTT of a loaded
-fabric, so flows that the start had marked heavily kept cutting deeply while others barely
-cut. Measured on the permutation (16 seeds, the endpoint's modelled fat-tree then): the slowest ev flow went from
-74.7 % to 78.8 % of the link rate on average, the mean from 89.0 % to 89.8 %.
+The gain is 1/4, not DCTCP's usual 1/16: DCTCP's paper bounds it by
+1.386 / sqrt(2 (C * RTT + K)) (bandwidth-delay product and marking threshold in packets),
+and the emulated fabric's ~6 jumbo frames in flight plus K = 8 give 0.26, where a
+datacenter's hundreds of packets give 1/16.
 
 Trims get a quicker response (like UEC NSCC's quick adapt): a window with trims in it that
 delivered less than half the window per RTT takes the window down to what it delivered,
-however far that is. DCTCP's cut is at most half per RTT, so after 15 incast senders' first
-windows of 16 packets it took five RTTs of mostly trimmed traffic to reach a window that
-fits; their headers alone kept the bottleneck 60-70 % busy for 0.2 s (incast on the modelled fabric of then).
-Simulated, quick adapt and the sender's paced resend after a trim at one packet
-(sender.py) took that incast from 1.25x to 1.16x its ideal completion time and its trims
-from 831 to 378; alone, each got about half of that.
+however far that is, where DCTCP's cut is at most half per RTT.
 
 Two floors: marks (a queue somewhere) may take the window down to `min_cwnd` (1 packet: N
 incast senders then keep N packets queued, not 2N), but a window with a loss in it, or a
 timeout, stops at `loss_min_cwnd` (2): a loss may mean a dead path, and with two packets
-out the next one lost is found by a later ACK at once, not by the retransmission timer
-(measured: with a floor of 1, EV senders took 0.25-1.5 s instead of 0-0.3 s to get past a
-failed link).
+out the next one lost is found by a later ACK at once, not by the retransmission timer.
+
+The measurements behind each choice: endpoint/README.md, "Why the window is so".
 """
 
 from __future__ import annotations
