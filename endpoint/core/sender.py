@@ -171,12 +171,10 @@ class MrcSender:
         """The retransmission timeout now, backoff included, at most a third of
         `idle_timeout` (never below the timer without backoff).
 
-        The sender gives up after `idle_timeout` of silence, so a backed-off timer allowed
-        past it (it reached 16 s against 5 s) turned fabric stalls of a few seconds into
-        failed transfers: the sender had stopped trying before the fabric worked again.
-        With the cap it tries at least three times first. Capping lower (at `max_rto`,
-        1 s) was tried: on the CPU-bound 40-switch planes fabric, whose RTTs reach 1 s,
-        it fired spuriously (73 timeouts, 847 spurious retransmissions in one phase)."""
+        The sender gives up after `idle_timeout` of silence: a backed-off timer past it
+        would stop trying before a fabric that stalled for a few seconds worked again, so
+        the cap lets it try at least three times first. `max_rto` is no cap here: RTTs of
+        a CPU-bound emulated fabric reach it (endpoint/README.md, "Why the window is so")."""
         cfg = self.cfg
         base = recovery.retransmission_timeout(self.rtt, self.rtt_hi, self.reorder.extra,
                                                cfg.min_rto, cfg.max_rto, cfg.initial_rto)
