@@ -1,4 +1,4 @@
-"""Sub-control applies and their tables (/tmp/p4emu-bugs/20-*), P4Info field ids, @hidden fields,
+"""Sub-control applies and their tables, P4Info field ids, @hidden fields,
 signed type specs (16-19): regressions of p4c-fidelity fixes beyond test_verdicts.py and
 test_p4info_ids.py."""
 

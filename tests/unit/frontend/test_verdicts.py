@@ -1,8 +1,8 @@
 """Front-end verdicts as p4c's: programs p4c rejects fail with `file:line:col: error:` and
 the message for the same reason (exit status 1); programs p4c accepts compile.
 
-The rejected cases below the marker were accepted by p4emu until fixed in the tree
-(/tmp/p4emu-bugs/10-*, 15-*, 20-*); `{#}` and `...` were refused until fixed (07-*).
+The rejected cases below the marker were accepted by p4emu until fixed in the tree;
+`{#}` and `...` were refused until fixed.
 """
 
 from __future__ import annotations
@@ -84,7 +84,7 @@ _REJECTED = {
         "type mismatch: expected bit<8>, got bit<16>"),
     "extract_non_header": (dict(states="state start { pkt.extract(meta); transition accept; }"),
         "extract: meta_t is not a header"),
-    # p4c rejects all of these; p4emu used to accept them (/tmp/p4emu-bugs/10-*)
+    # p4c rejects all of these; p4emu used to accept them
     "assign_in_param": (dict(locals="action a(in bit<8> x) { x = 2; meta.m = x; }", body="a(meta.m);"),
         "cannot assign to x: not writable"),
     "assign_directionless_param": (dict(
@@ -141,7 +141,7 @@ _REJECTED = {
         states="state start { transition s1; } state s1 { transition accept; } "
                "state s1 { transition accept; }"),
         "s1: duplicate parser state"),
-    # accepted by p4emu until fixed in the tree (/tmp/p4emu-bugs/15-*)
+    # accepted by p4emu until fixed in the tree
     "entries_on_keyless_table": (dict(
         locals="action a() { } table t { actions = { a; } default_action = a; "
                "const entries = { _ : a(); } }", body="t.apply();"),
@@ -161,7 +161,7 @@ _REJECTED = {
 }
 
 # p4emu accepted all of the "p4c rejects" cases below the marker until they were fixed in the
-# tree while this suite was written (/tmp/p4emu-bugs/10-*, 15-*, 20-*).
+# tree while this suite was written.
 _FRONTEND_BUGS: dict[str, str] = {}
 
 
@@ -213,7 +213,7 @@ _ACCEPTED = {
 }
 
 
-# `{#}` and `...` were rejected until fixed in the tree (/tmp/p4emu-bugs/07-*)
+# `{#}` and `...` were rejected until fixed in the tree
 _ACCEPTED_BUGS: dict[str, str] = {}
 _ACCEPTED["invalid_header_expression"] = dict(body="hdr.h = {#}; if (hdr.h == {#}) { meta.m = 1; }")
 _ACCEPTED["default_initializer"] = dict(

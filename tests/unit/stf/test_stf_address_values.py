@@ -1,4 +1,4 @@
-"""STF values in address notation (/tmp/p4emu-bugs/06-*): p4c's BMv2 STF driver hands exact
+"""STF values in address notation: p4c's BMv2 STF driver hands exact
 keys, lpm prefixes and action arguments to simple_switch_CLI as written, whose parse_param
 reads a.b.c.d for 32-bit, aa:bb:cc:dd:ee:ff for 48-bit and IPv6 for 128-bit fields only."""
 
