@@ -11,8 +11,25 @@ import signal
 import subprocess
 import time
 from collections.abc import Iterable
+from pathlib import Path
+
+from fabric_model.places import REPO_ROOT, child_env
 
 STOP_GRACE_S = 2.0
+
+
+def start_recorded(cmd: list[str], log_file: Path, pid_file: Path) -> subprocess.Popen[bytes]:
+    """Start a long-running child in a session of its own (a group to stop whole, out of
+    reach of the terminal's ^C), its output appended to `log_file` and its pid written to
+    `pid_file` (lab.cleanup kills what a killed run left from such records)."""
+    log_file.parent.mkdir(parents=True, exist_ok=True)
+    pid_file.parent.mkdir(parents=True, exist_ok=True)
+    with open(log_file, "ab") as out:
+        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=out,
+                                stderr=subprocess.STDOUT, start_new_session=True,
+                                cwd=REPO_ROOT, env=child_env())
+    pid_file.write_text(f"{proc.pid}\n")
+    return proc
 
 
 def signal_group(pgid: int, sig: int) -> bool:

@@ -27,14 +27,22 @@ from topologies.queues import QueueOptions
 log = logging.getLogger("mrclab")
 
 
-def _positive_int(text: str) -> int:
+def _int_at_least(text: str, low: int) -> int:
     try:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"{text} must be > 0")
+    if value < low:
+        raise argparse.ArgumentTypeError(f"{text} must be >= {low}")
     return value
+
+
+def _positive_int(text: str) -> int:
+    return _int_at_least(text, 1)
+
+
+def _non_negative_int(text: str) -> int:
+    return _int_at_least(text, 0)
 
 
 def _mtu(text: str) -> int:
@@ -81,6 +89,9 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
         p.add_argument("--link-failure", choices=LINK_FAILURE_METHODS, default="drop",
                        help="how link_down fails a link: drop what both ends send, "
                             "interfaces up (default), or admin-down (freezes BMv2)")
+        p.add_argument("--switch-processes", type=_non_negative_int, default=None,
+                       metavar="N", help="p4emu: run the switches in N processes (default: "
+                                         "one per core; 0: one per switch, as BMv2)")
         p.add_argument("--build-dir", type=Path, default=None,
                        help="compiled program, logs, topology (default $MRCLAB_BUILD_DIR "
                             "or build/); sockets and pid files live under /run/mrclab")
@@ -108,7 +119,7 @@ def config_from_args(args: argparse.Namespace) -> LabConfig:
     return LabConfig(
         spec=args.topo, target=args.target, build_dir=args.build_dir or default_build_dir(),
         spray=args.spray, controller_args=extra, pcap=args.pcap, switch_log=args.switch_log,
-        link_failure=args.link_failure,
+        link_failure=args.link_failure, switch_processes=args.switch_processes,
         queues=QueueOptions(depth=args.queue_depth, rate_pps=args.queue_rate,
                             high_priority_depth=args.high_priority_depth,
                             line_rate_bps=args.line_rate, mtu=args.mtu))
@@ -120,7 +131,7 @@ def run_cli(lab: Lab, script: str | None) -> None:
     status = lab.ask("status")
     print(f"fabric {lab.fabric.spec} ({lab.target}) ready in {lab.bring_up_s:.1f} s: "
           f"{len(lab.fabric.switches)} switches, {len(lab.fabric.hosts)} hosts, "
-          f"{status['entries']} entries")
+          f"{status['entries']} entries; {lab.net.layout()}")
     LabCLI(lab, script=script)
 
 

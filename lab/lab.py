@@ -19,8 +19,8 @@ from pathlib import Path
 from fabric_model.control_protocol import SOCKET_NAME, ControlClientError, request
 from fabric_model.controller_command import controller_args, controller_command
 from fabric_model.generators import PortBases
-from fabric_model.places import REPO_ROOT, child_env, default_build_dir, runtime_dir
-from fabric_model.processes import stop_process_group
+from fabric_model.places import default_build_dir, runtime_dir
+from fabric_model.processes import start_recorded, stop_process_group
 from fabric_model.spec import parse_spec
 from fabric_model.topology_file import TopologyFile, write_topology
 from lab.cleanup import clean_leftovers, record_run
@@ -63,6 +63,9 @@ class LabConfig:
     run_dir: Path | None = None  # default: runtime_dir(build_dir)
     switch_log: bool = False  # per-packet switch logs (slow: BMv2 loses packets with them)
     link_failure: str = link_failure.DROP
+    # p4emu switches per process group (topologies.switch_shards): None one process per
+    # core, 0 one per switch
+    switch_processes: int | None = None
     # `python -m` module of the controller; exercises wrap it to load a student's policy
     controller_module: str = "controller"
 
@@ -100,7 +103,8 @@ class Lab:
         self.net = FabricNetwork(self.fabric, self.target, self.build_dir,
                                  pcap=self.config.pcap, queues=self.config.queues,
                                  run_dir=self.run_dir, switch_log=self.config.switch_log,
-                                 link_failure_method=self.config.link_failure)
+                                 link_failure_method=self.config.link_failure,
+                                 switch_processes=self.config.switch_processes)
         line_rate = self.config.queues.line_rate_bps
         if self.target == "bmv2" and line_rate and self.config.queues.rate_pps is None:
             print(f"bmv2 shapes packets: line rate {line_rate} b/s applied per port as "
@@ -123,15 +127,9 @@ class Lab:
                                  [*controller_args(spray=self.config.spray),
                                   *self.config.controller_args, *(extra_args or [])],
                                  module=self.config.controller_module)
-        log_path = self.build_dir / "logs" / "controller.log"
-        log_path.parent.mkdir(parents=True, exist_ok=True)
         self.socket_path.unlink(missing_ok=True)
-        with open(log_path, "ab") as out:
-            self.controller = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=out,
-                                               stderr=subprocess.STDOUT,
-                                               start_new_session=True, cwd=REPO_ROOT,
-                                               env=child_env())
-        (self.run_dir / "controller.pid").write_text(f"{self.controller.pid}\n")
+        self.controller = start_recorded(cmd, self.build_dir / "logs" / "controller.log",
+                                         self.run_dir / "controller.pid")
 
     def wait_ready(self, timeout: float) -> dict:
         deadline = time.monotonic() + timeout

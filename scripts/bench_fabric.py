@@ -1,9 +1,11 @@
 """Fabric benchmarks (prints figures; needs root for the bring-up part).
 
-  bring-up: start → controller ready → all pairs reachable, for fat-tree k=4 and k=6 (p4emu)
+  bring-up: start → controller ready → all pairs reachable, for fat-tree k=4, 6 and 8 (p4emu),
+    switches in one process per core (shards) and in one process each
+  k=4 switch CPU: idle, and per packet-hop under a cross-pod load
   write throughput: table entries per second the controller writes to one p4emu switch
 
-Usage: bench_fabric.py [--k 4 6] [--entries 2000] [--batch 500] [--skip-bringup]
+Usage: bench_fabric.py [--k 4 6 8] [--layouts shards,per-switch] [--load 5 100] [--entries 2000] [--batch 500] [--skip-bringup]
 """
 
 from __future__ import annotations
@@ -28,12 +30,65 @@ from lab.target import compile_program  # noqa: E402
 from topologies.local_ports import port_open  # noqa: E402
 
 
-def bench_bring_up(k: int, build_dir: Path) -> dict[str, float]:
+def switch_cpu_s(lab) -> float:
+    """CPU seconds (user + system, all threads) the lab's switch processes have used."""
+    import psutil
+
+    procs = {id(p): p for p in [*(sh.process for sh in lab.net.shards),
+                                *(sw.process for sw in lab.net.net.switches)] if p}
+    total = 0.0
+    for proc in procs.values():
+        try:
+            t = psutil.Process(proc.pid).cpu_times()
+        except psutil.Error:
+            continue
+        total += t.user + t.system
+    return total
+
+
+def switch_rx_packets(lab) -> int:
+    """Frames the kernel delivered to switch ports: one per packet-hop."""
+    total = 0
+    for sw in lab.fabric.switches.values():
+        for port in sw.ports:
+            path = Path("/sys/class/net") / sw.interface(port) / "statistics" / "rx_packets"
+            total += int(path.read_text())
+    return total
+
+
+def measure_load(lab, seconds: float, rate_pps: float) -> dict[str, float]:
+    """Idle switch CPU over `seconds`, then CPU per packet-hop while half the hosts
+    blast `rate_pps` MRC packets each across pods (5 hops) to the other half."""
+    hosts = sorted(lab.fabric.hosts.values(), key=lambda h: h.index)
+    half = len(hosts) // 2
+    cpu0 = switch_cpu_s(lab)
+    time.sleep(seconds)
+    idle = (switch_cpu_s(lab) - cpu0) / seconds
+    count = int(rate_pps * seconds)
+    cpu0, rx0, t0 = switch_cpu_s(lab), switch_rx_packets(lab), time.monotonic()
+    senders = [lab.net.net.get(src.name).popen(
+        [sys.executable, "-m", "endpoint", "blast", "--dst", dst.nics[0].ip, "--count",
+         str(count), "--rate", str(rate_pps), "--payload", "1000"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        for src, dst in zip(hosts[:half], hosts[half:], strict=False)]
+    for proc in senders:
+        proc.wait(timeout=seconds * 4 + 30)
+    time.sleep(0.5)  # the last packets through the fabric
+    cpu, hops, wall = (switch_cpu_s(lab) - cpu0, switch_rx_packets(lab) - rx0,
+                       time.monotonic() - t0)
+    return {"idle_cores": idle, "hops": hops, "hops_per_s": hops / wall,
+            "cpu_per_hop_us": cpu / max(hops, 1) * 1e6,
+            "cpu_per_hop_above_idle_us": max(cpu - idle * wall, 0.0) / max(hops, 1) * 1e6}
+
+
+def bench_bring_up(k: int, build_dir: Path, switch_processes: int | None,
+                   load: tuple[float, float] | None) -> dict[str, float]:
     from lab.lab import Lab, LabConfig
     from topologies.reachability import ping_all_pairs
 
     lab = Lab(LabConfig(spec=f"fattree:k={k}", target="p4emu", build_dir=build_dir,
-                        bases=PortBases(grpc=54100, thrift=13100)))
+                        bases=PortBases(grpc=54100, thrift=13100),
+                        switch_processes=switch_processes))
     try:
         started = time.monotonic()
         lab.start()
@@ -44,10 +99,14 @@ def bench_bring_up(k: int, build_dir: Path) -> dict[str, float]:
             failed = ping_all_pairs(lab.net.net, lab.fabric)
         reachable = time.monotonic() - started
         status = lab.ask("status")
-        return {"switches": len(lab.fabric.switches), "hosts": len(lab.fabric.hosts),
-                "entries": status["entries"], "controller_ready_s": status["ready_s"],
-                "lab_ready_s": ready, "all_pairs_s": reachable,
-                "unreachable_pairs": len(failed)}
+        result = {"switches": len(lab.fabric.switches), "hosts": len(lab.fabric.hosts),
+                  "processes": len(lab.net.shards) or len(lab.fabric.switches),
+                  "entries": status["entries"], "controller_ready_s": status["ready_s"],
+                  "lab_ready_s": ready, "all_pairs_s": reachable,
+                  "unreachable_pairs": len(failed), "unprogrammed": len(lab.unprogrammed)}
+        if load is not None:
+            result.update(measure_load(lab, *load))
+        return result
     finally:
         lab.stop()
 
@@ -98,7 +157,14 @@ def bench_writes(entries: int, batch: int, build_dir: Path) -> dict[str, float]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--k", type=int, nargs="*", default=[4, 6])
+    parser.add_argument("--k", type=int, nargs="*", default=[4, 6, 8])
+    parser.add_argument("--layouts", default="shards,per-switch",
+                        help="switch process layouts to compare: shards (one p4emu process "
+                             "per core), per-switch, or a number of processes")
+    parser.add_argument("--load", type=float, nargs=2, default=[5.0, 100.0],
+                        metavar=("SECONDS", "PPS"),
+                        help="k=4: idle CPU, then CPU per packet-hop with half the hosts "
+                             "sending PPS each across pods (default 5 s, 100)")
     parser.add_argument("--entries", type=int, default=2000)
     parser.add_argument("--batch", type=int, default=500)
     parser.add_argument("--skip-bringup", action="store_true")
@@ -117,12 +183,24 @@ def main() -> int:
             print("bench_fabric: bring-up needs root (Mininet); use --skip-bringup",
                   file=sys.stderr)
             return 2
+        layouts = {"shards": None, "per-switch": 0}
         for k in args.k:
-            r = bench_bring_up(k, tmp_dir / f"k{k}")
-            print(f"fat-tree k={k} (p4emu): {r['switches']} switches, {r['hosts']} hosts, "
-                  f"{r['entries']} entries; controller ready {r['controller_ready_s']:.2f} s, "
-                  f"lab ready {r['lab_ready_s']:.2f} s, all pairs reachable "
-                  f"{r['all_pairs_s']:.2f} s ({r['unreachable_pairs']} unreachable)")
+            for name in args.layouts.split(","):
+                processes = layouts[name] if name in layouts else int(name)
+                r = bench_bring_up(k, tmp_dir / f"k{k}-{name}", processes,
+                                   tuple(args.load) if k == 4 else None)
+                line = (f"fat-tree k={k} (p4emu, {name}: {r['processes']} switch processes):"
+                        f" {r['switches']} switches, {r['hosts']} hosts, {r['entries']} "
+                        f"entries; controller ready {r['controller_ready_s']:.2f} s, lab "
+                        f"ready {r['lab_ready_s']:.2f} s ({r['unprogrammed']} switches "
+                        f"unprogrammed), all pairs reachable {r['all_pairs_s']:.2f} s "
+                        f"({r['unreachable_pairs']} unreachable)")
+                if "hops" in r:
+                    line += (f"; idle {r['idle_cores']:.2f} cores; under load "
+                             f"{r['hops_per_s']:.0f} packet-hops/s, switch CPU "
+                             f"{r['cpu_per_hop_us']:.0f} us per hop "
+                             f"({r['cpu_per_hop_above_idle_us']:.0f} above idle)")
+                print(line, flush=True)
     return 0
 
 

@@ -19,6 +19,7 @@ from topologies.local_ports import reserve_local_ports
 from topologies.mtu import DEFAULT_MTU
 from topologies.p4switch import P4Switch
 from topologies.queues import QueueOptions
+from topologies.switch_shards import SwitchShard, available_cores, plan_shards
 from topologies.topos import FabricTopo
 
 STEP_TIMEOUT_S = 120.0  # one bring-up command over every switch port
@@ -81,7 +82,13 @@ class FabricNetwork:
     def __init__(self, fabric: Fabric, target: str, build_dir: Path, cpu_port: int = 255,
                  pcap: bool = False, queues: QueueOptions | None = None,
                  run_dir: Path | None = None, switch_log: bool = False,
-                 link_failure_method: str = link_failure.DROP) -> None:
+                 link_failure_method: str = link_failure.DROP,
+                 switch_processes: int | None = None) -> None:
+        """`switch_processes`: p4emu switches run in that many `p4emu fabric` processes
+        (topologies.switch_shards; None: one per core, 0: one process per switch, as
+        BMv2's always are, and as with `switch_log`)."""
+        if switch_processes is not None and switch_processes < 0:
+            raise ValueError(f"switch processes {switch_processes}: must be 0 or more")
         self.fabric = fabric
         self.target = target
         self.build_dir = build_dir
@@ -91,6 +98,11 @@ class FabricNetwork:
         self.queues = queues or QueueOptions()
         self.switch_log = switch_log
         self.link_failure_method = link_failure_method
+        if target == "bmv2" or switch_log:  # a packet log per switch needs its own process
+            switch_processes = 0
+        self.switch_processes = available_cores() if switch_processes is None \
+            else switch_processes
+        self.shards: list[SwitchShard] = []
         self.net: Mininet | None = None
         self._blocked: dict[str, tuple[object, str]] = {}  # interface -> (Intf, mechanism)
 
@@ -105,6 +117,13 @@ class FabricNetwork:
                       autoStaticArp=False)
         self.net = net  # before building: an interrupted build is stopped with what it made
         net.build()
+        if self.switch_processes:
+            for i, names in enumerate(plan_shards(self.fabric, self.switch_processes), 1):
+                shard = SwitchShard(f"shard{i}", [net.get(n) for n in names],
+                                    self.build_dir / "logs", self.run_dir)
+                for name in names:
+                    net.get(name).join(shard)
+                self.shards.append(shard)
         return net
 
     def start(self, ready_timeout: float = 30.0) -> list[str]:
@@ -123,7 +142,7 @@ class FabricNetwork:
         missing = [sw.name for sw in self.net.switches if not sw.wait_ready(deadline)]
         for name in missing:
             log.error("switch %s did not open its gRPC port (see %s)", name,
-                      self.build_dir / "logs" / f"{name}.log")
+                      self.switch(name).log_file)
         return missing
 
     def _configure_switch_interfaces(self) -> None:
@@ -182,6 +201,13 @@ class FabricNetwork:
             batch_file = arp_dir / f"{host.name}.batch"
             batch_file.write_text("\n".join(batch) + "\n")
             node.cmd(f"ip -batch {batch_file}")
+
+    def layout(self) -> str:
+        """How the switches run, for the user: 'switches in 2 p4emu processes (...)'."""
+        if not self.shards:
+            return "one process per switch"
+        return f"switches in {len(self.shards)} p4emu processes (" + "; ".join(
+            f"{sh.name}: {' '.join(m.name for m in sh.members)}" for sh in self.shards) + ")"
 
     def switch(self, name: str) -> P4Switch:
         return self.net.get(name)

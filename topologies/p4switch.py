@@ -21,16 +21,25 @@ from pathlib import Path
 
 from mininet.node import Switch
 
-from fabric_model.places import REPO_ROOT, child_env
-from fabric_model.processes import stop_process_group, stop_process_groups
+from fabric_model.processes import start_recorded, stop_process_group, stop_process_groups
 from topologies.local_ports import port_open, reserve_local_ports
 from topologies.queues import QueueOptions, bmv2_queue_commands
 from topologies.switch_cli import port_rate_summary, run_switch_cli, set_port_rates
+from topologies.switch_shards import SwitchShard
 
 log = logging.getLogger(__name__)
 
 
-def switch_command(
+def switch_program(target: str) -> list[str]:
+    return ["simple_switch_grpc"] if target == "bmv2" else [sys.executable, "-m", "p4emu", "switch"]
+
+
+def switch_command(target: str, *args, **kwargs) -> list[str]:
+    """The command line of one switch process; arguments as `switch_args`."""
+    return switch_program(target) + switch_args(target, *args, **kwargs)
+
+
+def switch_args(
     target: str,
     device_id: int,
     ports: dict[int, str],
@@ -41,12 +50,9 @@ def switch_command(
     pcap_dir: Path | None,
     queues: QueueOptions,
 ) -> list[str]:
-    """The simple_switch_grpc-style command line for one switch."""
-    if target == "bmv2":
-        cmd = ["simple_switch_grpc"]
-    else:
-        cmd = [sys.executable, "-m", "p4emu", "switch"]
-    cmd += ["--device-id", str(device_id)]
+    """The simple_switch_grpc-style arguments of one switch (`p4emu switch` and each
+    `--switch` of `p4emu fabric` take the same)."""
+    cmd = ["--device-id", str(device_id)]
     for port, intf in sorted(ports.items()):
         cmd += ["-i", f"{port}@{intf}"]
     if log_file is not None:  # per-packet log: opt-in, it halves BMv2's speed
@@ -106,32 +112,38 @@ class P4Switch(Switch):
         self.pcap_dir = None if pcap_dir is None else Path(pcap_dir).resolve()
         self.queues = queues
         self.process: subprocess.Popen[bytes] | None = None
+        self.shard: SwitchShard | None = None  # see join()
 
     def port_interfaces(self) -> dict[int, str]:
         return {port: intf.name for port, intf in self.intfs.items() if port > 0}
 
+    def switch_args(self) -> list[str]:
+        return switch_args(self.target, self.device_id, self.port_interfaces(), self.grpc_port,
+                           self.thrift_port, self.cpu_port, self.packet_log, self.pcap_dir,
+                           self.queues)
+
     def command(self) -> list[str]:
-        return switch_command(self.target, self.device_id, self.port_interfaces(), self.grpc_port,
-                              self.thrift_port, self.cpu_port, self.packet_log, self.pcap_dir,
-                              self.queues)
+        return switch_program(self.target) + self.switch_args()
+
+    def join(self, shard: SwitchShard) -> None:
+        """Run in `shard`'s process instead of one of its own; its output goes there."""
+        self.shard = shard
+        self.log_file = shard.log_file
 
     def start(self, controllers: list | None = None) -> None:
-        """Start the switch process (returns at once; see `wait_ready`)."""
-        self.log_file.parent.mkdir(parents=True, exist_ok=True)
-        self.pid_file.parent.mkdir(parents=True, exist_ok=True)
+        """Start the switch process, or its shard's (returns at once; see `wait_ready`)."""
         if self.pcap_dir is not None:
             self.pcap_dir.mkdir(parents=True, exist_ok=True)
+        if self.shard is not None:
+            self.shard.start()
+            return
         reserve_local_ports([self.grpc_port, self.thrift_port])
-        with open(self.log_file, "ab") as out:
-            # own session: a group we can kill whole, out of reach of the terminal's ^C
-            self.process = subprocess.Popen(self.command(), stdin=subprocess.DEVNULL,
-                                            stdout=out, stderr=subprocess.STDOUT,
-                                            start_new_session=True, cwd=REPO_ROOT,
-                                            env=child_env())
-        self.pid_file.write_text(f"{self.process.pid}\n")
+        self.process = start_recorded(self.command(), self.log_file, self.pid_file)
         log.debug("%s: started pid %d", self.name, self.process.pid)
 
     def alive(self) -> bool:
+        if self.shard is not None:
+            return self.shard.alive()
         return self.process is not None and self.process.poll() is None
 
     def wait_ready(self, deadline: float) -> bool:
@@ -156,7 +168,11 @@ class P4Switch(Switch):
         return port_rate_summary(self.target, self.queues, port, bps, self.name)
 
     def kill_process(self) -> None:
-        """Stop the switch process only (interfaces stay): used to simulate a crash."""
+        """Stop the switch process only (interfaces stay): used to simulate a crash. A
+        sharded switch's process is its shard's: every switch of the shard stops."""
+        if self.shard is not None:
+            self.shard.stop()
+            return
         if self.process is not None:
             stop_process_group(self.process)
             self.process = None
@@ -169,7 +185,11 @@ class P4Switch(Switch):
     @classmethod
     def batchShutdown(cls, switches: list[P4Switch]) -> list[P4Switch]:  # noqa: N802
         """Mininet hook: stop all switch processes at once (one grace period, not N)."""
-        stop_process_groups(sw.process for sw in switches if sw.process is not None)
+        shards = {id(sw.shard): sw.shard for sw in switches if sw.shard is not None}
+        stop_process_groups([*(sw.process for sw in switches if sw.process is not None),
+                             *(sh.process for sh in shards.values() if sh.process is not None)])
+        for shard in shards.values():
+            shard.forget()
         for sw in switches:
             sw.kill_process()  # forgets the reaped process, removes the pid file
             Switch.stop(sw, deleteIntfs=True)

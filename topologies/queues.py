@@ -1,5 +1,5 @@
 """Egress queue settings of every switch port, and the simple_switch_CLI commands that
-apply them on BMv2 (p4emu takes them as flags, see `p4switch.switch_command`)."""
+apply them on BMv2 (p4emu takes them as flags, see `p4switch.switch_args`)."""
 
 from __future__ import annotations
 
