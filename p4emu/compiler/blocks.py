@@ -208,7 +208,7 @@ class BlockGen:
             fn.emit("while st is not None:")
             fn.emit(f"    st = st({ctx.sig})")
             fn.emit("    n += 1")
-            fn.emit("    if n > 100000: raise ParserError(5)")
+            fn.emit("    if n > 100000: raise ParserError(PARSER_TIMEOUT)")
             self.walk.in_parser = False
         if fn.epilogue:
             fn.emit(f"return ({fn.epilogue})")

@@ -240,7 +240,7 @@ def _header_methods(t: StructT) -> list[str]:
     L.append("    def extract(self, pk):")
     L.append("        pos = pk.pos")
     L.append(f"        end = pos + {nbytes}")
-    L.append("        if end > pk.end: raise ParserError(1)")
+    L.append("        if end > pk.end: raise ParserError(PACKET_TOO_SHORT)")
     L.append("        pk.pos = end")
     if has_varbit:
         L.append("        self.set_fields(int.from_bytes(pk.data[pos:end], 'big'))")
@@ -254,11 +254,11 @@ def _header_methods(t: StructT) -> list[str]:
         after_bits = fixed_bits - before_bits
         maxw = fields[idx][1]
         # BMv2's order: whole bytes, then packet length, then the varbit maximum
-        L.append("        if nbits % 8: raise ParserError(6)")
+        L.append("        if nbits % 8: raise ParserError(PARSER_INVALID_ARGUMENT)")
         L.append("        pos = pk.pos")
         L.append(f"        end = pos + {nbytes} + (nbits >> 3)")
-        L.append("        if end > pk.end: raise ParserError(1)")
-        L.append(f"        if nbits > {maxw}: raise ParserError(4)")
+        L.append("        if end > pk.end: raise ParserError(PACKET_TOO_SHORT)")
+        L.append(f"        if nbits > {maxw}: raise ParserError(HEADER_TOO_SHORT)")
         L.append("        pk.pos = end")
         L.append("        v = int.from_bytes(pk.data[pos:end], 'big')")
         L.append(f"        tail = v & {(1 << after_bits) - 1}")
@@ -266,7 +266,7 @@ def _header_methods(t: StructT) -> list[str]:
         L.append(f"        vb = (nbits, (v >> {after_bits}) & ((1 << nbits) - 1))")
         L.append(f"        self.set_fields((head << {after_bits}) | tail, vb)")
     else:
-        L.append("        raise ParserError(6)")
+        L.append("        raise ParserError(PARSER_INVALID_ARGUMENT)")
     L.append("    @staticmethod")
     L.append("    def peek(pk, checked=True):")
     L.append(f"        o = {t.py}()")

@@ -33,13 +33,6 @@ class DontCareValue(Expr):
     """`_` (and `default` in a keyset) where an expression is read."""
 
 
-@dataclass(frozen=True, slots=True)
-class Evaluated(Expr):
-    """A value the generator already made (`value`); lets conversions run on it."""
-
-    value: object
-
-
 # -- references to declarations ------------------------------------------------------------
 @dataclass(frozen=True, slots=True)
 class VarRef(Expr):

@@ -210,6 +210,7 @@ def generated_globals() -> dict:
         "ParserError": ParserError, "ExitSignal": ExitSignal, "Stack": Stack,
         "hash_value": hash_value, "hash_bytes": hash_bytes, "random_value": random_value, "pack_fields": pack_fields,
         "log_msg": log_msg, "assertion_failed": assertion_failed, "NO_FIELDS": NO_FIELDS,
+        "PACKET_TOO_SHORT": PACKET_TOO_SHORT, "HEADER_TOO_SHORT": HEADER_TOO_SHORT, "PARSER_TIMEOUT": PARSER_TIMEOUT, "PARSER_INVALID_ARGUMENT": PARSER_INVALID_ARGUMENT,
     }
     for name, fn in HASH_ALGORITHMS.items():
         g[f"HASH_{name}"] = fn

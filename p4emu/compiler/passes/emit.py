@@ -39,9 +39,6 @@ class ExprEmit(OperatorEmit):
     def _emit_dont_care(self, e, fn) -> V:
         return V("None", e.type)
 
-    def _emit_evaluated(self, e: I.Evaluated, fn) -> V:
-        return e.value
-
     def _emit_variable(self, e: I.VarRef | I.InstanceRef, fn) -> V:
         return V(e.binding.py, e.type, None, e.binding)
 
@@ -163,7 +160,6 @@ def reconvert(e: I.Expr, v: V) -> V:
 EMITTERS: dict[type, Callable[..., V]] = {
     I.Constant: ExprEmit._emit_constant,
     I.DontCareValue: ExprEmit._emit_dont_care,
-    I.Evaluated: ExprEmit._emit_evaluated,
     I.VarRef: ExprEmit._emit_variable,
     I.InstanceRef: ExprEmit._emit_variable,
     I.ConstRef: ExprEmit._emit_constant_ref,

@@ -160,3 +160,19 @@ header g_t { pair_t q; }""").replace("struct H { h_t h; }", "struct H { h_t h; g
     assert len(bits) == 1 and classes[1] < bits[0] < classes[2]  # after h_t, not again after g_t
     with pytest.raises(P4CompileError, match="not a multiple of 8"):  # checked when declared
         _generated(tmp_path, source.replace("bit<8> f; pair_t p;", "bit<7> f; pair_t p;"))
+
+
+def test_generated_parser_errors_are_named_with_core_p4s_error_codes(tmp_path):
+    from p4emu.v1model.support import generated_globals
+
+    body = (P4INCLUDE / "core.p4").read_text().split("error {", 1)[1].split("}", 1)[0]
+    order = [m.strip() for m in body.split(",")]
+    assert order[:7] == ["NoError", "PacketTooShort", "NoMatch", "StackOutOfBounds", "HeaderTooShort",
+                         "ParserTimeout", "ParserInvalidArgument"]
+    names = {"PacketTooShort": "PACKET_TOO_SHORT", "HeaderTooShort": "HEADER_TOO_SHORT",
+             "ParserTimeout": "PARSER_TIMEOUT", "ParserInvalidArgument": "PARSER_INVALID_ARGUMENT"}
+    g = generated_globals()
+    assert {n: g[c] for n, c in names.items()} == {n: order.index(n) for n in names}
+    src = _generated(tmp_path, UNUSED_BLOCK).out.module_source()
+    used = set(re.findall(r"raise ParserError\((\w+)\)", src))
+    assert used == {"PACKET_TOO_SHORT", "PARSER_INVALID_ARGUMENT", "PARSER_TIMEOUT"}
