@@ -86,7 +86,7 @@ def test_cli_writes_p4info_and_ir(tmp_path, capsys):
     ir = tmp_path / "out.json"
     assert compile_main([prog("l3.p4"), "--p4runtime-files", str(p4info), "-o", str(ir)]) == 0
     assert 'name: "RouterIngress.ipv4_lpm"' in p4info.read_text()
-    assert ir.read_bytes().startswith(b'{"format":"p4emu-ir/1"')
+    assert ir.read_bytes().startswith(b'{"format":"p4emu-preprocessed/1"')
 
 
 def test_cli_error_exit_code(tmp_path, capsys):
@@ -138,15 +138,24 @@ def test_syntax_corners():
     assert pt.has_initial_entries and not pt.is_const_table
 
 
-def test_ir_round_trip_and_bad_ir():
-    from p4emu.compiler import load_ir
+def test_device_config_round_trip_and_bad_configs():
+    from p4emu.compiler import load_preprocessed
 
     r = compile_file(prog("l3.p4"))
-    loaded = load_ir(r.ir)
+    loaded = load_preprocessed(r.ir)
     assert loaded.info.tables == r.info.tables and loaded.info.actions == r.info.actions
-    for bad in (b"", b"not json", b'{"format": "other"}', b'{"format": "p4emu-ir/1", "files": [], "lines": [[5, 1, "x"]]}'):
-        with pytest.raises(P4CompileError):
-            load_ir(bad)
+    for bad in (b"", b"not json", b"[]", b'{"format": "other"}',
+                b'{"format": "p4emu-preprocessed/1", "files": [], "lines": [[5, 1, "x"]]}'):
+        with pytest.raises(P4CompileError, match="invalid p4emu device config"):
+            load_preprocessed(bad)
+
+
+def test_device_config_under_its_old_format_name_still_loads():
+    from p4emu.compiler import load_preprocessed
+
+    r = compile_file(prog("l3.p4"))
+    old = r.ir.replace(b'"p4emu-preprocessed/1"', b'"p4emu-ir/1"', 1)
+    assert load_preprocessed(old).info.tables == r.info.tables
 
 
 SKELETON = """#include <core.p4>

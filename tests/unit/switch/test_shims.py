@@ -114,7 +114,7 @@ def test_compilers_take_p4c_command_lines(harness):
     assert out.returncode == 0, out.stderr
     assert out.stderr == ("p4c-bm2-ss: note: --emit-externs ignored "
                           "(p4emu has no such output or pass)\n")
-    assert (build / "l3.json").read_bytes().startswith(b'{"format":"p4emu-ir/1"')
+    assert (build / "l3.json").read_bytes().startswith(b'{"format":"p4emu-preprocessed/1"')
     text = text_format.Parse((build / "l3.p4info.txt").read_text(), p4info_pb2.P4Info())
     as_json = json_format.Parse((build / "l3.p4info.json").read_text(), p4info_pb2.P4Info())
     binary = p4info_pb2.P4Info.FromString((build / "l3.p4info.bin").read_bytes())
