@@ -3,6 +3,7 @@ own expectations (their checksums are computed here, independently of the switch
 
 from __future__ import annotations
 
+import re
 import struct
 import subprocess
 import sys
@@ -117,6 +118,11 @@ def _run_cli(*stf: Path) -> subprocess.CompletedProcess:
 def test_cli_runs_whole_suite():
     proc = _run_cli(*STF_FILES)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+    # one line per file, each with its expectations met and none failed
+    summary = re.findall(r"^(\S+\.stf): (\d+) passed, (\d+) failed$", proc.stdout, re.M)
+    assert [Path(name).name for name, _, _ in summary] == [p.name for p in STF_FILES], \
+        proc.stdout
+    assert all(int(passed) > 0 and failed == "0" for _, passed, failed in summary), proc.stdout
 
 
 def _break_first_expect(text: str) -> str:
