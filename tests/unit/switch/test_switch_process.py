@@ -42,7 +42,8 @@ def test_switch_process_with_p4_program(tmp_path):
         config = stub.GetForwardingPipelineConfig(
             pb.GetForwardingPipelineConfigRequest(device_id=4)).config
         assert [t.preamble.name for t in config.p4info.tables] == ["MyIngress.ipv4_lpm"]
-        assert config.p4_device_config  # the IR compiled at start-up
+        # the program compiled at start-up, as the device config P4Runtime reads back
+        assert config.p4_device_config.startswith(b'{"format":"p4emu-preprocessed/1"')
         channel.close()
         out = cli(thrift_port, "register_write", "max_qdepth", "3", "12")
         assert out.returncode == 0, out.stderr
