@@ -16,6 +16,11 @@ from pathlib import Path
 
 from controller.control_server import ControlServer
 from controller.fabric import FabricController
+from controller.link_monitor import (
+    FASTEST_PROBE_INTERVAL_S,
+    PROBE_BUDGET_PER_S,
+    default_probe_interval,
+)
 from controller.link_verdict import LinkVerdict
 from controller.next_hops import Routing, compute_next_hops
 from controller.p4rt_codec import load_p4info
@@ -45,8 +50,11 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
                         help="egress queue depth (packets) at which DATA is trimmed; 0 = never")
     parser.add_argument("--ecn-threshold", type=_threshold, default=16,
                         help="egress queue depth (packets) at which ECN CE is set; 0 = never")
-    parser.add_argument("--probe-interval", type=float, default=0.05,
-                        help="seconds between probes of each link (down after --miss-limit)")
+    parser.add_argument("--probe-interval", type=float, default=None,
+                        help="seconds between probes of each link (down after --miss-limit; "
+                             f"default {FASTEST_PROBE_INTERVAL_S}, longer on fabrics with more "
+                             f"than {PROBE_BUDGET_PER_S * FASTEST_PROBE_INTERVAL_S:.0f} links: "
+                             f"{PROBE_BUDGET_PER_S} probes/s in all)")
     parser.add_argument("--miss-limit", type=int, default=3,
                         help="missed probes before a link is declared down")
     parser.add_argument("--ready-timeout", type=float, default=30.0,
@@ -78,6 +86,8 @@ def main(argv: list[str] | None = None, routing: Routing = compute_next_hops,
             raise ValueError("no --p4info / --device-config given and none in the topology")
         p4info = load_p4info(p4info_path)
         device_config = Path(config_path).read_bytes()
+        if args.probe_interval is None:
+            args.probe_interval = default_probe_interval(topology.fabric)
         if args.probe_interval <= 0 or args.miss_limit < 1:
             raise ValueError("--probe-interval must be > 0 and --miss-limit >= 1")
     except (ValueError, OSError) as exc:
@@ -106,8 +116,9 @@ def main(argv: list[str] | None = None, routing: Routing = compute_next_hops,
     server = ControlServer(args.control_socket, controller)
     server.start()
     controller.start()
-    log.info("controller started for %s (%d switches), control socket %s",
-             topology.fabric.spec, len(topology.fabric.switches), args.control_socket)
+    log.info("controller started for %s (%d switches), control socket %s; probing each "
+             "link every %.0f ms", topology.fabric.spec, len(topology.fabric.switches),
+             args.control_socket, args.probe_interval * 1e3)
     stop.wait()
     log.info("stopping")
     server.close()

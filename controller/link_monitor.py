@@ -26,6 +26,20 @@ from fabric_model.model import Fabric
 
 log = logging.getLogger(__name__)
 
+FASTEST_PROBE_INTERVAL_S = 0.05
+# Probes per second the controller sends by default, all links together. In the lab each
+# probe costs about 1.4 ms of software-switch CPU and 0.5 ms of the controller's
+# (docs/lab-capacity.md), so 700/s is about 1.3 of this machine's 2 cores: a fat-tree k=4
+# (32 links) is probed every 50 ms, k=8 (256 links) every 366 ms instead of drowning its
+# switches in probes that they then answer too late (every link flapping).
+PROBE_BUDGET_PER_S = 700
+
+
+def default_probe_interval(fabric: Fabric, budget_per_s: float = PROBE_BUDGET_PER_S) -> float:
+    """Seconds between two probes of a link: 50 ms, or longer when the fabric has so many
+    links that probing each every 50 ms would exceed `budget_per_s` probes in all."""
+    return max(FASTEST_PROBE_INTERVAL_S, len(fabric.fabric_links()) / budget_per_s)
+
 
 @dataclass(frozen=True)
 class Probe:

@@ -14,6 +14,8 @@ STAMP="$VENV/.mrclab-setup"
 APT_PACKAGES=(
     mininet openvswitch-switch bridge-utils iproute2 iputils-ping ethtool tcpdump
     iperf3 net-tools procps psmisc kmod nftables make git
+    # fping: all-pairs reachability, every host pinging its targets paced (k=8: 16k pairs)
+    fping
     python3-venv python3-dev gcc
     # tshark runs the Wireshark dissector's tests (tools/wireshark/mrc.lua)
     tshark

@@ -1,7 +1,9 @@
 """Switch ports bound to Linux interfaces with AF_PACKET sockets.
 
-Frames the kernel reports as our own transmissions (PACKET_OUTGOING) are skipped so a
-port never hears its own echo; interfaces are put in promiscuous mode by packet
+A port never hears its own transmissions: the kernel is asked not to loop them back
+(PACKET_IGNORE_OUTGOING, Linux >= 4.20: otherwise every frame sent costs a receive and
+takes room in the receive buffer from the frames that arrive), and on older kernels the
+ones it reports (PACKET_OUTGOING) are skipped; interfaces are put in promiscuous mode by packet
 membership (released when the socket closes).
 """
 
@@ -19,6 +21,7 @@ SOL_PACKET = 263
 PACKET_ADD_MEMBERSHIP = 1
 PACKET_MR_PROMISC = 1
 PACKET_OUTGOING = 4
+PACKET_IGNORE_OUTGOING = 23  # linux/if_packet.h
 MAX_FRAME = 9216  # jumbo limit; longer frames (e.g. GSO super-packets) are dropped
 MIN_FRAME = 14  # an Ethernet header
 RECV_BUFFER = 65536
@@ -55,6 +58,10 @@ def open_interface(iface: str) -> socket.socket:
         mreq = struct.pack("iHH8s", ifindex, PACKET_MR_PROMISC, 0, b"")
         sock.setsockopt(SOL_PACKET, PACKET_ADD_MEMBERSHIP, mreq)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4 * 1024 * 1024)
+        try:
+            sock.setsockopt(SOL_PACKET, PACKET_IGNORE_OUTGOING, 1)
+        except OSError:
+            pass  # an older kernel: receive() skips them
         sock.setblocking(False)
     except OSError:
         sock.close()

@@ -5,6 +5,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import pytest
+
 from controller.__main__ import parse_args
 from fabric_model.controller_command import controller_args, controller_command
 
@@ -24,3 +26,16 @@ def test_every_setting_reaches_the_controller():
 def test_unset_settings_leave_the_controller_defaults():
     assert controller_args() == []
     assert controller_args(trim_threshold=None, ecn_threshold=3) == ["--ecn-threshold", "3"]
+
+
+def test_default_probe_interval_keeps_probes_within_the_budget():
+    from controller.link_monitor import PROBE_BUDGET_PER_S, default_probe_interval
+    from fabric_model.spec import parse_spec
+
+    assert default_probe_interval(parse_spec("fattree:k=4")) == 0.05  # 32 links: 640/s
+    for k in (6, 8):
+        fabric = parse_spec(f"fattree:k={k}")
+        interval = default_probe_interval(fabric)
+        assert interval > 0.05
+        assert len(fabric.fabric_links()) / interval == pytest.approx(PROBE_BUDGET_PER_S)
+    assert default_probe_interval(parse_spec("fattree:k=8")) == pytest.approx(256 / 700)
