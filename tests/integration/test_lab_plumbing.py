@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 import subprocess
 import sys
 import textwrap
@@ -10,6 +11,7 @@ from pathlib import Path
 from topologies.traffic import parse_ping
 
 from .lab import PREFIX, ip
+from .waiting import wait_for
 
 
 def _namespaces() -> set[str]:
@@ -27,10 +29,27 @@ def test_namespaces_talk_over_a_veth_and_vanish_after(lab, unique):
     assert a.name not in _namespaces() and b.name not in _namespaces()
 
 
+def _live_members(pgid: int) -> list[int]:
+    """Processes of group `pgid` still running (a killed orphan may stay a zombie until
+    init reaps it)."""
+    live = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == pgid and fields[0] != "Z":
+            live.append(int(stat.parent.name))
+    return live
+
+
 def test_spawned_process_group_is_killed_at_cleanup(lab):
-    proc = lab.spawn(["sleep", "300"])
+    # a leader and a child of its own: cleanup must stop the whole group, not the leader
+    proc = lab.spawn(["sh", "-c", "sleep 300 & wait"])
+    assert wait_for(lambda: len(_live_members(proc.pid)) == 2, 5), _live_members(proc.pid)
     lab.cleanup()
-    assert proc.returncode is not None
+    assert proc.returncode == -signal.SIGTERM
+    assert wait_for(lambda: not _live_members(proc.pid), 5), "a child outlived cleanup"
 
 
 def test_mininet_network_pings_and_is_cleaned(mininet_net):
