@@ -12,7 +12,6 @@ import itertools
 import os
 import subprocess
 import sys
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -337,22 +336,24 @@ def test_l3_program_forwards_counts_and_reports_queue_depth(l3_hosts, l3_switch)
                      check=False)
         assert ping.returncode == 0, ping.stdout + ping.stderr
         udp_burst(l3_hosts.h1, "10.0.2.2", 10)
-        time.sleep(0.5)
 
         def tx_packets(port: int) -> int:
             entry = p4sh.CounterEntry("MyEgress.tx_count")
             entry.index = port
             return next(iter(entry.read())).packet_count
 
+        wait_for(lambda: tx_packets(2) >= 13)
         assert tx_packets(2) == 13  # 3 echo requests + 10 datagrams
         assert tx_packets(1) >= 3  # 3 echo replies (and maybe ICMP port unreachables)
         # a slow queue on port 2 builds up, and egress sees it in enq_qdepth
         cli(thrift_port, "set_queue_rate", "100", "2")
         udp_burst(l3_hosts.h1, "10.0.2.2", 40)
-        time.sleep(1.0)
-        out = cli(thrift_port, "register_read", "MyEgress.max_qdepth", "2")
-        depth = int(out.strip().rsplit("=", 1)[1])
-        assert depth >= 20, out
+
+        def max_qdepth() -> tuple[int, str]:
+            out = cli(thrift_port, "register_read", "MyEgress.max_qdepth", "2")
+            return int(out.strip().rsplit("=", 1)[1]), out
+
+        assert wait_for(lambda: max_qdepth()[0] >= 20), max_qdepth()[1]
         stats = cli(thrift_port, "port_stats")
         assert stats.splitlines()[0].split()[0] == "port"
     finally:
@@ -424,12 +425,15 @@ def test_watch_port_group_skips_a_link_that_goes_down(three_hosts, tmp_path):
             assert sent_on(2) > 0 and sent_on(3) > 0  # both paths carry flows
             before = sent_on(2)
             sh("ip", "link", "set", topo.sw2, "down")
-            time.sleep(0.8)  # the link monitor polls every 200 ms
+            # the link monitor (polling every 200 ms) logs the change, then updates the group
+            assert wait_for(lambda: f"port 2 ({topo.sw2}) is down" in log_file.read_text()), \
+                "the switch did not see port 2 go down"
             udp_flows(topo.h1, "10.0.9.9", 64)
             assert wait_for(lambda: sent_on(2) + sent_on(3) == 128)
             assert sent_on(2) == before  # nothing chose the dead member
             sh("ip", "link", "set", topo.sw2, "up")
-            time.sleep(0.8)
+            assert wait_for(lambda: f"port 2 ({topo.sw2}) is up" in log_file.read_text()), \
+                "the switch did not see port 2 come back"
             udp_flows(topo.h1, "10.0.9.9", 64)
             assert wait_for(lambda: sent_on(2) + sent_on(3) == 192)
             assert sent_on(2) > before  # the member is back
