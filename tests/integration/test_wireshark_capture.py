@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import signal
 import subprocess
-import time
 
 import pytest
 
@@ -17,6 +16,7 @@ from tests.targets import integration_target
 from tests.tshark import MISSING, assert_matches_scapy, field_values, tshark
 
 from .fabric import host, run_transfer
+from .waiting import wait_stable
 
 pytestmark = [pytest.mark.integration,
               pytest.mark.skipif(MISSING is not None, reason=str(MISSING))]
@@ -45,7 +45,10 @@ def test_tshark_shows_every_field_of_a_captured_transfer(lab, tmp_path):
     try:
         assert "listening on" in dump.stderr.readline()
         received, sent = run_transfer(lab, tmp_path, ["h1"], "h2", "256K")
-        time.sleep(0.5)
+        # tcpdump -U writes each packet as it comes: once the file stops growing, it holds
+        # the whole transfer
+        _size, settled = wait_stable(lambda: pcap.stat().st_size, 10, quiet=0.5)
+        assert settled, "the capture kept growing after the transfer"
     finally:
         dump.send_signal(signal.SIGINT)
         dump.wait(timeout=10)

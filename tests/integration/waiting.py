@@ -19,3 +19,20 @@ def wait_for(predicate: Callable[[], T], timeout: float, step: float = 0.2) -> T
             return value
         time.sleep(step)
     return predicate()
+
+
+def wait_stable(read: Callable[[], T], timeout: float, quiet: float = 0.3,
+                step: float = 0.1) -> tuple[T, bool]:
+    """Call `read` every `step` seconds until its value stays the same for `quiet`
+    seconds (a counter that stopped moving: the traffic has drained) or `timeout` seconds
+    pass; returns (last value, whether it settled)."""
+    deadline = time.monotonic() + timeout
+    value, since = read(), time.monotonic()
+    while time.monotonic() < deadline:
+        time.sleep(step)
+        now = read()
+        if now != value:
+            value, since = now, time.monotonic()
+        elif time.monotonic() - since >= quiet:
+            return value, True
+    return value, False
