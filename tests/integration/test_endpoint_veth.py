@@ -240,7 +240,7 @@ sender, other = RawLink({if_a!r}), RawLink({if_a!r})
 frame = FrameBuilder(FrameAddress.of('02:00:00:00:00:01', '02:00:00:00:00:02', '10.79.0.1',
                                      '10.79.0.2')).build(MrcHeader(type=MsgType.DATA, conn=1), bytes(100))
 sender.send(frame)
-time.sleep(0.2)
+time.sleep(0.2)  # waiting for something that must not come: an echo would be here by now
 try:
     other.sock.recvfrom(65535)
     print('echoed')

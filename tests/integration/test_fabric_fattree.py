@@ -24,7 +24,10 @@ pytestmark = pytest.mark.integration
 TARGET = integration_target()
 
 CORES = ("c1", "c2", "c3", "c4")
-RECONVERGENCE_BOUND_S = 5.0  # generous: 20 Python switches share 2 cores
+# Link cut to new paths installed, from the set_link command: measured 0.36-0.56 s over 3
+# runs on p4emu (20 Python switches on 2 cores, load average 4-8 from other jobs); the
+# bound is ~4.5x the worst, for a CI machine as loaded or more.
+RECONVERGENCE_BOUND_S = 2.5
 
 
 @pytest.fixture(scope="module")
@@ -110,7 +113,7 @@ def test_core_link_failure_during_ping(fabric_lab):
     core, pod3_agg = _core_link_on_h1_h16_path(fabric_lab)
     assert h16.IP() == "10.0.3.4"
     ping = BackgroundPing(h1, "10.0.3.4", count=120, interval=0.05)
-    time.sleep(1.0)
+    time.sleep(1.0)  # a duration: the ping runs a second on the old path before the cut
     events_before = len(fabric_lab.ask("reconvergence"))
     fabric_lab.set_link(core, pod3_agg, up=False)
     try:
@@ -146,14 +149,20 @@ def test_killed_switch_recovers(fabric_lab):
     assert wait_for(lambda: fabric_lab.ask("status")["down_links"] == [], 10)
     net = fabric_lab.net.net
     assert net.pingAll(timeout="1") == 0
-    tx = fabric_lab.ask("counters", switch="c2")["ports"]
-    assert all(isinstance(row["tx_packets"], int) for row in tx.values())
+    # the new c2's counters, read back over P4Runtime: one row per fabric port, and every
+    # one of its links carried some of pingAll's inter-pod traffic (measured 20-30 packets
+    # a port; c2 sends no link probes, the aggregation end of each of its links does)
+    tx = {int(port): row["tx_packets"]
+          for port, row in fabric_lab.ask("counters", switch="c2")["ports"].items()}
+    print(f"\nc2 tx packets after restart: {tx}")
+    assert set(tx) == set(fabric_lab.fabric.switches["c2"].ports), tx
+    assert all(n > 0 for n in tx.values()), tx
 
 
 def test_controller_restart_loses_no_packets(fabric_lab):
     net = fabric_lab.net.net
     ping = BackgroundPing(net.get("h1"), "10.0.3.4", count=100, interval=0.05)
-    time.sleep(0.5)
+    time.sleep(0.5)  # a duration: the ping is under way before the controller stops
     fabric_lab.stop_controller()
     fabric_lab.start_controller()
     status = fabric_lab.wait_ready(60)
@@ -176,7 +185,7 @@ def test_controller_restart_with_a_link_down_keeps_avoiding_it(fabric_lab):
         assert wait_for(lambda: link_events(fabric_lab, events, core, pod3_agg, "down"), 10)
         ping = BackgroundPing(fabric_lab.net.net.get("h1"), "10.0.3.4", count=80,
                               interval=0.05)
-        time.sleep(0.3)
+        time.sleep(0.3)  # a duration: the ping is under way before the controller stops
         fabric_lab.stop_controller()
         fabric_lab.start_controller()
         status = fabric_lab.wait_ready(60)

@@ -43,7 +43,7 @@ def test_leafspine_pingall_and_failover(tmp_path):
         h1 = net.get("h1")
         assert "htb" in h1.cmd("tc qdisc show dev h1-eth0")  # the bw option shaped the link
         ping = BackgroundPing(h1, "10.0.2.2", count=120, interval=0.05)
-        time.sleep(0.5)
+        time.sleep(0.5)  # a duration: the ping is under way before the link fails
         start = len(lab.ask("reconvergence"))
         lab.set_link("l3", "s1", up=False)
         result = ping.result()
