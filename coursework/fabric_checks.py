@@ -7,7 +7,9 @@ import time
 
 from coursework.labrun import blast, core_packets_during, exercise_lab, transfer
 from coursework.workspace import Workspace
+from endpoint.report import ReceiverReport, SenderReport
 from fabric_model.controller_command import controller_args
+from lab.counters import switch_counters
 from lab.lab import Lab
 from topologies.traffic import BackgroundPing
 
@@ -32,7 +34,7 @@ def spray_uses_every_core(ws: Workspace, target: str) -> tuple[bool, str]:
     return low >= CORE_SHARE * BLAST_PACKETS, detail
 
 
-def _incast(ws: Workspace, target: str) -> tuple[dict, list[dict], int]:
+def _incast(ws: Workspace, target: str) -> tuple[ReceiverReport, list[SenderReport], int]:
     """4-to-1 incast through a rate-limited edge port: (receiver, senders, trimmed there)."""
     args = controller_args(trim_threshold=TRIM_THRESHOLD, ecn_threshold=ECN_THRESHOLD)
     with exercise_lab(ws, target, spray="ev", controller_args=args) as lab:
@@ -48,31 +50,30 @@ def _incast(ws: Workspace, target: str) -> tuple[dict, list[dict], int]:
 
 
 def _trimmed(lab: Lab, switch: str, port: int) -> int:
-    ports = lab.ask("counters", switch=switch)["ports"]
-    return ports.get(str(port), ports.get(port, {})).get("trimmed", 0)
+    return switch_counters(lab, switch).port(port).trimmed
 
 
 def trim_incast_without_timeouts(ws: Workspace, target: str) -> tuple[bool, str]:
     received, sent, trimmed = _incast(ws, target)
-    timeouts = [s["timeouts"] for s in sent]
+    timeouts = [s.counters.timeouts for s in sent]
     # a spurious timeout (all its packets arrived after all) is the emulation's: a switch
     # process held them past the timer; a loss timeout is what trimming must prevent
-    lost = [s["timeouts"] - s.get("timeouts_spurious", 0) for s in sent]
-    detail = (f"4x512K into one port: {received.get('messages_ok', 0)}/4 messages, switch "
-              f"trimmed {trimmed}, receiver NACKed {received.get('trimmed', 0)}, "
+    lost = [s.counters.timeouts - s.counters.timeouts_spurious for s in sent]
+    detail = (f"4x512K into one port: {received.stats.messages_ok}/4 messages, switch "
+              f"trimmed {trimmed}, receiver NACKed {received.stats.trimmed}, "
               f"timeouts per sender {timeouts} ({sum(lost)} on losses)")
-    ok = received.get("messages_ok") == 4 and trimmed > 0 and not any(lost)
+    ok = received.stats.messages_ok == 4 and trimmed > 0 and not any(lost)
     return ok, detail
 
 
 def signals_reach_the_sender(ws: Workspace, target: str) -> tuple[bool, str]:
     received, sent, _ = _incast(ws, target)
-    qmax = max(s["max_qmax"] for s in sent)
-    echoes = sum(s["ecn_echoes"] for s in sent)
-    detail = (f"4x512K into one port: receiver saw {received.get('ecn_marked', 0)} CE-marked "
+    qmax = max(s.counters.max_qmax for s in sent)
+    echoes = sum(s.counters.ecn_echoes for s in sent)
+    detail = (f"4x512K into one port: receiver saw {received.stats.ecn_marked} CE-marked "
               f"packets, senders {echoes} ECN echoes, largest qmax echoed {qmax} "
               f"(ECN threshold {ECN_THRESHOLD})")
-    ok = received.get("messages_ok") == 4 and received.get("ecn_marked", 0) > 0 \
+    ok = received.stats.messages_ok == 4 and received.stats.ecn_marked > 0 \
         and qmax >= ECN_THRESHOLD
     return ok, detail
 
@@ -118,11 +119,12 @@ def endpoint_transfer_with_failure(ws: Workspace, target: str) -> tuple[bool, st
         received, (sent,) = transfer(lab, ["h1"], "h16", "8M", policy=ws.path("recovery.py"),
                                      during=lambda: (time.sleep(1.0),
                                                      lab.set_link(core, agg, up=False)))
-    done = sent.get("completion_time_s")
-    delivered = f"intact in {done:.1f} s" if received.get("messages_ok") == 1 and done \
-        else f"NOT delivered ({sent.get('error') or 'incomplete'})"
+    done = sent.completion_time_s
+    intact = received.stats.messages_ok == 1
+    delivered = f"intact in {done:.1f} s" if intact and done \
+        else f"NOT delivered ({sent.error or 'incomplete'})"
+    retired = len(sent.pool.evs_retired)
     detail = (f"8 MB h1->h16, {core}-{agg} cut after 1 s: {delivered}, EVs retired "
-              f"{sent['evs_retired_count']}, timeouts {sent['timeouts']}")
-    ok = received.get("messages_ok") == 1 and sent["evs_retired_count"] > 0 \
-        and sent["timeouts"] <= 4
+              f"{retired}, timeouts {sent.counters.timeouts}")
+    ok = intact and retired > 0 and sent.counters.timeouts <= 4
     return ok, detail

@@ -12,9 +12,11 @@ from pathlib import Path
 
 from coursework.worker import CheckFailed
 from coursework.workspace import Workspace
+from endpoint.report import ReceiverReport, SenderReport
 from fabric_model.generators import PortBases
 from fabric_model.places import default_build_dir
 from lab import transfers
+from lab.counters import switch_counters
 from lab.lab import Lab, LabConfig, LabError
 from lab.target import DEFAULT_PROGRAM, CompileError
 from lab.transfers import ENDPOINT, TransferError
@@ -55,8 +57,7 @@ def core_tx(lab: Lab) -> dict[str, int]:
     out = {}
     for name, sw in lab.fabric.switches.items():
         if sw.role == "core":
-            ports = lab.ask("counters", switch=name)["ports"]
-            out[name] = sum(row.get("tx_packets", 0) for row in ports.values())
+            out[name] = switch_counters(lab, name).tx_packets()
     return out
 
 
@@ -91,8 +92,8 @@ def blast(lab: Lab, src: str, dst: str, *args: str) -> dict:
 
 def transfer(lab: Lab, senders: list[str], dst: str, size: str, policy: Path | None = None,
              during: Callable[[], object] | None = None, timeout: float = 90.0,
-             send_args: tuple[str, ...] = ()) -> tuple[dict, list[dict]]:
-    """One MRC message from each sender to `dst`: (receiver stats, sender stats)."""
+             send_args: tuple[str, ...] = ()) -> tuple[ReceiverReport, list[SenderReport]]:
+    """One MRC message from each sender to `dst`: (the receiver's report, the senders')."""
     with tempfile.TemporaryDirectory(prefix="mrclab-transfer-") as tmp:
         try:
             result = transfers.transfer(lab, senders, dst, size, Path(tmp),

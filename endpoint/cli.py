@@ -209,16 +209,16 @@ def cmd_send(args: argparse.Namespace) -> int:
     report = run_sender(planes, data, cfg, args.timeout,
                         progress=lambda line: print(line, flush=True),
                         sender_class=args.sender_class)
-    _write_json(args.json, report.summary, "--json")
-    s = report.summary
+    _write_json(args.json, report.to_json(), "--json")
     if not report.ok:
         print(f"send failed: {report.error}", file=sys.stderr)
         return 1
-    print(f"done: {s['bytes']} bytes in {s['completion_time_s']} s, goodput "
-          f"{s['goodput_mbps']} Mb/s, retransmits {s['retransmits']} (timeouts "
-          f"{s['timeouts']}), trims seen {s['trims_seen']}, NACKs {s['nacks']}, ECN echoes "
-          f"{s['ecn_echoes']}, EVs used {s['evs_used_count']}, retired "
-          f"{s['evs_retired_count']}, sha256 {s['sha256']}", flush=True)
+    c = report.counters
+    print(f"done: {report.bytes} bytes in {report.completion_time_s} s, goodput "
+          f"{report.goodput_mbps} Mb/s, retransmits {c.retransmits} (timeouts "
+          f"{c.timeouts}), trimmed (NACKed) {c.nacks}, ECN echoes {c.ecn_echoes}, EVs used "
+          f"{len(report.pool.evs_used)}, retired {len(report.pool.evs_retired)}, sha256 "
+          f"{report.sha256}", flush=True)
     return 0
 
 
@@ -263,9 +263,10 @@ def cmd_recv(args: argparse.Namespace) -> int:
                                stop=stop)
     except OSError as exc:
         raise UsageError(f"--iface {','.join(ifaces)}: {exc.strerror or exc}") from None
-    _write_json(args.json, {**outcome.stats, "messages": len(outcome.messages)}, "--json")
-    print(f"received {len(outcome.messages)} message(s); ignored {outcome.garbage} malformed, "
-          f"{outcome.stats['unknown_conn']} unknown-connection, {outcome.stats['duplicates']} "
+    received = outcome.report
+    _write_json(args.json, received.to_json(), "--json")
+    print(f"received {len(outcome.messages)} message(s); ignored {received.garbage} malformed, "
+          f"{received.stats.unknown_conn} unknown-connection, {received.stats.duplicates} "
           "duplicate packets", flush=True)
     if count is not None and len(outcome.messages) < count:
         print(f"recv failed: {len(outcome.messages)} of {count} message(s) received",

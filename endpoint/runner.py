@@ -7,7 +7,7 @@ import logging
 import select
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from endpoint.core.ev_pool import EvStatus
@@ -15,6 +15,16 @@ from endpoint.core.receiver import Message, MrcReceiver, ReceiverConfig
 from endpoint.core.sender import MrcSender, SenderConfig
 from endpoint.kernel_routes import Plane
 from endpoint.netio import ECT0, FrameAddress, FrameBuilder, PortGuard, RawLink, parse_frame
+from endpoint.report import (
+    EvPoolReport,
+    PlaneReport,
+    ReceiverReport,
+    Retirement,
+    RttReport,
+    SenderCounters,
+    SenderReport,
+    SenderSettings,
+)
 from endpoint.wire import MalformedPacket, MsgType, payload_fit
 
 log = logging.getLogger(__name__)
@@ -28,13 +38,6 @@ PROGRESS_EVERY = 1.0
 DEFAULT_LINGER = 5.0
 
 
-@dataclass(slots=True)
-class SendReport:
-    ok: bool
-    error: str
-    summary: dict[str, object] = field(default_factory=dict)
-
-
 def mss_for(planes: list[Plane], requested: int | None) -> int:
     """Payload bytes per packet that fit every plane's MTU."""
     fit = payload_fit(min(p.mtu for p in planes))
@@ -45,68 +48,48 @@ def mss_for(planes: list[Plane], requested: int | None) -> int:
     return requested
 
 
-def sender_summary(sender: MrcSender, planes: list[Plane], elapsed: float,
-                   sha256: str) -> dict[str, object]:
-    s, pool = sender.stats, sender.pool
+def sender_report(sender: MrcSender, planes: list[Plane], elapsed: float,
+                  sha256: str) -> SenderReport:
+    s, pool, cfg = sender.stats, sender.pool, sender.cfg
     done_t = (sender.finish_time - sender.start_time) if sender.finish_time else None
-    retired = [{"time": round(r.time - sender.start_time, 6), "plane": r.plane, "ev": r.ev}
-               for r in pool.retirements]
-    return {
-        "ok": sender.done,
-        "error": sender.error or "",
-        "bytes": sender.length,
-        "sha256": sha256,
-        "conn": sender.conn,
-        "planes": [{"iface": p.iface, "src": p.src_ip, "dst": p.dst_ip} for p in planes],
-        "mss": sender.cfg.mss,
-        "min_rto_ms": round(sender.cfg.min_rto * 1e3, 6),
-        "init_cwnd": sender.cfg.init_cwnd,
-        "packets": sender.npkts,
-        "completion_time_s": round(done_t, 6) if done_t is not None else None,
-        "elapsed_s": round(elapsed, 6),
-        "goodput_mbps": round(sender.length * 8 / done_t / 1e6, 3) if done_t else 0.0,
-        "data_packets_sent": s.data_sent,
-        "retransmits": s.retransmits,
-        "nack_retransmits": s.nack_retransmits,
-        "loss_retransmits": s.loss_retransmits,
-        "timeouts": s.timeouts,
-        "timeouts_undone": s.timeouts_undone,
-        "timeouts_spurious": s.timeouts_spurious,
-        "trims_seen": s.nacks,
-        "nacks": s.nacks,
-        "acks": s.acks,
-        "ecn_echoes": s.ecn_echoes,
-        "stale_acks": s.stale_acks,
-        "ignored_packets": s.ignored,
-        "max_qmax": s.max_qmax,
-        "probes_sent": s.probes_sent,
-        "probe_replies": s.probe_replies,
-        "recovery_time_s": round(s.max_loss_recovery, 6),
-        "spurious_retransmits": s.spurious_retransmits,
-        "losses_not_blamed": s.losses_not_blamed,
-        "evs_unretired": s.evs_unretired,
-        "evs_per_plane": sender.cfg.evs_per_plane,
-        "evs_used": sorted(ev for _plane, ev in pool.used),
-        "evs_used_count": len(pool.used),
-        "evs_retired": retired,
-        "evs_retired_count": len(retired),
-        "evs_down_at_end": sorted(st.ev for st in pool.retired_now()),
-        "evs_reinstated": pool.reinstatements,
-        "srtt_ms": round(sender.rtt.srtt * 1e3, 3),
-        "min_rtt_ms": round(sender.rtt.min_rtt * 1e3, 3),
-        "rtt_p99_ms": round(sender.rtt_hi.value * 1e3, 3),
-        # histogram over DELAY_EDGES_S (endpoint.core.rtt) of each ACK's delay per queued
-        # packet: the experiments judge from it whether the fabric kept up
-        "queue_delay_counts": list(sender.queue_delay.counts),
-        "reorder_window_ms": round(sender.reorder.extra * 1e3, 3),
-        "rto_ms": round(sender.current_rto() * 1e3, 3),
-        "cwnd": round(sender.cc.cwnd, 2),
-    }
+    return SenderReport(
+        ok=sender.done, error=sender.error or "", bytes=sender.length, sha256=sha256,
+        conn=sender.conn,
+        planes=[PlaneReport(iface=p.iface, src=p.src_ip, dst=p.dst_ip) for p in planes],
+        packets=sender.npkts,
+        completion_time_s=round(done_t, 6) if done_t is not None else None,
+        elapsed_s=round(elapsed, 6),
+        goodput_mbps=round(sender.length * 8 / done_t / 1e6, 3) if done_t else 0.0,
+        cwnd=round(sender.cc.cwnd, 2),
+        config=SenderSettings(mss=cfg.mss, min_rto_ms=round(cfg.min_rto * 1e3, 6),
+                              init_cwnd=cfg.init_cwnd, evs_per_plane=cfg.evs_per_plane),
+        counters=SenderCounters(
+            data_packets_sent=s.data_sent, retransmits=s.retransmits,
+            nack_retransmits=s.nack_retransmits, loss_retransmits=s.loss_retransmits,
+            timeouts=s.timeouts, timeouts_undone=s.timeouts_undone,
+            timeouts_spurious=s.timeouts_spurious, nacks=s.nacks, acks=s.acks,
+            ecn_echoes=s.ecn_echoes, stale_acks=s.stale_acks, ignored_packets=s.ignored,
+            max_qmax=s.max_qmax, probes_sent=s.probes_sent, probe_replies=s.probe_replies,
+            recovery_time_s=round(s.max_loss_recovery, 6),
+            spurious_retransmits=s.spurious_retransmits,
+            losses_not_blamed=s.losses_not_blamed),
+        pool=EvPoolReport(
+            evs_used=sorted(ev for _plane, ev in pool.used),
+            evs_retired=[Retirement(time=round(r.time - sender.start_time, 6), plane=r.plane,
+                                    ev=r.ev) for r in pool.retirements],
+            evs_down_at_end=sorted(st.ev for st in pool.retired_now()),
+            evs_reinstated=pool.reinstatements, evs_unretired=s.evs_unretired),
+        rtt=RttReport(srtt_ms=round(sender.rtt.srtt * 1e3, 3),
+                      min_rtt_ms=round(sender.rtt.min_rtt * 1e3, 3),
+                      rtt_p99_ms=round(sender.rtt_hi.value * 1e3, 3),
+                      queue_delay_counts=list(sender.queue_delay.counts),
+                      reorder_window_ms=round(sender.reorder.extra * 1e3, 3),
+                      rto_ms=round(sender.current_rto() * 1e3, 3)))
 
 
 def run_sender(planes: list[Plane], data: bytes, cfg: SenderConfig, timeout: float,
                progress: Callable[[str], None] | None = None,
-               sender_class: Callable[..., MrcSender] = MrcSender) -> SendReport:
+               sender_class: Callable[..., MrcSender] = MrcSender) -> SenderReport:
     """Send `data` to the receiver behind `planes`; returns when done, failed or timed out.
     `sender_class`: makes the core to drive (a subclass that records more, for instance)."""
     links: dict[str, RawLink] = {}
@@ -128,9 +111,9 @@ def run_sender(planes: list[Plane], data: bytes, cfg: SenderConfig, timeout: flo
         if not sender.done and not sender.failed:
             sender.failed = True
             sender.error = f"transfer incomplete after --timeout {timeout:g} s"
-        summary = sender_summary(sender, planes, elapsed, hashlib.sha256(data).hexdigest())
-        summary["local_send_drops"] = sum(link.send_drops for link in links.values())
-        return SendReport(sender.done, sender.error or "", summary)
+        report = sender_report(sender, planes, elapsed, hashlib.sha256(data).hexdigest())
+        report.counters.local_send_drops = sum(link.send_drops for link in links.values())
+        return report
     finally:
         for link in links.values():
             link.close()
@@ -190,8 +173,7 @@ def _progress_line(sender: MrcSender, now: float) -> str:
 @dataclass(slots=True)
 class ReceiveOutcome:
     messages: list[Message]
-    garbage: int
-    stats: dict[str, object]
+    report: ReceiverReport
 
 
 def run_receiver(ifaces: list[str], on_message: Callable[[Message], None], count: int | None,
@@ -245,9 +227,9 @@ def run_receiver(ifaces: list[str], on_message: Callable[[Message], None], count
         for link in links:
             link.close()
         guard.close()
-    stats: dict[str, object] = {"garbage": garbage, **asdict(receiver.stats),
-                                "local_send_drops": sum(link.send_drops for link in links)}
-    return ReceiveOutcome(messages, garbage, stats)
+    report = ReceiverReport(stats=receiver.stats, garbage=garbage, messages=len(messages),
+                            local_send_drops=sum(link.send_drops for link in links))
+    return ReceiveOutcome(messages, report)
 
 
 def write_message(msg: Message, out: Path | None) -> Path | None:

@@ -18,6 +18,8 @@ from __future__ import annotations
 from experiments import flowstats, metrics, plans, plots
 from experiments.config import ExperimentError, Options, Setup, simulator_defaults
 from experiments.plans import Flow, Timed
+from experiments.records import FabricCounters, PhaseWithEvents
+from experiments.validity import Verdict
 
 NAME = "failure"
 ENGINES = ("lab", "sim")
@@ -69,11 +71,12 @@ def traffic(setup: Setup, fabric, seconds: float) -> list[Flow]:
             for i, (src, dst) in enumerate(pairs)]
 
 
-def busiest(before: dict, after: dict, links: list[tuple[str, int, str, int]]) -> tuple:
+def busiest(before: FabricCounters, after: FabricCounters,
+            links: list[tuple[str, int, str, int]]) -> tuple:
     """The link among `links` (core, core port, agg) whose core port sent the most bytes."""
     def moved(link):
         core, port = link[2], link[3]
-        return after[core][port]["tx_bytes"] - before[core][port]["tx_bytes"]
+        return after[core][port].tx_bytes - before[core][port].tx_bytes
     return max(links, key=moved)
 
 
@@ -96,10 +99,14 @@ def run(session, setup: Setup) -> dict:
         session.wait_links_up()
         # "at": when the controller's rewrite was done (detection + programming)
         events["reconvergence"] = [
-            {**e, "at": e["detected_at"] + (e.get("program_s") or 0.0) - result["t0"]}
+            {**e, "at": e["detected_at"] + (e.get("program_s") or 0.0) - result.t0}
             for e in session.reconvergence()[known:]]
-        out["modes"][mode] = {**result, "events": events}
+        out["modes"][mode] = PhaseWithEvents(result, events)
     return out
+
+
+def verdicts(raw: dict) -> list[Verdict]:
+    return [mode.phase.verdict for mode in raw["modes"].values()]
 
 
 def _failure(session, p: dict, links: list, cores: list[str], events: dict) -> list[Timed]:
@@ -139,14 +146,15 @@ def analyse(setup: Setup, raw: dict) -> dict:
     p = setup.params
     width = p["bin_s"]
     result = {"link_rate_bps": setup.link_rate, "modes": {}}
-    for mode, run in raw["modes"].items():
-        t0, ev = run["t0"], run["events"]
+    for mode, record in raw["modes"].items():
+        run, ev = record.phase, record.events
+        t0 = run.t0
         fail = ev.get("failed_at", p["fail_at"])
-        series = [flowstats.acked_series(f, t0) for f in run["flows"]]
+        series = [flowstats.acked_series(f, t0) for f in run.flows]
         end = max((s[-1][0] for s in series if s), default=0.0)
         flows = []
         total = [0.0] * max(0, int(round(end / width)))
-        for f, s in zip(run["flows"], series, strict=True):
+        for f, s in zip(run.flows, series, strict=True):
             bins = metrics.bin_rates(s, 0.0, end, width) if s else []
             for i, v in enumerate(bins):
                 total[i] += v
@@ -155,11 +163,11 @@ def analyse(setup: Setup, raw: dict) -> dict:
             # judged until the link comes back: later dips are not the failure's
             rec = metrics.recovery_time(bins, width, 0.0, fail, base, p["recovered_fraction"],
                                         ev.get("restored_at", p["restore_at"]))
-            flows.append({"src": f["src"], "dst": f["dst"], "baseline_bps": base,
+            flows.append({"src": f.src, "dst": f.dst, "baseline_bps": base,
                           "recovery_s": rec, "bins_bps": bins,
                           "retirements": flowstats.retirement_times(f, t0),
-                          "timeouts": (f["sender"] or {}).get("timeouts"),
-                          "fct_s": flowstats.finish_time(f, t0), "ok": flowstats.ok(f)})
+                          "timeouts": f.sender.counters.timeouts,
+                          "fct_s": flowstats.finish_time(f, t0), "ok": f.ok})
         recs = [fl["recovery_s"] for fl in flows]
         worst = None if any(r is None for r in recs) else max(recs, default=0.0)
         reroute = reroute_time(ev)
@@ -170,7 +178,7 @@ def analyse(setup: Setup, raw: dict) -> dict:
             "recovery_s": worst, "flows": flows, "total_bins_bps": total, "bin_s": width,
             "first_retirement_s": min((t for fl in flows for t in fl["retirements"]
                                        if t >= fail), default=None),
-            "verdict": run["verdict"]}
+            "verdict": run.verdict}
     return result
 
 
@@ -182,7 +190,7 @@ def tables(analysis: dict) -> dict[str, list[dict]]:
                 else a["first_retirement_s"] - a["failed_at"],
                 "flows_affected": sum(1 for f in a["flows"] if (f["recovery_s"] or 0) > 0),
                 "timeouts": sum(f["timeouts"] or 0 for f in a["flows"]),
-                "faithful": a["verdict"]["faithful"]}
+                "faithful": a["verdict"].faithful}
                for m, a in analysis["modes"].items()]
     summary = [{k: metrics.significant(v) if isinstance(v, float) else v
                 for k, v in row.items()} for row in summary]

@@ -1,77 +1,66 @@
-"""Reading one flow's record (sender summary + timeline, as `live.flows` returns it) into
-plain series relative to the run's common start. Pure."""
+"""Reading flows' records (`experiments.records.FlowRecord`: the sender's report and
+timeline) into plain series relative to the run's common start. Pure."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+from endpoint.report import SenderCounters
 from experiments import metrics
+from experiments.records import FlowRecord
 
 MIN_WINDOW_S = 0.1  # the lab's: a shorter window holds too few of its samples
 
 
-def acked_series(flow: dict, t0: float) -> list[tuple[float, float]]:
+def acked_series(flow: FlowRecord, t0: float) -> list[tuple[float, float]]:
     """(seconds since t0, bytes acknowledged) samples of a flow; starts at (0, 0)."""
-    timeline = flow.get("timeline") or {}
-    fields = timeline.get("fields") or []
-    samples = timeline.get("samples") or []
-    if not samples or "acked_bytes" not in fields:
+    samples = flow.timeline.column("acked_bytes")
+    if not samples:
         return []
-    ti, ai = fields.index("time"), fields.index("acked_bytes")
     out = [(0.0, 0.0)]
-    for row in samples:
-        t = row[ti] - t0
-        if t > out[-1][0]:
-            out.append((t, float(row[ai])))
+    for t, acked in samples:
+        if t - t0 > out[-1][0]:
+            out.append((t - t0, acked))
     return out
 
 
-def column(flow: dict, t0: float, name: str) -> list[tuple[float, float]]:
+def column(flow: FlowRecord, t0: float, name: str) -> list[tuple[float, float]]:
     """(seconds since t0, value) of one timeline field (cwnd, ecn_echoes, qmax, ...)."""
-    timeline = flow.get("timeline") or {}
-    fields = timeline.get("fields") or []
-    if name not in fields:
-        return []
-    ti, ci = fields.index("time"), fields.index(name)
-    return [(row[ti] - t0, float(row[ci])) for row in timeline.get("samples") or []]
+    return [(t - t0, v) for t, v in flow.timeline.column(name)]
 
 
-def finish_time(flow: dict, t0: float) -> float | None:
+def finish_time(flow: FlowRecord, t0: float) -> float | None:
     """Seconds from t0 until the flow's last byte was acknowledged (None: it failed)."""
-    sender = flow.get("sender") or {}
-    start = (flow.get("timeline") or {}).get("sender_start")
-    done = sender.get("completion_time_s")
-    if not sender.get("ok") or start is None or done is None:
+    start, done = flow.timeline.sender_start, flow.sender.completion_time_s
+    if not flow.ok or start is None or done is None:
         return None
     return start + done - t0
 
 
-def ok(flow: dict) -> bool:
-    return bool((flow.get("sender") or {}).get("ok"))
-
-
-def nothing_transferred(flows: list[dict]) -> str | None:
+def nothing_transferred(flows: list[FlowRecord]) -> str | None:
     """Why a run in which every transfer failed (a broken endpoint, an unreachable fabric)
     is no result at all, or None when at least one succeeded."""
-    if not flows or any(ok(f) for f in flows):
+    if not flows or any(f.ok for f in flows):
         return None
     first = flows[0]
-    error = (first.get("sender") or {}).get("error") or "no summary written"
-    return f"all {len(flows)} transfers failed ({first['src']}: {error})"
+    error = first.sender.error or "no summary written"
+    return f"all {len(flows)} transfers failed ({first.src}: {error})"
 
 
-def sender_total(flows: list[dict], key: str) -> int:
-    return sum(int((f.get("sender") or {}).get(key) or 0) for f in flows)
+def sender_total(flows: list[FlowRecord], count: Callable[[SenderCounters], int]) -> int:
+    """The sum over the flows' senders of one of their counters."""
+    return sum(count(f.sender.counters) for f in flows)
 
 
-def retirement_times(flow: dict, t0: float) -> list[float]:
+def retirement_times(flow: FlowRecord, t0: float) -> list[float]:
     """Seconds since t0 at which the flow's sender retired an EV."""
-    sender = flow.get("sender") or {}
-    start = (flow.get("timeline") or {}).get("sender_start")
+    start = flow.timeline.sender_start
     if start is None:
         return []
-    return [start + r["time"] - t0 for r in sender.get("evs_retired") or []]
+    return [start + r.time - t0 for r in flow.sender.pool.evs_retired]
 
 
-def window_goodputs(flows: list[dict], t0: float, warmup: float,
+def window_goodputs(flows: list[FlowRecord], t0: float, warmup: float,
                     min_window: float = MIN_WINDOW_S
                     ) -> tuple[list[float | None], tuple[float, float] | None]:
     """Goodput (b/s) of each flow while all of them ran: from `warmup` after t0 to the first

@@ -8,9 +8,14 @@ packet silently; tail losses wait for a retransmission timeout.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+from endpoint.report import flat
 from experiments import flowstats, metrics, plans, plots
 from experiments.config import ExperimentError, Options, Setup, simulator_defaults
 from experiments.plans import Flow, PlanError
+from experiments.records import PhaseRecord
+from experiments.validity import Verdict
 from fabric_model.spec import parse_spec
 
 NAME = "incast"
@@ -72,6 +77,16 @@ def traffic(setup: Setup, fabric, seconds: float, n: int | None = None) -> list[
             for i, src in enumerate(senders)]
 
 
+@dataclass(slots=True)
+class IncastRun:
+    """One incast: its mode and sender count beside the phase's own fields in the JSON."""
+
+    mode: str
+    n: int
+    trim_threshold: int
+    phase: PhaseRecord = flat()
+
+
 def run(session, setup: Setup) -> dict:
     out: dict = {"runs": []}
     current = setup.trim_threshold  # what the lab started with
@@ -86,39 +101,44 @@ def run(session, setup: Setup) -> dict:
             plan = traffic(setup, session.fabric, setup.params["ideal_s"], n)
             result = session.run_flows(f"{mode}-{n}", plan,
                                        timeout=setup.params["ideal_s"] * 10 + 20)
-            out["runs"].append({"mode": mode, "n": n, "trim_threshold": trim, **result})
+            out["runs"].append(IncastRun(mode, n, trim, result))
     return out
+
+
+def verdicts(raw: dict) -> list[Verdict]:
+    return [run.phase.verdict for run in raw["runs"]]
 
 
 def analyse(setup: Setup, raw: dict) -> dict:
     rate = setup.link_rate
     rows = []
     for run in raw["runs"]:
-        flows = run["flows"]
-        ends = [flowstats.finish_time(f, run["t0"]) for f in flows]
-        total = sum(f["size"] for f in flows)
+        phase = run.phase
+        flows = phase.flows
+        ends = [flowstats.finish_time(f, phase.t0) for f in flows]
+        total = sum(f.size for f in flows)
         ideal = total * 8 / rate
         fct = max(ends) if ends and all(e is not None for e in ends) else None
-        recv = next(iter(run["receivers"].values()), {}) or {}
-        sent = flowstats.sender_total(flows, "data_packets_sent")
+        recv = phase.receiver()
+        sent = flowstats.sender_total(flows, lambda c: c.data_packets_sent)
         rows.append({
-            "mode": run["mode"], "n": run["n"], "bytes": total, "ideal_s": ideal,
+            "mode": run.mode, "n": run.n, "bytes": total, "ideal_s": ideal,
             "fct_s": fct, "slowdown": None if fct is None else fct / ideal,
-            "flow_fct_s": ends, "failed": sum(1 for f in flows if not flowstats.ok(f)),
-            "timeouts": flowstats.sender_total(flows, "timeouts"),
+            "flow_fct_s": ends, "failed": sum(1 for f in flows if not f.ok),
+            "timeouts": flowstats.sender_total(flows, lambda c: c.timeouts),
             # a timeout all of whose packets turned up after all (late, trimmed, or
             # overtaken by their resent copies): the emulation held a packet past the timer, nothing
             # was lost
-            "spurious_timeouts": flowstats.sender_total(flows, "timeouts_spurious"),
-            "retransmits": flowstats.sender_total(flows, "retransmits"),
-            "nacks": flowstats.sender_total(flows, "nacks"),
-            "ecn_echoes": flowstats.sender_total(flows, "ecn_echoes"),
-            "trimmed_at_receiver": recv.get("trimmed"),
+            "spurious_timeouts": flowstats.sender_total(flows, lambda c: c.timeouts_spurious),
+            "retransmits": flowstats.sender_total(flows, lambda c: c.retransmits),
+            "nacks": flowstats.sender_total(flows, lambda c: c.nacks),
+            "ecn_echoes": flowstats.sender_total(flows, lambda c: c.ecn_echoes),
+            "trimmed_at_receiver": recv.stats.trimmed if phase.receivers else None,
             "data_sent": sent,
             # what the senders sent and the receiver never saw, whole or trimmed, was
             # dropped (a few late retransmissions may still be in flight at the end)
-            "dropped": None if "data_packets" not in recv else max(0, sent - recv["data_packets"]),
-            "faithful": run["verdict"]["faithful"]})
+            "dropped": max(0, sent - recv.stats.data_packets) if phase.receivers else None,
+            "faithful": phase.verdict.faithful})
     return {"link_rate_bps": rate, "rows": rows}
 
 

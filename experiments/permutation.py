@@ -18,6 +18,8 @@ from __future__ import annotations
 from experiments import flowstats, metrics, plans, plots
 from experiments.config import JUMBO_MTU, ExperimentError, Options, Setup, simulator_defaults
 from experiments.plans import Flow
+from experiments.records import PhaseRecord, PortCounters
+from experiments.validity import Verdict
 
 NAME = "permutation"
 ENGINES = ("lab", "sim")
@@ -80,18 +82,20 @@ def run(session, setup: Setup) -> dict:
     return out
 
 
-def core_load(run: dict, links: list, rate: float) -> list[dict]:
+def verdicts(raw: dict) -> list[Verdict]:
+    return [run.verdict for run in raw["modes"].values()]
+
+
+def core_load(run: PhaseRecord, links: list, rate: float) -> list[dict]:
     """Utilisation of each agg-core link, both directions, over the run."""
-    seconds = max(run["end"] - run["t0"], 1e-3)
+    seconds = max(run.end - run.t0, 1e-3)
     rows = []
     for agg, agg_port, core, core_port in links:
-        up = run["counters"].get(agg, {}).get(str(agg_port)) or \
-            run["counters"].get(agg, {}).get(agg_port) or {}
-        down = run["counters"].get(core, {}).get(str(core_port)) or \
-            run["counters"].get(core, {}).get(core_port) or {}
+        up = run.counters.get(agg, {}).get(agg_port, PortCounters())
+        down = run.counters.get(core, {}).get(core_port, PortCounters())
         rows.append({"link": f"{agg}-{core}",
-                     "up": metrics.link_utilisation(up.get("tx_bytes", 0), seconds, rate),
-                     "down": metrics.link_utilisation(down.get("tx_bytes", 0), seconds, rate)})
+                     "up": metrics.link_utilisation(up.tx_bytes, seconds, rate),
+                     "down": metrics.link_utilisation(down.tx_bytes, seconds, rate)})
     return rows
 
 
@@ -100,24 +104,23 @@ def analyse(setup: Setup, raw: dict) -> dict:
     result = {"link_rate_bps": rate, "ceiling": setup.payload_ceiling(True), "modes": {}}
     for mode, run in raw["modes"].items():
         goodputs, window = flowstats.window_goodputs(
-            run["flows"], run["t0"], setup.params["warmup_s"],
+            run.flows, run.t0, setup.params["warmup_s"],
             setup.params.get("min_window_s", flowstats.MIN_WINDOW_S))
         norm = [g / rate for g in goodputs if g is not None]
-        fcts = [flowstats.finish_time(f, run["t0"]) for f in run["flows"]]
-        transfer = [f["size"] * 8 / (f["sender"] or {})["completion_time_s"] / rate
-                    for f in run["flows"] if flowstats.ok(f)]
+        fcts = [flowstats.finish_time(f, run.t0) for f in run.flows]
+        transfer = [f.size * 8 / f.sender.completion_time_s / rate
+                    for f in run.flows if f.ok]
         result["modes"][mode] = {
             "window_s": window, "normalised": norm, "stats": metrics.describe(norm),
             "transfer_stats": metrics.describe(transfer),
-            "flows": [{"src": f["src"], "dst": f["dst"], "goodput_bps": g,
+            "flows": [{"src": f.src, "dst": f.dst, "goodput_bps": g,
                        "normalised": None if g is None else g / rate, "fct_s": fct,
-                       "retransmits": (f["sender"] or {}).get("retransmits"),
-                       "timeouts": (f["sender"] or {}).get("timeouts"),
-                       "ok": flowstats.ok(f)}
-                      for f, g, fct in zip(run["flows"], goodputs, fcts, strict=True)],
-            "failed_flows": sum(1 for f in run["flows"] if not flowstats.ok(f)),
+                       "retransmits": f.sender.counters.retransmits,
+                       "timeouts": f.sender.counters.timeouts, "ok": f.ok}
+                      for f, g, fct in zip(run.flows, goodputs, fcts, strict=True)],
+            "failed_flows": sum(1 for f in run.flows if not f.ok),
             "core_load": core_load(run, raw["core_links"], setup.fabric_rate),
-            "verdict": run["verdict"]}
+            "verdict": run.verdict}
     return result
 
 
@@ -125,7 +128,7 @@ def tables(analysis: dict) -> dict[str, list[dict]]:
     summary = [{"mode": m, **{k: round(v, 4) for k, v in a["stats"].items()},
                 **{f"transfer_{k}": round(a["transfer_stats"][k], 4) for k in ("mean", "min")
                    if k in a["transfer_stats"]},
-                "failed_flows": a["failed_flows"], "faithful": a["verdict"]["faithful"]}
+                "failed_flows": a["failed_flows"], "faithful": a["verdict"].faithful}
                for m, a in analysis["modes"].items()]
     flows = [{"mode": m, **{k: (round(v, 4) if isinstance(v, float) else v)
                             for k, v in f.items()}}

@@ -7,9 +7,10 @@ import csv
 import json
 from pathlib import Path
 
+from endpoint.report import json_default
 from experiments.config import Setup, mss
 from experiments.metrics import format_seconds
-from experiments.validity import cpu_only, short_label
+from experiments.validity import Verdict, cpu_only, short_label
 
 
 def _fmt(value: object) -> str:
@@ -73,14 +74,14 @@ def setup_rows(setup: Setup, env: dict) -> list[dict]:
     return [{"setting": k, "value": v} for k, v in rows]
 
 
-def markdown(title: str, question: str, setup: Setup, env: dict, verdict: dict,
+def markdown(title: str, question: str, setup: Setup, env: dict, verdict: Verdict,
              goals: list[dict], figures: list[tuple[str, str]], tables: dict) -> str:
     label = ("**unfaithful: the machine did not keep up, the results are not the "
-             "protocol's**" if not verdict["faithful"] else
+             "protocol's**" if not verdict.faithful else
              "faithful" if not cpu_only(verdict) else
              "faithful as far as measured (the CPU and the ACKs' delays: this target's "
              "receive backlog and missed frames are out of sight)")
-    if verdict.get("engine") == "sim":
+    if verdict.engine == "sim":
         parts = [f"# {title}\n", question.strip() + "\n",
                  "**Engine:** the simulator, in virtual time: mrc.p4 through p4emu's "
                  "pipeline, the controller's logic and the endpoint's sender and receiver, "
@@ -88,13 +89,12 @@ def markdown(title: str, question: str, setup: Setup, env: dict, verdict: dict,
                  "give the same figures.\n"]
     else:
         parts = [f"# {title}\n", question.strip() + "\n",
-                 f"**Emulation:** {label}. CPU busy {_pct(verdict.get('cpu_busy'))} (niced "
-                 f"background work {_pct(verdict.get('cpu_nice'))} excluded), switch "
-                 f"socket backlog p95 {_kib(verdict.get('backlog_p95_bytes'))}, frames "
-                 f"missed by switches {_pct(verdict.get('ingress_loss_share'), 2)}, ACKs "
-                 f"later than the queues explain {_pct(verdict.get('late_share'), 2)}."
-                 + ("".join(f"\n- {r}" for r in verdict["reasons"]) if verdict["reasons"]
-                    else "") + "\n"]
+                 f"**Emulation:** {label}. CPU busy {_pct(verdict.cpu_busy)} (niced "
+                 f"background work {_pct(verdict.cpu_nice)} excluded), switch "
+                 f"socket backlog p95 {_kib(verdict.backlog_p95_bytes)}, frames "
+                 f"missed by switches {_pct(verdict.ingress_loss_share, 2)}, ACKs "
+                 f"later than the queues explain {_pct(verdict.late_share, 2)}."
+                 + "".join(f"\n- {r}" for r in verdict.reasons) + "\n"]
     if env.get("incomplete"):
         parts.append(f"**Incomplete:** {env['incomplete']}.\n")
     if goals:
@@ -132,7 +132,8 @@ def write_csv(path: Path, rows: list[dict]) -> None:
 
 def write_outputs(outdir: Path, results: dict, tables: dict, report_md: str) -> None:
     outdir.mkdir(parents=True, exist_ok=True)
-    (outdir / "results.json").write_text(json.dumps(results, indent=1, default=str) + "\n")
+    (outdir / "results.json").write_text(json.dumps(results, indent=1, default=json_default)
+                                         + "\n")
     for name, rows in tables.items():
         write_csv(outdir / f"{name}.csv", rows)
     (outdir / "report.md").write_text(report_md)
@@ -151,10 +152,10 @@ def index_markdown(summaries: list[dict], prefix: str = "") -> str:
         parts.append(f"### {s['experiment']}\n")
         v = s["verdict"]
         parts.append(f"Emulation {short_label(v)}: CPU "
-                     f"{_pct(v.get('cpu_busy'))} busy, backlog p95 "
-                     f"{_kib(v.get('backlog_p95_bytes'))}, frames missed "
-                     f"{_pct(v.get('ingress_loss_share'), 2)}, late ACKs "
-                     f"{_pct(v.get('late_share'), 2)}; {s.get('setup_line', '')}\n")
+                     f"{_pct(v.cpu_busy)} busy, backlog p95 "
+                     f"{_kib(v.backlog_p95_bytes)}, frames missed "
+                     f"{_pct(v.ingress_loss_share, 2)}, late ACKs "
+                     f"{_pct(v.late_share, 2)}; {s.get('setup_line', '')}\n")
         if s["goals"]:
             parts.append(md_table([{"goal": g["goal"], "measured": g["measured"],
                                     "met": "yes" if g["met"] else "NO"} for g in s["goals"]]))

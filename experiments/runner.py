@@ -12,7 +12,6 @@ import signal
 import time
 from dataclasses import replace
 from pathlib import Path
-from types import ModuleType
 
 from experiments import registry, report
 from experiments.config import (
@@ -25,6 +24,7 @@ from experiments.config import (
     parse_rate,
 )
 from experiments.progress import Progress
+from experiments.registry import Experiment
 from experiments.validity import Verdict, combine
 
 log = logging.getLogger(__name__)
@@ -42,7 +42,7 @@ MIN_FILL = 0.75
 EXPERIMENT_PORTS = (29100, 12100)
 
 
-def plan(opts: Options) -> tuple[ModuleType, Setup]:
+def plan(opts: Options) -> tuple[Experiment, Setup]:
     """The experiment module and its setup for `opts`; ExperimentError on bad input."""
     module = registry.get(opts.name)
     if opts.engine not in module.ENGINES:
@@ -60,7 +60,7 @@ def plan(opts: Options) -> tuple[ModuleType, Setup]:
             raise ExperimentError(f"--spec {opts.spec!r}: {exc}") from None
     setup = _fabric_options(opts, _base_setup(module, opts))
     if opts.modes is not None:
-        known = getattr(module, "MODES", ())
+        known = module.MODES
         wrong = [m for m in opts.modes if m not in known]
         if not known or "modes" not in setup.params:
             raise ExperimentError(f"--modes: {opts.name} has no modes to choose from")
@@ -87,7 +87,7 @@ def plan(opts: Options) -> tuple[ModuleType, Setup]:
     return module, setup
 
 
-def _base_setup(module: ModuleType, opts: Options) -> Setup:
+def _base_setup(module: Experiment, opts: Options) -> Setup:
     """The experiment's own setup for the engine, or with `--figures lab` its lab setup run
     on the simulator (to compare the engines on the same figures)."""
     if opts.figures == "own":
@@ -212,7 +212,7 @@ def run(opts: Options, outdir: Path) -> dict:
     return summary
 
 
-def run_simulated(module: ModuleType, setup: Setup, outdir: Path) -> dict:
+def run_simulated(module: Experiment, setup: Setup, outdir: Path) -> dict:
     """`module` on the simulator: no root, no processes; Ctrl-C ends the phase running
     and skips the rest, and the report says it is incomplete."""
     from experiments.live.environment import environment
@@ -240,32 +240,19 @@ def run_simulated(module: ModuleType, setup: Setup, outdir: Path) -> dict:
     return summary
 
 
-def verdict_of(raw: dict) -> Verdict:
+def verdict_of(module: Experiment, raw: dict) -> Verdict:
     """Every traffic phase's verdict, combined."""
-    found: list[Verdict] = []
-
-    def walk(node: object) -> None:
-        if isinstance(node, dict):
-            if "verdict" in node and isinstance(node["verdict"], dict) \
-                    and "faithful" in node["verdict"]:
-                found.append(Verdict(**node["verdict"]))
-            for value in node.values():
-                walk(value)
-        elif isinstance(node, list):
-            for value in node:
-                walk(value)
-
-    walk(raw)
+    found = module.verdicts(raw)
     if not found:
         raise ExperimentError("the run measured nothing")
     return combine(found)
 
 
-def finish(module: ModuleType, setup: Setup, env: dict, raw: dict, calibration: dict | None,
+def finish(module: Experiment, setup: Setup, env: dict, raw: dict, calibration: dict | None,
            outdir: Path) -> dict:
     """Analyse `raw`, draw, and write every output file; pure apart from the writes."""
     analysis = module.analyse(setup, raw)
-    verdict = verdict_of(raw).as_dict()
+    verdict = verdict_of(module, raw)
     goals = module.goals(setup, analysis)
     figures = module.figures(analysis, outdir)
     tables = module.tables(analysis)
@@ -287,7 +274,7 @@ def finish(module: ModuleType, setup: Setup, env: dict, raw: dict, calibration: 
                           f"{env['duration_s']:.0f} s."}
 
 
-def calibrate(session, module: ModuleType, setup: Setup, progress: Progress) -> dict:
+def calibrate(session, module: Experiment, setup: Setup, progress: Progress) -> dict:
     """--rate auto: the fastest rate of the ladder at which this experiment's traffic, ev
     sprayed, runs faithfully on this machine: every flow done, the machine's verdict
     faithful, and the flows filling at least MIN_FILL of the link rate on average."""
@@ -305,19 +292,19 @@ def calibrate(session, module: ModuleType, setup: Setup, progress: Progress) -> 
         session.set_rates(trial.rate_bps, trial.fabric_rate_bps or trial.rate_bps)
         flows = module.traffic(trial, session.fabric, CALIBRATION_S)
         result = session.run_flows(f"calibrate-{bps}", flows, timeout=CALIBRATION_S * 4 + 10)
-        done = all(flowstats.ok(f) for f in result["flows"])
+        done = all(f.ok for f in result.flows)
         # the machine may keep up only because the endpoints cannot load the links (their
         # RTTs inflated by CPU waits): then the fabric is not what is being measured
-        goodputs, _ = flowstats.window_goodputs(result["flows"], result["t0"], 0.5)
+        goodputs, _ = flowstats.window_goodputs(result.flows, result.t0, 0.5)
         shares = [g / trial.link_rate for g in goodputs if g is not None]
         filled = sum(shares) / len(shares) if shares else 0.0
-        reasons = trial_failures(result["verdict"], done, filled)
+        reasons = trial_failures(result.verdict, done, filled)
         faithful = not reasons
         trials.append({"rate_bps": bps, "faithful": faithful, "flows_done": done,
                        "mean_goodput_share": round(filled, 3),
-                       "cpu_busy": result["verdict"]["cpu_busy"],
-                       "backlog_p95_bytes": result["verdict"]["backlog_p95_bytes"],
-                       "ingress_loss_share": result["verdict"]["ingress_loss_share"],
+                       "cpu_busy": result.verdict.cpu_busy,
+                       "backlog_p95_bytes": result.verdict.backlog_p95_bytes,
+                       "ingress_loss_share": result.verdict.ingress_loss_share,
                        "reasons": "; ".join(reasons)})
         if faithful:
             progress.note(f"--rate auto: {bps / 1e6:g} Mb/s per link is faithful here")
@@ -327,10 +314,10 @@ def calibrate(session, module: ModuleType, setup: Setup, progress: Progress) -> 
                           "--rate auto: no rate to try")
 
 
-def trial_failures(verdict: dict, done: bool, filled: float) -> list[str]:
+def trial_failures(verdict: Verdict, done: bool, filled: float) -> list[str]:
     """Why a --rate auto trial fails (none: its rate is faithful here): the machine's
     verdict, a flow left unfinished, or flows filling less than MIN_FILL of the links."""
-    reasons = list(verdict["reasons"])
+    reasons = list(verdict.reasons)
     if not done:
         reasons.append("a flow did not complete")
     if filled < MIN_FILL:

@@ -13,10 +13,12 @@ from __future__ import annotations
 from experiments import flowstats, metrics, plans, plots
 from experiments.config import ExperimentError, Options, Setup, simulator_defaults
 from experiments.plans import Flow
+from experiments.validity import Verdict
 
 NAME = "signals"
 ENGINES = ("lab", "sim")
 TITLE = "In-network signals: ECN, qmax and the sender's window"
+MODES: tuple[str, ...] = ()
 SPEC = "fattree:k=4"
 DEFAULT_RATE = 1_000_000
 STAGGER_S = 1.0
@@ -71,6 +73,10 @@ def run(session, setup: Setup) -> dict:
     return {"run": result, "starts": [f.start for f in plan]}
 
 
+def verdicts(raw: dict) -> list[Verdict]:
+    return [raw["run"].verdict]
+
+
 def _per_second(series: list[tuple[float, float]], width: float, end: float) -> list[float]:
     """Rate of a cumulative count, per second, in bins (bin_rates works in bits: / 8)."""
     return [v / 8 for v in metrics.bin_rates(series, 0.0, end, width)] if series else []
@@ -78,8 +84,8 @@ def _per_second(series: list[tuple[float, float]], width: float, end: float) -> 
 
 def analyse(setup: Setup, raw: dict) -> dict:
     run, width = raw["run"], setup.params["bin_s"]
-    t0 = run["t0"]
-    flows = run["flows"]
+    t0 = run.t0
+    flows = run.flows
     acked = [flowstats.acked_series(f, t0) for f in flows]
     end = max((s[-1][0] for s in acked if s), default=0.0)
     start_all = max(raw["starts"])
@@ -92,15 +98,15 @@ def analyse(setup: Setup, raw: dict) -> dict:
     per_flow = []
     for f, s, start in zip(flows, acked, raw["starts"], strict=True):
         per_flow.append({
-            "src": f["src"], "start_s": start, "fct_s": flowstats.finish_time(f, t0),
+            "src": f.src, "start_s": start, "fct_s": flowstats.finish_time(f, t0),
             "goodput_bins_bps": metrics.bin_rates(s, 0.0, end, width) if s else [],
             "cwnd": flowstats.column(f, t0, "cwnd"),
             "ecn_per_s": _per_second(flowstats.column(f, t0, "ecn_echoes"), width, end),
             "qmax": flowstats.column(f, t0, "qmax"),
-            "ecn_echoes": (f["sender"] or {}).get("ecn_echoes"),
-            "nacks": (f["sender"] or {}).get("nacks"),
-            "max_qmax": (f["sender"] or {}).get("max_qmax"),
-            "timeouts": (f["sender"] or {}).get("timeouts")})
+            "ecn_echoes": f.sender.counters.ecn_echoes,
+            "nacks": f.sender.counters.nacks,
+            "max_qmax": f.sender.counters.max_qmax,
+            "timeouts": f.sender.counters.timeouts})
     valid = [x for x in shared if x is not None]
     qmax_values = [v for fl in per_flow for _, v in fl["qmax"] if v > 0]
     return {"link_rate_bps": setup.link_rate, "bin_s": width, "flows": per_flow,
@@ -110,7 +116,7 @@ def analyse(setup: Setup, raw: dict) -> dict:
             "jain": metrics.jain(valid) if len(valid) == len(shared) and valid else None,
             "qmax_median": metrics.percentile(qmax_values, 50) if qmax_values else None,
             "qmax_p99": metrics.percentile(qmax_values, 99) if qmax_values else None,
-            "verdict": run["verdict"]}
+            "verdict": run.verdict}
 
 
 def tables(analysis: dict) -> dict[str, list[dict]]:

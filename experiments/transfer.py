@@ -6,6 +6,7 @@ the sender records. Pure: the clock is whatever `now` the caller's loop passes.
 from __future__ import annotations
 
 import argparse
+from dataclasses import dataclass, field
 
 from endpoint.core.ev_pool import EvStatus
 from endpoint.core.sender import MrcSender
@@ -19,6 +20,26 @@ from endpoint.wire import MsgType, parse_routes
 
 SAMPLE_FIELDS = ("time", "acked_bytes", "cwnd", "ecn_echoes", "nacks", "retransmits",
                  "timeouts", "qmax", "evs_down")
+
+
+@dataclass(slots=True)
+class Timeline:
+    """What `TimelineSender` sampled: one row of `fields` per sample, times on the run's
+    clock (the lab's Unix time, the simulator's virtual seconds)."""
+
+    sender_start: float | None = None
+    fields: list[str] = field(default_factory=list)
+    samples: list[list[float]] = field(default_factory=list)
+    interval: float | None = None  # the lab's agent: its sampling and start times
+    start_at: float | None = None
+    ready_at: float | None = None
+
+    def column(self, name: str) -> list[tuple[float, float]]:
+        """(time, value) of one field; empty when it was not sampled."""
+        if name not in self.fields:
+            return []
+        ti, ci = self.fields.index("time"), self.fields.index(name)
+        return [(row[ti], float(row[ci])) for row in self.samples]
 
 
 class TimelineSender(MrcSender):
@@ -60,9 +81,9 @@ class TimelineSender(MrcSender):
         if self.done and not was_done:
             self._sample(now)
 
-    def timeline(self) -> dict:
-        return {"sender_start": round(self.start_time + self.time_offset, 9),
-                "fields": list(SAMPLE_FIELDS), "samples": self.samples}
+    def timeline(self) -> Timeline:
+        return Timeline(sender_start=round(self.start_time + self.time_offset, 9),
+                        fields=list(SAMPLE_FIELDS), samples=self.samples)
 
 
 def add_transfer_options(parser: argparse.ArgumentParser) -> None:

@@ -16,9 +16,13 @@ that it did not, each a figure the run measured:
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING
 
 from endpoint.core.rtt import DELAY_EDGES_S, share_above
 from experiments.metrics import percentile
+
+if TYPE_CHECKING:  # records holds verdicts: only the annotations name it
+    from experiments.records import FlowRecord
 
 INGRESS_LOSS_LIMIT = 0.002  # share of frames lost before the switch read them
 BACKLOG_LIMIT_BYTES = 96 * 1024  # p95 of the largest socket backlog (~40 full frames)
@@ -64,13 +68,13 @@ class Verdict:
 
 
 
-def late_acks(flows: list[dict], bound_s: float) -> tuple[int, int] | None:
+def late_acks(flows: list[FlowRecord], bound_s: float) -> tuple[int, int] | None:
     """(late, all) ACKs of the flows, late when their delay per queued packet exceeds
     `bound_s` (see `QueueExplainedDelay`); None when no sender reported them."""
     total = [0] * (len(DELAY_EDGES_S) + 1)
     found = False
     for flow in flows:
-        counts = (flow.get("sender") or {}).get("queue_delay_counts")
+        counts = flow.sender.rtt.queue_delay_counts
         if counts and len(counts) == len(total):
             found = True
             total = [a + b for a, b in zip(total, counts, strict=True)]
@@ -79,7 +83,7 @@ def late_acks(flows: list[dict], bound_s: float) -> tuple[int, int] | None:
     return round(share_above(total, bound_s) * sum(total)), sum(total)
 
 
-def late_share(flows: list[dict], bound_s: float) -> float | None:
+def late_share(flows: list[FlowRecord], bound_s: float) -> float | None:
     """Share of all the flows' ACKs that `late_acks` finds late; None when no sender
     reported it."""
     acks = late_acks(flows, bound_s)
@@ -88,18 +92,18 @@ def late_share(flows: list[dict], bound_s: float) -> float | None:
     return acks[0] / acks[1] if acks[1] else 0.0
 
 
-def cpu_only(verdict: dict) -> bool:
-    """A verdict (`Verdict.as_dict()`) without the switches' own figures: no socket backlog
-    and no missed-frame count were measurable (BMv2 reads its ports through packet rings),
-    so it rests on the CPU and the ACKs' delays."""
-    return verdict.get("backlog_p95_bytes") is None and verdict.get("ingress_loss_share") is None
+def cpu_only(verdict: Verdict) -> bool:
+    """A verdict without the switches' own figures: no socket backlog and no missed-frame
+    count were measurable (BMv2 reads its ports through packet rings), so it rests on the
+    CPU and the ACKs' delays."""
+    return verdict.backlog_p95_bytes is None and verdict.ingress_loss_share is None
 
 
-def short_label(verdict: dict) -> str:
+def short_label(verdict: Verdict) -> str:
     """A verdict in a word or three, for tables."""
-    if verdict.get("engine") == "sim":
+    if verdict.engine == "sim":
         return "virtual time"
-    if not verdict["faithful"]:
+    if not verdict.faithful:
         return "unfaithful"  # the machine did not keep up (the reasons say how)
     return "faithful (CPU, delays)" if cpu_only(verdict) else "faithful"
 

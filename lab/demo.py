@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from lab.counters import switch_counters
 from lab.lab import Lab
 from lab.transfers import TransferError, transfer
 
@@ -13,8 +14,7 @@ def _demo_transfer(lab: Lab, size: str) -> tuple[list[tuple[str, str]], bool]:
     cores = [n for n, sw in lab.fabric.switches.items() if sw.role in ("core", "spine")]
 
     def core_tx() -> dict[str, int]:
-        return {c: sum(r.get("tx_packets", 0) for r in lab.ask("counters", switch=c)["ports"]
-                       .values()) for c in cores}
+        return {c: switch_counters(lab, c).tx_packets() for c in cores}
 
     lab.ask("spray", mode="ev")
     before = core_tx()
@@ -27,10 +27,10 @@ def _demo_transfer(lab: Lab, size: str) -> tuple[list[tuple[str, str]], bool]:
         lab.ask("spray", mode=lab.config.spray)
     received, (sent,) = result.receiver, result.senders
     spread = {c: n - before[c] for c, n in core_tx().items()}
-    intact = received.get("messages_ok") == 1 and received.get("messages_bad") == 0
+    intact = received.stats.messages_ok == 1 and received.stats.messages_bad == 0
     return [
         (f"transfer {src.name}->{dst.name} (ev)",
-         f"{size}B in {sent['completion_time_s']:.2f} s, {sent['goodput_mbps']:.1f} Mb/s, "
+         f"{size}B in {sent.completion_time_s:.2f} s, {sent.goodput_mbps:.1f} Mb/s, "
          f"{'intact' if intact else 'CORRUPT'}"),
         ("packets per core/spine", ", ".join(f"{c}={n}" for c, n in spread.items())),
     ], intact

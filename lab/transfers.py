@@ -3,7 +3,7 @@
 The one way tests, checkers and the demo move MRC traffic through a lab: `transfer` runs
 one receiver and one sender per source host (every sender addresses all of the
 destination's NICs, so a multi-plane host is reached on every plane) and returns their
-JSON summaries; `blast` sends raw MRC packets (`python -m endpoint blast`) and returns its
+reports (`endpoint.report`); `blast` sends raw MRC packets (`python -m endpoint blast`) and returns its
 summary. Failures are one-line `TransferError`s; no process outlives the call.
 """
 
@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from endpoint.report import ReceiverReport, SenderReport
 from fabric_model.places import REPO_ROOT
 from lab.lab import Lab
 
@@ -29,8 +30,8 @@ class TransferError(RuntimeError):
 
 @dataclass
 class TransferResult:
-    receiver: dict  # the receiver's summary (`recv --json`)
-    senders: list[dict]  # one summary per sender (`send --json`), in the senders' order
+    receiver: ReceiverReport  # `recv --json`
+    senders: list[SenderReport]  # `send --json` of each sender, in the senders' order
     digests: set[str]  # sha256 of every message the receiver wrote
 
 
@@ -78,12 +79,13 @@ def transfer(lab: Lab, senders: Sequence[str], dst: str, size: str, workdir: Pat
                 proc.kill()
                 proc.wait()
     try:
-        summaries = [json.loads((workdir / f"send-{src}.json").read_text()) for src in senders]
-        received = json.loads((workdir / "recv.json").read_text())
+        reports = [SenderReport.from_json(json.loads((workdir / f"send-{src}.json").read_text()))
+                   for src in senders]
+        received = ReceiverReport.from_json(json.loads((workdir / "recv.json").read_text()))
     except (OSError, ValueError):
         raise TransferError("a sender or the receiver wrote no summary (crashed?)") from None
     digests = {hashlib.sha256(p.read_bytes()).hexdigest() for p in out_dir.iterdir()}
-    return TransferResult(received, summaries, digests)
+    return TransferResult(received, reports, digests)
 
 
 def blast(lab: Lab, src: str, dst: str, *args: str,

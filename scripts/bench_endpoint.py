@@ -24,6 +24,7 @@ from endpoint.cli import parse_size, pseudo_random_bytes  # noqa: E402
 from endpoint.core.receiver import MrcReceiver, ReceiverConfig  # noqa: E402
 from endpoint.core.sender import MrcSender, SenderConfig  # noqa: E402
 from endpoint.netio import FrameAddress, FrameBuilder, parse_frame  # noqa: E402
+from endpoint.report import SenderReport  # noqa: E402
 from endpoint.sim import PathSpec, run_transfer  # noqa: E402
 from endpoint.usage import UsageError  # noqa: E402
 from endpoint.wire import MrcHeader, MsgType  # noqa: E402
@@ -111,12 +112,12 @@ def bench_veth(size: str) -> None:
             if res.returncode != 0:
                 print(f"veth transfer failed: {res.stderr.strip()}")
                 return
-            s = json.loads(Path(f"{tmp}/s.json").read_text())
-        t = s["completion_time_s"]
-        print(f"veth send/recv      : {s['bytes']} bytes in {t:.2f} s (process {wall:.2f} s): "
-              f"goodput {s['goodput_mbps']:.0f} Mb/s, {s['data_packets_sent'] / t:,.0f} data "
-              f"pkt/s + {s['acks'] / t:,.0f} ACK pkt/s, retransmits {s['retransmits']}, "
-              f"timeouts {s['timeouts']}, srtt {s['srtt_ms']} ms")
+            s = SenderReport.from_json(json.loads(Path(f"{tmp}/s.json").read_text()))
+        t, c = s.completion_time_s, s.counters
+        print(f"veth send/recv      : {s.bytes} bytes in {t:.2f} s (process {wall:.2f} s): "
+              f"goodput {s.goodput_mbps:.0f} Mb/s, {c.data_packets_sent / t:,.0f} data "
+              f"pkt/s + {c.acks / t:,.0f} ACK pkt/s, retransmits {c.retransmits}, "
+              f"timeouts {c.timeouts}, srtt {s.rtt.srtt_ms} ms")
     finally:
         if recv is not None and recv.poll() is None:
             recv.kill()

@@ -46,11 +46,11 @@ def main(argv: list[str] | None = None) -> int:
         run = session.run_flows(args.mode, plan, timeout=1.0)
         total = time.perf_counter() - t0
         hops, wall = session.packet_hops, session.wall_s
-        done = sum(1 for f in run["flows"] if f["sender"]["ok"])
+        done = sum(1 for f in run.flows if f.ok)
         rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         print(f"fattree:k={k}: {len(plan)} flows, {hops} packet-hops in {wall:.1f} s "
               f"= {hops / wall:,.0f} packet-hops/s (build + program {total - wall:.1f} s; "
-              f"{run['end'] * 1e6:.0f} us simulated; peak RSS {rss:.0f} MiB; "
+              f"{run.end * 1e6:.0f} us simulated; peak RSS {rss:.0f} MiB; "
               f"{done}/{len(plan)} flows done)", flush=True)
     return 0
 

@@ -30,13 +30,16 @@ import random
 import signal
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 from endpoint import runner as endpoint_runner
 from endpoint.core.receiver import ReceiverConfig
 from endpoint.kernel_routes import RouteError, host_interfaces, resolve_plane
+from endpoint.report import MessageDigest, to_json
 from experiments.transfer import (
     LAB_IDLE_TIMEOUT_S,
+    Timeline,
     TimelineSender,
     add_transfer_options,
     transfer_config,
@@ -69,16 +72,16 @@ def send(args: argparse.Namespace) -> int:
         report = endpoint_runner.run_sender(planes, data, cfg, args.timeout,
                                             sender_class=recording_sender)
     finally:
-        timeline = {"interval": args.interval, "start_at": args.start_at, "ready_at": ready_at,
-                    **(made[-1].timeline() if made else {})}
-        args.timeline.write_text(json.dumps(timeline) + "\n")
+        timeline = replace(made[-1].timeline() if made else Timeline(),
+                           interval=args.interval, start_at=args.start_at, ready_at=ready_at)
+        args.timeline.write_text(json.dumps(to_json(timeline)) + "\n")
         if report is not None:
-            args.json.write_text(json.dumps(report.summary) + "\n")
+            args.json.write_text(json.dumps(report.to_json()) + "\n")
     return 0 if report.ok else 1
 
 
 def recv(args: argparse.Namespace) -> int:
-    digests: list[dict] = []
+    digests: list[MessageDigest] = []
     stopping = False
 
     def on_signal(_sig: int, _frame: object) -> None:
@@ -90,16 +93,14 @@ def recv(args: argparse.Namespace) -> int:
     ifaces = host_interfaces()
     print(f"listening on {', '.join(ifaces)}", flush=True)
     outcome = endpoint_runner.run_receiver(
-        ifaces, lambda m: digests.append({"peer": m.peer, "bytes": len(m.data), "ok": m.ok,
-                                          "sha256": hashlib.sha256(m.data).hexdigest(),
-                                          "seconds": round(m.finished - m.started, 6)}),
+        ifaces, lambda m: digests.append(MessageDigest(
+            peer=m.peer, bytes=len(m.data), ok=m.ok, sha256=hashlib.sha256(m.data).hexdigest(),
+            seconds=round(m.finished - m.started, 6))),
         args.count, endpoint_runner.DEFAULT_LINGER, ReceiverConfig(),
         stop=lambda: stopping or time.monotonic() >= give_up)
-    bad = sum(1 for d in digests if not d["ok"])
-    args.json.write_text(json.dumps({**outcome.stats, "messages": len(outcome.messages),
-                                     "messages_ok": len(digests) - bad, "messages_bad": bad,
-                                     "digests": digests}) + "\n")
-    return 0 if len(digests) >= args.count and not bad else 1
+    outcome.report.digests = digests
+    args.json.write_text(json.dumps(outcome.report.to_json()) + "\n")
+    return 0 if len(digests) >= args.count and outcome.report.stats.messages_bad == 0 else 1
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -34,13 +34,6 @@ def apply_rates(lab: Lab, host_bps: int | None, fabric_bps: int | None) -> None:
             raise LabError(str(exc)) from None
 
 
-def counter_delta(before: dict, after: dict) -> dict[str, dict[int, dict[str, int]]]:
-    return {sw: {port: {k: v - before.get(sw, {}).get(port, {}).get(k, 0)
-                        for k, v in row.items()}
-                 for port, row in rows.items()}
-            for sw, rows in after.items()}
-
-
 def restart_controller(lab: Lab, trim: int, ecn: int, spray: str) -> float:
     """Restart the controller with new thresholds; it reads the switches back and writes
     the difference. Returns the seconds until it was ready again."""

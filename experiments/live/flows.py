@@ -18,7 +18,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from endpoint.report import ReceiverReport, SenderReport, from_json
 from experiments.plans import Flow, Timed
+from experiments.records import FlowRecord
+from experiments.transfer import Timeline
 from fabric_model.places import REPO_ROOT
 from fabric_model.processes import stop_process_group, stop_process_groups
 from lab.lab import Lab
@@ -36,8 +39,8 @@ class FlowError(Exception):
 @dataclass
 class FlowsOutcome:
     t0: float  # wall time of the common start
-    flows: list[dict]  # per flow: spec, sender summary, timeline
-    receivers: dict[str, dict]  # per destination host: receiver stats
+    flows: list[FlowRecord]
+    receivers: dict[str, ReceiverReport]  # per destination host that wrote its report
     end: float = 0.0
 
 
@@ -118,7 +121,7 @@ def run_flows(lab: Lab, workdir: Path, flows: list[Flow], timeout: float,
     """Run `flows` together and wait for all; a thread runs `schedule` meanwhile.
 
     Senders begin together at t0 (+ each flow's `start`). A failed sender does not raise:
-    its summary says `ok: false` and the experiment reports it."""
+    its report says it did not complete, and the experiment reports it."""
     workdir.mkdir(parents=True, exist_ok=True)
     counts: dict[str, int] = {}
     for flow in flows:
@@ -150,15 +153,18 @@ def run_flows(lab: Lab, workdir: Path, flows: list[Flow], timeout: float,
     for i, flow in enumerate(flows):
         stem = workdir / f"send-{i:02d}-{flow.src}"
         summary = _read_json(Path(f"{stem}.json"))
-        if summary is None:
+        if summary is not None:
+            sender = SenderReport.from_json(summary)
+        else:
             tail = Path(f"{stem}.log").read_text().strip().splitlines()[-1:] \
                 if Path(f"{stem}.log").exists() else []
-            summary = {"ok": False, "error": tail[0] if tail else "no summary written"}
-        results.append({"src": flow.src, "dst": flow.dst, "size": flow.size,
-                        "start": flow.start, "planes": list(flow.planes or ()),
-                        "sender": summary,
-                        "timeline": _read_json(Path(f"{stem}.timeline.json")) or {}})
-    recv = {dst: _read_json(workdir / f"recv-{dst}.json") or {} for dst in receivers}
+            sender = SenderReport.failed(tail[0] if tail else "no summary written")
+        timeline = _read_json(Path(f"{stem}.timeline.json"))
+        results.append(FlowRecord(flow.src, flow.dst, flow.size, flow.start,
+                                  list(flow.planes or ()), sender,
+                                  from_json(Timeline, timeline) if timeline else Timeline()))
+    recv = {dst: ReceiverReport.from_json(data) for dst in receivers
+            if (data := _read_json(workdir / f"recv-{dst}.json")) is not None}
     with RUNNING.lock:
         RUNNING.procs = [p for p in RUNNING.procs if p.poll() is None]
     return FlowsOutcome(t0=t0, flows=results, receivers=recv, end=end)

@@ -17,11 +17,12 @@ import contextlib
 import os
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 
 import psutil
 
+from experiments.records import FabricCounters, PortCounters
 from experiments.validity import Measured
 from lab.lab import Lab
 from p4emu.switch.runtime_cli import CliError, RuntimeClient
@@ -190,22 +191,21 @@ class Monitor:
             load_average=load_average())
 
 
-def port_counters(lab: Lab, switches: list[str] | None = None
-                  ) -> dict[str, dict[int, dict[str, int]]]:
+def port_counters(lab: Lab, switches: list[str] | None = None) -> FabricCounters:
     """Kernel counters of switch ports (tx/rx bytes and packets), per switch and port.
 
     Read from /sys, not over P4Runtime: instant on both targets, while the controller's
     counter reads take ~1 s per switch on a loaded machine (too slow to time a failure)."""
-    out: dict[str, dict[int, dict[str, int]]] = {}
+    out: FabricCounters = {}
     for name in switches or list(lab.fabric.switches):
         sw = lab.fabric.switches[name]
         rows = {}
         for port in sw.ports:
             stats = SYS_NET / sw.interface(port) / "statistics"
-            row = {}
-            for key in ("tx_bytes", "tx_packets", "rx_bytes", "rx_packets"):
+            row = PortCounters()
+            for f in fields(PortCounters):  # the kernel's names for them
                 with contextlib.suppress(OSError, ValueError):
-                    row[key] = int((stats / key).read_text())
+                    setattr(row, f.name, int((stats / f.name).read_text()))
             rows[port] = row
         out[name] = rows
     return out

@@ -18,6 +18,7 @@ from experiments import flowstats, plans, validity
 from experiments.config import ExperimentError, Setup
 from experiments.live import fabric_ops, flows, machine
 from experiments.plans import Flow, Timed
+from experiments.records import FabricCounters, PhaseRecord, counter_delta
 from fabric_model.model import Fabric
 from lab.lab import Lab
 
@@ -53,7 +54,7 @@ class Session:
         return taken
 
     # --- observation --------------------------------------------------------------------
-    def counters(self, switches: list[str] | None = None) -> dict:
+    def counters(self, switches: list[str] | None = None) -> FabricCounters:
         """Transmitted/received bytes and packets per switch port (kernel counters)."""
         return machine.port_counters(self.lab, switches)
 
@@ -94,7 +95,7 @@ class Session:
         return time.time()
 
     def run_flows(self, name: str, plan: list[Flow], timeout: float,
-                  schedule: Sequence[Timed] = ()) -> dict:
+                  schedule: Sequence[Timed] = ()) -> PhaseRecord:
         """Run `plan` together; returns the flows' stats, the fabric counter deltas over the
         run and the machine's verdict on it. On a fabric in spray mode `source` each sender
         is given its source routes (a sender without them would fall back to hashed EVs)."""
@@ -117,7 +118,6 @@ class Session:
         verdict = validity.judge(monitor.measured)
         if not verdict.faithful:
             log.info("%s: %s", name, "; ".join(verdict.reasons))  # stated in the report
-        return {"name": name, "t0": outcome.t0, "end": outcome.end, "flows": outcome.flows,
-                "receivers": outcome.receivers,
-                "counters": fabric_ops.counter_delta(before, after),
-                "machine": asdict(monitor.measured), "verdict": verdict.as_dict()}
+        return PhaseRecord(name, outcome.t0, outcome.end, verdict, outcome.flows,
+                           outcome.receivers, counter_delta(before, after),
+                           asdict(monitor.measured))

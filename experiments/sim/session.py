@@ -3,9 +3,9 @@
 
 Each traffic phase runs on a fabric built afresh from the setup (switches programmed by the
 controller at t = 0, the spray mode and thresholds of the moment), so phases cannot leak
-queues or state into each other; the flows' records have the lab's shape (the endpoint's
-sender summary and the agent's timeline, `experiments.transfer`), so every experiment's
-analysis reads both engines alike. Times in the records are virtual seconds from 0.
+queues or state into each other; its records are the lab's (`experiments.records`: the
+endpoint's sender report and the agent's timeline), so every experiment's analysis reads
+both engines alike. Times in the records are virtual seconds from 0.
 """
 
 from __future__ import annotations
@@ -14,16 +14,18 @@ import hashlib
 import logging
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 
 from endpoint.core.sender_config import EMULATED_MAX_CWND
 from endpoint.kernel_routes import Plane
-from endpoint.runner import sender_summary
+from endpoint.report import ReceiverReport, SenderReport
+from endpoint.runner import sender_report
 from experiments import flowstats, plans
 from experiments.config import ExperimentError, Setup
 from experiments.plans import Flow, Timed
+from experiments.records import FabricCounters, FlowRecord, PhaseRecord, PortCounters
 from experiments.transfer import (
     LAB_IDLE_TIMEOUT_S,
     TimelineSender,
@@ -95,11 +97,11 @@ class SimSession:
                            link_model=LinkModel.VETH if s.figures == "lab" else LinkModel.WIRE)
 
     # --- observation --------------------------------------------------------------------
-    def counters(self, switches: list[str] | None = None) -> dict:
+    def counters(self, switches: list[str] | None = None) -> FabricCounters:
         """Per switch and port, what the fabric of the phase running (or last run) carried."""
         if self._net is None:
             return {}
-        counters = self._net.port_counters()
+        counters = _port_counters(self._net)
         return {k: v for k, v in counters.items() if switches is None or k in switches}
 
     def reconvergence(self) -> list[dict]:
@@ -149,12 +151,13 @@ class SimSession:
 
     # --- traffic ------------------------------------------------------------------------
     def run_flows(self, name: str, plan: list[Flow], timeout: float,
-                  schedule: Sequence[Timed] = ()) -> dict:
+                  schedule: Sequence[Timed] = ()) -> PhaseRecord:
         """Run `plan` together from t0 = 0, and `schedule` at its virtual times; returns the
         records `live.Session.run_flows` returns. `timeout`: virtual seconds at most (flows
         that have not finished by then fail, as a sender past its `--timeout`)."""
         if self.interrupted:
-            return self._not_run(name, plan)
+            return PhaseRecord(name, 0.0, 0.0, replace(VIRTUAL_TIME),
+                               [self._not_run(f) for f in plan], incomplete=True)
         if self._spray == "source":
             plan = plans.with_source_routes(self.fabric, plan)
         if self._net is not None:
@@ -199,24 +202,18 @@ class SimSession:
         records = self._records(net, flows)
         if (why := flowstats.nothing_transferred(records)) is not None and not interrupted:
             raise ExperimentError(f"{name}: {why}")
-        receivers = {h.node.name: asdict(h.receiver.stats) for h in net.hosts.values()
-                     if h.receiver.stats.data_packets}
-        out = {"name": name, "t0": 0.0, "end": net.loop.now, "flows": records,
-               "receivers": receivers, "counters": net.port_counters(),
-               "machine": {"wall_s": round(time.perf_counter() - started, 3),
-                           "packet_hops": net.packet_hops()},
-               "verdict": VIRTUAL_TIME.as_dict()}
-        if interrupted:
-            out["incomplete"] = True
-        return out
+        receivers = {h.node.name: ReceiverReport(stats=replace(h.receiver.stats))
+                     for h in net.hosts.values() if h.receiver.stats.data_packets}
+        return PhaseRecord(name, 0.0, net.loop.now, replace(VIRTUAL_TIME), records, receivers,
+                           _port_counters(net),
+                           {"wall_s": round(time.perf_counter() - started, 3),
+                            "packet_hops": net.packet_hops()},
+                           incomplete=interrupted)
 
-    def _not_run(self, name: str, plan: list[Flow]) -> dict:
-        records = [{"src": f.src, "dst": f.dst, "size": f.size, "start": f.start,
-                    "planes": list(f.planes or ()), "timeline": {},
-                    "sender": {"ok": False, "error": "not run (interrupted)"}} for f in plan]
-        return {"name": name, "t0": 0.0, "end": 0.0, "flows": records, "receivers": {},
-                "counters": {}, "machine": {}, "verdict": VIRTUAL_TIME.as_dict(),
-                "incomplete": True}
+    @staticmethod
+    def _not_run(flow: Flow) -> FlowRecord:
+        return FlowRecord(flow.src, flow.dst, flow.size, flow.start, list(flow.planes or ()),
+                          SenderReport.failed("not run (interrupted)"))
 
     def _planes(self, flow: Flow) -> list[int]:
         src, dst = self.fabric.hosts[flow.src], self.fabric.hosts[flow.dst]
@@ -253,23 +250,23 @@ class SimSession:
             return True
         return False
 
-    def _records(self, net: SimNetwork, flows: list[tuple[Flow, FlowSpec]]) -> list[dict]:
+    def _records(self, net: SimNetwork, flows: list[tuple[Flow, FlowSpec]]
+                 ) -> list[FlowRecord]:
         out = []
         for flow, spec in flows:
             sim = next((f for f in net.flows if f.spec is spec), None)
             if sim is None:  # interrupted before it began
-                out.extend(self._not_run("", [flow])["flows"])
+                out.append(self._not_run(flow))
                 continue
             sender = sim.sender
             if not sender.done and not sender.failed:
                 sender.failed = True
                 sender.error = f"transfer incomplete after {net.loop.now:g} s (virtual)"
             planes = [self._plane(flow.src, flow.dst, p) for p in sim.spec.planes or ()]
-            summary = sender_summary(sender, planes, net.loop.now - sender.start_time,
-                                     hashlib.sha256(sender.data).hexdigest())
-            out.append({"src": flow.src, "dst": flow.dst, "size": flow.size,
-                        "start": flow.start, "planes": list(flow.planes or ()),
-                        "sender": summary, "timeline": sender.timeline()})
+            report = sender_report(sender, planes, net.loop.now - sender.start_time,
+                                   hashlib.sha256(sender.data).hexdigest())
+            out.append(FlowRecord(flow.src, flow.dst, flow.size, flow.start,
+                                  list(flow.planes or ()), report, sender.timeline()))
         return out
 
     def _plane(self, src: str, dst: str, plane: int) -> Plane:
@@ -278,6 +275,11 @@ class SimSession:
         return Plane(iface=host.interface(a.index), src_ip=a.ip, src_mac=a.mac, dst_ip=b.ip,
                      next_hop_mac="", mtu=self.setup.mtu)
 
+
+
+def _port_counters(net: SimNetwork) -> FabricCounters:
+    return {sw: {port: PortCounters(**row) for port, row in ports.items()}
+            for sw, ports in net.port_counters().items()}
 
 
 def _across(fabric: dict[str, float], planes: int) -> dict[str, float]:

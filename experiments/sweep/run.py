@@ -70,7 +70,7 @@ def run_point(options: Options, outdir: str, key: str, config: dict) -> dict:
                 raise ExperimentError(f"{socket.gethostname()}: {problem}")
         with contextlib.redirect_stderr(io.StringIO()):  # the runs' own progress lines
             summary = runner.run(options, Path(outdir))
-        record["faithful"] = bool(summary["verdict"]["faithful"])
+        record["faithful"] = summary["verdict"].faithful
         record["figures"] = registry.get(options.name).sweep_figures(summary["analysis"])
     except Exception as exc:  # recorded with its configuration; the sweep goes on
         record["error"] = f"{type(exc).__name__}: {exc}"

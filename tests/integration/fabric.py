@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from endpoint.report import ReceiverReport, SenderReport
 from lab.lab import Lab
 from lab.transfers import transfer
 
@@ -59,11 +60,11 @@ def link_events(lab: Lab, start: int, a: str, b: str, status: str | None = None)
 
 def run_transfer(lab: Lab, tmp: Path, senders: list[str], dst: str, size: str,
                  during=None, timeout: float = 120, send_args: tuple[str, ...] = ()
-                 ) -> tuple[dict, list[dict]]:
-    """Receive one message from each sender on `dst`, all intact; (receiver, sender stats)."""
+                 ) -> tuple[ReceiverReport, list[SenderReport]]:
+    """Receive one message from each sender on `dst`, all intact; (receiver, senders)."""
     result = transfer(lab, senders, dst, size, tmp, during=during, timeout=timeout,
                       send_args=send_args)
-    assert {s["sha256"] for s in result.senders} == result.digests
+    assert {s.sha256 for s in result.senders} == result.digests
     return result.receiver, result.senders
 
 

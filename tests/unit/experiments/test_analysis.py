@@ -3,13 +3,16 @@ follow from the flows' timelines, and the goals judge them as the issue asks."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from experiments import failure, flowstats, incast, permutation, planes, signals
 from experiments.config import Options
+from experiments.records import PhaseWithEvents, PortCounters
 from experiments.runner import MIN_FILL, trial_failures
 
-from .synthetic import T0, flow, run
+from .synthetic import T0, failed, flow, receiver, run, verdict
 
 RATE = 1_000_000
 
@@ -25,7 +28,8 @@ def test_permutation_ev_above_ecmp_with_collisions():
     ecmp = [flow("h0", "h8", 0.9 * RATE, 4.0), flow("h1", "h9", 0.9 * RATE, 4.0),
             flow("h2", "h10", 0.45 * RATE, 8.0), flow("h3", "h11", 0.45 * RATE, 8.0)]
     links = [("a1", 3, "c1", 1)]
-    counters = {"a1": {3: {"tx_bytes": 1_250_000}}, "c1": {1: {"tx_bytes": 625_000}}}
+    counters = {"a1": {3: PortCounters(tx_bytes=1_250_000)},
+                "c1": {1: PortCounters(tx_bytes=625_000)}}
     source = [flow(f"h{i}", f"h{i + 8}", 0.95 * RATE, 4.0) for i in range(3)]
     source.append(flow("h3", "h11", 0.75 * RATE, 5.0))
     raw = {"core_links": links, "modes": {"ecmp": run(ecmp, counters),
@@ -50,8 +54,7 @@ def test_permutation_minimum_goal_is_not_met_when_a_transfer_failed():
     setup = permutation.setup(Options("permutation", quick=True))
     setup.rate_bps = RATE
     ev = [flow(f"h{i}", f"h{i + 8}", 0.95 * RATE, 4.0) for i in range(4)]
-    crashed = {"src": "h4", "dst": "h12", "size": 1000, "start": 0.0, "planes": [],
-               "sender": {"ok": False, "error": "no summary written"}, "timeline": {}}
+    crashed = failed("h4", "h12")
     a = permutation.analyse(setup, {"core_links": [], "modes": {"ev": run(ev + [crashed])}})
     assert a["modes"]["ev"]["failed_flows"] == 1
     assert a["modes"]["ev"]["stats"]["min"] == pytest.approx(0.95, rel=0.02)  # of the others
@@ -66,11 +69,12 @@ def test_incast_slowdown_timeouts_and_drops():
     trim = [flow(f"h{i}", "h16", RATE / 4, 1.05, size=size) for i in range(4)]
     drop = [flow(f"h{i}", "h16", RATE / 4, 1.5, size=size, timeouts=2) for i in range(4)]
     raw = {"runs": [
-        {"mode": "trim", "n": 4, **run(trim, receivers={"h16": {"data_packets": 400,
-                                                                "trimmed": 30}})},
-        {"mode": "droptail", "n": 4, **run(drop, receivers={"h16": {"data_packets": 330}})}]}
+        incast.IncastRun("trim", 4, 8, run(trim, receivers={
+            "h16": receiver(data_packets=400, trimmed=30)})),
+        incast.IncastRun("droptail", 4, 0, run(drop, receivers={
+            "h16": receiver(data_packets=330)}))]}
     for f in trim + drop:
-        f["sender"]["data_packets_sent"] = 100
+        f.sender.counters.data_packets_sent = 100
     a = incast.analyse(setup, raw)
     t, d = a["rows"]
     assert t["ideal_s"] == pytest.approx(1.0) and t["slowdown"] == pytest.approx(1.05)
@@ -81,11 +85,11 @@ def test_incast_slowdown_timeouts_and_drops():
                      "trimming: completion <= 1.2 x ideal": True,
                      "drop-tail shows timeouts": True}
     # a trimming sender's timeout that the late original showed spurious is not a loss
-    trim[0]["sender"]["timeouts"] = trim[0]["sender"]["timeouts_spurious"] = 1
+    trim[0].sender.counters.timeouts = trim[0].sender.counters.timeouts_spurious = 1
     a = incast.analyse(setup, raw)
     goals = {g["goal"]: (g["met"], g["measured"]) for g in incast.goals(setup, a)}
     assert goals["trimming: 0 timeouts"] == (True, "N=4: 0 (+1 spurious)")
-    trim[1]["sender"]["timeouts"] = 1  # a real one
+    trim[1].sender.counters.timeouts = 1  # a real one
     a = incast.analyse(setup, raw)
     assert not {g["goal"]: g["met"] for g in incast.goals(setup, a)}["trimming: 0 timeouts"]
 
@@ -93,11 +97,10 @@ def test_incast_slowdown_timeouts_and_drops():
 def _failure_raw(mode_flows: dict, reroute_at: float) -> dict:
     modes = {}
     for mode, flows in mode_flows.items():
-        r = run(flows)
-        r["events"] = {"link": ["c1", "a7"], "failed_at": 1.0, "restored_at": 3.0,
-                       "reconvergence": [{"link": "a7:3-c1:4", "status": "down",
-                                          "at": reroute_at, "detected_at": T0 + reroute_at}]}
-        modes[mode] = r
+        modes[mode] = PhaseWithEvents(run(flows), {
+            "link": ["c1", "a7"], "failed_at": 1.0, "restored_at": 3.0,
+            "reconvergence": [{"link": "a7:3-c1:4", "status": "down", "at": reroute_at,
+                               "detected_at": T0 + reroute_at}]})
     return {"modes": modes}
 
 
@@ -135,18 +138,18 @@ def test_signals_fairness_over_the_shared_window():
 
 def test_a_run_in_which_every_transfer_failed_is_no_result():
     ok = flow("h1", "h9", RATE, 1.0)
-    bad = {"src": "h2", "dst": "h10", "sender": {"ok": False, "error": "AttributeError: x"}}
+    bad = failed("h2", "h10", "AttributeError: x")
     assert flowstats.nothing_transferred([ok, bad]) is None
     assert flowstats.nothing_transferred([bad, bad]) == \
         "all 2 transfers failed (h2: AttributeError: x)"
 
 
 def test_a_rate_auto_trial_passes_only_when_faithful_complete_and_the_links_filled():
-    ok = {"faithful": True, "reasons": []}
+    ok = verdict()
     assert trial_failures(ok, True, MIN_FILL + 0.05) == []
     assert trial_failures(ok, True, 0.67) == ["flows filled 67% of the link rate (< 75%)"]
     assert trial_failures(ok, False, 0.9) == ["a flow did not complete"]
-    cpu = {"faithful": False, "reasons": ["CPU 98% busy (limit 97%)"]}
+    cpu = replace(verdict(False), reasons=["CPU 98% busy (limit 97%)"])
     assert trial_failures(cpu, True, 0.9) == ["CPU 98% busy (limit 97%)"]
 
 
@@ -156,8 +159,8 @@ def test_planes_judges_the_surviving_capacity_of_any_number_of_planes(after, met
                                  spec="multiplane:planes=4,base=fattree:k=4"))
     cases = {"1 plane": 1.0, "all planes": 3.6, "all planes, 1 failed": after}
     rate = setup.link_rate
-    raw = {"cases": {case: {**run([flow("h1", "h13", share * rate, 3.0),
-                                   flow("h2", "h14", share * rate, 3.0)]), "events": {}}
+    raw = {"cases": {case: PhaseWithEvents(run([flow("h1", "h13", share * rate, 3.0),
+                                                flow("h2", "h14", share * rate, 3.0)]))
                      for case, share in cases.items()}}
     a = planes.analyse(setup, raw)
     assert a["planes"] == 4

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import csv
 import json
+from dataclasses import replace
 
 from experiments import failure, runner
 from experiments.config import Options
 
-from .synthetic import flow
+from .synthetic import flow, verdict
 from .test_analysis import RATE, _failure_raw
 
 ENV = {"versions": {"python": "3.11"}, "queue_model": "p4emu: bits/s", "machine": "2 CPUs",
@@ -40,7 +41,7 @@ def test_an_unfaithful_phase_marks_the_whole_report(tmp_path):
     setup = failure.setup(Options("failure", quick=True))
     raw = _failure_raw({"ecmp": [flow("h1", "h13", RATE, 4.0)],
                         "ev": [flow("h1", "h13", RATE, 4.0)]}, 1.5)
-    raw["modes"]["ev"]["verdict"].update(faithful=False, reasons=["CPU 99% busy"])
+    raw["modes"]["ev"].phase.verdict = verdict(faithful=False)
     runner.finish(failure, setup, ENV, raw, None, tmp_path)
     report = (tmp_path / "report.md").read_text()
     assert "unfaithful: the machine did not keep up" in report and "- CPU 99% busy" in report
@@ -50,8 +51,9 @@ def test_a_verdict_without_the_switches_own_figures_says_so(tmp_path):
     setup = failure.setup(Options("failure", quick=True))
     raw = _failure_raw({"ecmp": [flow("h1", "h13", RATE, 4.0)],
                         "ev": [flow("h1", "h13", RATE, 4.0)]}, 1.5)
-    for run in raw["modes"].values():  # BMv2: no socket backlog, no missed-frame count
-        run["verdict"].update(backlog_p95_bytes=None, ingress_loss_share=None, late_share=0.002)
+    for mode in raw["modes"].values():  # BMv2: no socket backlog, no missed-frame count
+        mode.phase.verdict = replace(verdict(), backlog_p95_bytes=None,
+                                     ingress_loss_share=None, late_share=0.002)
     runner.finish(failure, setup, ENV, raw, None, tmp_path)
     report = (tmp_path / "report.md").read_text()
     assert "faithful as far as measured (the CPU and the ACKs' delays" in report

@@ -41,7 +41,7 @@ def test_incast_on_the_simulator_writes_the_lab_s_report(tmp_path):
     # microseconds survive the tables (4 significant figures, not 4 decimals)
     csv = (tmp_path / "summary.csv").read_text()
     assert "5e-05" in csv
-    assert summary["verdict"]["faithful"] and summary["verdict"]["engine"] == "sim"
+    assert summary["verdict"].faithful and summary["verdict"].engine == "sim"
 
 
 def test_the_same_seed_gives_the_same_results(tmp_path):
@@ -68,16 +68,15 @@ def test_flows_are_recorded_as_the_lab_records_them():
     session.set_spray("source")
     run = session.run_flows("two", [Flow("h1", "h16", 200_000, seed=1),
                                     Flow("h2", "h9", 100_000, seed=2, start=5e-6)], timeout=1)
-    assert [f["sender"]["ok"] for f in run["flows"]] == [True, True]
-    later = run["flows"][1]
+    assert [f.ok for f in run.flows] == [True, True]
+    later = run.flows[1]
     # virtual seconds from 0, at ns resolution; the later flow started at its `start`
-    assert later["timeline"]["sender_start"] == pytest.approx(5e-6)
-    assert later["timeline"]["samples"][-1][1] == 100_000  # all acknowledged
-    assert 0 < later["sender"]["completion_time_s"] < 1e-3
+    assert later.timeline.sender_start == pytest.approx(5e-6)
+    assert later.timeline.samples[-1][1] == 100_000  # all acknowledged
+    assert 0 < later.sender.completion_time_s < 1e-3
     # source spraying: the session gave each sender its routes, so no EV was hashed
-    assert run["flows"][0]["sender"]["evs_used_count"] >= 4
-    tx = sum(p.get("tx_bytes", 0) for ports in run["counters"].values()
-             for p in ports.values())
+    assert len(run.flows[0].sender.pool.evs_used) >= 4
+    tx = sum(p.tx_bytes for ports in run.counters.values() for p in ports.values())
     assert tx > 300_000 * 3  # both transfers crossed at least three switches
     assert session.reconvergence() == []  # nothing failed
 
@@ -131,8 +130,8 @@ def test_a_scheduled_failure_happens_in_virtual_time_and_the_controller_reacts()
                             schedule=[Timed(30e-6, fail), Timed(1.5e-3, restore)])
     assert seen["failed_at"] == pytest.approx(30e-6)
     assert seen["restored_at"] == pytest.approx(1.5e-3)  # the run lasted for the schedule
-    assert run["flows"][0]["sender"]["ok"]
-    assert run["flows"][0]["sender"]["evs_retired_count"] > 0  # the sender noticed first
+    assert run.flows[0].ok
+    assert run.flows[0].sender.pool.evs_retired  # the sender noticed first
     # the controller's verdict came within a few probe rounds; its rewrite 1 ms later
     assert session.wait_reconvergence(2)  # down, then the link's return
     down, up = session.reconvergence()
@@ -159,13 +158,13 @@ def test_ctrl_c_keeps_what_was_measured_and_skips_the_phases_after(tmp_path):
         raise KeyboardInterrupt
     plan = [Flow("h1", "h16", 2_000_000, seed=1)]
     cut = session.run_flows("cut", plan, timeout=1, schedule=[Timed(20e-6, interrupt)])
-    assert cut["incomplete"] and session.interrupted
-    assert cut["end"] == pytest.approx(20e-6, abs=2e-6)  # stopped where Ctrl-C came
-    record = cut["flows"][0]
-    assert not record["sender"]["ok"] and record["timeline"]["samples"]  # kept so far
+    assert cut.incomplete and session.interrupted
+    assert cut.end == pytest.approx(20e-6, abs=2e-6)  # stopped where Ctrl-C came
+    record = cut.flows[0]
+    assert not record.ok and record.timeline.samples  # kept so far
     later = session.run_flows("next", plan, timeout=1)
-    assert later["incomplete"]
-    assert later["flows"][0]["sender"]["error"] == "not run (interrupted)"
+    assert later.incomplete
+    assert later.flows[0].sender.error == "not run (interrupted)"
 
 
 def test_the_lab_s_figures_run_on_the_simulator_with_the_lab_s_senders():
@@ -179,14 +178,14 @@ def test_the_lab_s_figures_run_on_the_simulator_with_the_lab_s_senders():
     session = SimSession(parse_spec(sim.spec), sim, Path("/nonexistent"), lambda name: None)
     session.set_spray("ev")
     run = session.run_flows("one", [Flow("h1", "h16", 30_000, seed=1)], timeout=30)
-    sender = run["flows"][0]["sender"]
-    assert sender["ok"]
+    sender = run.flows[0].sender
+    assert sender.ok
     # the lab agent's first window and RTO floor, not a datacenter BDP and microseconds
-    assert (sender["init_cwnd"], sender["min_rto_ms"]) == (16, 100)
+    assert (sender.config.init_cwnd, sender.config.min_rto_ms) == (16, 100)
     own = SimSession(parse_spec(sim.spec), replace(sim, figures="own", **simulator_defaults()),
                      Path("/nonexistent"), lambda name: None)
     own.set_spray("ev")
     theirs = own.run_flows("one", [Flow("h1", "h16", 30_000, seed=1)], timeout=1)
-    assert theirs["flows"][0]["sender"]["min_rto_ms"] < 1
+    assert theirs.flows[0].sender.config.min_rto_ms < 1
     with pytest.raises(ExperimentError, match="--figures lab applies to the simulator"):
         runner.plan(Options("incast", figures="lab"))

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from endpoint.core.rtt import QueueExplainedDelay
+from endpoint.report import RttReport, SenderReport
+from experiments.records import FlowRecord
 from experiments.validity import (
     BACKLOG_LIMIT_BYTES,
     Measured,
@@ -17,7 +19,7 @@ from experiments.validity import (
 def test_a_machine_that_keeps_up_is_faithful():
     v = judge(Measured(seconds=5, cpu_busy=0.6, cpu_nice=0.3, backlog_samples=[0, 2304] * 20,
                        delivered=100_000, lost=10))
-    assert v.faithful and v.reasons == [] and short_label(v.as_dict()) == "faithful"
+    assert v.faithful and v.reasons == [] and short_label(v) == "faithful"
     assert v.ingress_loss_share == 0.0001
 
 
@@ -50,12 +52,17 @@ def test_combined_verdict_is_unfaithful_when_one_phase_was():
     assert combine([good, good]).faithful
 
 
-def _flow_with_delays(samples: list[tuple[float, float, int]]) -> dict:
+def _flow(counts: list[int]) -> FlowRecord:
+    return FlowRecord("h1", "h2", 1000, sender=SenderReport(rtt=RttReport(
+        queue_delay_counts=counts)))
+
+
+def _flow_with_delays(samples: list[tuple[float, float, int]]) -> FlowRecord:
     """A flow record whose sender saw ACKs of (rtt, min_rtt, qmax)."""
     hist = QueueExplainedDelay()
     for rtt, min_rtt, qmax in samples:
         hist.update(rtt, min_rtt, qmax)
-    return {"sender": {"queue_delay_counts": list(hist.counts)}}
+    return _flow(list(hist.counts))
 
 
 def test_acks_the_queues_explain_are_not_late():
@@ -74,13 +81,13 @@ def test_acks_delayed_outside_any_queue_are_late_and_judged():
     v = judge(Measured(seconds=5, cpu_busy=0.5, cpu_nice=0.0, late_share=share,
                        late_bound_s=0.090))
     assert not v.faithful and "5.0% of the ACKs came later" in v.reasons[0]
-    assert short_label(v.as_dict()) == "unfaithful"  # not "CPU-bound": the CPU was not
+    assert short_label(v) == "unfaithful"  # not "CPU-bound": the CPU was not
     assert "90 ms per queued packet" in v.reasons[0]
 
 
 def test_late_share_is_unknown_without_reports_and_ignores_foreign_histograms():
-    assert late_share([{"sender": {}}, {}], 0.09) is None
-    assert late_share([{"sender": {"queue_delay_counts": [1, 2, 3]}}], 0.09) is None
+    assert late_share([_flow([]), _flow([])], 0.09) is None
+    assert late_share([_flow([1, 2, 3])], 0.09) is None
     v = judge(Measured(seconds=5, cpu_busy=0.5, cpu_nice=0.0))
     assert v.faithful and v.late_share is None
 

@@ -1,0 +1,232 @@
+"""What the endpoint reports about its transfers, as records that cross processes: `send
+--json` and `recv --json` (and the experiments' agent) write them, and every reader (the
+experiments, `lab.transfers`, the coursework checks) parses them back with `from_json`, so
+that each field is named once, here, and read as a typed attribute.
+
+`to_json` / `from_json` serialise any of these dataclasses (and the experiments' records
+built from them): nested dataclasses, lists, and dicts whose int keys JSON turned into
+strings come back as they were. A field marked `flat` is a part of its record in Python
+only: its fields sit among the record's own in the JSON, which keeps the endpoint's summary
+the flat object it has always been (tools read it with jq; old runs keep parsing). Keys a
+record no longer has (an old summary's `trims_seen`, the `_count`s) are ignored; fields an
+old record lacks take their defaults.
+"""
+
+from __future__ import annotations
+
+import sys
+import types
+from collections.abc import Callable
+from dataclasses import dataclass, field, fields, is_dataclass
+from functools import cache
+from typing import Any, TypeVar, Union, get_args, get_origin, get_type_hints
+
+from endpoint.core.receiver import ReceiverStats
+
+R = TypeVar("R")
+
+
+def flat(factory: Callable[[], object] | None = None) -> Any:
+    """A part of a record whose fields the JSON holds among the record's own (without
+    `factory`, one the record cannot go without)."""
+    if factory is None:
+        return field(metadata={"flat": True})
+    return field(default_factory=factory, metadata={"flat": True})
+
+
+def to_json(record: object) -> dict[str, Any]:
+    """`record` (a dataclass) as a JSON-ready object."""
+    out: dict[str, Any] = {}
+    for f in fields(record):
+        value = getattr(record, f.name)
+        if f.metadata.get("flat"):
+            out.update(to_json(value))
+        else:
+            out[f.name] = _plain(value)
+    return out
+
+
+def json_default(value: Any) -> Any:
+    """For `json.dumps(default=)`: a record as `to_json` makes it, anything else as text."""
+    return to_json(value) if is_dataclass(value) and not isinstance(value, type) else str(value)
+
+
+def _plain(value: Any) -> Any:
+    if is_dataclass(value) and not isinstance(value, type):
+        return to_json(value)
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    return value
+
+
+def from_json(cls: type[R], data: dict[str, Any]) -> R:
+    """A `cls` from what `to_json` made of one (or an older record of the same kind)."""
+    hints = _hints(cls)
+    kwargs = {}
+    for f in fields(cls):
+        if f.metadata.get("flat"):
+            kwargs[f.name] = from_json(hints[f.name], data)
+        elif f.name in data:
+            kwargs[f.name] = _parse(hints[f.name], data[f.name])
+    return cls(**kwargs)
+
+
+@cache
+def _hints(cls: type) -> dict[str, Any]:
+    return get_type_hints(cls, vars(sys.modules[cls.__module__]))
+
+
+def _parse(hint: Any, value: Any) -> Any:
+    origin = get_origin(hint)
+    if value is None:
+        return None
+    if origin in (Union, types.UnionType):  # X | None
+        (hint,) = [a for a in get_args(hint) if a is not type(None)] or (Any,)
+        return _parse(hint, value)
+    if is_dataclass(hint):
+        return from_json(hint, value)
+    if origin in (list, tuple):
+        (item,) = get_args(hint)[:1]
+        return [_parse(item, v) for v in value]
+    if origin is dict:
+        key, item = get_args(hint)
+        return {key(k): _parse(item, v) for k, v in value.items()}
+    return value
+
+
+# --- the sender ----------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class PlaneReport:
+    iface: str
+    src: str
+    dst: str
+
+
+@dataclass(slots=True)
+class SenderSettings:
+    """The configuration the sender ran with."""
+
+    mss: int = 0
+    min_rto_ms: float = 0.0
+    init_cwnd: float = 0.0
+    evs_per_plane: int = 0
+
+
+@dataclass(slots=True)
+class SenderCounters:
+    data_packets_sent: int = 0
+    retransmits: int = 0
+    nack_retransmits: int = 0
+    loss_retransmits: int = 0
+    timeouts: int = 0  # RTO events
+    timeouts_undone: int = 0  # their window cuts undone: shown spurious
+    timeouts_spurious: int = 0  # every packet they resent had arrived after all
+    nacks: int = 0  # trimmed packets the receiver reported
+    acks: int = 0
+    ecn_echoes: int = 0
+    stale_acks: int = 0
+    ignored_packets: int = 0
+    max_qmax: int = 0
+    probes_sent: int = 0
+    probe_replies: int = 0
+    recovery_time_s: float = 0.0
+    spurious_retransmits: int = 0
+    losses_not_blamed: int = 0
+    local_send_drops: int = 0  # frames this host's sockets would not take
+
+
+@dataclass(slots=True)
+class Retirement:
+    time: float  # seconds from the sender's start
+    plane: int
+    ev: int
+
+
+@dataclass(slots=True)
+class EvPoolReport:
+    evs_used: list[int] = field(default_factory=list)
+    evs_retired: list[Retirement] = field(default_factory=list)
+    evs_down_at_end: list[int] = field(default_factory=list)
+    evs_reinstated: int = 0
+    evs_unretired: int = 0
+
+
+@dataclass(slots=True)
+class RttReport:
+    srtt_ms: float = 0.0
+    min_rtt_ms: float = 0.0
+    rtt_p99_ms: float = 0.0
+    # histogram over DELAY_EDGES_S (endpoint.core.rtt) of each ACK's delay per queued
+    # packet: the experiments judge from it whether the fabric kept up
+    queue_delay_counts: list[int] = field(default_factory=list)
+    reorder_window_ms: float = 0.0
+    rto_ms: float = 0.0
+
+
+@dataclass(slots=True)
+class SenderReport:
+    """One transfer as its sender saw it (`send --json`)."""
+
+    ok: bool = False
+    error: str = ""
+    bytes: int = 0
+    sha256: str = ""
+    conn: int = 0
+    planes: list[PlaneReport] = field(default_factory=list)
+    packets: int = 0
+    completion_time_s: float | None = None  # None: it did not complete
+    elapsed_s: float = 0.0
+    goodput_mbps: float = 0.0
+    cwnd: float = 0.0  # at the end
+    config: SenderSettings = flat(SenderSettings)
+    counters: SenderCounters = flat(SenderCounters)
+    pool: EvPoolReport = flat(EvPoolReport)
+    rtt: RttReport = flat(RttReport)
+
+    @classmethod
+    def failed(cls, error: str) -> SenderReport:
+        """A sender that wrote no report of its own (crashed, or never ran)."""
+        return cls(ok=False, error=error)
+
+    def to_json(self) -> dict[str, Any]:
+        return to_json(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> SenderReport:
+        return from_json(cls, data)
+
+
+# --- the receiver --------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class MessageDigest:
+    """A message the receiver completed (the experiments' agent lists them)."""
+
+    peer: str
+    bytes: int
+    ok: bool
+    sha256: str
+    seconds: float
+
+
+@dataclass(slots=True)
+class ReceiverReport:
+    """What a receiver saw (`recv --json`)."""
+
+    stats: ReceiverStats = flat(ReceiverStats)
+    garbage: int = 0  # frames that did not parse
+    local_send_drops: int = 0
+    messages: int = 0
+    digests: list[MessageDigest] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return to_json(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> ReceiverReport:
+        return from_json(cls, data)
