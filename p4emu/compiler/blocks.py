@@ -1,29 +1,21 @@
-"""Parser and control instances (mixin of `ProgramGen`): each instance, top-level or
-sub-block, becomes an apply function with its own frame class, locals, tables and
-externs; `subblock_apply` generates the apply of a sub-block. Parser states are in
-`parsers.py`, tables in `tables.py`, instances declared in a block in `instances.py`,
-actions and functions in `actions.py`."""
+"""Parser and control instances (mixin of `ProgramGen`): each checked instance
+(`p4emu.ir.blocks.CheckedBlock`), top-level or sub-block, becomes an apply function with its
+own frame class, locals, tables and externs; `subblock_apply` generates the apply of a
+sub-block. Parser states are in `parsers.py`, tables in `tables.py`, extern instances in
+`extern_objects.py`, actions and functions in `actions.py`."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from p4emu.compiler.analysis import apply_continuations, writes
+from p4emu.compiler.analysis import may_exit, writes
 from p4emu.compiler.passes.folding import fold
-from p4emu.compiler.scope import (
-    ActionB,
-    ConstB,
-    Fn,
-    InstB,
-    Scope,
-    VarB,
-    py_ident,
-)
+from p4emu.compiler.scope import Fn, InstB, py_ident
 from p4emu.compiler.values import V, is_compound, zero_value
-from p4emu.ir import declarations as D
+from p4emu.ir import blocks as B
 from p4emu.ir import expressions as I
 from p4emu.lang import ast as A
-from p4emu.lang.errors import P4CompileError, unsupported
+from p4emu.lang.errors import P4CompileError
 from p4emu.lang.types import (
     VOID,
     StackT,
@@ -40,27 +32,18 @@ class BlockCtx:
     frame: str = ""
     frame_fields: list[tuple[str, str]] = field(default_factory=list)
     prologue: list[str] = field(default_factory=list)
-    scope: Scope | None = None
-    params: list[tuple[D.BlockParam, Type, str]] = field(default_factory=list)
+    params: list[tuple[B.Parameter, Type, str]] = field(default_factory=list)
     apply_py: str = ""
     # tables applied by this block's body, directly or through its sub-blocks (p4c inlines
     # a sub-block at each apply, so applying the instance twice applies these twice)
     applied_tables: list[str] = field(default_factory=list)
-    direct_names: set[str] = field(default_factory=set)  # instances made for `T.apply()`
     body: object = None  # a control's apply body as typed IR (`p4emu.ir.statements.Block`)
-
-
-def full_name(prefix: str, decl: A.Decl) -> str:
-    anno = A.find_annotation(decl.annotations, "name")
-    local = anno.string() if anno is not None and anno.string() else decl.name
-    if local.startswith("."):
-        return local[1:]
-    return f"{prefix}.{local}" if prefix else local
+    outs: list[str] = field(default_factory=list)  # scalar out/inout results of its apply
 
 
 class BlockGen:
     # -- frames & params ---------------------------------------------------------------
-    def _setup_params(self, ctx: BlockCtx, params: tuple[D.BlockParam, ...], scope: Scope) -> list[str]:
+    def _setup_params(self, ctx: BlockCtx, params: tuple[B.Parameter, ...]) -> list[str]:
         compound = []
         for p in params:
             t = p.type
@@ -70,7 +53,7 @@ class BlockGen:
             else:
                 py = f"C.v_{py_ident(p.name)}"
                 ctx.frame_fields.append((py[2:], zero_value(t)))
-            scope.declare(p.name, VarB(t, py, writable=p.direction not in ("in", ""), direction=p.direction), p.loc)
+            p.binding.py = py
             ctx.params.append((p, t, py))
         return compound
 
@@ -83,62 +66,41 @@ class BlockGen:
             L.append(f"        self.{n} = {init}")
         return L
 
-    def _bind_ctor_args(self, inst: D.BlockInstance, scope: Scope) -> None:
-        """Bind the checked constructor arguments of `inst` in its scope; an instance made
-        for an argument is generated here (p4c inlines it into the block that receives it)."""
-        for a in inst.args:
-            if a.block is not None:
-                saved = self.walk.in_parser
-                sub = self.emit_block(a.block, self.next_id())
-                self.walk.in_parser = saved
-                b = a.block
-                scope.bind(a.name, InstB(b.type.kind, b.type, b.name, sub.apply_py, None, {"ctx": sub, "direct": True}))
-            elif a.instance is not None:
-                scope.bind(a.name, a.instance)
-            else:
-                scope.bind(a.name, ConstB(a.type, a.value.const))
+    def emit_sub_block(self, b: InstB) -> BlockCtx:
+        """The apply of sub-block instance `b` (p4c inlines it into the block applying it)."""
+        b.ctx = self.emit_block(b.block, self.next_id())
+        b.py = b.ctx.apply_py
+        return b.ctx
 
     # -- locals ------------------------------------------------------------------------
-    def _local(self, d: A.Decl, ctx: BlockCtx, scope: Scope) -> None:
-        if isinstance(d, A.VarDecl):
-            if d.is_const:
-                c = self.checker.check_const_decl(d, scope, d.loc)
-                scope.declare(d.name, ConstB(c.type, c.const), d.loc)
-                return
-            t = self.checker.resolve_type(d.type, scope)
+    def _emit_local(self, d: B.Local, ctx: BlockCtx) -> None:
+        if isinstance(d, B.LocalVar):
             name = f"v_{py_ident(d.name)}_{self.next_id()}"
-            ctx.frame_fields.append((name, zero_value(t)))
-            b = VarB(t, f"C.{name}")
+            ctx.frame_fields.append((name, zero_value(d.type)))
+            b = d.binding
+            b.py = f"C.{name}"
             if d.init is not None:
                 fn = self.new_fn(ctx)
-                init = self.checker.check_initial(t, self.checker.check_expr(d.init, scope, t), d.loc)
-                self.out.typed.append(init)
-                v = self.emit_expr(fold(init), fn)
-                if is_compound(t):
-                    self.assign_value(V(b.py, t), v, fn)
+                self.out.typed.append(d.init)
+                v = self.emit_expr(fold(d.init), fn)
+                if is_compound(d.type):
+                    self.assign_value(V(b.py, d.type), v, fn)
                 else:
                     fn.emit(f"{b.py} = {v.py}")
                 ctx.prologue += fn.lines
-            scope.declare(d.name, b, d.loc)
-        elif isinstance(d, A.ActionDecl):
-            b = ActionB(d, full_name(ctx.name, d), ctx)
-            scope.declare(d.name, b, d.loc)
-            b.scope = scope
-            self.register_action(b)
-        elif isinstance(d, A.TableDecl):
-            self.gen_table(d, ctx, scope)
-        elif isinstance(d, A.InstanceDecl):
-            self.gen_instance(d, ctx, scope)
-        elif isinstance(d, A.ValueSetDecl):
-            vs = self.checker.check_value_set(d, full_name(ctx.name, d), scope)
+        elif isinstance(d, B.LocalAction):
+            self.register_action(d.binding)
+        elif isinstance(d, B.LocalTable):
+            self.gen_table(d, ctx)
+        elif isinstance(d, B.LocalInstance) and d.extern is not None:
+            d.binding.py = self.emit_extern_instance(d.extern)
+        elif isinstance(d, B.LocalInstance):
+            self.emit_sub_block(d.binding)
+        else:  # a value set
             py = f"VS_{self.next_id()}"
-            self.out.bindings[py] = ("value_set", vs.name)
-            self.out.objects["value_sets"].append(vs)
-            scope.declare(d.name, InstB("value_set", vs.type, vs.name, py, d), d.loc)
-        elif isinstance(d, A.FunctionDecl):
-            raise unsupported(d.loc, "functions declared inside controls/parsers")
-        else:
-            raise unsupported(d.loc, f"declaration {type(d).__name__} here")
+            self.out.bindings[py] = ("value_set", d.decl.name)
+            self.out.objects["value_sets"].append(d.decl)
+            d.binding.py = py
 
     def new_fn(self, ctx: BlockCtx) -> Fn:
         fn = Fn(self.next_id)
@@ -149,26 +111,17 @@ class BlockGen:
         return fn
 
     # -- blocks ------------------------------------------------------------------------
-    def gen_block(self, decl, prefix: str, ctor_args: list[A.Arg], outer_scope: Scope) -> BlockCtx:
-        """An instance of parser/control `decl`, its names prefixed `prefix`, constructed
-        with `ctor_args` (in `outer_scope`)."""
-        uid = self.next_id()  # before the ids of the instances made for its arguments
-        return self.emit_block(self.checker.check_block_instance(decl, prefix, ctor_args, outer_scope), uid)
-
-    def emit_block(self, inst: D.BlockInstance, uid: int) -> BlockCtx:
-        """The frame class and apply function `PA_n`/`CA_n` of checked instance `inst`."""
-        decl, prefix = inst.decl, inst.name
-        kind = "parser" if isinstance(decl, A.ParserDecl) else "control"
+    def emit_block(self, block: B.CheckedBlock, uid: int) -> BlockCtx:
+        """The frame class and apply function `PA_n`/`CA_n` of checked instance `block`."""
+        decl, prefix, kind = block.instance.decl, block.name, block.kind
         ctx = BlockCtx(kind, prefix, frame=f"F_{uid}")
-        ctx.decl_ast = decl
-        scope = Scope(self.global_scope)
-        ctx.scope = scope
-        self._bind_ctor_args(inst, scope)
-        compound = self._setup_params(ctx, inst.params, scope)
+        block.frame.ctx = ctx
+        for b in block.arg_instances:
+            self.emit_sub_block(b)
+        compound = self._setup_params(ctx, block.params)
         ctx.sig = ", ".join(compound + ["C"])
-        self.walk.in_parser = kind == "parser"
-        for d in decl.locals:
-            self._local(d, ctx, scope)
+        for d in block.locals:
+            self._emit_local(d, ctx)
         ctx.apply_py = f"{'PA' if kind == 'parser' else 'CA'}_{uid}"
         fn = self.new_fn(ctx)
         fn.emit(f"C = {ctx.frame}()" if ctx.frame_fields else "C = None")
@@ -194,38 +147,32 @@ class BlockGen:
             fn.lines.append(line)
         fn.epilogue = "".join(o + ", " for o in outs)
         if kind == "control":
-            self.walk.in_parser = False
-            self.env.apply_sites.update(apply_continuations(decl.body))
-            if prefix in self.walk.top_prefixes or not outs:
-                ctx.body = self.block(decl.body, Scope(scope), fn)
-            else:  # an exit still copies scalar results out when arguments are substituted
-                ctx.body = self._body_with_exit_copy_out(decl.body, Scope(scope), fn, outs)
+            ctx.body = block.body
+            # an exit still copies scalar results out when arguments are substituted
+            exits = prefix not in self.walk.top_prefixes and bool(outs) and may_exit(decl.body)
+            self.body_with_exit_copy_out(block.body, fn, outs, exits)
         else:
-            self.walk.in_parser = True
-            states = self.gen_states(decl, ctx, scope)
+            states = self.gen_states(block, ctx)
             fn.emit(f"st = {states}")
             fn.emit("n = 0")
             fn.emit("while st is not None:")
             fn.emit(f"    st = st({ctx.sig})")
             fn.emit("    n += 1")
             fn.emit("    if n > 100000: raise ParserError(PARSER_TIMEOUT)")
-            self.walk.in_parser = False
         if fn.epilogue:
             fn.emit(f"return ({fn.epilogue})")
         params = ", ".join([c for c in compound] + scalar_in)
         self.out.code += self._frame_source(ctx)
         self.out.code.append(f"def {ctx.apply_py}({params}):")
         self.out.code += fn.body()
-        ctx.compound = compound
-        ctx.scalar_in = scalar_in
         ctx.outs = outs
         return ctx
 
     def subblock_apply(self, e: I.Call, b: InstB, fn) -> V:
-        sub: BlockCtx = b.data["ctx"]
-        b.data["applies"] = b.data.get("applies", 0) + 1
+        sub = b.ctx or self.emit_sub_block(b)  # an instance made for `T.apply()`: here
+        b.applies += 1
         if sub.applied_tables:
-            if b.data["applies"] > 1:
+            if b.applies > 1:
                 raise P4CompileError(e.loc, f"unsupported: table {sub.applied_tables[0]} applied more than once "
                                             f"(through a second apply of {b.full_name}; BMv2 allows one application "
                                             "per table)")
@@ -236,7 +183,7 @@ class BlockGen:
         # p4c inlines a sub-block by substituting its arguments when every call site passes
         # the same non-aliasing arguments; otherwise through temporaries copied out after
         # the body, a copy-out an exit skips (docs/v1model.md §3)
-        direct = b.data.get("direct", True)
+        direct = b.substituted
         compound_args = []
         scalar_args = []
         outs = []

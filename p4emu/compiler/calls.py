@@ -13,7 +13,7 @@ from __future__ import annotations
 from p4emu.compiler.externs import EXTERN_FUNCTIONS
 from p4emu.compiler.passes.emit import reconvert, unconverted
 from p4emu.compiler.passes.folding import fold
-from p4emu.compiler.scope import ActionB, ExternFuncB, FuncB, InstB
+from p4emu.compiler.scope import ActionB, ExternFuncB, FuncB
 from p4emu.compiler.values import V, zero_value
 from p4emu.ir import expressions as I
 from p4emu.lang.errors import P4CompileError
@@ -130,9 +130,9 @@ class CallGen:
                 outs.append((v, a.type))
         prefix = []
         if b.owner is not None:
-            if b.owner is not getattr(fn, "owner", None):
+            if b.owner.ctx is not getattr(fn, "owner", None):
                 raise P4CompileError(e.loc, f"action {b.decl.name} is not callable here")
-            prefix = [b.owner.sig]
+            prefix = [b.owner.ctx.sig]
         self.ensure_action(b)
         self.emit_call_with_outs(f"{b.py}({', '.join(prefix + args_py)})", outs, False, fn, e.loc,
                                  may_exit=True)
@@ -176,7 +176,7 @@ class CallGen:
             if getattr(fn, "kind", "") in ("action", "function"):
                 raise P4CompileError(e.loc, f"{t.name}.apply: tables cannot be applied from {fn.kind}s")
             # where control goes after this application (None: used as a value)
-            sites = b.data.setdefault("sites", [])
+            sites = b.sites
             sites.append(e.site)
             if len(sites) > 1 and (None in sites or len(set(sites)) > 1):
                 raise P4CompileError(e.loc, "Program is not supported by this target, because "
@@ -188,8 +188,6 @@ class CallGen:
                 fn.emit(call)
                 return V("None", VOID)
             return V(call, ObjectT("apply_result", "apply_result", b), None, b)
-        if not isinstance(b, InstB):  # `C.apply()` of a control or parser type
-            b = self.direct_instance(t, fn, e.loc)
         return self.subblock_apply(e, b, fn)
 
     def _emit_header_method(self, e: I.Call, base: V, name: str, fn) -> V:

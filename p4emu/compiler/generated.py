@@ -1,7 +1,7 @@
 """What the compiler produces (`GeneratedProgram`), the tables it consults while it walks
 the program (`GlobalEnv`), where in the program the walk is (`WalkContext`), and the
-`CompileState` holding them that the checker (`checker.ProgramChecker`) and the emitter
-(`program.ProgramGen`) share.
+`CompileState` holding them that the checker (`checker.ProgramChecker`) and then the
+emitter (`program.ProgramGen`) use.
 
 `out` is what later stages read (the generated Python module, `module_source()`; the
 control-plane object lists `lower_control_plane` turns into the typed
@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from p4emu.compiler.blocks import BlockCtx
-from p4emu.compiler.scope import ActionB, Scope
+from p4emu.compiler.scope import ActionB, BlockFrame, Scope
 from p4emu.compiler.structs import struct_module_source
 from p4emu.lang import ast as A
 from p4emu.lang.types import EnumT, StructT
@@ -141,6 +141,18 @@ class GeneratedProgram:
 
 
 @dataclass(eq=False)
+class Declared:
+    """The control-plane objects checked so far: P4Info names are unique per kind, and a
+    switch label must be an action of the table applied. A block main does not use gets
+    its own, as its objects are not the program's."""
+
+    tables: list = field(default_factory=list)
+    """`p4emu.ir.table_decls.TableDecl`s."""
+    names: dict[str, list[str]] = field(default_factory=dict)
+    """P4Info list ("registers", "counters", ...) -> the names of the extern objects in it."""
+
+
+@dataclass(eq=False)
 class GlobalEnv:
     """Tables of the top-level declarations and memos of the generation so far, consulted
     while generating (not read after it)."""
@@ -155,14 +167,19 @@ class GlobalEnv:
     """(generic struct name, type args) -> its specialized type."""
     apply_sites: dict[int, tuple] = field(default_factory=dict)
     """id(apply call) -> what follows it (`analysis.apply_continuations`)."""
+    declared: Declared = field(default_factory=Declared)
 
 
 @dataclass(eq=False)
 class WalkContext:
-    """Where the generator is."""
+    """Where the checker and the emitter are."""
 
     in_parser: bool = False
-    """Generating a parser's body (not an action or function called from it)."""
+    """Checking a parser's body (not an action or function called from it)."""
+    frame: BlockFrame | None = None
+    """The parser or control instance being checked (None: a global action, a function)."""
+    uses: list | None = None
+    """What the construct being checked uses that is checked after it (`check_blocks`)."""
     in_select_key: bool = False
     """Generating a select expression's key (BMv2 does not bounds-check a lookahead there)."""
     top_prefixes: set[str] = field(default_factory=set)

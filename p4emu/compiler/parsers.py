@@ -1,43 +1,31 @@
-"""Parser states (mixin of `ProgramGen`): the checker checks each state of a parser into a
-typed state (`passes/check_parser_states.py`), emitted here as a function returning the next
+"""Parser states (mixin of `ProgramGen`): each checked state of a parser (its statements and
+its transition, `passes/check_parser_states.py`) becomes a function returning the next
 state's function (None: accept), its select as `if` conditions on the keys' values."""
 
 from __future__ import annotations
 
 from p4emu.compiler.blocks import BlockCtx
-from p4emu.compiler.checks import check_parser_terminates
 from p4emu.compiler.passes.folding import fold
-from p4emu.compiler.scope import Scope, py_ident
+from p4emu.compiler.scope import py_ident
 from p4emu.compiler.values import V, unsigned_py
+from p4emu.ir import blocks as B
 from p4emu.ir import parser_states as P
-from p4emu.lang import ast as A
-from p4emu.lang.errors import P4CompileError
 
 
 class ParserGen:
     """`self` is the `ProgramGen`."""
 
     # -- parser states -----------------------------------------------------------------
-    def gen_states(self, decl: A.ParserDecl, ctx: BlockCtx, scope: Scope) -> str:
-        names: dict[str, str] = {}
-        for st in decl.states:
-            if st.name in ("accept", "reject"):
-                raise P4CompileError(st.loc, f"parser state {st.name} is built in and cannot be implemented")
-            if st.name in names:
-                raise P4CompileError(st.loc, f"{st.name}: duplicate parser state")
-            names[st.name] = f"S_{self.next_id()}_{py_ident(st.name)}"
-        if "start" not in names:
-            raise P4CompileError(decl.loc, f"parser {decl.name} has no start state")
-        check_parser_terminates(decl)
-        for s in decl.states:
+    def gen_states(self, block: B.CheckedBlock, ctx: BlockCtx) -> str:
+        """The functions of the states of checked parser `block`; the start state's name."""
+        names = {st.name: f"S_{self.next_id()}_{py_ident(st.name)}" for st in block.states}
+        for s in block.states:
             fn = self.new_fn(ctx)
             fn.kind = "parser"
-            sscope = Scope(scope)
-            for st in s.stmts:  # each checked and emitted before the next (see check_transition)
-                self.stmt(st, sscope, fn)
-            tr = self.checker.check_transition(s, sscope, names)
-            self.out.typed.append(tr)
-            self._emit_transition(tr, names, fn)
+            for st in s.stmts:
+                self.stmt(st, fn)
+            self.out.typed.append(s.transition)
+            self._emit_transition(s.transition, names, fn)
             self.out.code.append(f"def {names[s.name]}({ctx.sig}):")
             self.out.code += fn.body()
         return names["start"]

@@ -35,18 +35,45 @@ class TypeB(Binding):
 
 
 @dataclass(eq=False)
+class BlockFrame:
+    """A parser or control instance while the checker checks it: an action declared in it
+    is callable from it only (`ActionB.owner`), and each `T.apply()` in it makes an
+    instance named after `T`, the second one `T_1` (`direct_names`)."""
+
+    kind: str  # "parser" or "control"
+    name: str  # prefix of fully qualified names
+    decl: object  # the AST's parser/control declaration
+    direct_names: set[str] = field(default_factory=set)
+    ctx: object = None  # the emitter's `BlockCtx` once the instance is generated
+
+
+@dataclass(eq=False)
 class ActionB(Binding):
+    """An action. The checker checks its body on its first use (a call or a table's
+    actions list), as p4c reports no error in an action nothing uses; the emitter
+    generates it then too (`py`)."""
+
     decl: object
     full_name: str
-    owner: object | None  # ControlCtx of the declaring control, None for global actions
+    owner: BlockFrame | None  # the declaring parser/control instance, None for global actions
     py: str = ""
+    scope: Scope | None = None  # where it is declared (None: the global scope)
+    params: tuple = ()  # `p4emu.ir.blocks.Parameter`s, typed when declared
+    body: object = None  # `p4emu.ir.statements.Block` once checked
+    checked: bool = False  # its body is checked (or being checked)
 
 
 @dataclass(eq=False)
 class FuncB(Binding):
+    """A function: checked and generated once per binding of its type parameters."""
+
     decl: object
     py: str = ""
     owner: object | None = None
+    variants: dict = field(default_factory=dict)
+    """Type arguments (as strings) -> the checked `p4emu.ir.blocks.FunctionBody`."""
+    emitted: dict = field(default_factory=dict)
+    """Type arguments (as strings) -> the name of the generated function."""
 
 
 @dataclass(eq=False)
@@ -64,7 +91,21 @@ class InstB(Binding):
     full_name: str
     py: str
     decl: object = None
-    data: dict = field(default_factory=dict)
+    block: object = None
+    """A sub-parser/control: its checked `p4emu.ir.blocks.CheckedBlock`."""
+    extern: object = None
+    """A top-level extern object: its checked `p4emu.ir.declarations.ExternInstance`."""
+    substituted: bool = True
+    """A sub-block p4c inlines by substituting its arguments (`analysis.substitutable`):
+    every call site passes the same non-aliasing arguments."""
+    ctx: object = None
+    """A sub-block: the emitter's `BlockCtx` once generated."""
+    applies: int = 0
+    """A sub-block: how many of its applies the emitter generated (BMv2 applies a table
+    once per packet)."""
+    sites: list = field(default_factory=list)
+    """A table: where control goes after each of its applies (BMv2's tables have one
+    successor)."""
 
 
 @dataclass(eq=False)

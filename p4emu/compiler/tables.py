@@ -1,26 +1,26 @@
 """Tables (mixin of `ProgramGen`): a table checked into a typed `TableDecl`
 (`passes/check_tables.py`) becomes its apply function `TA_n` (the key tuple -> `Table.lookup`
 -> the dispatch dict `TD_n`, action id -> a wrapper `W_n_m` that unpacks the action data
-and calls the action with the listed directional arguments), ; the `TableDecl` goes to
+and calls the action with the listed directional arguments); the `TableDecl` goes to
 `out.objects["tables"]`, which `lower_control_plane.py` lowers for the control plane.
 """
 
 from __future__ import annotations
 
-from p4emu.compiler.blocks import BlockCtx, full_name
+from p4emu.compiler.blocks import BlockCtx
 from p4emu.compiler.passes.folding import fold
-from p4emu.compiler.scope import InstB, Scope, py_ident
+from p4emu.compiler.scope import py_ident
 from p4emu.compiler.values import unsigned_py
+from p4emu.ir import blocks as B
 from p4emu.ir import table_decls as T
-from p4emu.lang import ast as A
-from p4emu.lang.types import BitsT, BoolT, EnumT, ObjectT
+from p4emu.lang.types import BitsT, BoolT, EnumT
 
 
 class TableGen:
     """`self` is the `ProgramGen`."""
 
-    def gen_table(self, d: A.TableDecl, ctx: BlockCtx, scope: Scope) -> None:
-        t = self.checker.check_table(d, full_name(ctx.name, d), scope)
+    def gen_table(self, local: B.LocalTable, ctx: BlockCtx) -> None:
+        t = local.table
         uid = self.next_id()
         fn = self.new_fn(ctx)
         key_py = []
@@ -57,7 +57,7 @@ class TableGen:
         fn.emit("return r")
         self.out.code.append(f"def {py}({ctx.sig}):")
         self.out.code += fn.body()
-        scope.bind(d.name, InstB("table", ObjectT("table", d.name, d), t.name, py, d))
+        local.binding.py = py
 
     def _listed_action(self, a: T.ListedAction, ctx: BlockCtx, uid) -> tuple[str, str]:
         """(action name, its wrapper): the wrapper unpacks the action data, converts them
@@ -66,11 +66,11 @@ class TableGen:
         self.ensure_action(b)
         wname = f"W_{uid}_{self.next_id()}"
         fn = self.new_fn(ctx)
-        data = b.data_params
-        names = [py for _, _, py in data]
-        if names:
-            fn.emit(f"{', '.join(names)}, = args")
-        for _p, t, py in data:
+        data = [p for p in b.params if p.direction == ""]
+        if data:
+            fn.emit(f"{', '.join(p.binding.py for p in data)}, = args")
+        for p in data:
+            t, py = p.type, p.binding.py
             if isinstance(t, BitsT) and t.signed:
                 h = 1 << (t.width - 1)
                 fn.emit(f"{py} = ({py} ^ {h}) - {h}")

@@ -6,7 +6,7 @@ serializable enums), which `p4emu.compiler.lower_control_plane` builds from the
 generator's results and `p4emu.p4info` turns into P4Info and ProgramInfo, and typed
 expressions, statements, parser states, table declarations and other declarations
 (`p4emu.ir.expressions`, `statements`, `parser_states`, `table_decls`, `declarations`,
-modules of their own), which the compiler's
+and whole blocks and the program: `blocks`; modules of their own), which the compiler's
 passes build, fold and emit Python from (`p4emu.compiler.passes`). The package
 depends only on `p4emu.lang`; nothing here reads the compiler.
 """

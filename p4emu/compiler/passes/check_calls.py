@@ -5,8 +5,10 @@ a cast and `h.isValid()`, `h.minSizeInBits()`/`minSizeInBytes()` are queries of 
 Extern functions are checked for their existence and overload here and their arguments
 by `check_externs.py`; extern object and packet methods by `check_extern_methods.py`.
 
-Checks that depend on where the call is generated (an action of another control, a
-table applied from an action, a table or sub-block applied twice) are made by `calls.py`.
+What a call uses (an action, a function, the instance `Ctrl.apply()` makes) is checked
+after the construct it is in (`check_blocks.py`). Checks that depend on the generated code
+(an action of another control, a table applied from an action, a table or sub-block
+applied twice) are made by `calls.py`.
 """
 
 from __future__ import annotations
@@ -59,7 +61,9 @@ class CallCheck:
         if not statement:
             raise P4CompileError(e.loc, "actions cannot be called in expressions")
         pairs = self.bind_args(decl.params, e.args, e.loc, decl.name)
-        return I.Call(VOID, e.loc, callee, self.check_arguments(pairs, {}, scope, e.loc, decl.name))
+        call = I.Call(VOID, e.loc, callee, self.check_arguments(pairs, {}, scope, e.loc, decl.name))
+        self.use(b)
+        return call
 
     def _check_function_call(self, e: A.Call, callee, b: FuncB, scope) -> I.Expr:
         decl = b.decl
@@ -74,6 +78,7 @@ class CallCheck:
         if missing:
             raise P4CompileError(e.loc, f"{decl.name}: cannot infer type argument {missing[0]}")
         result = self.resolve_type(decl.ret, self.tvar_scope(scope, tyenv))
+        self.use(b, tyenv)
         return I.Call(result, e.loc, callee, args, tuple(tyenv.items()))
 
     def _check_method_call(self, e: A.Call, base: I.Expr, name: str, scope, statement) -> I.Expr:
@@ -110,7 +115,11 @@ class CallCheck:
                 raise P4CompileError(e.loc, f"{t.name} has no method {name}")
             decl = t.decl
             pairs = self.bind_args(decl.params, e.args, e.loc, decl.name)
-            return I.Call(VOID, e.loc, method, self.check_arguments(pairs, {}, scope, e.loc, decl.name))
+            args = self.check_arguments(pairs, {}, scope, e.loc, decl.name)
+            if isinstance(base, I.TypeName):  # `Ctrl.apply()`: applies an instance made for it
+                inst = self.direct_instance(t, e.loc)
+                method = I.MethodRef(VOID, e.func.loc, I.InstanceRef(t, base.loc, inst.full_name, inst), name)
+            return I.Call(VOID, e.loc, method, args)
         if t.kind == "extern":
             return I.Call(VOID, e.loc, method, self.check_extern_method(e, t, name, scope))
         if t.kind == "packet_in":

@@ -65,7 +65,8 @@ class DeclarationCheck:
         kind = t.name
         store = _STORES.get(kind)
         if store is not None:
-            check_unique_name([o["name"] for o in self.out.objects[store]], name, kind.replace("_", " "), loc)
+            names = self.env.declared.names.setdefault(store, [])
+            check_unique_name(names, name, kind.replace("_", " "), loc)
         if kind == "register":
             vt = t.type_args.get("T")
             # as BMv2's back end (SimpleSwitchBackend), after serializable enums became bits
@@ -78,6 +79,8 @@ class DeclarationCheck:
             raise P4CompileError(loc, "Checksum16: unknown extern instance")
         elif kind not in _KNOWN:
             raise unsupported(loc, f"extern {kind}")
+        if store is not None:
+            names.append(name)
         return D.ExternInstance(name, t, tuple(vals), tuple(annotations), loc)
 
     def check_value_set(self, d: A.ValueSetDecl, name: str, scope: Scope) -> D.ValueSetDecl:
@@ -123,7 +126,7 @@ class DeclarationCheck:
         (`Wrap(Impl()) w;`): p4c inlines it into the block that receives it."""
         if isinstance(e, A.Path):
             b = outer_scope.lookup(e.name)
-            if isinstance(b, InstB) and "ctx" in b.data:
+            if isinstance(b, InstB) and b.block is not None:
                 return D.CtorArgument(pname, pt, instance=b)
         if isinstance(e, A.Call) and isinstance(e.func, (A.Path, A.TypeExpr)):
             fname = e.func.name if isinstance(e.func, A.Path) else e.func.type.name

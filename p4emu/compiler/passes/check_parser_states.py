@@ -3,9 +3,8 @@
 BMv2's rules (keysets are constants; p4c's bmv2 ParserConverter, ReplaceSelectRange). The
 state's statements are statements (`check_statements.py`, in a parser's body).
 
-The parser generator checks and emits each statement of a state before its transition:
-calls of packet and extern methods still check their arguments while they are emitted,
-and their errors come first."""
+A state's statements, and what each uses, are checked before its transition
+(`check_blocks.py`), so their errors come first."""
 
 from __future__ import annotations
 

@@ -193,7 +193,7 @@ class StatementCheck:
         if not isinstance(b, ActionB):
             raise P4CompileError(label.loc, f"{label.name}: not an action")
         table = getattr(ty.decl, "full_name", None)  # the table applied (an InstB)
-        listed = next((t.actions for t in self.out.objects["tables"] if t.name == table), None)
+        listed = next((t.actions for t in self.env.declared.tables if t.name == table), None)
         if listed is not None and b.full_name not in {a.name for a in listed}:
             # p4c (TypeInference): a label must be one of the applied table's actions
             raise P4CompileError(label.loc, f"{label.name} is not a legal label (action name): "

@@ -73,7 +73,7 @@ class TableCheck(TableEntryCheck):
                 attached.append(self.check_expr(prop.value, scope))
         if "default_action" not in fields:
             fields["default_action"] = self._implicit_default(actions, allowed, scope, d)
-        check_unique_name([t.name for t in self.out.objects["tables"]], name, "table", d.loc)
+        check_unique_name([t.name for t in self.env.declared.tables], name, "table", d.loc)
         return T.TableDecl(name, keys, tuple(actions), attached=tuple(attached),
                            annotations=tuple(d.annotations), loc=d.loc, **fields)
 

@@ -8,6 +8,8 @@ instances are checked by `check_declarations.py`, struct fields by `resolve_type
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from p4emu.compiler.scope import (
     ActionB,
     Binding,
@@ -16,6 +18,7 @@ from p4emu.compiler.scope import (
     ExternFuncB,
     FuncB,
     InstB,
+    Scope,
     TypeB,
 )
 from p4emu.lang import ast as A
@@ -43,78 +46,112 @@ class GlobalDeclarations:
             raise P4CompileError(d.loc, f"{d.name}: duplicate declaration")
         if prev is not None and prev is not type(d):
             g.names.pop(d.name, None)  # a declaration of another kind: the later one is visible
-        self.env.global_kinds[d.name] = type(d)
-        if isinstance(d, A.ErrorDecl):
-            for m in d.members:
-                self.out.errors.setdefault(m, len(self.out.errors))
-        elif isinstance(d, A.MatchKindDecl):
-            self.env.match_kinds.update(d.members)
-        elif isinstance(d, A.TypedefDecl):
-            t = self.resolve_type(d.type, g)
-            if d.new_type:  # `type`: named in P4Info type_info, p4c's Type_Newtype
-                t = BitsT(t.width, t.signed, d.name) if isinstance(t, BitsT) else t
-                self.env.new_types[d.name] = t
-            g.declare(d.name, loc=d.loc, b=TypeB(t))
-        elif isinstance(d, A.HeaderDecl):
-            if d.type_params:
-                # a generic struct/header: concrete types are made per use (specialize_struct)
-                g.declare(d.name, loc=d.loc, b=TypeB(ObjectT("generic_struct", d.name, d)))
-                return None
-            t = StructT(d.kind, d.name, annotations=d.annotations)
-            g.declare(d.name, loc=d.loc, b=TypeB(t))
-            self.define_struct(t, d, g)
-        elif isinstance(d, A.EnumDecl):
-            under = self.resolve_type(d.underlying, g) if d.underlying is not None else None
-            t = EnumT(d.name, [m for m, _ in d.members], under)
-            if len(set(t.members)) != len(t.members):
-                raise P4CompileError(d.loc, f"enum {d.name}: duplicate member")
-            for m, e in d.members:
-                if under is None:
-                    t.values[m] = len(t.values)
-                else:
-                    if e is None:
-                        raise P4CompileError(d.loc, f"serializable enum member {m} needs a value")
-                    t.values[m] = self.check_constant(e, g, under, e.loc).const
-            g.declare(d.name, loc=d.loc, b=TypeB(t))
-        elif isinstance(d, A.VarDecl):
-            c = self.check_const_decl(d, g, d.init.loc)
-            g.declare(d.name, loc=d.loc, b=ConstB(c.type, c.const))
-        elif isinstance(d, A.ExternDecl):
-            if d.name in ("packet_in", "packet_out"):  # replaces the built-in placeholder
-                g.bind(d.name, TypeB(ObjectT(d.name, d.name, d)))
-            else:
-                g.declare(d.name, loc=d.loc, b=TypeB(ObjectT("extern", d.name, d)))
-        elif isinstance(d, A.ExternFuncDecl):
-            b = g.names.get(d.name)
-            if not isinstance(b, ExternFuncB):
-                b = ExternFuncB(d.name)
-                g.declare(d.name, loc=d.loc, b=b)
-            b.overloads.append(d)
-        elif isinstance(d, A.ActionDecl):
-            b = ActionB(d, _global_name(d), None)
-            g.declare(d.name, loc=d.loc, b=b)
-            return b
-        elif isinstance(d, A.FunctionDecl):
-            g.declare(d.name, loc=d.loc, b=FuncB(d))
-        elif isinstance(d, (A.ParserDecl, A.ControlDecl)):
-            kind = "parser" if isinstance(d, A.ParserDecl) else "control"
-            g.declare(d.name, loc=d.loc, b=TypeB(ObjectT(kind, d.name, d)))
-        elif isinstance(d, A.BlockTypeDecl):
-            g.declare(d.name, loc=d.loc, b=BlockDeclB(d, ObjectT(d.kind + "_type", d.name, d)))
-        elif isinstance(d, A.InstanceDecl):
-            t = self.resolve_type(d.type, g)
-            if isinstance(t, ObjectT) and t.kind in ("parser", "control"):
-                # p4c (TypeInference) allows only package and extern instances here
-                raise P4CompileError(d.loc, f"{d.name}: cannot instantiate at top-level")
-            if not isinstance(t, ObjectT) or t.kind != "extern":
-                raise unsupported(d.loc, f"top-level instantiation of {t}")
-            instance = self.check_extern_instance(t, _global_name(d), d.args, d.loc, g, d.annotations)
-            b = InstB("extern", t, _global_name(d), "", d, {"instance": instance})
-            g.declare(d.name, loc=d.loc, b=b)
-            return b
-        else:
+        declare = GLOBAL_DECLARERS.get(type(d))
+        if declare is None:
             raise unsupported(d.loc, f"top-level {type(d).__name__}")
-        return None
+        self.env.global_kinds[d.name] = type(d)
+        return declare(self, d, g)
+
+    def _declare_error(self, d: A.ErrorDecl, g: Scope) -> None:
+        for m in d.members:
+            self.out.errors.setdefault(m, len(self.out.errors))
+
+    def _declare_match_kind(self, d: A.MatchKindDecl, g: Scope) -> None:
+        self.env.match_kinds.update(d.members)
+
+    def _declare_typedef(self, d: A.TypedefDecl, g: Scope) -> None:
+        t = self.resolve_type(d.type, g)
+        if d.new_type:  # `type`: named in P4Info type_info, p4c's Type_Newtype
+            t = BitsT(t.width, t.signed, d.name) if isinstance(t, BitsT) else t
+            self.env.new_types[d.name] = t
+        g.declare(d.name, loc=d.loc, b=TypeB(t))
+
+    def _declare_struct(self, d: A.HeaderDecl, g: Scope) -> None:
+        if d.type_params:
+            # a generic struct/header: concrete types are made per use (specialize_struct)
+            g.declare(d.name, loc=d.loc, b=TypeB(ObjectT("generic_struct", d.name, d)))
+            return
+        t = StructT(d.kind, d.name, annotations=d.annotations)
+        g.declare(d.name, loc=d.loc, b=TypeB(t))
+        self.define_struct(t, d, g)
+
+    def _declare_enum(self, d: A.EnumDecl, g: Scope) -> None:
+        under = self.resolve_type(d.underlying, g) if d.underlying is not None else None
+        t = EnumT(d.name, [m for m, _ in d.members], under)
+        if len(set(t.members)) != len(t.members):
+            raise P4CompileError(d.loc, f"enum {d.name}: duplicate member")
+        for m, e in d.members:
+            if under is None:
+                t.values[m] = len(t.values)
+            else:
+                if e is None:
+                    raise P4CompileError(d.loc, f"serializable enum member {m} needs a value")
+                t.values[m] = self.check_constant(e, g, under, e.loc).const
+        g.declare(d.name, loc=d.loc, b=TypeB(t))
+
+    def _declare_constant(self, d: A.VarDecl, g: Scope) -> None:
+        c = self.check_const_decl(d, g, d.init.loc)
+        g.declare(d.name, loc=d.loc, b=ConstB(c.type, c.const))
+
+    def _declare_extern(self, d: A.ExternDecl, g: Scope) -> None:
+        if d.name in ("packet_in", "packet_out"):  # replaces the built-in placeholder
+            g.bind(d.name, TypeB(ObjectT(d.name, d.name, d)))
+        else:
+            g.declare(d.name, loc=d.loc, b=TypeB(ObjectT("extern", d.name, d)))
+
+    def _declare_extern_function(self, d: A.ExternFuncDecl, g: Scope) -> None:
+        b = g.names.get(d.name)
+        if not isinstance(b, ExternFuncB):  # a later declaration adds an overload
+            b = ExternFuncB(d.name)
+            g.declare(d.name, loc=d.loc, b=b)
+        b.overloads.append(d)
+
+    def _declare_action(self, d: A.ActionDecl, g: Scope) -> ActionB:
+        b = ActionB(d, _global_name(d), None)
+        g.declare(d.name, loc=d.loc, b=b)
+        b.params = self.action_params(d, g)
+        return b
+
+    def _declare_function(self, d: A.FunctionDecl, g: Scope) -> None:
+        g.declare(d.name, loc=d.loc, b=FuncB(d))
+
+    def _declare_block(self, d: A.ParserDecl | A.ControlDecl, g: Scope) -> None:
+        kind = "parser" if isinstance(d, A.ParserDecl) else "control"
+        g.declare(d.name, loc=d.loc, b=TypeB(ObjectT(kind, d.name, d)))
+
+    def _declare_block_type(self, d: A.BlockTypeDecl, g: Scope) -> None:
+        g.declare(d.name, loc=d.loc, b=BlockDeclB(d, ObjectT(d.kind + "_type", d.name, d)))
+
+    def _declare_instance(self, d: A.InstanceDecl, g: Scope) -> InstB:
+        t = self.resolve_type(d.type, g)
+        if isinstance(t, ObjectT) and t.kind in ("parser", "control"):
+            # p4c (TypeInference) allows only package and extern instances here
+            raise P4CompileError(d.loc, f"{d.name}: cannot instantiate at top-level")
+        if not isinstance(t, ObjectT) or t.kind != "extern":
+            raise unsupported(d.loc, f"top-level instantiation of {t}")
+        instance = self.check_extern_instance(t, _global_name(d), d.args, d.loc, g, d.annotations)
+        b = InstB("extern", t, _global_name(d), "", d, extern=instance)
+        g.declare(d.name, loc=d.loc, b=b)
+        return b
+
+
+# the declarer of each top-level declaration class, called as declare(self, d, global scope)
+GLOBAL_DECLARERS: dict[type, Callable[..., Binding | None]] = {
+    A.ErrorDecl: GlobalDeclarations._declare_error,
+    A.MatchKindDecl: GlobalDeclarations._declare_match_kind,
+    A.TypedefDecl: GlobalDeclarations._declare_typedef,
+    A.HeaderDecl: GlobalDeclarations._declare_struct,
+    A.EnumDecl: GlobalDeclarations._declare_enum,
+    A.VarDecl: GlobalDeclarations._declare_constant,
+    A.ExternDecl: GlobalDeclarations._declare_extern,
+    A.ExternFuncDecl: GlobalDeclarations._declare_extern_function,
+    A.ActionDecl: GlobalDeclarations._declare_action,
+    A.FunctionDecl: GlobalDeclarations._declare_function,
+    A.ParserDecl: GlobalDeclarations._declare_block,
+    A.ControlDecl: GlobalDeclarations._declare_block,
+    A.BlockTypeDecl: GlobalDeclarations._declare_block_type,
+    A.InstanceDecl: GlobalDeclarations._declare_instance,
+}
 
 
 def _global_name(d: A.Decl) -> str:

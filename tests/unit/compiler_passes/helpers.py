@@ -37,7 +37,9 @@ def declaring(text: str) -> tuple[ProgramGen, Scope]:
     program = parse_program(text)
     gen = ProgramGen(program)
     for d in program.decls:
-        gen.global_decl(d)
+        b = gen.checker.declare_global(d)
+        if b is not None:
+            gen.global_decl(b)
     scope = Scope(gen.global_scope)
     for name, t in (("x", BitsT(8)), ("y", BitsT(8, True)), ("w", BitsT(16)), ("b", BOOL)):
         scope.bind(name, VarB(t, f"{name}_py"))

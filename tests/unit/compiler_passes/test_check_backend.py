@@ -11,8 +11,8 @@ from p4emu.compiler.passes.check_backend import (
     check_next_reads,
     check_value_set_type,
 )
+from p4emu.compiler.passes.check_statements import Body
 from p4emu.compiler.scope import VarB
-from p4emu.compiler.stmts import Body
 from p4emu.ir import declarations as D
 from p4emu.ir import table_decls as T
 from p4emu.lang.errors import P4CompileError

@@ -139,16 +139,22 @@ def test_a_block_made_for_a_constructor_argument_is_checked_with_its_own_name():
         block("Wrap", "N")
 
 
-def test_the_emitted_block_binds_the_checked_arguments_in_its_scope():
+def test_a_block_is_checked_whole_with_the_instances_made_for_its_arguments_then_emitted():
     gen, scope = declaring(EXTERNS + BLOCKS)
     wrap = gen.global_scope.lookup("Wrap").ty.decl
     parsed = declaring(EXTERNS + BLOCKS + "control top() { Wrap(Impl()) w; Sized(7) s; apply { } }")[0]
     w, s = parsed.program.decls[-1].locals
-    ctx = gen.gen_block(wrap, "top.w", w.args, scope)
-    inner = ctx.scope.lookup("i")
-    assert inner.full_name == "top.w.i" and inner.data["direct"] and inner.data["ctx"].apply_py.startswith("CA_")
-    ctx = gen.gen_block(gen.global_scope.lookup("Sized").ty.decl, "top.s", s.args, scope)
-    assert ctx.scope.lookup("n").value == 7 and ctx.scope.lookup("on").value is True
+    block = gen.checker.check_instance(wrap, "top.w", w.args, scope)
+    (inner,) = block.arg_instances
+    assert inner.full_name == "top.w.i" and inner.substituted and inner.block.name == "top.w.i"
+    assert inner.py == "" and inner.ctx is None  # the emitter names it
+    ctx = gen.emit_block(block, gen.next_id())
+    assert block.frame.ctx is ctx and inner.ctx.apply_py.startswith("CA_") and inner.py == inner.ctx.apply_py
+    sized = gen.checker.check_instance(gen.global_scope.lookup("Sized").ty.decl, "top.s", s.args, scope)
+    assert [a.value.const for a in sized.instance.args] == [7, True]
+    assert [(p.name, p.binding.py) for p in sized.params] == [("v", None)]
+    gen.emit_block(sized, gen.next_id())
+    assert [(p.name, p.binding.py) for p in sized.params] == [("v", "C.v_v")]
 
 
 def test_a_blocks_parameters_are_typed_with_its_constructor_parameters_bound():
@@ -173,7 +179,7 @@ def test_top_level_declarations_are_bound_by_the_checker_and_return_what_needs_c
     action, inst, header = bound[-3:]
     assert isinstance(action, ActionB) and action.full_name == "a"
     assert isinstance(inst, InstB) and inst.full_name == "top.r" and inst.py == ""  # the emitter names it
-    assert inst.data["instance"].args[0].const == 4
+    assert inst.extern.args[0].const == 4
     assert header is None and isinstance(checker.global_scope.lookup("h_t"), TypeB)
     assert [t.name for t in checker.out.struct_types] == ["h_t"] and checker.out.code == []
 

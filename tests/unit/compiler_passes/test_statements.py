@@ -63,7 +63,7 @@ def test_a_blocks_local_is_scoped_to_the_block():
 def test_a_switch_on_action_run_takes_the_applied_tables_actions_as_labels():
     gen, scope = declaring(DECLS)
     listed = TD.ListedAction("a", None, (), (), None)
-    gen.out.objects["tables"].append(TD.TableDecl("c.t", (), (listed,)))
+    gen.env.declared.tables.append(TD.TableDecl("c.t", (), (listed,)))
     run = ObjectT("action_run", "action_run", SimpleNamespace(full_name="c.t"))
     scope.bind("run", VarB(run, "r_py"))
     s = gen.checker.check_stmt(parse_stmt("switch (run) { a: { x = 1; } default: { } }"), scope, Body("control"))

@@ -26,6 +26,7 @@ from p4emu.compiler.generated import (
 )
 from p4emu.compiler.passes.check_externs import EXTERN_CHECKS
 from p4emu.compiler.passes.check_statements import STMT_CHECKERS
+from p4emu.compiler.passes.declare_globals import GLOBAL_DECLARERS
 from p4emu.compiler.passes.emit import EMITTERS
 from p4emu.compiler.passes.emit_statements import STMT_EMITTERS
 from p4emu.compiler.passes.typecheck import CHECKERS
@@ -58,7 +59,7 @@ def test_the_checker_and_the_emitter_share_only_the_state_view():
 
 
 def test_dispatch_tables_hold_the_checkers_and_the_emitters_methods():
-    for owner, tables in ((ProgramChecker, (CHECKERS, STMT_CHECKERS, EXTERN_CHECKS)),
+    for owner, tables in ((ProgramChecker, (CHECKERS, STMT_CHECKERS, EXTERN_CHECKS, GLOBAL_DECLARERS)),
                           (ProgramGen, (EMITTERS, STMT_EMITTERS, EXTERN_FUNCTIONS))):
         for table in tables:
             for key, fn in table.items():
@@ -176,3 +177,22 @@ def test_generated_parser_errors_are_named_with_core_p4s_error_codes(tmp_path):
     src = _generated(tmp_path, UNUSED_BLOCK).out.module_source()
     used = set(re.findall(r"raise ParserError\((\w+)\)", src))
     assert used == {"PACKET_TOO_SHORT", "PARSER_INVALID_ARGUMENT", "PARSER_TIMEOUT"}
+
+
+def test_the_whole_program_is_checked_into_typed_ir_before_anything_is_emitted(tmp_path):
+    from p4emu.ir import blocks as B
+
+    path = tmp_path / "prog.p4"
+    path.write_text(UNUSED_BLOCK)
+    gen = ProgramGen(parse(tokenize(Preprocessor().run_file(str(path)))))
+    program = gen.checker.check_program(gen.program)
+    assert gen.out.code == [] and gen.out.objects["tables"] == [] and gen.out.bindings == {}
+    assert isinstance(program, B.Program) and [r for r, _ in program.roles] == [
+        "parser", "verify", "ingress", "egress", "compute", "deparser"]
+    ingress = dict(program.roles)["ingress"]
+    action, table = ingress.locals
+    assert isinstance(action, B.LocalAction) and action.binding.checked and action.binding.py == ""
+    assert isinstance(table, B.LocalTable) and table.table.name == "I.used_t"
+    assert ingress.body is not None and [b.name for b in program.unused] == ["Unused"]
+    gen.emit_program(program)
+    assert [t.name for t in gen.out.objects["tables"]] == ["I.used_t"] and action.binding.py.startswith("A_")
