@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from endpoint.report import ReceiverReport, SenderReport
+
 from .lab import LabResources, NetNamespace
 
 pytestmark = pytest.mark.integration
@@ -64,16 +66,24 @@ def _expected_sha(size: int) -> str:
     return hashlib.sha256(pseudo_random_bytes(size, SIZE_SEED)).hexdigest()
 
 
+def _sent(tmp: Path) -> SenderReport:
+    return SenderReport.from_json(json.loads((tmp / "send.json").read_text()))
+
+
+def _received(tmp: Path) -> ReceiverReport:
+    return ReceiverReport.from_json(json.loads((tmp / "recv.json").read_text()))
+
+
 def _check_transfer(res: subprocess.CompletedProcess, recv: subprocess.Popen, tmp: Path,
-                    size: int) -> dict:
+                    size: int) -> SenderReport:
     assert res.returncode == 0, res.stdout + res.stderr
     assert recv.wait(timeout=30) == 0, recv.stderr.read()
-    stats = json.loads((tmp / "send.json").read_text())
+    stats = _sent(tmp)
     want = _expected_sha(size)
-    assert stats["ok"] and stats["sha256"] == want
+    assert stats.ok and stats.sha256 == want
     assert hashlib.sha256((tmp / "out.bin").read_bytes()).hexdigest() == want
-    rstats = json.loads((tmp / "recv.json").read_text())
-    assert rstats["messages_ok"] == 1 and rstats["messages_bad"] == 0
+    rstats = _received(tmp)
+    assert rstats.stats.messages_ok == 1 and rstats.stats.messages_bad == 0
     assert "goodput" in res.stdout and "retransmits" in res.stdout
     return stats
 
@@ -83,8 +93,8 @@ def test_veth_transfer_8m_sha256_match(lab, unique, tmp_path):
     recv = _start_receiver(lab, b, if_b, tmp_path, "--once")
     res = _send(a, tmp_path, "8M")
     stats = _check_transfer(res, recv, tmp_path, 8 << 20)
-    assert stats["evs_used_count"] == 64 and stats["acks"] >= stats["packets"]
-    assert stats["completion_time_s"] > 0 and stats["goodput_mbps"] > 1
+    assert len(stats.pool.evs_used) == 64 and stats.counters.acks >= stats.packets
+    assert stats.completion_time_s > 0 and stats.goodput_mbps > 1
 
 
 def _impair(ns: NetNamespace, iface: str) -> str:
@@ -122,9 +132,8 @@ def test_veth_transfer_with_loss_and_reordering(lab, unique, tmp_path):
     recv = _start_receiver(lab, b, if_b, tmp_path, "--once")
     res = _send(a, tmp_path, "4M")
     stats = _check_transfer(res, recv, tmp_path, 4 << 20)
-    assert stats["retransmits"] > 0  # the impairment did bite, and was repaired
-    rstats = json.loads((tmp_path / "recv.json").read_text())
-    assert rstats["duplicates"] <= stats["retransmits"]
+    assert stats.counters.retransmits > 0  # the impairment did bite, and was repaired
+    assert _received(tmp_path).stats.duplicates <= stats.counters.retransmits
 
 
 def test_receiver_killed_mid_transfer_fails_sender_clearly(lab, unique, tmp_path):
@@ -147,8 +156,8 @@ def test_receiver_killed_mid_transfer_fails_sender_clearly(lab, unique, tmp_path
                                             "2 s, nor to a last probe on every plane (1)")
     assert "Traceback" not in err
     assert waited < 6  # 2 s of silence, then one RTO for the last probes (at most 2/3 s)
-    stats = json.loads((tmp_path / "send.json").read_text())
-    assert not stats["ok"] and "no answer" in stats["error"]
+    stats = _sent(tmp_path)
+    assert not stats.ok and "no answer" in stats.error
 
 
 def test_receiver_survives_garbage_and_strangers(lab, unique, tmp_path):
@@ -174,9 +183,9 @@ sendp(frames, iface='{if_a}', verbose=False)
     assert sent.returncode == 0, sent.stderr
     res = _send(a, tmp_path, "2M")
     _check_transfer(res, recv, tmp_path, 2 << 20)
-    rstats = json.loads((tmp_path / "recv.json").read_text())
-    assert rstats["garbage"] >= 30  # random payloads that are not MRC headers
-    assert rstats["unknown_conn"] >= 20 and rstats["invalid"] >= 5
+    rstats = _received(tmp_path)
+    assert rstats.garbage >= 30  # random payloads that are not MRC headers
+    assert rstats.stats.unknown_conn >= 20 and rstats.stats.invalid >= 5
 
 
 def test_capture_dissects_with_scapy_layer(lab, unique, tmp_path):
@@ -219,8 +228,8 @@ def test_two_planes_two_veths(lab, unique, tmp_path):
                            str(SIZE_SEED), "--evs", "16", "--json",
                            str(tmp_path / "send.json")), check=False, timeout=90)
     stats = _check_transfer(res, recv, tmp_path, 4 << 20)
-    assert [p["iface"] for p in stats["planes"]] == [if_a, if_a2]
-    assert stats["evs_used_count"] == 32  # 16 per plane, every one used
+    assert [p.iface for p in stats.planes] == [if_a, if_a2]
+    assert len(stats.pool.evs_used) == 32  # 16 per plane, every one used
     tx_bytes = [int(a.run("cat", f"/sys/class/net/{i}/statistics/tx_bytes").stdout)
                 for i in (if_a, if_a2)]
     # Both NICs carried a real share (recycled EVs follow the faster ACKs, so not 50/50).

@@ -92,9 +92,9 @@ def test_two_plane_fattree_pingall_and_failover(tmp_path):
         before = core_tx_total(lab)
         received, (sent,) = run_transfer(lab, tmp_path / "xfer", ["h1"], "h16", "8M")
         moved = {c: n - before[c] for c, n in core_tx_total(lab).items()}
-        print(f"\n8 MB over 2 planes: {sent['goodput_mbps']:.1f} Mb/s, planes {sent['planes']}, "
+        print(f"\n8 MB over 2 planes: {sent.goodput_mbps:.1f} Mb/s, planes {sent.planes}, "
               f"core packets {moved}")
-        assert received["messages_ok"] == 1
+        assert received.stats.messages_ok == 1
         assert len(moved) == 8 and all(n > 100 for n in moved.values()), moved  # 8 paths
         start = len(lab.ask("reconvergence"))
         lab.set_link("p1c1", "p1a7", up=False)

@@ -75,5 +75,5 @@ def test_tshark_shows_every_field_of_a_captured_transfer(lab, tmp_path):
     print(flow)
     assert flow["sender"] == lab.fabric.hosts["h1"].nics[0].ip
     assert flow["evs_used"] > 1  # sprayed
-    assert flow["packets"]["DATA"] >= 0.9 * sent[0]["data_packets_sent"]
-    assert flow["packets"]["ACK"] > 0 and received["messages_ok"] == 1
+    assert flow["packets"]["DATA"] >= 0.9 * sent[0].counters.data_packets_sent
+    assert flow["packets"]["ACK"] > 0 and received.stats.messages_ok == 1
