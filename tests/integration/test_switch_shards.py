@@ -22,7 +22,7 @@ pytestmark = pytest.mark.integration
 def sharded_lab(tmp_path_factory):
     config = LabConfig(spec="fattree:k=4", target="p4emu", switch_processes=2,
                        build_dir=tmp_path_factory.mktemp("shards"),
-                       bases=PortBases(grpc=51300, thrift=10300))
+                       bases=PortBases(grpc=55100, thrift=14100))
     lab = Lab(config)
     try:
         lab.start()
