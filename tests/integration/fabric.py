@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from endpoint.report import ReceiverReport, SenderReport
+from lab.counters import switch_counters
 from lab.lab import Lab
 from lab.transfers import transfer
 
@@ -37,8 +38,8 @@ def peers_with_role(lab: Lab, switch: str, role: str) -> dict[str, int]:
 
 
 def tx(lab: Lab, switch: str, counter: str = "tx_packets") -> dict[int, int]:
-    ports = lab.ask("counters", switch=switch)["ports"]
-    return {int(p): row.get(counter, 0) for p, row in ports.items()}
+    """One of the P4 port counters (`lab.counters.P4PortCounters`) of every port."""
+    return {p: getattr(row, counter) for p, row in switch_counters(lab, switch).ports.items()}
 
 
 def delta(before: dict[int, int], after: dict[int, int]) -> dict[int, int]:

@@ -13,6 +13,7 @@ import time
 import pytest
 
 from fabric_model.generators import PortBases
+from lab.counters import switch_counters
 from lab.lab import Lab, LabConfig
 from tests.targets import integration_target
 from topologies.traffic import BackgroundPing, parse_ping, udp_flows
@@ -45,11 +46,7 @@ def fabric_lab(tmp_path_factory):
 
 
 def _core_tx(lab: Lab) -> dict[str, int]:
-    totals = {}
-    for core in CORES:
-        ports = lab.ask("counters", switch=core)["ports"]
-        totals[core] = sum(row.get("tx_packets", 0) for row in ports.values())
-    return totals
+    return {core: switch_counters(lab, core).tx_packets() for core in CORES}
 
 
 def test_pingall_has_no_loss(fabric_lab):
@@ -152,8 +149,8 @@ def test_killed_switch_recovers(fabric_lab):
     # the new c2's counters, read back over P4Runtime: one row per fabric port, and every
     # one of its links carried some of pingAll's inter-pod traffic (measured 20-30 packets
     # a port; c2 sends no link probes, the aggregation end of each of its links does)
-    tx = {int(port): row["tx_packets"]
-          for port, row in fabric_lab.ask("counters", switch="c2")["ports"].items()}
+    tx = {port: row.tx_packets
+          for port, row in switch_counters(fabric_lab, "c2").ports.items()}
     print(f"\nc2 tx packets after restart: {tx}")
     assert set(tx) == set(fabric_lab.fabric.switches["c2"].ports), tx
     assert all(n > 0 for n in tx.values()), tx

@@ -10,6 +10,7 @@ import signal
 import pytest
 
 from fabric_model.generators import PortBases
+from lab.counters import switch_counters
 from lab.lab import Lab, LabConfig
 from topologies.reachability import ping_all_pairs
 
@@ -45,8 +46,8 @@ def test_two_processes_run_every_switch_and_every_pair_reaches(sharded_lab):
     # each switch answers on its own runtime port, with only its own ports
     sw = sharded_lab.net.switch("e1")
     assert sw.shard is shards[0] or sw.shard is shards[1]
-    counters = sharded_lab.ask("counters", switch="e1")["ports"]
-    assert sorted(int(p) for p in counters) == sorted(sharded_lab.fabric.switches["e1"].ports)
+    counters = switch_counters(sharded_lab, "e1")
+    assert sorted(counters.ports) == sorted(sharded_lab.fabric.switches["e1"].ports)
 
 
 def test_killed_shard_takes_exactly_its_switches_down_and_comes_back(sharded_lab):
