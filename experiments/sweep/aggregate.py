@@ -6,11 +6,30 @@ from __future__ import annotations
 
 import math
 import statistics
+from dataclasses import dataclass, field
+from typing import Any
 
 # Student's t, 97.5th percentile, by degrees of freedom (two-sided 95 % interval)
 _T975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201,
          2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069,
          2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042)
+
+
+@dataclass(slots=True)
+class SweepRecord:
+    """One point's run as its worker reports it: returned over Dask and written beside the
+    run's outputs (`sweep-run.json`, `to_json` of this), where a later invocation reads it
+    back (`from_json`) to skip the run."""
+
+    key: str
+    config: dict[str, Any]  # the varied values but the seed
+    seed: int
+    host: str = ""
+    pid: int | None = None
+    error: str | None = None  # the run failed: why
+    faithful: bool | None = None
+    figures: dict[str, float | None] = field(default_factory=dict)  # `sweep_figures`
+    seconds: float | None = None
 
 
 def t975(df: int) -> float:
@@ -33,16 +52,15 @@ def summarise(values: list[float]) -> dict:
     return {"n": n, "mean": mean, "std": std, "ci95": t975(n - 1) * std / math.sqrt(n)}
 
 
-def aggregate(runs: list[dict]) -> list[dict]:
-    """`runs`: {"config": {...}, "faithful": bool, "figures": {name: value}, "error": ...};
-    one row per (config, figure) over the faithful runs that measured it."""
+def aggregate(runs: list[SweepRecord]) -> list[dict]:
+    """One row per (config, figure) over the faithful runs that measured it."""
     groups: dict[str, tuple[dict, dict[str, list[float]]]] = {}
     for run in runs:
-        if run.get("error") or not run.get("faithful"):
+        if run.error or not run.faithful:
             continue
-        key = repr(sorted(run["config"].items()))
-        config, figures = groups.setdefault(key, (run["config"], {}))
-        for name, value in (run.get("figures") or {}).items():
+        key = repr(sorted(run.config.items()))
+        config, figures = groups.setdefault(key, (run.config, {}))
+        for name, value in run.figures.items():
             if value is not None:
                 figures.setdefault(name, []).append(float(value))
     rows = []
@@ -52,7 +70,7 @@ def aggregate(runs: list[dict]) -> list[dict]:
     return rows
 
 
-def counts(runs: list[dict]) -> dict[str, int]:
-    return {"runs": len(runs), "failed": sum(1 for r in runs if r.get("error")),
-            "faithful": sum(1 for r in runs if not r.get("error") and r.get("faithful")),
-            "unfaithful": sum(1 for r in runs if not r.get("error") and not r.get("faithful"))}
+def counts(runs: list[SweepRecord]) -> dict[str, int]:
+    return {"runs": len(runs), "failed": sum(1 for r in runs if r.error),
+            "faithful": sum(1 for r in runs if not r.error and r.faithful),
+            "unfaithful": sum(1 for r in runs if not r.error and not r.faithful)}

@@ -8,20 +8,19 @@ from pathlib import Path
 
 from experiments import plots
 from experiments.report import md_table, write_csv
-from experiments.sweep.aggregate import aggregate, counts
+from experiments.sweep.aggregate import SweepRecord, aggregate, counts
 from experiments.sweep.grid import Point
 
 
-def run_rows(points: list[Point], records: list[dict]) -> list[dict]:
-    by_key = {r["key"]: r for r in records}
+def run_rows(points: list[Point], records: list[SweepRecord]) -> list[dict]:
+    by_key = {r.key: r for r in records}
     rows = []
     for p in points:
         r = by_key.get(p.key)
         if r is None:
             continue
-        rows.append({**p.varied, "run": p.key, "faithful": r.get("faithful"),
-                     "error": r.get("error") or "", "seconds": r.get("seconds"),
-                     **(r.get("figures") or {})})
+        rows.append({**p.varied, "run": p.key, "faithful": r.faithful,
+                     "error": r.error or "", "seconds": r.seconds, **r.figures})
     return rows
 
 
@@ -53,7 +52,8 @@ def _figure_plots(rows: list[dict], varied: list[str], out: Path) -> list[tuple[
     return made
 
 
-def write(out: Path, experiment: str, command: str, points: list[Point], records: list[dict],
+def write(out: Path, experiment: str, command: str, points: list[Point],
+          records: list[SweepRecord],
           varied: list[str], outcome_note: dict) -> dict:
     rows = run_rows(points, records)
     agg = aggregate(records)

@@ -23,7 +23,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from endpoint.report import from_json, to_json
 from experiments.config import ExperimentError, Options
+from experiments.sweep.aggregate import SweepRecord
 from experiments.sweep.grid import Point, describe
 
 RECORD = "sweep-run.json"
@@ -33,7 +35,7 @@ CONNECT_TIMEOUT_S = 5
 
 @dataclass
 class SweepOutcome:
-    records: list[dict] = field(default_factory=list)  # one per point, in grid order
+    records: list[SweepRecord] = field(default_factory=list)  # one per point, in grid order
     skipped: int = 0  # found done by an earlier invocation
     interrupted: bool = False
     workers: int = 0
@@ -54,14 +56,13 @@ def code_version() -> str:
     return commit + ("+" + hashlib.sha256(diff.encode()).hexdigest()[:12] if diff else "")
 
 
-def run_point(options: Options, outdir: str, key: str, config: dict) -> dict:
+def run_point(options: Options, outdir: str, key: str, config: dict) -> SweepRecord:
     """One run, on a worker: the experiment into `outdir`, its record beside it. Errors
     are recorded, not raised (a raise would make Dask retry a run that would fail again)."""
     from experiments import registry, runner
 
     started = time.monotonic()
-    record = {"key": key, "config": config, "seed": options.seed, "host": socket.gethostname(),
-              "pid": os.getpid(), "error": None, "faithful": None, "figures": {}}
+    record = SweepRecord(key, config, options.seed, socket.gethostname(), os.getpid())
     try:
         if options.engine == "lab":
             from lab.lab import cannot_run_here
@@ -70,26 +71,26 @@ def run_point(options: Options, outdir: str, key: str, config: dict) -> dict:
                 raise ExperimentError(f"{socket.gethostname()}: {problem}")
         with contextlib.redirect_stderr(io.StringIO()):  # the runs' own progress lines
             summary = runner.run(options, Path(outdir))
-        record["faithful"] = summary["verdict"].faithful
-        record["figures"] = registry.get(options.name).sweep_figures(summary["analysis"])
+        record.faithful = summary["verdict"].faithful
+        record.figures = registry.get(options.name).sweep_figures(summary["analysis"])
     except Exception as exc:  # recorded with its configuration; the sweep goes on
-        record["error"] = f"{type(exc).__name__}: {exc}"
-    record["seconds"] = round(time.monotonic() - started, 3)
+        record.error = f"{type(exc).__name__}: {exc}"
+    record.seconds = round(time.monotonic() - started, 3)
     path = Path(outdir) / RECORD
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(record) + "\n")
+    tmp.write_text(json.dumps(to_json(record)) + "\n")
     tmp.replace(path)  # a record is whole or absent: an interrupted run is run again
     return record
 
 
-def done_record(outdir: Path) -> dict | None:
+def done_record(outdir: Path) -> SweepRecord | None:
     """The record of a finished run in `outdir` (an error is not finished)."""
     try:
-        record = json.loads((outdir / RECORD).read_text())
-    except (OSError, ValueError):
+        record = from_json(SweepRecord, json.loads((outdir / RECORD).read_text()))
+    except (OSError, ValueError, TypeError):  # absent, cut short, or not a record
         return None
-    return record if not record.get("error") else None
+    return record if not record.error else None
 
 
 def check_scheduler(address: str) -> None:
@@ -124,7 +125,7 @@ def run_points(points: list[Point], out: Path, engine: str, workers: int | None,
     """Run every point not done already; Ctrl-C cancels what runs and returns what finished."""
     outcome = SweepOutcome()
     started = time.monotonic()
-    by_key: dict[str, dict] = {}
+    by_key: dict[str, SweepRecord] = {}
     todo = []
     for p in points:
         record = done_record(out / "runs" / p.key)
@@ -185,22 +186,21 @@ def _submit_all(client, todo: list[Point], out: Path, engine: str, by_key: dict,
             try:
                 record = fut.result()
             except Exception as exc:  # the worker died twice under it, or Dask failed it
-                record = {"key": p.key, "config": p.config, "seed": p.varied["seed"],
-                          "error": f"{type(exc).__name__}: {exc}", "faithful": None,
-                          "figures": {}}
+                record = SweepRecord(p.key, p.config, p.varied["seed"],
+                                     error=f"{type(exc).__name__}: {exc}")
             by_key[p.key] = record
             # its result lives in a worker's memory: let it go, or a worker dying later
             # makes Dask run the finished run again to recover it
             del futures[fut]
             fut.release()
             done += 1
-            failed += bool(record.get("error"))
+            failed += bool(record.error)
             elapsed = time.monotonic() - started
             left = elapsed / done * (len(todo) - done)
             running = min(len(futures), len(client.scheduler_info()["workers"]))
             note(f"{done}/{len(todo)} runs done, {running} running, {failed} failed, about "
-                 f"{left:.0f} s left" + (f" (failed: {describe(p)}: {record['error']})"
-                                         if record.get("error") else ""))
+                 f"{left:.0f} s left" + (f" (failed: {describe(p)}: {record.error})"
+                                         if record.error else ""))
     except KeyboardInterrupt:
         client.cancel(list(futures))
         note("interrupted: running runs cancelled; finished runs kept")

@@ -16,7 +16,7 @@ import pytest
 
 from experiments.config import ExperimentError, Options
 from experiments.sweep import grid
-from experiments.sweep.aggregate import aggregate, summarise, t975
+from experiments.sweep.aggregate import SweepRecord, aggregate, summarise, t975
 from fabric_model.places import REPO_ROOT
 from mrclab.cli import main
 
@@ -46,11 +46,12 @@ def test_intervals_follow_student_t():
     assert s["n"] == 3 and s["mean"] == pytest.approx(0.9) and s["std"] == pytest.approx(0.1)
     assert s["ci95"] == pytest.approx(4.303 * 0.1 / 3 ** 0.5)
     assert summarise([0.5])["ci95"] is None and t975(200) == 1.96
-    runs = [{"config": {"trim": 4}, "faithful": True, "figures": {"x": 1.0}},
-            {"config": {"trim": 4}, "faithful": True, "figures": {"x": 3.0}},
-            {"config": {"trim": 4}, "faithful": False, "figures": {"x": 100.0}},  # left out
-            {"config": {"trim": 4}, "error": "boom", "figures": {}},
-            {"config": {"trim": 8}, "faithful": True, "figures": {"x": 5.0}}]
+    def record(trim: int, faithful: bool | None, figures: dict, error: str | None = None):
+        return SweepRecord("k", {"trim": trim}, 1, faithful=faithful, figures=figures,
+                           error=error)
+    runs = [record(4, True, {"x": 1.0}), record(4, True, {"x": 3.0}),
+            record(4, False, {"x": 100.0}),  # left out
+            record(4, None, {}, "boom"), record(8, True, {"x": 5.0})]
     rows = {r["trim"]: r for r in aggregate(runs)}
     assert (rows[4]["n"], rows[4]["mean"]) == (2, 2.0) and rows[8]["n"] == 1
 
