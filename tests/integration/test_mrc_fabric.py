@@ -30,7 +30,7 @@ from .fabric import (
     run_transfer,
     tx,
 )
-from .waiting import wait_for
+from .waiting import wait_for, wait_stable
 
 pytestmark = pytest.mark.integration
 TARGET = integration_target()
@@ -67,10 +67,9 @@ def set_spray(lab: Lab, mode: str) -> None:
     assert lab.ask("status")["spray_mode"] == SPRAY_MODES[mode]
 
 
-def queue_drops(lab: Lab, switch: str, port: int) -> int | None:
-    """Tail drops of a port's queues: p4emu counts them; BMv2 has no such counter (None)."""
-    if lab.target == "bmv2":
-        return None
+def queue_drops(lab: Lab, switch: str, port: int) -> int:
+    """Tail drops of a port's queues, as p4emu counts them (BMv2 has no such counter)."""
+    assert lab.target == "p4emu", "only p4emu counts queue drops"
     result = subprocess.run(
         [sys.executable, "-m", "p4emu", "cli", "--thrift-port",
          str(lab.fabric.switches[switch].thrift_port), "port_stats"],
@@ -83,19 +82,24 @@ def queue_drops(lab: Lab, switch: str, port: int) -> int | None:
     raise AssertionError(f"port {port} missing from {switch} port_stats")
 
 
-def uplink_spread(lab: Lab, edge: str, run) -> dict[str, int]:
-    """Packets each uplink of `edge` sent while `run()` ran, less the link probes it sends
-    anyway (measured over a quiet second first and scaled to the run's length)."""
+def uplink_spread(lab: Lab, edge: str, count: int, run) -> dict[str, int]:
+    """Packets each uplink of `edge` sent while `run()` sent `count` packets, less the link
+    probes it sends anyway (measured over a quiet second first and scaled to the run's
+    length); waits up to 5 s for all `count` to have left."""
     uplinks = peers_with_role(lab, edge, "agg")
     quiet_from, started = tx(lab, edge), time.monotonic()
-    time.sleep(1.0)
+    time.sleep(1.0)  # a measuring interval: the probe rate over one idle second
     quiet, quiet_s = delta(quiet_from, tx(lab, edge)), time.monotonic() - started
     before, started = tx(lab, edge), time.monotonic()
     run()
-    time.sleep(0.5)
-    moved, run_s = delta(before, tx(lab, edge)), time.monotonic() - started
-    return {agg: moved[port] - round(quiet[port] * run_s / quiet_s)
-            for agg, port in uplinks.items()}
+
+    def spread() -> dict[str, int]:
+        moved, run_s = delta(before, tx(lab, edge)), time.monotonic() - started
+        return {agg: moved[port] - round(quiet[port] * run_s / quiet_s)
+                for agg, port in uplinks.items()}
+
+    wait_for(lambda: sum(spread().values()) >= count, 5)  # the test asserts on the result
+    return spread()
 
 
 BLAST_RATES = (4000, 2000, 1000, 500)  # packets/s, tried fastest first
@@ -119,8 +123,10 @@ def blast_pps(lab) -> int:
         before = tx(lab, dst_edge)
         blast(lab, "h1", "h16", "--count", str(count), "--payload", "200",
               "--rate", str(rate))
-        time.sleep(0.5)
-        delivered = delta(before, tx(lab, dst_edge))[dst_port]
+        # the last hop's count once it stops moving: a burst the switches fell behind on
+        # is still draining (its tail would count towards the next, slower burst)
+        delivered, _ = wait_stable(lambda: tx(lab, dst_edge)[dst_port], 10, quiet=0.5)
+        delivered -= before[dst_port]
         tried.append(f"{rate}/s: {delivered}/{count}")
         if delivered >= 0.995 * count:
             # half of it: the spray tests add per-packet EV work, and a rate that passes
@@ -137,7 +143,7 @@ def test_ev_spray_spreads_one_flow_over_all_uplinks(lab, blast_pps):
     set_spray(lab, "ev")
     edge, _ = attachment(lab, "h1")
     count = int(blast_pps * BURST_SECONDS)
-    spread = uplink_spread(lab, edge, lambda: blast(
+    spread = uplink_spread(lab, edge, count, lambda: blast(
         lab, "h1", "h16", "--count", str(count), "--ev", "cycle", "--evs", "256",
         "--payload", "200", "--rate", str(blast_pps)))
     share = max(spread.values()) / max(1, min(spread.values()))
@@ -152,7 +158,7 @@ def test_ecmp_keeps_a_flow_on_one_path(lab, blast_pps):
     set_spray(lab, "ecmp")
     edge, _ = attachment(lab, "h1")
     count = blast_pps
-    spread = uplink_spread(lab, edge, lambda: blast(
+    spread = uplink_spread(lab, edge, count, lambda: blast(
         lab, "h1", "h16", "--count", str(count), "--ev", "cycle", "--evs", "256",
         "--payload", "200", "--rate", str(blast_pps)))
     print(f"\necmp, one 5-tuple, {count} packets with 256 EVs: uplinks {spread}")
@@ -179,7 +185,8 @@ def test_source_mode_follows_labels_hop_by_hop(lab, blast_pps):
     before = {name: tx(lab, name) for name in switches}
     stats = blast(lab, "h1", "h16", "--count", "500", "--route", labels,
                   "--rate", str(blast_pps))
-    time.sleep(0.5)
+    # the burst has crossed once its last hop, which carries no probes, counted all 500
+    wait_for(lambda: tx(lab, dst_edge)[dst_port] - before[dst_edge][dst_port] >= 500, 5)
     moved = {name: delta(before[name], tx(lab, name)) for name in switches}
     print(f"\nsource route {labels} via {[n for n, _ in hops]}: "
           f"{[moved[n][p] for n, p in hops]} packets per hop")
@@ -196,21 +203,23 @@ def test_transfer_is_intact_over_every_path(lab, tmp_path):
     before = core_tx_total(lab)
     received, (sent,) = run_transfer(lab, tmp_path, ["h1"], "h16", "8M")
     moved = {c: n - before[c] for c, n in core_tx_total(lab).items()}
-    print(f"\n8 MB h1->h16: {sent['goodput_mbps']:.1f} Mb/s, {sent['completion_time_s']:.1f} s, "
-          f"EVs used {sent['evs_used_count']}, retransmits {sent['retransmits']}, "
-          f"trims {sent['trims_seen']}, duplicates {received['duplicates']}, spurious "
-          f"{sent['spurious_retransmits']}, EVs retired {sent['evs_retired_count']}, timeouts "
-          f"{sent['timeouts']}, RTO {sent['rto_ms']} ms, rtt p99 {sent['rtt_p99_ms']} ms, "
-          f"reorder window {sent['reorder_window_ms']} ms, core packets {moved}")
-    assert received["messages_ok"] == 1 and received["messages_bad"] == 0
-    assert sent["evs_used_count"] >= 8
+    c = sent.counters
+    print(f"\n8 MB h1->h16: {sent.goodput_mbps:.1f} Mb/s, {sent.completion_time_s:.1f} s, "
+          f"EVs used {len(sent.pool.evs_used)}, retransmits {c.retransmits}, "
+          f"trims {c.nacks}, duplicates {received.stats.duplicates}, spurious "
+          f"{c.spurious_retransmits}, EVs retired {len(sent.pool.evs_retired)}, timeouts "
+          f"{c.timeouts}, RTO {sent.rtt.rto_ms} ms, rtt p99 {sent.rtt.rtt_p99_ms} ms, "
+          f"reorder window {sent.rtt.reorder_window_ms} ms, core packets {moved}")
+    assert received.stats.messages_ok == 1 and received.stats.messages_bad == 0
+    assert len(sent.pool.evs_used) >= 8
     # Nothing is lost in the switches but trims, so every other retransmission is spurious.
     # Loss inference adapted to the RTT distribution keeps them (and the retirements they
-    # cause) rare; before it, ~200-300 duplicates and retirements and 13-20 RTOs per run,
-    # now 2-25 and no RTO.
-    assert received["duplicates"] <= 60
-    assert sent["evs_retired_count"] <= 60
-    assert sent["timeouts"] <= 2
+    # cause) rare; before it, ~200-300 duplicates and retirements and 13-20 RTOs per run.
+    # Measured on p4emu (2 cores, load average 4-25 from other jobs), 6 runs: duplicates
+    # 3-14, retirements 4-14, 0-1 RTO (14 and 1 at load 25). Bounds: 2x the worst.
+    assert received.stats.duplicates <= 28
+    assert len(sent.pool.evs_retired) <= 28
+    assert sent.counters.timeouts <= 2
     # all (k/2)^2 = 4 inter-pod paths of a k=4 fat-tree go through distinct cores
     assert all(n > 100 for n in moved.values()), moved
 
@@ -222,25 +231,30 @@ def test_transfer_survives_a_core_link_failure(lab, tmp_path):
     core = sorted(peers_with_role(lab, dst_agg, "core"))[0]
 
     def fail_link():
-        time.sleep(1.0)
+        time.sleep(1.0)  # a duration: the link fails one second into the transfer
         lab.set_link(core, dst_agg, up=False)
 
     try:
         received, (sent,) = run_transfer(lab, tmp_path, ["h1"], "h16", "8M", during=fail_link)
     finally:
         lab.set_link(core, dst_agg, up=True)
-    print(f"\n8 MB with {core}-{dst_agg} down after 1 s: {sent['completion_time_s']:.1f} s, "
-          f"EVs retired {sent['evs_retired_count']}, reinstated {sent['evs_reinstated']}, "
-          f"unretired {sent['evs_unretired']}, retransmits {sent['retransmits']} "
-          f"(NACK {sent['nack_retransmits']}), duplicates {received['duplicates']}, "
-          f"recovery {sent['recovery_time_s']}, timeouts {sent['timeouts']}")
-    assert received["messages_ok"] == 1
-    assert sent["evs_retired_count"] > 0
+    c, pool = sent.counters, sent.pool
+    print(f"\n8 MB with {core}-{dst_agg} down after 1 s: {sent.completion_time_s:.1f} s, "
+          f"EVs retired {len(pool.evs_retired)}, reinstated {pool.evs_reinstated}, "
+          f"unretired {pool.evs_unretired}, retransmits {c.retransmits} "
+          f"(NACK {c.nack_retransmits}), duplicates {received.stats.duplicates}, "
+          f"recovery {c.recovery_time_s}, timeouts {c.timeouts}")
+    assert received.stats.messages_ok == 1
+    assert pool.evs_retired
     # ~16 of the 64 EVs hash through the dead link. Before adaptive loss inference: 160-290
-    # retirements and 9-19 RTOs; now 15-40 (spurious ones undone at once) and 0-2.
-    assert sent["evs_retired_count"] <= 64
-    assert sent["timeouts"] <= 4
-    assert sent["recovery_time_s"] is not None
+    # retirements and 9-19 RTOs. Measured on p4emu (2 cores, load average 4-25), 6 runs:
+    # 9-21 retirements (spurious ones undone at once), 0-1 RTOs, the longest loss
+    # recovery 0.11-0.39 s. Bounds: 2x the worst count, 5x the worst time (a loaded
+    # machine stretches times more than counts).
+    assert len(pool.evs_retired) <= 42
+    assert c.timeouts <= 2
+    # a packet was lost on the dead link and recovered (0 would mean none was lost)
+    assert 0 < c.recovery_time_s <= 2.0
     assert wait_for(lambda: lab.ask("status")["down_links"] == [], 15)
 
 
@@ -250,7 +264,9 @@ def test_incast_is_trimmed_not_dropped(lab, tmp_path):
     set_spray(lab, "ev")
     dst_edge, dst_port = attachment(lab, "h16")
     print("\n" + lab.set_port_rate(dst_edge, dst_port, BOTTLENECK_BPS))
-    drops_before = queue_drops(lab, dst_edge, dst_port)
+    # p4emu counts tail drops; on BMv2 only the DATA the receiver never saw tells
+    counts_drops = lab.target == "p4emu"
+    drops_before = queue_drops(lab, dst_edge, dst_port) if counts_drops else 0
     trimmed_before = tx(lab, dst_edge, "trimmed")[dst_port]
     try:
         # No RTO flag: the sender's timer follows the peak RTT it measures and the CLI's
@@ -259,24 +275,26 @@ def test_incast_is_trimmed_not_dropped(lab, tmp_path):
         received, sent = run_transfer(lab, tmp_path, ["h1", "h5", "h9", "h13"], "h16", "512K")
     finally:
         lab.set_port_rate(dst_edge, dst_port, None)
-    drops_after = queue_drops(lab, dst_edge, dst_port)
-    drops = None if drops_after is None else drops_after - drops_before
+    drops = queue_drops(lab, dst_edge, dst_port) - drops_before if counts_drops else None
     trimmed = tx(lab, dst_edge, "trimmed")[dst_port] - trimmed_before
     # every DATA packet sent reaches the receiver, whole or trimmed: what the senders sent
     # and the receiver did not see was dropped somewhere (a few spurious retransmissions
     # may still be in flight when the receiver stops)
-    unseen = sum(s["data_packets_sent"] for s in sent) - received["data_packets"]
+    r = received.stats
+    unseen = sum(s.counters.data_packets_sent for s in sent) - r.data_packets
     print(f"incast 4x512K at {BOTTLENECK_BPS / 1e6:.0f} Mb/s: switch trimmed {trimmed}, "
           f"queue drops {'n/a (bmv2)' if drops is None else drops}, DATA unseen {unseen}"
-          f", receiver trimmed {received['trimmed']}, ECN {received['ecn_marked']}, "
-          f"timeouts {[s['timeouts'] for s in sent]}, retired {[s['evs_retired_count'] for s in sent]}, "
-          f"spurious {[s['spurious_retransmits'] for s in sent]}, "
-          f"timeouts spurious {[s['timeouts_spurious'] for s in sent]}")
-    assert received["messages_ok"] == 4 and received["messages_bad"] == 0
-    assert received["trimmed"] > 0 and trimmed > 0
-    assert received["ecn_marked"] > 0
-    assert drops in (0, None)
-    assert unseen <= 0.01 * received["data_packets"]
+          f", receiver trimmed {r.trimmed}, ECN {r.ecn_marked}, "
+          f"timeouts {[s.counters.timeouts for s in sent]}, "
+          f"retired {[len(s.pool.evs_retired) for s in sent]}, "
+          f"spurious {[s.counters.spurious_retransmits for s in sent]}, "
+          f"timeouts spurious {[s.counters.timeouts_spurious for s in sent]}")
+    assert r.messages_ok == 4 and r.messages_bad == 0
+    assert r.trimmed > 0 and trimmed > 0
+    assert r.ecn_marked > 0
+    if counts_drops:
+        assert drops == 0
+    assert unseen <= 0.01 * r.data_packets
     # a timeout whose packets all turned up after all recovered nothing: the emulation
     # held a packet past the timer; none may have been needed for a loss
-    assert all(s["timeouts"] - s["timeouts_spurious"] == 0 for s in sent)
+    assert all(s.counters.timeouts == s.counters.timeouts_spurious for s in sent)
