@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from p4emu.compiler.analysis import expr_text
+from p4emu.compiler.passes.resolve_names import ParserStates, Unresolved
 from p4emu.lang import ast as A
 from p4emu.lang.errors import P4CompileError
 from p4emu.lang.types import ERROR, Type
@@ -63,24 +64,25 @@ def check_entry_priorities(priorities: list[int | None], match_kinds: list[str],
         current = nxt
 
 
-def check_parser_terminates(decl) -> None:
+def check_parser_terminates(resolved: ParserStates) -> None:
     """p4c's RemoveUnreachableStates: some state reachable from `start` must be accept or
-    reject (a state without a transition goes to reject)."""
-    states = {st.name: st for st in decl.states}
-    seen, todo = set(), ["start"]
+    reject (a state without a transition goes to reject). `resolved`: the parser's states,
+    resolved (`passes.resolve_names`), its state table without error."""
+    decl = resolved.decl
+    seen, todo = set(), [resolved.states["start"]]
     while todo:
-        name = todo.pop()
-        if name in ("accept", "reject"):
+        st = todo.pop()
+        if st is None:  # accept or reject
             return
-        if name not in states:
-            return  # undeclared: reported as such when the transition is compiled
-        if name in seen:
+        if id(st) in seen:
             continue
-        seen.add(name)
-        tr = states[name].transition
-        if tr is None:
+        seen.add(id(st))
+        if st.transition is None:
             return
-        todo += [tr.state] if tr.select is None else [c.state for c in tr.cases]
+        for ref in resolved.successors(st):
+            if isinstance(ref, Unresolved):
+                return  # undeclared: reported as such when the transition is checked
+            todo.append(ref.state)
     raise P4CompileError(decl.loc, f"parser {decl.name}: Parser never reaches accept or reject state")
 
 

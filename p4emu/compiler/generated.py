@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from p4emu.compiler.blocks import BlockCtx
+from p4emu.compiler.passes.resolve_names import NameResolution
 from p4emu.compiler.scope import ActionB, BlockFrame, Scope
 from p4emu.compiler.structs import struct_module_source
 from p4emu.lang import ast as A
@@ -168,6 +169,8 @@ class GlobalEnv:
     apply_sites: dict[int, tuple] = field(default_factory=dict)
     """id(apply call) -> what follows it (`analysis.apply_continuations`)."""
     declared: Declared = field(default_factory=Declared)
+    names: NameResolution = field(default_factory=NameResolution)
+    """The name-resolution pass's bindings (`passes.resolve_names`), made before checking."""
 
 
 @dataclass(eq=False)

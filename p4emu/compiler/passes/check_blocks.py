@@ -185,22 +185,16 @@ class BlockCheck:
         raise P4CompileError(d.loc, f"cannot instantiate {t}")
 
     def _check_states(self, decl: A.ParserDecl, scope: Scope) -> tuple[B.ParserState, ...]:
-        names: set[str] = set()
-        for st in decl.states:
-            if st.name in ("accept", "reject"):
-                raise P4CompileError(st.loc, f"parser state {st.name} is built in and cannot be implemented")
-            if st.name in names:
-                raise P4CompileError(st.loc, f"{st.name}: duplicate parser state")
-            names.add(st.name)
-        if "start" not in names:
-            raise P4CompileError(decl.loc, f"parser {decl.name} has no start state")
-        check_parser_terminates(decl)
+        resolved = self.env.names.parser(decl)  # before checking (`resolve_names`)
+        if resolved.error is not None:  # reported here, after the parser's locals, as before
+            resolved.error.raise_()
+        check_parser_terminates(resolved)
         states = []
         for s in decl.states:
             sscope = Scope(scope)
             # each statement's uses are checked before the next statement
             stmts = tuple(self.check_unit(self.check_stmt, st, sscope, Body("parser")) for st in s.stmts)
-            tr = self.check_unit(self.check_transition, s, sscope, names)
+            tr = self.check_unit(self.check_transition, s, sscope, resolved)
             states.append(B.ParserState(s.name, stmts, tr, s.loc))
         return tuple(states)
 

@@ -1,6 +1,8 @@
 """The parser-transition checker (part of the `ProgramChecker`): an AST parser state's transition
 -> a typed one (`p4emu.ir.parser_states`): target states, select keys and keysets with
 BMv2's rules (keysets are constants; p4c's bmv2 ParserConverter, ReplaceSelectRange). The
+target states are the name-resolution pass's bindings (`resolve_names.py`); its error for
+an undeclared state is raised here, after the case's keysets, where it always was. The
 state's statements are statements (`check_statements.py`, in a parser's body).
 
 A state's statements, and what each uses, are checked before its transition
@@ -10,6 +12,7 @@ from __future__ import annotations
 
 from p4emu.compiler.analysis import expr_text
 from p4emu.compiler.passes.folding import fold
+from p4emu.compiler.passes.resolve_names import ParserStates, StateRef
 from p4emu.compiler.scope import InstB, Scope
 from p4emu.ir import expressions as I
 from p4emu.ir import parser_states as P
@@ -24,13 +27,13 @@ SIZE_METHODS = ("minSizeInBits", "minSizeInBytes", "maxSizeInBits", "maxSizeInBy
 class ParserStateCheck:
     """`self` is the `ProgramChecker`."""
 
-    def check_transition(self, s: A.ParserState, scope: Scope, states) -> str | P.Select | None:
-        """Where state `s` of a parser whose states are `states` (names) goes next."""
+    def check_transition(self, s: A.StateDecl, scope: Scope, states: ParserStates) -> str | P.Select | None:
+        """Where state `s` of a parser whose states are resolved as `states` goes next."""
         tr = s.transition
         if tr is None:
             return None
         if tr.select is None:
-            return _target(tr.state, states, tr.loc)
+            return _target(states.target(tr))
         keys = []
         for k in tr.select:
             v = self.check_expr(k, scope)
@@ -40,7 +43,7 @@ class ParserStateCheck:
         cases = []
         for c in tr.cases:
             keysets = self._case_keysets(c.keys, keys, scope, c.loc)
-            cases.append(P.SelectCase(c.loc, keysets, _target(c.state, states, c.loc)))
+            cases.append(P.SelectCase(c.loc, keysets, _target(states.target(c))))
             if all(isinstance(k, P.AnyKey) for k in keysets):
                 break  # the cases after one that matches anything are never reached
         return P.Select(tr.loc, tuple(keys), tuple(cases))
@@ -91,11 +94,7 @@ class ParserStateCheck:
         return v
 
 
-def _target(name: str, states, loc) -> str | None:
+def _target(ref: StateRef) -> str | None:
     """The state a transition goes to; None for accept and reject (p4c/BMv2: an explicit
     reject behaves as accept)."""
-    if name in ("accept", "reject"):
-        return None
-    if name not in states:
-        raise P4CompileError(loc, f"{name}: no such parser state")
-    return name
+    return None if ref.state is None else ref.name

@@ -1,5 +1,6 @@
 """The whole-program check (part of the `ProgramChecker`): the program's typed IR
-(`p4emu.ir.blocks.Program`) before anything is emitted. Top-level declarations are
+(`p4emu.ir.blocks.Program`) before anything is emitted. Names the resolution pass covers
+are resolved first (`resolve_names.py`: parser states), then top-level declarations are
 declared in program order (`declare_globals.py`), then main's V1Switch blocks are resolved
 and checked (their signatures first, `check_v1switch.py`, then each whole,
 `check_blocks.py`), then the parsers and controls main does not use (p4c reports their
@@ -11,6 +12,7 @@ from __future__ import annotations
 from p4emu.compiler.checks import CHECKSUM_CALLS, check_checksum_control
 from p4emu.compiler.generated import Declared
 from p4emu.compiler.passes.check_v1switch import check_v1switch
+from p4emu.compiler.passes.resolve_names import resolve_names
 from p4emu.compiler.scope import TypeB
 from p4emu.ir import blocks as B
 from p4emu.lang import ast as A
@@ -26,6 +28,7 @@ class ProgramCheck:
 
     def check_program(self, program: A.Program) -> B.Program:
         g = self.global_scope
+        self.env.names = resolve_names(program)  # before any checking: the checker reads it
         for name in ("packet_in", "packet_out"):  # until core.p4 declares them
             g.bind(name, TypeB(ObjectT(name, name)))
         main = None

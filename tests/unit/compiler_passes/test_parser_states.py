@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from p4emu.compiler.passes.resolve_names import resolve_parser_states
 from p4emu.compiler.scope import Fn
 from p4emu.ir import parser_states as P
 from p4emu.lang import ast as A
@@ -27,8 +28,8 @@ parser p() {
 def transition(state: str):
     gen, scope = declaring(SOURCE)
     parser = next(d for d in gen.program.decls if isinstance(d, A.ParserDecl))
-    states = {s.name: s for s in parser.states}
-    return gen.checker.check_transition(states[state], scope, states), gen
+    states = resolve_parser_states(parser)
+    return gen.checker.check_transition(states.states[state], scope, states), gen
 
 
 def test_keysets_are_typed_constants_of_their_keys_type_and_later_cases_are_unreachable():

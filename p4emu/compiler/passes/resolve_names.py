@@ -1,0 +1,139 @@
+"""Name resolution, a pass of its own before type checking: it walks the AST once and
+binds names to what they denote, recording each binding by the id of the AST node that
+holds the reference (`NameResolution`); the checker reads the recorded bindings instead
+of looking the names up.
+
+What it covers, completely: parser-state names. Each parser's states (`ParserStates`):
+the state table, and every transition target, direct (`transition s;`, keyed by the
+`Transition`) or of a select case (keyed by the `SelectCase`), bound to its `StateDecl`
+or to a built-in state (accept, reject). Parser states are the one namespace P4 exempts
+from declare-before-use (a transition may go to a state declared after it) and no other
+declaration can hide, so their resolution is independent of the declarations the type
+checker makes, and of its order.
+
+What it leaves to the checker's scopes (`scope.Scope` lookups while checking): type
+names, variables, constants, actions, tables, instances, functions, externs, enum and
+error members, match kinds and main's arguments. Those obey declare-before-use with the
+checker's own rules (a later top-level declaration of another kind hides an earlier one, a
+forward `extern Name;` stands until Name is declared, a generic struct's fields resolve
+when it is first specialized, not where it is declared), so moving them means
+reproducing those rules here first.
+
+Verdicts do not change because errors are recorded, not raised, here: the checker raises
+a recorded error where it used to look the name up (a parser's state table when the
+parser's states are checked, after its locals; a target after its case's keysets; a
+target the checker never reaches, such as one after a `default` case, is never
+reported), so a program with two errors still reports the same one first.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from p4emu.lang import ast as A
+from p4emu.lang.errors import P4CompileError
+
+BUILTIN_STATES = ("accept", "reject")
+
+
+@dataclass(frozen=True)
+class Unresolved:
+    """A name-resolution error, recorded: `raise_` raises it where the checker needs the
+    name (each time: a parser instantiated twice is checked twice)."""
+
+    loc: object
+    message: str
+
+    def raise_(self):
+        raise P4CompileError(self.loc, self.message)
+
+
+@dataclass(frozen=True)
+class StateRef:
+    """What a transition target denotes."""
+
+    name: str
+    state: A.StateDecl | None  # None: accept or reject (built in)
+
+
+@dataclass(eq=False)
+class ParserStates:
+    """One parser's states and the binding of each of its transition targets."""
+
+    decl: A.ParserDecl
+    states: dict[str, A.StateDecl] = field(default_factory=dict)
+    error: Unresolved | None = None
+    """The state table's first error (a built-in state implemented, a duplicate state, no
+    start state), raised when the parser's states are checked."""
+    targets: dict[int, StateRef | Unresolved] = field(default_factory=dict)
+    """id(Transition or SelectCase) -> the state it goes to, or the error naming it."""
+
+    def target(self, node: A.Transition | A.SelectCase) -> StateRef:
+        """The state `node` goes to; raises its recorded error (an undeclared state)."""
+        ref = self.targets[id(node)]
+        if isinstance(ref, Unresolved):
+            ref.raise_()
+        return ref
+
+    def successors(self, s: A.StateDecl) -> list[StateRef | Unresolved]:
+        """The bindings of `s`'s transition targets, in source order."""
+        tr = s.transition
+        if tr is None:
+            return []
+        nodes = [tr] if tr.select is None else tr.cases
+        return [self.targets[id(n)] for n in nodes]
+
+
+@dataclass(eq=False)
+class NameResolution:
+    """The recorded bindings of one program (`resolve_names`)."""
+
+    parsers: dict[int, ParserStates] = field(default_factory=dict)
+    """id(ParserDecl) -> its states."""
+
+    def parser(self, decl: A.ParserDecl) -> ParserStates:
+        """`decl`'s states; resolved now if the pass has not seen `decl` (a test checking
+        one parser without its program)."""
+        ps = self.parsers.get(id(decl))
+        if ps is None:
+            ps = self.parsers[id(decl)] = resolve_parser_states(decl)
+        return ps
+
+
+def resolve_names(program: A.Program) -> NameResolution:
+    """The pass: the bindings of the names it covers in `program`."""
+    res = NameResolution()
+    for d in program.decls:
+        if isinstance(d, A.ParserDecl):
+            res.parsers[id(d)] = resolve_parser_states(d)
+    return res
+
+
+def resolve_parser_states(decl: A.ParserDecl) -> ParserStates:
+    ps = ParserStates(decl)
+    for st in decl.states:
+        if ps.error is not None:
+            break
+        if st.name in BUILTIN_STATES:
+            ps.error = Unresolved(st.loc, f"parser state {st.name} is built in and cannot be implemented")
+        elif st.name in ps.states:
+            ps.error = Unresolved(st.loc, f"{st.name}: duplicate parser state")
+        else:
+            ps.states[st.name] = st
+    if ps.error is None and "start" not in ps.states:
+        ps.error = Unresolved(decl.loc, f"parser {decl.name} has no start state")
+    for st in decl.states:
+        tr = st.transition
+        if tr is None:
+            continue
+        for node in [tr] if tr.select is None else tr.cases:
+            ps.targets[id(node)] = _bind(node.state, ps.states, node.loc)
+    return ps
+
+
+def _bind(name: str, states: dict[str, A.StateDecl], loc) -> StateRef | Unresolved:
+    if name in BUILTIN_STATES:
+        return StateRef(name, None)
+    if name not in states:
+        return Unresolved(loc, f"{name}: no such parser state")
+    return StateRef(name, states[name])
