@@ -124,7 +124,11 @@ def test_core_link_failure_during_ping(fabric_lab):
               f"detect {event['detect_s']:.3f} s, program {event['program_s']:.3f} s, "
               f"total {event['total_s']:.3f} s, from command {event['from_command_s']:.3f} s")
         assert event["from_command_s"] < RECONVERGENCE_BOUND_S
-        assert result.loss_pct < 5, result
+        # pings are lost only while the controller reconverges, which the bound above
+        # limits (measured 0.23-0.31 s from the command and 0-4 of 120 pings lost at 50 ms;
+        # 0.45-0.8 s and 6-8 lost on a loaded machine): at most one ping per 50 ms of it,
+        # and the one in flight at each end
+        assert result.sent - result.received <= event["from_command_s"] / 0.05 + 2, result
         paths = fabric_lab.ask("paths", src="h1", dst="h16")
         assert len(paths) == 3 and not any(core in hop for path in paths for hop in path)
         # connectivity after reconvergence is complete
