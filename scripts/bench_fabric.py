@@ -64,18 +64,20 @@ def measure_load(lab, seconds: float, rate_pps: float) -> dict[str, float]:
     cpu0 = switch_cpu_s(lab)
     time.sleep(seconds)
     idle = (switch_cpu_s(lab) - cpu0) / seconds
-    count = int(rate_pps * seconds)
-    cpu0, rx0, t0 = switch_cpu_s(lab), switch_rx_packets(lab), time.monotonic()
+    warm_up = 3.0  # Scapy's start in each sender: not part of the steady state
+    count = int(rate_pps * (seconds + 2 * warm_up))
     senders = [lab.net.net.get(src.name).popen(
         [sys.executable, "-m", "endpoint", "blast", "--dst", dst.nics[0].ip, "--count",
          str(count), "--rate", str(rate_pps), "--payload", "1000"],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         for src, dst in zip(hosts[:half], hosts[half:], strict=False)]
-    for proc in senders:
-        proc.wait(timeout=seconds * 4 + 30)
-    time.sleep(0.5)  # the last packets through the fabric
+    time.sleep(warm_up)
+    cpu0, rx0, t0 = switch_cpu_s(lab), switch_rx_packets(lab), time.monotonic()
+    time.sleep(seconds)
     cpu, hops, wall = (switch_cpu_s(lab) - cpu0, switch_rx_packets(lab) - rx0,
                        time.monotonic() - t0)
+    for proc in senders:
+        proc.wait(timeout=seconds * 4 + 30)
     return {"idle_cores": idle, "hops": hops, "hops_per_s": hops / wall,
             "cpu_per_hop_us": cpu / max(hops, 1) * 1e6,
             "cpu_per_hop_above_idle_us": max(cpu - idle * wall, 0.0) / max(hops, 1) * 1e6}
