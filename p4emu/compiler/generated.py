@@ -160,8 +160,6 @@ class GlobalEnv:
 
     global_kinds: dict[str, type] = field(default_factory=dict)
     """Top-level name -> the class of its declaration (to refuse redeclarations)."""
-    match_kinds: set[str] = field(default_factory=set)
-    """Declared match_kind members."""
     new_types: dict[str, object] = field(default_factory=dict)
     """`type` declarations: name -> underlying type."""
     specialized: dict[tuple, StructT] = field(default_factory=dict)

@@ -1,10 +1,10 @@
 """The whole-program check (part of the `ProgramChecker`): the program's typed IR
 (`p4emu.ir.blocks.Program`) before anything is emitted. Names the resolution pass covers
-are resolved first (`resolve_names.py`: parser states), then top-level declarations are
-declared in program order (`declare_globals.py`), then main's V1Switch blocks are resolved
-and checked (their signatures first, `check_v1switch.py`, then each whole,
-`check_blocks.py`), then the parsers and controls main does not use (p4c reports their
-errors too).
+are resolved first (`resolve_names.py`: parser states, match kinds), then top-level
+declarations are declared in program order (`declare_globals.py`), then main's V1Switch
+blocks are resolved and checked (their signatures first, `check_v1switch.py`, then each
+whole, `check_blocks.py`), then the parsers and controls main does not use (p4c reports
+their errors too).
 """
 
 from __future__ import annotations

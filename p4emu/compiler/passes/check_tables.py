@@ -91,8 +91,7 @@ class TableCheck(TableEntryCheck):
         kname = anno.string() if anno is not None else key_name(ke.expr)
         if kname is None:
             raise P4CompileError(ke.loc, "Complex key expression requires a @name annotation")
-        if ke.match_kind not in self.env.match_kinds:
-            raise P4CompileError(ke.loc, f"{ke.match_kind}: unknown match kind")
+        self.env.names.match_kind(ke)  # resolved before checking (`resolve_names`)
         return T.KeyElement(kname, ke.match_kind, v, w, tuple(ke.annotations), ke.loc)
 
     def _check_listed_action(self, ar: A.ActionRefSyntax, scope, implicit: bool = False,

@@ -4,6 +4,8 @@ control/package types and top-level extern instances, checked and bound in the g
 scope in program order (a later declaration of another kind hides an earlier one; a
 forward `extern Name;` stands until Name is declared). Constants, enum values and extern
 instances are checked by `check_declarations.py`, struct fields by `resolve_types.py`.
+Match kinds are only recorded as declared (`global_kinds`): the names a table key uses are
+bound by the resolution pass (`resolve_names.py`).
 """
 
 from __future__ import annotations
@@ -57,7 +59,7 @@ class GlobalDeclarations:
             self.out.errors.setdefault(m, len(self.out.errors))
 
     def _declare_match_kind(self, d: A.MatchKindDecl, g: Scope) -> None:
-        self.env.match_kinds.update(d.members)
+        pass  # its members are names the resolution pass binds (`resolve_names.py`)
 
     def _declare_typedef(self, d: A.TypedefDecl, g: Scope) -> None:
         t = self.resolve_type(d.type, g)

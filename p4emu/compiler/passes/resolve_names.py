@@ -3,27 +3,33 @@ binds names to what they denote, recording each binding by the id of the AST nod
 holds the reference (`NameResolution`); the checker reads the recorded bindings instead
 of looking the names up.
 
-What it covers, completely: parser-state names. Each parser's states (`ParserStates`):
-the state table, and every transition target, direct (`transition s;`, keyed by the
-`Transition`) or of a select case (keyed by the `SelectCase`), bound to its `StateDecl`
-or to a built-in state (accept, reject). Parser states are the one namespace P4 exempts
-from declare-before-use (a transition may go to a state declared after it) and no other
-declaration can hide, so their resolution is independent of the declarations the type
-checker makes, and of its order.
+What it covers, completely, are two namespaces whose resolution does not depend on the
+declarations the type checker makes, nor on its order:
+
+- parser-state names. Each parser's states (`ParserStates`): the state table, and every
+  transition target, direct (`transition s;`, keyed by the `Transition`) or of a select
+  case (keyed by the `SelectCase`), bound to its `StateDecl` or to a built-in state
+  (accept, reject). P4 exempts parser states from declare-before-use (a transition may go
+  to a state declared after it) and no other declaration can hide one.
+- match-kind names, in table keys (the only place the checker reads them), keyed by the
+  `KeyElement`, bound to their `match_kind` declaration. Tables are declared only in
+  controls, which are checked after every top-level declaration (`check_program.py`), so
+  a key sees every match kind of the program, wherever it is declared.
 
 What it leaves to the checker's scopes (`scope.Scope` lookups while checking): type
 names, variables, constants, actions, tables, instances, functions, externs, enum and
-error members, match kinds and main's arguments. Those obey declare-before-use with the
-checker's own rules (a later top-level declaration of another kind hides an earlier one, a
-forward `extern Name;` stands until Name is declared, a generic struct's fields resolve
-when it is first specialized, not where it is declared), so moving them means
-reproducing those rules here first.
+error members, and main's arguments. Those obey declare-before-use with the checker's own
+rules (a later top-level declaration of another kind hides an earlier one, a forward
+`extern Name;` stands until Name is declared, a generic struct's fields resolve when it is
+first specialized, not where it is declared, a function called from a constant's
+initializer is checked then, seeing only the error members declared so far), so moving
+them means reproducing those rules here first.
 
 Verdicts do not change because errors are recorded, not raised, here: the checker raises
 a recorded error where it used to look the name up (a parser's state table when the
 parser's states are checked, after its locals; a target after its case's keysets; a
 target the checker never reaches, such as one after a `default` case, is never
-reported), so a program with two errors still reports the same one first.
+reported; a match kind after its key's expression), so a program with two errors still reports the same one first.
 """
 
 from __future__ import annotations
@@ -90,6 +96,10 @@ class NameResolution:
 
     parsers: dict[int, ParserStates] = field(default_factory=dict)
     """id(ParserDecl) -> its states."""
+    match_kinds: dict[str, A.MatchKindDecl] = field(default_factory=dict)
+    """The program's match kinds: name -> its (first) declaration."""
+    keys: dict[int, A.MatchKindDecl | Unresolved] = field(default_factory=dict)
+    """id(table KeyElement) -> the declaration of its match kind, or the error naming it."""
 
     def parser(self, decl: A.ParserDecl) -> ParserStates:
         """`decl`'s states; resolved now if the pass has not seen `decl` (a test checking
@@ -99,14 +109,41 @@ class NameResolution:
             ps = self.parsers[id(decl)] = resolve_parser_states(decl)
         return ps
 
+    def match_kind(self, ke: A.KeyElement) -> A.MatchKindDecl:
+        """The declaration of table key `ke`'s match kind; raises its recorded error (an
+        unknown match kind). A key the pass has not seen (a test checking one table) is
+        resolved now, against the same program-wide match kinds."""
+        ref = self.keys.get(id(ke))
+        if ref is None:
+            ref = self.keys[id(ke)] = self._bind_key(ke)
+        if isinstance(ref, Unresolved):
+            ref.raise_()
+        return ref
+
+    def _bind_key(self, ke: A.KeyElement) -> A.MatchKindDecl | Unresolved:
+        d = self.match_kinds.get(ke.match_kind)
+        return d if d is not None else Unresolved(ke.loc, f"{ke.match_kind}: unknown match kind")
+
 
 def resolve_names(program: A.Program) -> NameResolution:
     """The pass: the bindings of the names it covers in `program`."""
     res = NameResolution()
     for d in program.decls:
+        if isinstance(d, A.MatchKindDecl):
+            for m in d.members:
+                res.match_kinds.setdefault(m, d)
+    for d in program.decls:
         if isinstance(d, A.ParserDecl):
             res.parsers[id(d)] = resolve_parser_states(d)
+        for local in getattr(d, "locals", ()):  # tables: in controls (parsers refuse them)
+            if isinstance(local, A.TableDecl):
+                for ke in _table_keys(local):
+                    res.keys[id(ke)] = res._bind_key(ke)
     return res
+
+
+def _table_keys(t: A.TableDecl) -> list[A.KeyElement]:
+    return [ke for p in t.properties if p.name == "key" and isinstance(p.value, list) for ke in p.value]
 
 
 def resolve_parser_states(decl: A.ParserDecl) -> ParserStates:

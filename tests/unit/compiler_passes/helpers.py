@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from p4emu.compiler.passes.resolve_names import resolve_names
 from p4emu.compiler.program import ProgramGen
 from p4emu.compiler.scope import Scope, VarB
 from p4emu.lang import ast as A
@@ -36,6 +37,7 @@ def declaring(text: str) -> tuple[ProgramGen, Scope]:
     `k`: a read-only bit<8> (an `in` parameter)."""
     program = parse_program(text)
     gen = ProgramGen(program)
+    gen.state.env.names = resolve_names(program)  # as `check_program` does first
     for d in program.decls:
         b = gen.checker.declare_global(d)
         if b is not None:

@@ -63,3 +63,17 @@ def test_a_parser_the_pass_has_not_seen_is_resolved_on_demand():
     _, (p, _) = resolved()
     res, _ = resolved("")
     assert res.parser(p).states.keys() == {"start", "later"}
+
+
+def test_table_keys_see_every_match_kind_of_the_program_wherever_declared():
+    program = parse_program("""
+match_kind { exact }
+control c() { table t { key = { x : exact; y : lpm; z : nope; } actions = { } } apply { } }
+match_kind { lpm }
+""")
+    res = resolve_names(program)
+    first, control, last = program.decls
+    exact, lpm, nope = control.locals[0].properties[0].value
+    assert res.match_kind(exact) is first and res.match_kind(lpm) is last
+    with pytest.raises(P4CompileError, match="nope: unknown match kind"):
+        res.match_kind(nope)
