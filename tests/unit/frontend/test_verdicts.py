@@ -1,5 +1,6 @@
 """Front-end verdicts as p4c's: programs p4c rejects fail with `file:line:col: error:` and
-the message for the same reason (exit status 1); programs p4c accepts compile.
+the message for the same reason (exit status 1); programs p4c accepts compile, list their
+tables in P4Info and compute what P4 says on a packet.
 
 The rejected cases below the marker were accepted by p4emu until fixed in the tree;
 `{#}` and `...` were refused until fixed.
@@ -10,6 +11,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from p4.config.v1 import p4info_pb2
 
 from .compile_helpers import compile_source
 from .compile_helpers import v1model_program as _program
@@ -160,21 +162,7 @@ _REJECTED = {
         "unsupported: table I.lk.t applied more than once (through a second apply of I.lk; BMv2 allows one application per table)"),
 }
 
-# p4emu accepted all of the "p4c rejects" cases below the marker until they were fixed in the
-# tree while this suite was written.
-_FRONTEND_BUGS: dict[str, str] = {}
-
-
-def _rejected_params():
-    for name, case in _REJECTED.items():
-        marks = []
-        if name in _FRONTEND_BUGS:
-            marks.append(pytest.mark.xfail(
-                strict=True, reason=f"p4emu bug: accepts what p4c rejects: {_FRONTEND_BUGS[name]}"))
-        yield pytest.param(name, case, id=name, marks=marks)
-
-
-@pytest.mark.parametrize("name,case", list(_rejected_params()))
+@pytest.mark.parametrize("name,case", list(_REJECTED.items()), ids=list(_REJECTED))
 def test_frontend_rejects(tmp_path, name, case):
     pieces, message = case
     src, r = compile_source(tmp_path, name, _program(**pieces))
@@ -183,52 +171,85 @@ def test_frontend_rejects(tmp_path, name, case):
     assert re.match(rf"^{re.escape(str(src))}:\d+:\d+: error: {re.escape(message)}", first), first
 
 
+# name -> (program pieces, [(packet in on port 0, what comes out)], P4Info table names).
+# Each body ends by sending the packet to port meta.m + 1 (_EPILOGUE), so the value the
+# program computed is the output port; hdr.h is 8 + 16 bits and emitted when valid.
+_EPILOGUE = " sm.egress_spec = 9w1 + (bit<9>)meta.m;"
 _ACCEPTED = {
-    "trailing_commas": dict(globals="enum E { X, Y, } enum bit<8> F { P = 1, Q = 2, }",
-                            body="meta.m = (bit<8>)F.Q;"),
-    "typedef_chain_and_type": dict(
+    "trailing_commas": (dict(globals="enum E { X, Y, } enum bit<8> F { P = 1, Q = 2, }",
+                             body="meta.m = (bit<8>)F.Q;"),
+                        [(b"\x07\x00\x00", [(3, b"\x07\x00\x00")])], set()),
+    "typedef_chain_and_type": (dict(
         globals="typedef bit<8> u8; typedef u8 v8; type bit<8> W8;",
-        body="v8 x = meta.m; W8 w = (W8)x; meta.m = (bit<8>)w;"),
-    "int_constants": dict(globals="const int BIG = 1 << 70; const bit<8> M1 = (bit<8>)-1;",
-                          body="meta.m = M1 ^ (bit<8>)(BIG >> 66);"),
-    "concat_and_slices": dict(body="bit<8> t = 1w1 ++ 7w0; t[3:0] = 4w0xF; meta.m = t;"),
-    "masks_ranges_default_entries": dict(
+        body="v8 x = hdr.h.a; W8 w = (W8)x; meta.m = (bit<8>)w;"),
+        [(b"\x07\x00\x00", [(8, b"\x07\x00\x00")])], set()),
+    # (BIG >> 66) is 16: 0xff ^ 0x10
+    "int_constants": (dict(globals="const int BIG = 1 << 70; const bit<8> M1 = (bit<8>)-1;",
+                           body="meta.m = M1 ^ (bit<8>)(BIG >> 66);"),
+                      [(b"\x07\x00\x00", [(0xf0, b"\x07\x00\x00")])], set()),
+    "concat_and_slices": (dict(body="bit<8> t = 1w1 ++ 7w0; t[3:0] = 4w0xF; meta.m = t;"),
+                          [(b"\x07\x00\x00", [(0x90, b"\x07\x00\x00")])], set()),
+    # (0x15, 3) hits the first entry, (0x07, 0) only the catch-all
+    "masks_ranges_default_entries": (dict(
         locals="action a(bit<8> v) { meta.m = v; } table t { key = { hdr.h.a: ternary; "
                "hdr.h.b: range; } actions = { a; } const entries = { (0x10 &&& 0xF0, 1 .. 5) "
                ": a(1); (_, _) : a(2); @priority(3) (0x20, 7) : a(3); } }",
         body="t.apply();"),
-    "tuple_select_value_set": dict(
+        [(b"\x15\x00\x03", [(2, b"\x15\x00\x03")]), (b"\x07\x00\x00", [(3, b"\x07\x00\x00")])],
+        {"I.t"}),
+    "tuple_select_value_set": (dict(
         states="value_set<bit<16>>(4) vs; state start { pkt.extract(hdr.h); transition "
                "select(hdr.h.a, hdr.h.b) { (1, vs): accept; (0x10 &&& 0xF0, 0 .. 9): "
                "accept; (_, _): accept; } }"),
-    "annotations_everywhere": dict(
+        [(b"\x15\x00\x03", [(1, b"\x15\x00\x03")])], set()),
+    "annotations_everywhere": (dict(
         globals="@brief(\"b\") @name(\"s\") struct ss_t { @foo bit<8> f; }",
         locals="@name(\"act\") @id(7) action a(@name(\"val\") bit<8> v) { meta.m = v; } "
                "@name(\"tbl\") @id(0x02000009) table t { key = { meta.m: exact @name(\"k\"); } "
                "actions = { @tableonly a; @defaultonly NoAction; } default_action = NoAction(); }",
         body="t.apply();"),
-    "macros": dict(globals="#define TWICE(x) ((x) + (x))\n#if TWICE(2) == 4\n#  if defined(TWICE)"
-                           "\nconst bit<8> K = TWICE(3);\n#  endif\n#else\n#error no\n#endif",
-                   body="meta.m = K;"),
+        [(b"\x07\x00\x00", [(1, b"\x07\x00\x00")])], {"I.tbl"}),
+    "macros": (dict(globals="#define TWICE(x) ((x) + (x))\n#if TWICE(2) == 4\n#  if defined(TWICE)"
+                            "\nconst bit<8> K = TWICE(3);\n#  endif\n#else\n#error no\n#endif",
+                    body="meta.m = K;"),
+               [(b"\x07\x00\x00", [(7, b"\x07\x00\x00")])], set()),
+    # `{#}` and `...` were rejected until fixed in the tree; an invalid hdr.h is not emitted
+    "invalid_header_expression": (dict(body="hdr.h = {#}; if (hdr.h == {#}) { meta.m = 1; }"),
+                                  [(b"\x07\x00\x00", [(2, b"")])], set()),
+    "default_initializer": (dict(globals="struct two_t { bit<8> x; bit<8> y; }",
+                                 body="two_t p = { y = 5, ... }; meta.m = p.x + p.y;"),
+                            [(b"\x07\x00\x00", [(6, b"\x07\x00\x00")])], set()),
 }
 
 
-# `{#}` and `...` were rejected until fixed in the tree
-_ACCEPTED_BUGS: dict[str, str] = {}
-_ACCEPTED["invalid_header_expression"] = dict(body="hdr.h = {#}; if (hdr.h == {#}) { meta.m = 1; }")
-_ACCEPTED["default_initializer"] = dict(
-    globals="struct two_t { bit<8> x; bit<8> y; }", body="two_t p = { x = 1, ... }; meta.m = p.y;")
-
-
-def _accepted_params():
-    for name in _ACCEPTED:
-        marks = []
-        if name in _ACCEPTED_BUGS:
-            marks.append(pytest.mark.xfail(strict=True, reason=_ACCEPTED_BUGS[name]))
-        yield pytest.param(name, id=name, marks=marks)
-
-
-@pytest.mark.parametrize("name", list(_accepted_params()))
+@pytest.mark.parametrize("name", list(_ACCEPTED))
 def test_frontend_accepts(tmp_path, name):
-    src, r = compile_source(tmp_path, name, _program(**_ACCEPTED[name]))
-    assert r.returncode == 0, r.stderr
+    from p4emu.frontend import compile_file
+    from p4emu.runtime.device import DeviceState
+    from p4emu.v1model.pipeline import Pipeline
+
+    pieces, packets, tables = _ACCEPTED[name]
+    pieces = dict(pieces, body=pieces.get("body", "") + _EPILOGUE)
+    src = tmp_path / f"{name}.p4"
+    src.write_text(_program(**pieces))
+    result = compile_file(str(src))
+    assert {t.preamble.name for t in result.p4info.tables} == tables
+    pipeline = Pipeline(result.program, DeviceState.from_program(result.program.info))
+    assert [(data, pipeline.process(0, data)) for data, _ in packets] == packets
+
+
+def test_annotations_name_and_number_p4info_objects(tmp_path):
+    from p4emu.frontend import compile_file
+
+    pieces, _, _ = _ACCEPTED["annotations_everywhere"]
+    src = tmp_path / "annotations.p4"
+    src.write_text(_program(**pieces))
+    p4info = compile_file(str(src)).p4info
+    (table,) = p4info.tables
+    assert (table.preamble.id, table.preamble.name) == (0x02000009, "I.tbl")
+    assert [(f.name, f.bitwidth) for f in table.match_fields] == [("k", 8)]
+    (act,) = [a for a in p4info.actions if a.preamble.name == "I.act"]
+    assert act.preamble.id == 0x01000007  # @id(7) under the action prefix
+    assert [(p.name, p.bitwidth) for p in act.params] == [("val", 8)]
+    scopes = {ref.id: ref.scope for ref in table.action_refs}
+    assert scopes[act.preamble.id] == p4info_pb2.ActionRef.TABLE_ONLY
