@@ -87,7 +87,7 @@ const bit<8> SUM = K.x + K.y + T[0];   // folds: usable where a constant is need
 """
     body = "sm.egress_spec = 1; hdr.h.b = SUM; if (T[1] && !HI.isValid()) { hdr.h.a = (bit<8>)K.y; }"
     result = _run(tmp_path, "packet 0 00 00\nexpect 1 02 0c $\n", top, "", body)
-    assert result.ok, result.report_lines()
+    assert (result.passed, result.failed) == (1, 0), result.report_lines()
 
 
 def test_direct_invocation_gets_its_own_instance(tmp_path: Path):
@@ -98,23 +98,43 @@ def test_direct_invocation_gets_its_own_instance(tmp_path: Path):
 }"""
     body = "sm.egress_spec = 1; Inc.apply(hdr.h.a); Inc.apply(hdr.h.b);"
     result = _run(tmp_path, "packet 0 05 07\nexpect 1 06 08 $\n", top, "", body)
-    assert result.ok, result.report_lines()
+    assert (result.passed, result.failed) == (1, 0), result.report_lines()
     # p4c names the instance after the type (`@name("Inc") Inc() Inc_inst;`)
     tables = {t.preamble.name for t in _compile(tmp_path, top, "", body).p4info.tables}
     assert "I.Inc.t" in tables
 
 
 def test_pragma_annotation_runs_to_end_of_line(tmp_path: Path):
-    top = "@pragma my_anno 1 2\nstruct s_t { bit<8> v; }"
-    _compile(tmp_path, top)
+    # the declaration on the next line is the one annotated, whole; p4c's P4Info spells
+    # `@pragma NAME BODY` as `@NAME(BODY)`
+    top = "@pragma my_anno 1 2\nstruct s_t { bit<8> v; }\nconst s_t K = { 8w5 };"
+    locals_ = """@pragma my_anno 1 2
+    action a() { hdr.h.a = K.v; }
+    table t { key = { hdr.h.b : exact; } actions = { a; } default_action = a(); }"""
+    body = "sm.egress_spec = 1; t.apply();"
+    result = _run(tmp_path, "packet 0 00 07\nexpect 1 05 07 $\n", top, locals_, body)
+    assert (result.passed, result.failed) == (1, 0), result.report_lines()
+    actions = {a.preamble.name: list(a.preamble.annotations)
+               for a in _compile(tmp_path, top, locals_, body).p4info.actions}
+    assert actions["I.a"] == ["@my_anno(1 2)"]
 
 
 def test_forward_extern_then_full_declaration(tmp_path: Path):
-    _compile(tmp_path, "extern Thing;\nextern void use(in Thing t);\nextern Thing { Thing(); }")
+    from p4emu.runtime.device import DeviceState
+    from p4emu.v1model.pipeline import Pipeline
+
+    program = _compile(tmp_path, "extern Thing;\nextern void use(in Thing t);\n"
+                                 "extern Thing { Thing(); }", "", "sm.egress_spec = 2;").program
+    pipeline = Pipeline(program, DeviceState.from_program(program.info))
+    assert pipeline.process(0, b"\x01\x02\x03") == [(2, b"\x01\x02\x03")]
 
 
 def test_typedef_of_inline_struct(tmp_path: Path):
-    _compile(tmp_path, "typedef struct s_t { bit<8> v; } alias_t;\nconst alias_t Z = { 8w1 };")
+    # both the struct's name and the alias name the type
+    top = "typedef struct s_t { bit<8> v; } alias_t;\nconst alias_t Z = { 8w1 };"
+    body = "s_t q = Z; q.v = q.v + 8w2; sm.egress_spec = 1; hdr.h.a = q.v; hdr.h.b = Z.v;"
+    result = _run(tmp_path, "packet 0 00 00\nexpect 1 03 01 $\n", top, "", body)
+    assert (result.passed, result.failed) == (1, 0), result.report_lines()
 
 
 def test_digest_forms_reach_p4info(tmp_path: Path):
@@ -135,9 +155,14 @@ def test_static_assert(tmp_path: Path):
 
 
 def test_entry_annotations_follow_the_action(tmp_path: Path):
-    locals_ = """action a() { }
+    locals_ = """action a() { hdr.h.b = 0x42; }
     table t { key = { hdr.h.a : exact; } actions = { a; } const entries = { 1 : a() @x("y"); } }"""
-    _compile(tmp_path, "", locals_, "t.apply();")
+    body = "sm.egress_spec = 1; t.apply();"
+    [entry] = _compile(tmp_path, "", locals_, body).info.by_name("tables", "I.t").const_entries
+    assert [m.value for m in entry.match] == [1] and entry.args == ()
+    stf = "packet 0 01 00\nexpect 1 01 42 $\npacket 0 02 00\nexpect 1 02 00 $\n"
+    result = _run(tmp_path, stf, "", locals_, body)
+    assert (result.passed, result.failed) == (2, 0), result.report_lines()
 
 
 def test_generic_struct_in_a_generic_function(tmp_path: Path):
@@ -145,7 +170,7 @@ def test_generic_struct_in_a_generic_function(tmp_path: Path):
 bit<8> get<T>(in pr_t<T> p) { return p.g; }"""
     body = "pr_t<bit<4>> p = { 4w1, 8w7 }; sm.egress_spec = 1; hdr.h.b = get(p);"
     result = _run(tmp_path, "packet 0 00 00\nexpect 1 00 07 $\n", top, "", body)
-    assert result.ok, result.report_lines()
+    assert (result.passed, result.failed) == (1, 0), result.report_lines()
 
 
 def test_named_action_arguments_in_entries_and_default(tmp_path: Path):
@@ -155,15 +180,26 @@ def test_named_action_arguments_in_entries_and_default(tmp_path: Path):
               default_action = set(y = 0xbb, x = 0xaa); }"""
     stf = "packet 0 01 00\nexpect 1 11 22 $\npacket 0 05 00\nexpect 1 aa bb $\n"
     result = _run(tmp_path, stf, "", locals_, "sm.egress_spec = 1; t.apply();")
-    assert result.ok, result.report_lines()
+    assert (result.passed, result.failed) == (2, 0), result.report_lines()
 
 
 def test_bom_and_non_utf8_comments(tmp_path: Path):
-    from p4emu.frontend import compile_file
+    from p4emu.frontend import P4CompileError, compile_file
+    from p4emu.runtime.device import DeviceState
+    from p4emu.v1model.pipeline import Pipeline
 
     path = tmp_path / "prog.p4"
-    path.write_bytes(b"\xef\xbb\xbf// caf\xe9: a Latin-1 comment\n" + (SKELETON % ("", "", "")).encode())
-    compile_file(str(path))
+    path.write_bytes(b"\xef\xbb\xbf// caf\xe9: a Latin-1 comment\n"
+                     + (SKELETON % ("", "", "sm.egress_spec = 3;")).encode())
+    program = compile_file(str(path)).program
+    pipeline = Pipeline(program, DeviceState.from_program(program.info))
+    assert pipeline.process(0, b"\x01\x02") == [(3, b"\x01\x02")]
+    # the byte-order mark takes no column
+    path.write_bytes(b"\xef\xbb\xbfconst bit<8> BAD = nope; // caf\xe9\n"
+                     + (SKELETON % ("", "", "")).encode())
+    with pytest.raises(P4CompileError) as info:
+        compile_file(str(path))
+    assert str(info.value) == f"{path}:1:20: error: nope: not declared"
 
 
 def test_block_comment_inside_a_directive(tmp_path: Path):
@@ -171,7 +207,7 @@ def test_block_comment_inside_a_directive(tmp_path: Path):
 
     top = "#define M(x) /* a comment\n   over lines */ ((x) + 8w1)\nconst bit<8> K = M(8w1);"
     result = _run(tmp_path, "packet 0 00 00\nexpect 1 02 00 $\n", top, "", "sm.egress_spec = 1; hdr.h.a = K;")
-    assert result.ok, result.report_lines()
+    assert (result.passed, result.failed) == (1, 0), result.report_lines()
     with pytest.raises(P4CompileError, match=r"prog\.p4:9:\d+: error: "):  # lines still counted
         _compile(tmp_path, top + "\nconst bit<8> BAD = nope;")
 
