@@ -136,10 +136,15 @@ def test_refused_as_p4c_does(tmp_path, name):
 def test_any_v1model_version_compiles(tmp_path, version):
     # issue5296_invalid_version.p4, issue5296_unknown_version.p4: p4c-bm2-ss 1.2.5 accepts
     # them (only its P4 printer, p4test's --toP4, checks the version: GetV1ModelVersion)
-    source = _program().replace("#include <v1model.p4>",
-                                f"#define V1MODEL_VERSION {version}\n#include <v1model.p4>")
-    _, r = compile_source(tmp_path, "version", source)
+    # v1model.p4 sees the program's version: __v1model_version is it, as bit<32>
+    body = ("sm.egress_spec = 1; hdr.h.a = __v1model_version[31:24]; "
+            "hdr.h.b = __v1model_version[15:0];")
+    source = _program(body=body).replace(
+        "#include <v1model.p4>", f"#define V1MODEL_VERSION {version}\n#include <v1model.p4>")
+    src, r = compile_source(tmp_path, "version", source)
     assert r.returncode == 0, r.stderr
+    bits = (int(version) % 2**32).to_bytes(4, "big")
+    assert _process(src, b"\x00\x00\x00") == [(1, bits[:1] + bits[2:])]
 
 
 @pytest.mark.parametrize("stf", STFS, ids=[s.stem for s in STFS])
@@ -148,6 +153,16 @@ def test_accepted_and_runs_as_bmv2_would(stf: Path):
     assert not errors, errors
     [result] = results
     assert result.ok and result.passed > 0, "\n".join(result.report_lines())
+
+
+def _process(src: Path, data: bytes) -> list[tuple[int, bytes]]:
+    """Compile `src` and process one packet from port 0 through its pipeline."""
+    from p4emu.frontend import compile_file
+    from p4emu.runtime.device import DeviceState
+    from p4emu.v1model.pipeline import Pipeline
+
+    program = compile_file(str(src)).program
+    return Pipeline(program, DeviceState.from_program(program.info)).process(0, data)
 
 
 def _compile_ok(tmp_path, name, pieces, p4info=False):
@@ -184,9 +199,17 @@ def test_one_element_list_as_the_keyset_of_one_key(tmp_path):
 def test_free_form_annotation_body(tmp_path):
     # free-form-annotation.p4: an annotation body is any tokens, even characters that
     # are no P4 token; outside annotations they stay errors (test_compile.py)
+    from google.protobuf import text_format
+    from p4.config.v1 import p4info_pb2
+
     _compile_ok(tmp_path, "anno", dict(
         globals="@scrabble(\n  - That's it. Six by nine; 42 ` ?\n  0xdeadbeef\n)\n"
-                "struct s_t { bit<8> f; }"))
+                "struct s_t { bit<8> f; }", body="digest<s_t>(1, { meta.m });"), p4info=True)
+    # the annotation ends at its `)`: the struct after it is declared whole
+    info = text_format.Parse((tmp_path / "anno.txtpb").read_text(), p4info_pb2.P4Info())
+    assert [(m.name, m.type_spec.bitstring.bit.bitwidth)
+            for m in info.type_info.structs["s_t"].members] == [("f", 8)]
+    assert [d.preamble.name for d in info.digests] == ["s_t"]
 
 
 def test_error_field_in_a_digest(tmp_path):
@@ -238,10 +261,15 @@ def test_bmv2_headers_type(tmp_path, headers, message):
 
 def test_nested_structs_of_headers_are_flattened_by_p4c(tmp_path):
     # p4c's NestedStructs pass runs before the headers-type check
-    source = _program().replace("struct headers { h_t h; }",
-                                "struct inner_t { h_t h2; } struct headers { h_t h; inner_t in_; }")
-    _, r = compile_source(tmp_path, "nested", source)
+    # and the nested header is parsed and emitted like any other
+    source = (_program(body="sm.egress_spec = 1;")
+              .replace("struct headers { h_t h; }",
+                       "struct inner_t { h_t h2; } struct headers { h_t h; inner_t in_; }")
+              .replace("pkt.extract(hdr.h);", "pkt.extract(hdr.h); pkt.extract(hdr.in_.h2);")
+              .replace("pkt.emit(hdr.h);", "pkt.emit(hdr.in_.h2); pkt.emit(hdr.h);"))
+    src, r = compile_source(tmp_path, "nested", source)
     assert r.returncode == 0, r.stderr
+    assert _process(src, b"\x01\x00\x02\x03\x00\x04\x05") == [(1, b"\x03\x00\x04\x01\x00\x02\x05")]
 
 
 def test_register_of_struct(tmp_path):
@@ -282,7 +310,20 @@ def test_select_without_keys(tmp_path):
 @pytest.mark.parametrize("args", ['"p4.org/psa/v1/PortId_t", 32', '"u", bit<32>', '"u", string',
                                   '"u"'])
 def test_p4runtime_translation_forms(tmp_path, args):
-    _compile_ok(tmp_path, "tr", dict(globals=f"@p4runtime_translation({args}) type bit<9> pid_t;"))
+    # the annotation parses and the type stays a bit<9> new type, in P4Info and on a packet
+    # (p4emu's P4Info has no translated_type: the annotation is checked, not applied)
+    from p4emu.frontend import compile_file
+
+    src = _compile_ok(tmp_path, "tr", dict(
+        globals=f"@p4runtime_translation({args}) type bit<9> pid_t;",
+        locals="action s(pid_t p) { sm.egress_spec = (bit<9>)p; } table t { key = { meta.m: "
+               "exact; } actions = { s; } default_action = s((pid_t)9w5); }",
+        body="t.apply();"))
+    p4info = compile_file(str(src)).p4info
+    assert p4info.type_info.new_types["pid_t"].original_type.bitstring.bit.bitwidth == 9
+    [action] = [a for a in p4info.actions if a.preamble.name == "I.s"]
+    assert [(p.name, p.bitwidth, p.type_name.name) for p in action.params] == [("p", 9, "pid_t")]
+    assert _process(src, b"\x01\x00\x02") == [(5, b"\x01\x00\x02")]
 
 
 def test_indexed_part_select(tmp_path):
@@ -322,10 +363,13 @@ def test_checksum_controls_hold_checksum_calls_of_fields(tmp_path, name, apply_b
 
 
 def test_checksum_data_of_fields_lists_and_constants_is_fine(tmp_path):
+    # csum16 of the bytes 01 00 03 (padded with a zero byte): ~(0x0100 + 0x0300) = 0xfbff
     src, r = compile_source(tmp_path, "ok", _with_compute(
         "{ update_checksum(hdr.h.isValid(), { hdr.h.a, 8w0, (bit<8>)3 }, hdr.h.b, "
-        "HashAlgorithm.csum16); }"))
+        "HashAlgorithm.csum16); }").replace("apply {\n        \n    }",
+                                            "apply { sm.egress_spec = 1; }"))
     assert r.returncode == 0, r.stderr
+    assert _process(src, b"\x01\x00\x00") == [(1, b"\x01\xfb\xff")]
 
 
 def test_hash_data_must_be_a_list_or_struct(tmp_path):
