@@ -107,26 +107,51 @@ def test_refused_as_p4c_does(tmp_path, name):
     assert re.match(rf"^{re.escape(str(src))}:\d+:\d+: error: {re.escape(message)}", first), first
 
 
-# name -> program source p4c accepts
+# name -> (program source p4c accepts, packet in on port 0, what comes out)
 ACCEPTED = {
-    # p4c folds the `if` away
-    "constant_if_in_deparser": _program().replace(
+    # p4c folds the `if` away: the header is emitted
+    "constant_if_in_deparser": (_program().replace(
         _DEPARSER, "apply { if (true) { pkt.emit(hdr.h); } }"),
-    "last_field_read": _program(
+        b"\x01\x00\x02\x09", [(0, b"\x01\x00\x02\x09")]),
+    # the loop ends at the element whose a is not 0; hs is not emitted, hdr.h not valid
+    "last_field_read": (_program(
         states="state start { pkt.extract(hdr.hs.next); transition select(hdr.hs.last.a) "
                "{ 0: start; default: accept; } }").replace(*_STACK),
-    "shift_by_a_new_type_cast_to_bits": _program(
-        globals="type bit<8> sh_t;", body="sh_t s = (sh_t)8w1; meta.m = meta.m << (bit<8>)s;"),
-    "direct_meter_read_and_attached": _program(
+        b"\x00\x00\x01\x05\x00\x02\xaa", [(0, b"\xaa")]),
+    "shift_by_a_new_type_cast_to_bits": (_program(
+        globals="type bit<8> sh_t;", body="sh_t s = (sh_t)8w1; hdr.h.a = hdr.h.a << (bit<8>)s;"),
+        b"\x03\x00\x02", [(0, b"\x06\x00\x02")]),
+    # the table has no entries: NoAction, the packet passes (P4Info: below)
+    "direct_meter_read_and_attached": (_program(
         locals=_METER + "action a() { dm.read(meta.m); } table t { key = { meta.m: exact; } "
                         "actions = { a; } meters = dm; }", body="t.apply();"),
+        b"\x03\x00\x02", [(0, b"\x03\x00\x02")]),
 }
 
 
 @pytest.mark.parametrize("name", list(ACCEPTED))
 def test_accepted_as_p4c_does(tmp_path, name):
-    _, r = compile_source(tmp_path, name, ACCEPTED[name])
+    from p4emu.frontend import compile_file
+    from p4emu.runtime.device import DeviceState
+    from p4emu.v1model.pipeline import Pipeline
+
+    source, packet, out = ACCEPTED[name]
+    src, r = compile_source(tmp_path, name, source)
     assert r.returncode == 0, r.stderr
+    program = compile_file(str(src)).program
+    assert Pipeline(program, DeviceState.from_program(program.info)).process(0, packet) == out
+
+
+def test_direct_meter_is_attached_to_its_table_in_p4info(tmp_path):
+    from p4emu.frontend import compile_file
+
+    src = tmp_path / "meter.p4"
+    src.write_text(ACCEPTED["direct_meter_read_and_attached"][0])
+    p4info = compile_file(str(src)).p4info
+    (table,) = p4info.tables
+    (meter,) = p4info.direct_meters
+    assert (meter.preamble.name, meter.direct_table_id) == ("I.dm", table.preamble.id)
+    assert list(table.direct_resource_ids) == [meter.preamble.id]
 
 
 def test_cast_of_a_run_time_value_to_int(tmp_path):
