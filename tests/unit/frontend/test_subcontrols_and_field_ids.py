@@ -34,12 +34,19 @@ def build(tmp_path, body: str):
 
 
 def test_subcontrol_without_tables_may_be_applied_twice(tmp_path):
-    build(tmp_path, """
+    from p4emu.runtime.device import DeviceState
+    from p4emu.v1model.pipeline import Pipeline
+
+    r = build(tmp_path, """
 control Inc(inout bit<8> k) { apply { k = k + 1; } }
 control I(inout headers hdr, inout meta_t m, inout standard_metadata_t sm) {
     Inc() inc;
-    apply { inc.apply(hdr.h.a); inc.apply(hdr.h.b); }
+    apply { inc.apply(hdr.h.a); inc.apply(hdr.h.b); sm.egress_spec = 1; }
 }""")
+    assert list(r.p4info.tables) == []
+    # each apply runs on its own argument
+    pipeline = Pipeline(r.program, DeviceState.from_program(r.program.info))
+    assert pipeline.process(0, b"\x05\x07") == [(1, b"\x06\x08")]
 
 
 def test_nested_subcontrol_table_applied_twice_is_rejected(tmp_path):
