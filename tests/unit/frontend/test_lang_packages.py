@@ -46,6 +46,14 @@ def test_parse_builds_nodes_of_the_split_modules():
     prog = parse(tokenize(lines))
     const, control = prog.decls
     assert isinstance(const, A.VarDecl) and isinstance(const.type, A.TBits)
+    assert (const.name, const.is_const, const.type.width.value, const.init.value) == ("W", True, 8, 8)
     assert isinstance(control, A.ControlDecl)
+    assert control.name == "C"
+    assert [(p.name, p.direction, p.type.width.value) for p in control.params] == [("x", "inout", 8)]
     stmt = control.body.stmts[0]
     assert isinstance(stmt, A.If) and isinstance(stmt.cond, A.Binary)
+    cond = stmt.cond
+    assert (cond.op, cond.left.name, cond.right.name, (cond.loc.line, cond.loc.col)) == ("==", "x", "W", (2, 43))
+    [assign] = stmt.then.stmts
+    assert isinstance(assign, A.Assign) and assign.lhs.name == "x"
+    assert (assign.rhs.op, assign.rhs.left.name, assign.rhs.right.value) == ("+", "x", 1)
