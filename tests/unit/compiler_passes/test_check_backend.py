@@ -10,10 +10,13 @@ from p4emu.compiler.passes.check_backend import (
     check_direct_meters,
     check_next_reads,
     check_value_set_type,
+    ir_nodes,
 )
 from p4emu.compiler.passes.check_statements import Body
 from p4emu.compiler.scope import VarB
 from p4emu.ir import declarations as D
+from p4emu.ir import expressions as I
+from p4emu.ir import statements as S
 from p4emu.ir import table_decls as T
 from p4emu.lang.errors import P4CompileError
 from p4emu.lang.types import BOOL, BitsT, EnumT, StackT, StructT
@@ -32,10 +35,23 @@ def test_a_deparser_if_on_a_run_time_condition_is_refused_at_the_if():
     assert str(err.value).startswith("t.p4:1:")
 
 
+def _ifs(body) -> list:
+    return [n for n in ir_nodes([body]) if isinstance(n, S.If)]
+
+
 def test_a_deparser_if_p4c_folds_away_is_accepted():
-    check_deparser(deparser_body("{ if (true) { x = 2; } }"))  # a literal condition
-    check_deparser(deparser_body("{ if (b) { } else { { } } }"))  # empty branches
+    literal = deparser_body("{ if (true) { x = 2; } }")  # a literal condition
+    [if_] = _ifs(literal)  # the `if` reaches the check, with its condition folded
+    assert isinstance(if_.cond, I.Constant) and if_.cond.const is True
+    check_deparser(literal)
+    empty = deparser_body("{ if (b) { } else { { } } }")  # empty branches
+    [if_] = _ifs(empty)
+    assert isinstance(if_.cond, I.VarRef)
+    check_deparser(empty)
     check_deparser(deparser_body("{ x = 1; }"))
+    # one statement in a branch and the run-time `if` is refused
+    with pytest.raises(P4CompileError, match="IfStatement: not supported within a deparser"):
+        check_deparser(deparser_body("{ if (b) { } else { { x = 1; } } }"))
 
 
 def _table(meter: str | None) -> T.TableDecl:
@@ -69,9 +85,19 @@ def test_a_read_or_write_of_a_field_of_next_is_refused_at_the_next():
         check_next_reads(_with_stack("hs.next = {1};"))  # p4c writes it field by field
 
 
+def _field_reads(typed) -> list[tuple[str, type]]:
+    return [(n.name, type(n.base)) for n in ir_nodes(typed) if isinstance(n, I.Field)]
+
+
 def test_next_itself_and_its_validity_are_fine():
-    check_next_reads(_with_stack("{ b = hs.next.isValid(); hs.next.setValid(); x = hs.last.f; }"))
-    check_next_reads(_with_stack("{ x = hs[0].f; }"))
+    typed = _with_stack("{ b = hs.next.isValid(); hs.next.setValid(); x = hs.last.f; }")
+    # the check sees both `next`s (not as a field base) and the field read through `last`
+    assert [n.name for n in ir_nodes(typed) if isinstance(n, I.StackProperty)] == ["next", "next", "last"]
+    assert _field_reads(typed) == [("f", I.StackProperty)]
+    check_next_reads(typed)
+    typed = _with_stack("{ x = hs[0].f; }")
+    assert _field_reads(typed) == [("f", I.StackIndex)]
+    check_next_reads(typed)
 
 
 def test_a_value_set_holds_bits_a_struct_of_bits_or_a_serializable_enum():
