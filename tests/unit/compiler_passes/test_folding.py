@@ -26,8 +26,9 @@ def test_a_constant_expression_becomes_its_wrapped_value():
 
 def test_run_time_operands_stay_and_constant_parts_fold():
     e = folded("x + 8w2 * 3")
-    assert isinstance(e, I.Binary) and isinstance(e.left, I.VarRef)
-    assert isinstance(e.right, I.Constant) and e.right.const == 6
+    assert isinstance(e, I.Binary) and (e.op, e.type, e.const) == ("+", BitsT(8), None)
+    assert isinstance(e.left, I.VarRef) and e.left.name == "x"
+    assert e.right == I.Constant(BitsT(8), Loc("t.p4", 1, 9), const=6)  # at the `*`
 
 
 def test_a_constant_condition_picks_its_arm():

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from p4emu.ir import expressions as I
-from p4emu.lang.errors import P4CompileError
+from p4emu.lang.errors import Loc, P4CompileError
 from p4emu.lang.types import BOOL, INFINT, BitsT
 
 from .helpers import generator, parse_expr
@@ -18,8 +18,11 @@ def check(text: str, want=None) -> I.Expr:
 
 def test_a_sized_operand_gives_an_untyped_literal_its_width_and_the_value_wraps():
     e = check("8w255 + 1")
-    assert isinstance(e, I.Binary) and e.type == BitsT(8) and e.const == 0
+    assert isinstance(e, I.Binary) and (e.op, e.type, e.const) == ("+", BitsT(8), 0)
+    assert e.left == I.Constant(BitsT(8), Loc("t.p4", 1, 1), const=255)
+    # the literal stays an int, converted to the sized operand's type
     assert isinstance(e.right, I.Convert) and e.right.type == BitsT(8) and e.right.const == 1
+    assert e.right.operand == I.Constant(INFINT, Loc("t.p4", 1, 9), const=1)
 
 
 def test_an_int_literal_takes_the_expected_type_and_wraps_to_it():
