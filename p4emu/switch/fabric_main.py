@@ -28,6 +28,7 @@ log = logging.getLogger("p4emu.fabric")
 # a worker per RPC in flight, streams included (one per controller): the 32 of a lone
 # switch are idle threads here, N times over
 FABRIC_GRPC_WORKERS = 8
+FABRIC_SWITCH_INTERVAL_S = 0.0005  # CPython's default is 5 ms
 
 
 USAGE = 'usage: python -m p4emu fabric --switch "SWITCH ARGS" [--switch "SWITCH ARGS" ...]'
@@ -127,4 +128,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"p4emu fabric: {exc}", file=sys.stderr)
         return 2
     setup_logging(*all_opts)
+    # the data-plane thread shares the GIL with every switch's gRPC threads: when it wakes
+    # with frames to forward, it waits for a running gRPC thread at most this long
+    sys.setswitchinterval(FABRIC_SWITCH_INTERVAL_S)
     return run_until_signalled("fabric", lambda stop: run(all_opts, stop))

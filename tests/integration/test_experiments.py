@@ -61,7 +61,7 @@ def faithful_experiment(name: str, out: Path, *args: str) -> dict:
 
 
 def _switch_processes() -> list[str]:
-    out = subprocess.run(["pgrep", "-af", "p4emu switch|simple_switch_grpc|"
+    out = subprocess.run(["pgrep", "-af", "p4emu switch|p4emu fabric|simple_switch_grpc|"
                           "experiments.live.agent"], capture_output=True, text=True).stdout
     return [line for line in out.splitlines() if "pgrep" not in line]
 

@@ -23,9 +23,11 @@ SCRIPT = "pingall\nsh sleep 30\n"  # bring-up, then a run long enough to interru
 
 def leftovers(build: Path) -> dict[str, int]:
     """What of a lab in `build` still exists: its processes and switch interfaces."""
+    # switch processes carry no path of the build in their command lines: any p4emu
+    # switch or fabric process counts (the suite runs one lab at a time)
     procs = [p for p in psutil.process_iter(["cmdline"])
-             if str(build) in " ".join(p.info["cmdline"] or ())
-             or "mininet:" in " ".join(p.info["cmdline"] or ())]
+             if str(build) in (line := " ".join(p.info["cmdline"] or ()))
+             or "mininet:" in line or " -m p4emu switch" in line or " -m p4emu fabric" in line]
     out = subprocess.run(["ip", "-o", "link", "show"], capture_output=True, text=True).stdout
     intfs = [line for line in out.splitlines() if "-eth" in line.split(":")[1]]
     return {"processes": len(procs), "interfaces": len(intfs)}
