@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import heapq
 import itertools
 import math
 from collections.abc import Callable
+from heapq import heappop, heappush
 from typing import Any
 
 
@@ -17,7 +17,10 @@ class EventLoop:
         self.events_run = 0
 
     def at(self, when: float, fn: Callable[..., None], *args: Any) -> None:
-        heapq.heappush(self._heap, (max(when, self.now), next(self._seq), fn, args))
+        # several events per simulated packet: max(when, now) as a comparison (the same
+        # result, including which of two equal values is kept)
+        now = self.now
+        heappush(self._heap, (now if now > when else when, next(self._seq), fn, args))
 
     def after(self, delay: float, fn: Callable[..., None], *args: Any) -> None:
         self.at(self.now + delay, fn, *args)
@@ -33,7 +36,7 @@ class EventLoop:
             when, _seq, fn, args = heap[0]
             if when > until:
                 break
-            heapq.heappop(heap)
+            heappop(heap)
             self.now = when
             self.events_run += 1
             fn(*args)

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import Any, NamedTuple
 
 DEFAULT_QUEUE_DEPTH = 64
 
@@ -49,14 +49,15 @@ class QueueConfig:
         return max(by_rate, by_line)
 
 
-@dataclass(frozen=True)
-class Enqueued:
+# Enqueued and Dequeued are made once per packet and hop: immutable records built as
+# tuples (a frozen dataclass sets each field through object.__setattr__, several times
+# the cost)
+class Enqueued(NamedTuple):
     enq_timestamp: int
     enq_qdepth: int
 
 
-@dataclass(frozen=True)
-class Dequeued:
+class Dequeued(NamedTuple):
     item: Any
     priority: int
     enq_timestamp: int
@@ -66,7 +67,7 @@ class Dequeued:
     start_us: float  # when service began (model time; may precede the caller's clock)
 
 
-@dataclass
+@dataclass(slots=True)
 class _Queued:
     item: Any
     enq_timestamp: int  # µs, as the P4 program sees it
@@ -133,28 +134,29 @@ class PortQueues:
         ready = self.next_ready_us()
         if ready is None or ready > now_us:
             return None
-        start = ready
-        for priority in range(len(self.fifos) - 1, -1, -1):
-            fifo = self.fifos[priority]
+        return self.start_service(ready)
+
+    def start_service(self, ready_us: float) -> Dequeued:
+        """`pop` for a caller that has just read `ready_us = next_ready_us()` (not None,
+        and due): the traffic manager reads it once per visit, to serve the port or to
+        learn when to come back, rather than once here and again afterwards."""
+        start = ready_us
+        fifos = self.fifos
+        for priority in range(len(fifos) - 1, -1, -1):
+            fifo = fifos[priority]
             # strict priority among the packets that had arrived when service started
             if fifo and fifo[0].arrival_us <= start:
                 entry = fifo.popleft()
                 break
         else:  # pragma: no cover - next_ready_us guarantees a head has arrived
-            return None
+            raise ValueError(f"no packet has arrived by {start} us")
         self.dequeued += 1
         self.queued -= 1
         # hold the server until charge(); a zero-cost packet releases it at `start`
         self.busy_until_us = start
-        return Dequeued(
-            item=entry.item,
-            priority=priority,
-            enq_timestamp=entry.enq_timestamp,
-            enq_qdepth=entry.enq_qdepth,
-            deq_timedelta=max(0, int(start) - entry.enq_timestamp),
-            deq_qdepth=len(fifo),
-            start_us=start,
-        )
+        enq_timestamp = entry.enq_timestamp
+        return Dequeued(entry.item, priority, enq_timestamp, entry.enq_qdepth,
+                        max(0, int(start) - enq_timestamp), len(fifo), start)
 
     def charge(self, dequeued: Dequeued, sent_bytes: int) -> None:
         """Account the service time of a packet `pop` returned, once its size is known."""

@@ -158,10 +158,7 @@ class TrafficManager:
         while self._injected:
             port_number, frame = self._injected.popleft()
             self.ingress(port_number, frame)
-        self._serve_egress()
-        with self.core.lock:
-            ready = [q.next_ready_us() for q in self.queues.values() if q.queued]
-        return min(ready) if ready else None
+        return self._serve_egress()
 
     def ingress(self, port: int, frame: bytes) -> None:
         """Run the ingress pipeline on a frame received on `port` and queue its jobs."""
@@ -192,27 +189,40 @@ class TrafficManager:
                             "priority %d >= %d queues: packet to port %d dropped",
                             job.priority, len(self.queue(job.port).fifos), job.port)
 
-    def _serve_egress(self) -> None:
+    def _serve_egress(self) -> float | None:
         """Serve every port whose server is free and whose head has arrived, as of one
         reading of the queue clock; ports take turns, one packet each, until none is due.
+        Returns the earliest time a port will next have a packet due (None: all empty).
+
         Only the ports with something queued are visited (a k=8 fat-tree switch has 8
-        ports, mostly idle at any one time)."""
+        ports, mostly idle at any one time). Each visit reads the port's ready time once:
+        it says whether to serve the port now and, on the port's last visit (nothing due
+        any more), when to come back; egress only sends frames out, so no port's queue
+        changes after its last visit and these are the ready times after the pass."""
         with self.core.lock:
             program = self.core.program
             if program is None:
-                return
+                ready = [q.next_ready_us() for q in self.queues.values() if q.queued]
+                return min(ready) if ready else None
             now = self.core.queue_clock_us()
             now_us = self.core.clock_us()
+            egress = program.pipeline.egress
+            next_ready = None
             active = [(number, q) for number, q in self.queues.items() if q.queued]
             while active:
                 still = []
                 for number, q in active:
-                    dequeued = q.pop(now)
-                    if dequeued is None:
+                    ready = q.next_ready_us()
+                    if ready is None:
                         continue
+                    if ready > now:
+                        if next_ready is None or ready < next_ready:
+                            next_ready = ready
+                        continue
+                    dequeued = q.start_service(ready)
                     still.append((number, q))
                     try:
-                        outputs = program.pipeline.egress(
+                        outputs = egress(
                             dequeued.item, enq_timestamp=dequeued.enq_timestamp,
                             enq_qdepth=dequeued.enq_qdepth,
                             deq_timedelta=dequeued.deq_timedelta,
@@ -224,6 +234,7 @@ class TrafficManager:
                     for out_port, data in outputs:
                         self._transmit(out_port, data, dequeued.start_us)
                 active = still
+            return next_ready
 
     def _internal_error(self, exc: Exception, where: str) -> None:
         """Count, log at error level with the traceback, remember the last one."""

@@ -115,8 +115,13 @@ class Pipeline:
 
     def ingress(self, port: int, data: bytes, now_us: int = 0) -> list[EgressJob]:
         jobs: list[EgressJob] = []
-        todo = deque([(port, data, NORMAL, None, None, None)])
-        passes = 0
+        todo: deque = deque()  # resubmitted packets
+        # the received packet's own pass, called directly (once per packet and hop)
+        try:
+            self._ingress_pass(port, data, NORMAL, None, None, None, now_us, jobs, todo)
+        except AssertionFailed:  # BMv2 aborts; p4emu drops the packet (logged already)
+            pass
+        passes = 1
         while todo:
             passes += 1
             if passes > MAX_PASSES:
@@ -131,9 +136,13 @@ class Pipeline:
 
     def egress(self, job: EgressJob, *, enq_timestamp: int = 0, enq_qdepth: int = 0,
                deq_timedelta: int = 0, deq_qdepth: int = 0, now_us: int = 0) -> list[tuple[int, bytes]]:
-        out: list[tuple[int, bytes]] = []
         jobs: deque = deque()
-        out.extend(self._egress_job(job, enq_timestamp, enq_qdepth, deq_timedelta, deq_qdepth, now_us, jobs))
+        # _egress_job, inlined (once per packet and hop); `out` is a new list, which the
+        # clones' outputs join
+        try:
+            out = self._egress_pass(job, enq_timestamp, enq_qdepth, deq_timedelta, deq_qdepth, now_us, jobs)
+        except AssertionFailed:  # BMv2 aborts; p4emu drops the packet (logged already)
+            out = []
         passes = 0
         while jobs:  # E2E clones and recirculated packets, run to completion
             passes += 1
