@@ -194,7 +194,7 @@ class TrafficManager:
         reading of the queue clock; ports take turns, one packet each, until none is due.
         Returns the earliest time a port will next have a packet due (None: all empty).
 
-        Only the ports with something queued are visited (a k=8 fat-tree switch has 8
+        Only the ports with something queued are served (a k=8 fat-tree switch has 8
         ports, mostly idle at any one time). Each visit reads the port's ready time once:
         it says whether to serve the port now and, on the port's last visit (nothing due
         any more), when to come back; egress only sends frames out, so no port's queue
@@ -208,13 +208,13 @@ class TrafficManager:
             now_us = self.core.clock_us()
             egress = program.pipeline.egress
             next_ready = None
-            active = [(number, q) for number, q in self.queues.items() if q.queued]
+            active = self.queues.items()  # the first round visits every port
             while active:
                 still = []
                 for number, q in active:
-                    ready = q.next_ready_us()
-                    if ready is None:
+                    if not q.queued:
                         continue
+                    ready = q.next_ready_us()
                     if ready > now:
                         if next_ready is None or ready < next_ready:
                             next_ready = ready

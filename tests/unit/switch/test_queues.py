@@ -112,3 +112,23 @@ def test_clear_discards_everything():
     q.offer(1, priority=0, now_us=0)
     q.offer(2, priority=1, now_us=0)
     assert q.clear() == 2 and q.depth == 0
+
+
+def test_start_service_at_the_ready_time_is_pop():
+    """The traffic manager reads next_ready_us once and starts service at it: the same
+    packet and metadata as pop at any later clock."""
+    def filled() -> PortQueues:
+        q = PortQueues(QueueConfig(rate_pps=1000), priorities=2)
+        q.offer("low", priority=0, now_us=0)
+        q.offer("high", priority=1, now_us=300.5)
+        q.offer("low2", priority=0, now_us=400)
+        return q
+    a, b = filled(), filled()
+    while a.queued:
+        ready = a.next_ready_us()
+        assert ready == b.next_ready_us()
+        popped, started = b.pop(ready + 250), a.start_service(ready)
+        assert popped == started
+        a.charge(started, 64)
+        b.charge(popped, 64)
+    assert [a.busy_until_us, a.queued, a.dequeued] == [b.busy_until_us, 0, 3]

@@ -104,3 +104,46 @@ def test_pipeline_change_discards_queued_packets(running):
         time.sleep(0.01)
     core.install(_Program(PriorityPipeline()))  # type: ignore[arg-type]
     assert tm.queue(CPU).depth == 0
+
+
+class _VirtualPorts:
+    def __init__(self, numbers: list[int]) -> None:
+        self.ports = dict.fromkeys(numbers)
+        self.sent: list[tuple[int, bytes, float]] = []
+
+    def send(self, number: int, frame: bytes, start_us: float | None = None) -> bool:
+        self.sent.append((number, frame, start_us))
+        return True
+
+
+class _ToPortPipeline:
+    """Every frame goes to the port named by its first byte."""
+
+    def ingress(self, port, data, now_us):
+        return [Job(data[0], 0, data)]
+
+    def egress(self, job, *, enq_timestamp, enq_qdepth, deq_timedelta, deq_qdepth, now_us):
+        return [(job.port, job.data)]
+
+
+def test_serve_due_returns_the_earliest_ready_time_after_serving():
+    """On a virtual clock: one pass serves what is due on every port and says when the
+    next packet is (the same answer as asking every queue after the pass)."""
+    clock = [0]
+    core = SwitchCore(clock_ns=lambda: clock[0])
+    ports = _VirtualPorts([1, 2, 3])
+    tm = TrafficManager(core, ports, QueueSettings(depth=8, line_rate_bps=8e6))  # 1 B/µs
+    core.program = _Program(_ToPortPipeline())  # type: ignore[assignment]
+    assert tm.serve_due() is None
+    for frame in (bytes([1]) * 100, bytes([1]) * 10, bytes([2]) * 40, bytes([2]) * 5):
+        tm.ingress(9, frame)
+    assert tm.serve_due() == 40  # port 1 busy until 100 µs, port 2 until 40
+    assert [(p, len(f), t) for p, f, t in ports.sent] == [(1, 100, 0.0), (2, 40, 0.0)]
+    clock[0] = 45_000
+    assert tm.serve_due() == 100
+    assert ports.sent[-1][0] == 2 and ports.sent[-1][2] == 40
+    expected = min(q.next_ready_us() for q in tm.queues.values() if q.queued)
+    assert expected == 100
+    clock[0] = 100_000
+    assert tm.serve_due() is None
+    assert [(p, len(f), t) for p, f, t in ports.sent[2:]] == [(2, 5, 40), (1, 10, 100)]
