@@ -120,7 +120,8 @@ class SimNetwork:
         self.switches = {
             name: SimSwitch(name, sw.device_id, sorted(sw.ports), self.loop, self.program,
                             s.queues(), self._switch_transmit(name),
-                            lambda port, down=self._down_ports[name]: port not in down)
+                            lambda port, down=self._down_ports[name]: port not in down,
+                            random.Random(f"{s.seed}/{name}"))
             for name, sw in fabric.switches.items()}
         nics: dict[str, dict[int, NicQueue]] = {name: {} for name in fabric.hosts}
         self.hosts: dict[str, SimHost] = {}

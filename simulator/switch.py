@@ -10,6 +10,7 @@ runs and the frame leaves on the port's link at the time its service began.
 from __future__ import annotations
 
 import math
+import random
 from collections.abc import Callable
 
 from p4.v1 import p4runtime_pb2
@@ -43,14 +44,16 @@ class SimPorts:
 class SimSwitch:
     def __init__(self, name: str, device_id: int, ports: list[int], loop: EventLoop,
                  program: CompiledProgram, queues: QueueSettings, transmit: Transmit,
-                 port_up: Callable[[int], bool]) -> None:
+                 port_up: Callable[[int], bool], rng: random.Random) -> None:
+        """`rng`: what the P4 program's random() draws from (the simulator seeds one per
+        switch, so the same seed repeats a run)."""
         self.name = name
         self.loop = loop
         self.core = SwitchCore(device_id, CPU_PORT, clock_ns=lambda: round(loop.now * 1e9))
         self.core.port_up = port_up
         self.tm = TrafficManager(self.core, SimPorts(ports, transmit, loop.now), queues)
         loaded = build_program(program.loader, program.p4info, program.device_config, 1,
-                               port_up=port_up, clock_us=self.core.clock_us)
+                               port_up=port_up, clock_us=self.core.clock_us, rng=rng)
         self.core.install(loaded)
         self.writer = EntityWriter(loaded.state, loaded.encodings)
         self._timer = DeadlineTimer(loop, self._serve)

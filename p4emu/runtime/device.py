@@ -6,6 +6,7 @@ object). `resolve_*` add p4c STF-style suffix resolution (``t`` finds ``MyIngres
 
 from __future__ import annotations
 
+import random
 from collections.abc import Iterable
 from typing import TypeVar
 
@@ -79,10 +80,14 @@ def obj_name(obj: object) -> str:
 class DeviceState:
     """Tables, action profiles, externs, PRE and digests of one device."""
 
-    def __init__(self, info: ProgramInfo, port_up: PortUp, clock_us: Clock) -> None:
+    def __init__(self, info: ProgramInfo, port_up: PortUp, clock_us: Clock,
+                 rng: random.Random | None = None) -> None:
         self.info = info
         self.port_up = port_up
         self.clock_us = clock_us
+        # what v1model's random() draws from: seeded by the simulator (one stream per
+        # switch, so a run repeats), from the OS otherwise, as BMv2
+        self.rng = rng if rng is not None else random.Random()
         self.actions: dict[int | str, ActionInfo] = {}
         for a in info.actions.values():
             self.actions[a.id] = self.actions[a.name] = a
@@ -131,8 +136,10 @@ class DeviceState:
 
     @classmethod
     def from_program(cls, info: ProgramInfo, *, port_up: PortUp = lambda port: True,
-                     clock_us: Clock | None = None) -> DeviceState:
-        return cls(info, port_up, clock_us if clock_us is not None else monotonic_clock())
+                     clock_us: Clock | None = None,
+                     rng: random.Random | None = None) -> DeviceState:
+        return cls(info, port_up, clock_us if clock_us is not None else monotonic_clock(),
+                   rng)
 
     @staticmethod
     def _put(target: dict, obj_id: int, name: str, obj: object) -> None:

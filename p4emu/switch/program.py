@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -82,7 +83,7 @@ def check_p4info_matches(p4info: p4info_pb2.P4Info, info: ProgramInfo) -> None:
 
 def build_program(loader: Loader, p4info: p4info_pb2.P4Info, device_config: bytes,
                   cookie: int, *, port_up: Callable[[int], bool],
-                  clock_us: Clock) -> LoadedProgram:
+                  clock_us: Clock, rng: random.Random | None = None) -> LoadedProgram:
     """Load and check a pipeline config; INVALID_ARGUMENT when it cannot be used.
 
     `device_config` is kept as sent (Get returns it); the loader gets the device data,
@@ -101,7 +102,7 @@ def build_program(loader: Loader, p4info: p4info_pb2.P4Info, device_config: byte
     except Exception as exc:  # any loader failure means bad device config bytes
         raise invalid(f"cannot load the device config: {exc}") from None
     check_p4info_matches(p4info, info)
-    state = DeviceState.from_program(info, port_up=port_up, clock_us=clock_us)
+    state = DeviceState.from_program(info, port_up=port_up, clock_us=clock_us, rng=rng)
     try:
         pipeline = make_pipeline(state)
     except Exception as exc:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import logging
 from collections import deque
 from collections.abc import Callable
+from functools import partial
 
 from p4emu.compiler import CompiledProgram
 from p4emu.v1model.support import (
@@ -26,6 +27,7 @@ from p4emu.v1model.support import (
     PacketState,
     ParserError,
     generated_globals,
+    random_value,
 )
 
 log = logging.getLogger(__name__)
@@ -76,6 +78,7 @@ class Pipeline:
         ns["PS"] = self.ps
         ns["AID"] = program.action_ids
         ns["DIGEST_IDS"] = program.digest_ids
+        ns["random_value"] = partial(random_value, rng=state.rng)
         stores = {"table": state.tables, "register": state.registers, "counter": state.counters,
                   "meter": state.meters, "value_set": state.value_sets}
         for py, (kind, name) in program.bindings.items():

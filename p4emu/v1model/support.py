@@ -175,11 +175,13 @@ def hash_bytes(algo, base: int, data: bytes, max_: int) -> int:
     return (base + h % max_) & 0xFFFFFFFFFFFFFFFF
 
 
-def random_value(lo: int, hi: int) -> int | None:
+def random_value(lo: int, hi: int, rng: _random.Random | None = None) -> int | None:
+    """v1model random(): uniform in [lo, hi] from the device's `rng` (the Pipeline binds
+    it; without one, Python's shared generator)."""
     if lo > hi:
         log.warning("random: lo %d > hi %d, result unchanged", lo, hi)
         return None
-    return _random.randint(lo, hi)
+    return (rng or _random).randint(lo, hi)
 
 
 def log_msg(fmt: str, values: tuple) -> None:
