@@ -101,7 +101,9 @@ def test_two_plane_fattree_pingall_and_failover(tmp_path):
         event = _wait_event(lab, start, "down", "p1c1", "p1a7")
         assert event is not None
         assert len(lab.ask("paths", src="h1", dst="h16")) == 7
-        assert ping_all_pairs(net, lab.fabric) == []
+        # every pair again once the rewritten groups are in (once in CI a pair of another
+        # pod missed three pings right after the event, then answered)
+        assert wait_for(lambda: not ping_all_pairs(net, lab.fabric), 20)
 
 
 def test_switch_that_never_answers_is_reported_and_avoided(tmp_path, monkeypatch):
@@ -115,9 +117,10 @@ def test_switch_that_never_answers_is_reported_and_avoided(tmp_path, monkeypatch
         return missing
 
     monkeypatch.setattr(FabricNetwork, "start", start_then_lose_s2)
+    # one process per switch: s2 alone dies (in a shard, its shard-mates would go too)
     config = LabConfig(spec="leafspine:leaves=2,spines=2,hosts=2", target=TARGET,
                        build_dir=tmp_path, bases=PortBases(grpc=51300, thrift=10300),
-                       controller_args=controller_args(ready_timeout=4))
+                       controller_args=controller_args(ready_timeout=4), switch_processes=0)
     with Lab(config) as lab:
         lab.start()
         status = lab.ask("status")
