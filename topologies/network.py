@@ -119,10 +119,10 @@ class FabricNetwork:
         net.build()
         if self.switch_processes:
             for i, names in enumerate(plan_shards(self.fabric, self.switch_processes), 1):
-                shard = SwitchShard(f"shard{i}", [net.get(n) for n in names],
-                                    self.build_dir / "logs", self.run_dir)
-                for name in names:
-                    net.get(name).join(shard)
+                members = [net.get(n) for n in names]
+                shard = SwitchShard(f"shard{i}", members, self.build_dir / "logs", self.run_dir)
+                for member in members:
+                    member.join(shard)
                 self.shards.append(shard)
         return net
 
