@@ -18,7 +18,6 @@ import logging
 import os
 import socketserver
 import threading
-from dataclasses import asdict
 from pathlib import Path
 
 from controller.fabric import FabricController
@@ -56,7 +55,7 @@ def dispatch(controller: FabricController, request: dict) -> object:
                                      float(request.get("time", 0.0)))
         return None
     if cmd == "reconvergence":
-        return [asdict(r) for r in controller.reconvergences]
+        return [r.to_json() for r in controller.reconvergences]
     raise ControlError(f"unknown command {cmd!r}")
 
 

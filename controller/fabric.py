@@ -15,7 +15,7 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 
 from p4.config.v1 import p4info_pb2
@@ -36,27 +36,10 @@ from controller.probe_liveness import LinkEvent, LinkStatus, VerdictFactory
 from controller.switch_session import SessionError, SwitchSession
 from controller.switch_state import ForwardingPolicy, SwitchState, desired_state
 from controller.write_plan import apply_ops, plan
+from fabric_model.reconvergence import Reconvergence, link_name
 from fabric_model.topology_file import TopologyFile
 
 log = logging.getLogger(__name__)
-
-
-@dataclass
-class Reconvergence:
-    link: str
-    status: str
-    detected_at: float  # wall clock
-    detect_s: float | None  # first missed probe → declared down
-    program_s: float  # declared → every affected switch rewritten
-    total_s: float | None  # first missed probe → reprogrammed
-    from_command_s: float | None  # link command (CLI) → reprogrammed
-    switches: int
-    updates: int
-
-
-def link_name(link: LinkId) -> str:
-    (a, pa), (b, pb) = link
-    return f"{a}:{pa}-{b}:{pb}"
 
 
 class FabricController:
@@ -310,25 +293,20 @@ class FabricController:
             self.next_hops = new
         save_down_links(self.link_state_path, self.topology, down)
         changed = [name for name in self.fabric.switches if old[name] != new[name]]
-        declared = time.monotonic()
         touched, updates = self._reprogram(changed)
-        done = time.monotonic()
         wall_done = time.time()
-        detect = None if event.first_miss_at is None else event.detected_at - event.first_miss_at
-        total = None if event.first_miss_at is None else done - event.first_miss_at
         command_at = self._link_commands.pop(event.link, None)
-        from_command = None if command_at is None else wall_done - command_at
-        record = Reconvergence(
-            link=link_name(event.link), status=event.status.value, detected_at=wall_done,
-            detect_s=detect, program_s=done - declared, total_s=total,
-            from_command_s=from_command, switches=touched, updates=updates)
+        record = Reconvergence.of(
+            event, wall_done, touched, updates, clock_offset=wall_done - time.monotonic(),
+            from_command_s=None if command_at is None else wall_done - command_at)
         self.reconvergences.append(record)
-        extra = "" if from_command is None else f", {from_command:.3f} s from link command"
+        extra = ("" if record.from_command_s is None
+                 else f", {record.from_command_s:.3f} s from link command")
         if event.status is LinkStatus.DOWN:
             log.warning("link %s down: detected %.3f s after first missed probe, fabric "
                         "reprogrammed in %.3f s (%d switches, %d updates); total %.3f s%s",
-                        record.link, detect or 0.0, record.program_s, touched, updates,
-                        total or 0.0, extra)
+                        record.link, record.detect_s or 0.0, record.program_s, touched,
+                        updates, record.total_s or 0.0, extra)
         else:
             log.warning("link %s up: fabric reprogrammed in %.3f s (%d switches, %d updates)%s",
                         record.link, record.program_s, touched, updates, extra)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from coursework.worker import CheckFailed
 from coursework.workspace import Workspace
-from endpoint.report import ReceiverReport, SenderReport
+from endpoint.report import BlastStats, ReceiverReport, SenderReport
 from fabric_model.generators import PortBases
 from fabric_model.places import default_build_dir
 from lab import transfers
@@ -83,7 +83,7 @@ def endpoint_cmd(policy: Path | None = None) -> tuple[str, ...]:
             "--exercise-policy", str(policy))
 
 
-def blast(lab: Lab, src: str, dst: str, *args: str) -> dict:
+def blast(lab: Lab, src: str, dst: str, *args: str) -> BlastStats:
     try:
         return transfers.blast(lab, src, dst, *args)
     except TransferError as exc:

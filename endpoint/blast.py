@@ -25,6 +25,7 @@ from scapy.layers.l2 import Ether
 from endpoint.kernel_routes import Plane
 from endpoint.layers import MRC
 from endpoint.netio import ECT0, RawLink
+from endpoint.report import BlastStats
 from endpoint.wire import HEADER_LEN, MRC_UDP_PORT, Flag, MsgType, route_word
 
 EV_MODES = ("fixed", "cycle", "random")
@@ -63,19 +64,6 @@ def ev_sequence(plan: BlastPlan) -> Iterator[int]:
             yield pool[n % len(pool)]
         else:
             yield rng.choice(pool)
-
-
-@dataclass
-class BlastStats:
-    sent: int
-    send_drops: int
-    seconds: float
-    evs_used: int
-
-    def as_dict(self) -> dict[str, float | int]:
-        return {"sent": self.sent, "send_drops": self.send_drops,
-                "seconds": round(self.seconds, 3), "evs_used": self.evs_used,
-                "pps": round(self.sent / self.seconds, 1) if self.seconds else 0.0}
 
 
 class FrameSink(Protocol):

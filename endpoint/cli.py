@@ -305,7 +305,7 @@ def cmd_blast(args: argparse.Namespace) -> int:
     plan = _blast_plan(args)
     args.iface = [args.iface] if args.iface else []
     plane = _planes(args)[0]
-    stats = blast(plane, plan).as_dict()
+    stats = blast(plane, plan).to_json()
     print(json.dumps(stats), flush=True)
     _write_json(args.json, stats, "--json")
     return 0

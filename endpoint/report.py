@@ -230,3 +230,27 @@ class ReceiverReport:
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> ReceiverReport:
         return from_json(cls, data)
+
+
+# --- the packet generator ------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class BlastStats:
+    """What `endpoint blast` sent (its last output line, and `--json`)."""
+
+    sent: int = 0
+    send_drops: int = 0  # frames the local socket refused
+    seconds: float = 0.0
+    evs_used: int = 0
+
+    @property
+    def pps(self) -> float:
+        return self.sent / self.seconds if self.seconds else 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        return {**to_json(self), "pps": round(self.pps, 1)}  # for a reader of the line
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> BlastStats:
+        return from_json(cls, data)

@@ -18,7 +18,7 @@ from __future__ import annotations
 from experiments import flowstats, metrics, plans, plots
 from experiments.config import ExperimentError, Options, Setup, simulator_defaults
 from experiments.plans import Flow, Timed
-from experiments.records import FabricCounters, PhaseWithEvents
+from experiments.records import FabricCounters, FailureEvents, PhaseWithEvents
 from experiments.validity import Verdict
 
 NAME = "failure"
@@ -91,16 +91,13 @@ def run(session, setup: Setup) -> dict:
     for mode in p["modes"]:
         session.progress(mode)
         session.set_spray(mode)
-        events: dict = {}
+        events = FailureEvents()
         known = len(session.reconvergence())
         result = session.run_flows(mode, plan, timeout=p["seconds"] * 4 + 20,
                                    schedule=_failure(session, p, links, cores, events))
         session.wait_reconvergence(known + 2)  # the link's return is reported a bit later
         session.wait_links_up()
-        # "at": when the controller's rewrite was done (detection + programming)
-        events["reconvergence"] = [
-            {**e, "at": e["detected_at"] + (e.get("program_s") or 0.0) - result.t0}
-            for e in session.reconvergence()[known:]]
+        events.reconvergence = session.reconvergence()[known:]
         out["modes"][mode] = PhaseWithEvents(result, events)
     return out
 
@@ -109,7 +106,8 @@ def verdicts(raw: dict) -> list[Verdict]:
     return [mode.phase.verdict for mode in raw["modes"].values()]
 
 
-def _failure(session, p: dict, links: list, cores: list[str], events: dict) -> list[Timed]:
+def _failure(session, p: dict, links: list, cores: list[str],
+             events: FailureEvents) -> list[Timed]:
     """Fail the link that carried most traffic just before the failure (so that under ecmp
     a flow is surely on it), and restore it; `events` records what happened when."""
     counted: dict = {}
@@ -120,26 +118,16 @@ def _failure(session, p: dict, links: list, cores: list[str], events: dict) -> l
 
     def pick(t0: float) -> None:
         agg, _, core, _ = busiest(counted["before"], session.counters(cores), links)
-        events["link"] = [core, agg]
+        events.link = (core, agg)
 
     def fail(t0: float) -> None:
-        events["failed_at"] = session.set_link(*events["link"], up=False) - t0
+        events.failed_at = session.set_link(*events.link, up=False) - t0
 
     def restore(t0: float) -> None:
-        events["restored_at"] = session.set_link(*events["link"], up=True) - t0
+        events.restored_at = session.set_link(*events.link, up=True) - t0
 
     return [Timed(p["fail_at"] - early, count), Timed(p["fail_at"] - late, pick),
             Timed(p["fail_at"], fail), Timed(p["restore_at"], restore)]
-
-
-def reroute_time(events: dict) -> float | None:
-    """Seconds after t0 at which the controller had rerouted around the failed link."""
-    core, agg = events.get("link") or (None, None)
-    for e in events.get("reconvergence", []):
-        ends = {end.split(":")[0] for end in e["link"].split("-")}
-        if ends == {core, agg} and e["status"] == "down":
-            return e["at"]
-    return None
 
 
 def analyse(setup: Setup, raw: dict) -> dict:
@@ -149,7 +137,7 @@ def analyse(setup: Setup, raw: dict) -> dict:
     for mode, record in raw["modes"].items():
         run, ev = record.phase, record.events
         t0 = run.t0
-        fail = ev.get("failed_at", p["fail_at"])
+        fail = p["fail_at"] if ev.failed_at is None else ev.failed_at
         series = [flowstats.acked_series(f, t0) for f in run.flows]
         end = max((s[-1][0] for s in series if s), default=0.0)
         flows = []
@@ -162,7 +150,8 @@ def analyse(setup: Setup, raw: dict) -> dict:
                                        fail) if s else 0.0
             # judged until the link comes back: later dips are not the failure's
             rec = metrics.recovery_time(bins, width, 0.0, fail, base, p["recovered_fraction"],
-                                        ev.get("restored_at", p["restore_at"]))
+                                        p["restore_at"] if ev.restored_at is None
+                                        else ev.restored_at)
             flows.append({"src": f.src, "dst": f.dst, "baseline_bps": base,
                           "recovery_s": rec, "bins_bps": bins,
                           "retirements": flowstats.retirement_times(f, t0),
@@ -170,9 +159,10 @@ def analyse(setup: Setup, raw: dict) -> dict:
                           "fct_s": flowstats.finish_time(f, t0), "ok": f.ok})
         recs = [fl["recovery_s"] for fl in flows]
         worst = None if any(r is None for r in recs) else max(recs, default=0.0)
-        reroute = reroute_time(ev)
+        reroute = ev.rerouted_at(t0)
         result["modes"][mode] = {
-            "failed_at": fail, "restored_at": ev.get("restored_at"), "link": ev.get("link"),
+            "failed_at": fail, "restored_at": ev.restored_at,
+            "link": None if ev.link is None else list(ev.link),
             "reroute_at": reroute,
             "reroute_after_s": None if reroute is None else reroute - fail,
             "recovery_s": worst, "flows": flows, "total_bins_bps": total, "bin_s": width,

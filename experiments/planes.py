@@ -13,7 +13,7 @@ from __future__ import annotations
 from experiments import flowstats, metrics, plans, plots
 from experiments.config import ExperimentError, Options, Setup, simulator_defaults
 from experiments.plans import Flow, Timed
-from experiments.records import PhaseWithEvents
+from experiments.records import FailureEvents, PhaseWithEvents
 from experiments.validity import Verdict
 from fabric_model.spec import parse_spec
 
@@ -82,11 +82,11 @@ def run(session, setup: Setup) -> dict:
         session.progress(case)
         planes = (all_planes[0],) if case == "1 plane" else None
         plan = traffic(setup, session.fabric, p["seconds"], planes)
-        events: dict = {}
+        events = FailureEvents()
 
         def fail(t0: float, events=events) -> None:
-            events["failed_at"] = session.now() - t0
-            events["all_failed_at"] = session.set_links(plane_links, up=False) - t0
+            events.failed_at = session.now() - t0
+            events.all_failed_at = session.set_links(plane_links, up=False) - t0
 
         schedule = [Timed(p["fail_at"], fail)] if "failed" in case else []
         try:
@@ -131,7 +131,7 @@ def analyse(setup: Setup, raw: dict) -> dict:
         result["cases"][case] = {
             "normalised": norm, "stats": metrics.describe(norm), "window_s": window,
             "after_failure": metrics.describe(after) if after else {},
-            "failed_at": record.events.get("failed_at"),
+            "failed_at": record.events.failed_at,
             "total_bins_per_flow": [v / rate / max(1, len(series)) for v in total],
             "bin_s": setup.params["bin_s"],
             "failed_flows": sum(1 for f in run.flows if not f.ok),

@@ -13,6 +13,7 @@ from typing import Any
 from endpoint.report import ReceiverReport, SenderReport, flat, from_json, to_json
 from experiments.transfer import Timeline
 from experiments.validity import Verdict
+from fabric_model.reconvergence import Reconvergence
 
 
 @dataclass(slots=True)
@@ -84,9 +85,31 @@ class PhaseRecord:
 
 
 @dataclass(slots=True)
+class FailureEvents:
+    """What a phase's schedule did to the fabric, in seconds from the phase's t0, and the
+    controller's answer (its records, on the controller's clock)."""
+
+    link: tuple[str, str] | None = None  # the failed link's switches (core, agg)
+    failed_at: float | None = None
+    all_failed_at: float | None = None  # several links (a plane): when the last one failed
+    restored_at: float | None = None
+    reconvergence: list[Reconvergence] = field(default_factory=list)
+
+    def rerouted_at(self, t0: float) -> float | None:
+        """When, from `t0` (the controller's clock), the controller had rewritten the
+        fabric around the failed link; None if it did not."""
+        if self.link is None:
+            return None
+        for event in self.reconvergence:
+            if event.status == "down" and event.joins(*self.link):
+                return event.programmed_at - t0
+        return None
+
+
+@dataclass(slots=True)
 class PhaseWithEvents:
-    """A phase and what its schedule did (when a link failed, the controller's answer);
-    in the JSON the events sit beside the phase's own fields."""
+    """A phase and what its schedule did; in the JSON the events sit beside the phase's
+    own fields."""
 
     phase: PhaseRecord = flat()
-    events: dict[str, Any] = field(default_factory=dict)
+    events: FailureEvents = flat(FailureEvents)

@@ -21,6 +21,7 @@ from fabric_model.controller_command import controller_args, controller_command
 from fabric_model.generators import PortBases
 from fabric_model.places import default_build_dir, runtime_dir
 from fabric_model.processes import start_recorded, stop_process_group
+from fabric_model.reconvergence import Reconvergence
 from fabric_model.spec import parse_spec
 from fabric_model.topology_file import TopologyFile, write_topology
 from lab.cleanup import clean_leftovers, record_run
@@ -158,6 +159,11 @@ class Lab:
     # --- operations -----------------------------------------------------------------------
     def ask(self, cmd: str, **args: object) -> object:
         return request(self.socket_path, cmd, **args)
+
+    def reconvergences(self) -> list[Reconvergence]:
+        """Every link verdict of the controller's life so far and the rewrite it caused."""
+        reply = self.ask("reconvergence")
+        return [Reconvergence.from_json(r) for r in reply]  # type: ignore[attr-defined]
 
     def set_link(self, a: str, b: str, up: bool, method: str | None = None) -> None:
         """Fail or restore a link (see FabricNetwork.set_link) and tell the controller when,

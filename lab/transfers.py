@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from endpoint.report import ReceiverReport, SenderReport
+from endpoint.report import BlastStats, ReceiverReport, SenderReport
 from fabric_model.places import REPO_ROOT
 from lab.lab import Lab
 
@@ -89,11 +89,11 @@ def transfer(lab: Lab, senders: Sequence[str], dst: str, size: str, workdir: Pat
 
 
 def blast(lab: Lab, src: str, dst: str, *args: str,
-          endpoint: Sequence[str] = ENDPOINT) -> dict:
-    """`endpoint blast` from host `src` to `dst`'s first NIC; its JSON summary."""
+          endpoint: Sequence[str] = ENDPOINT) -> BlastStats:
+    """`endpoint blast` from host `src` to `dst`'s first NIC: what it sent."""
     out = lab.net.net.get(src).cmd(" ".join(
         [*endpoint, "blast", "--dst", lab.fabric.hosts[dst].nics[0].ip, *args]))
     try:
-        return json.loads(out.strip().splitlines()[-1])
-    except (ValueError, IndexError):
+        return BlastStats.from_json(json.loads(out.strip().splitlines()[-1]))
+    except (ValueError, IndexError, TypeError, AttributeError):
         raise TransferError(f"blast from {src} failed: {out.strip()[-160:]}") from None

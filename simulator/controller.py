@@ -12,7 +12,6 @@ controller's round trip to a switch.
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
 
 from controller.link_monitor import LinkMonitor
 from controller.next_hops import compute_next_hops
@@ -22,23 +21,11 @@ from controller.switch_state import ForwardingPolicy, SwitchState, desired_state
 from controller.write_plan import apply_ops, plan
 from endpoint.sim.events import EventLoop
 from fabric_model.model import Fabric
+from fabric_model.reconvergence import Reconvergence
 from simulator.program import CompiledProgram
 from simulator.switch import SimSwitch
 
 log = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True)
-class ControllerEvent:
-    """A link verdict and the rewrite it caused, in virtual time (s)."""
-
-    link: str
-    status: str
-    first_miss_at: float | None
-    detected_at: float
-    programmed_at: float
-    switches: int
-    updates: int
 
 
 class SimController:
@@ -51,7 +38,7 @@ class SimController:
         self.write_delay = write_delay
         self.next_hops = compute_next_hops(fabric)
         self.installed: dict[str, SwitchState] = {name: SwitchState() for name in switches}
-        self.events: list[ControllerEvent] = []
+        self.events: list[Reconvergence] = []
         self.updates_written = 0
         self._probing = False
         for name, switch in switches.items():
@@ -111,10 +98,7 @@ class SimController:
 
     def _rewrite(self, event: LinkEvent, changed: list[str]) -> None:
         updates = sum(self._program(name) for name in changed)
-        (a, pa), (b, pb) = event.link
-        record = ControllerEvent(f"{a}:{pa}-{b}:{pb}", event.status.value,
-                                 event.first_miss_at, event.detected_at, self.loop.now,
-                                 len(changed), updates)
+        record = Reconvergence.of(event, self.loop.now, len(changed), updates)
         self.events.append(record)
         log.info("t=%.6f link %s %s: %d switches rewritten (%d updates)", self.loop.now,
                  record.link, event.status.value, len(changed), updates)

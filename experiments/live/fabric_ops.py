@@ -9,6 +9,7 @@ import time
 from experiments import plans
 from fabric_model.control_protocol import ControlClientError
 from fabric_model.controller_command import controller_args
+from fabric_model.reconvergence import Reconvergence
 from lab.lab import Lab, LabError
 from topologies.switch_cli import SwitchConfigError, set_port_rates
 
@@ -45,10 +46,10 @@ def restart_controller(lab: Lab, trim: int, ecn: int, spray: str) -> float:
     return time.monotonic() - started
 
 
-def reconvergence_events(lab: Lab) -> list[dict]:
+def reconvergence_events(lab: Lab) -> list[Reconvergence]:
     try:
-        return list(lab.ask("reconvergence"))
-    except ControlClientError as exc:
+        return lab.reconvergences()
+    except (ControlClientError, ValueError) as exc:
         log.warning("reconvergence events unavailable: %s", exc)
         return []
 

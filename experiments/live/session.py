@@ -20,6 +20,7 @@ from experiments.live import fabric_ops, flows, machine
 from experiments.plans import Flow, Timed
 from experiments.records import FabricCounters, PhaseRecord, counter_delta
 from fabric_model.model import Fabric
+from fabric_model.reconvergence import Reconvergence
 from lab.lab import Lab
 
 log = logging.getLogger(__name__)
@@ -58,7 +59,7 @@ class Session:
         """Transmitted/received bytes and packets per switch port (kernel counters)."""
         return machine.port_counters(self.lab, switches)
 
-    def reconvergence(self) -> list[dict]:
+    def reconvergence(self) -> list[Reconvergence]:
         return fabric_ops.reconvergence_events(self.lab)
 
     def core_links(self) -> list[tuple[str, int, str, int]]:

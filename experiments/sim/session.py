@@ -34,7 +34,7 @@ from experiments.transfer import (
 )
 from experiments.validity import Verdict
 from fabric_model.model import Fabric
-from simulator.controller import ControllerEvent
+from fabric_model.reconvergence import Reconvergence
 from simulator.hosts import FlowSpec
 from simulator.links import LinkModel, LinkState
 from simulator.network import SimNetwork, SimSettings
@@ -64,7 +64,7 @@ class SimSession:
         self._thresholds = (setup.trim_threshold, setup.ecn_threshold)
         self._rates = (setup.rate_bps, setup.fabric_rate_bps or setup.rate_bps)
         self._net: SimNetwork | None = None  # the phase running, or the last one
-        self._past_events: list[dict] = []  # the controller's, of the phases before
+        self._past_events: list[Reconvergence] = []  # the controller's, of the phases before
         self.packet_hops = 0
         self.wall_s = 0.0
         self.interrupted = False  # Ctrl-C: later phases do not run (their flows fail)
@@ -104,11 +104,11 @@ class SimSession:
         counters = _port_counters(self._net)
         return {k: v for k, v in counters.items() if switches is None or k in switches}
 
-    def reconvergence(self) -> list[dict]:
+    def reconvergence(self) -> list[Reconvergence]:
         """The controller's link verdicts and rewrites of every phase so far (virtual times
         from each phase's start), as the lab's controller keeps them for its whole life."""
         current = [] if self._net is None else self._net.controller.events
-        return self._past_events + [_as_reconvergence(e) for e in current]
+        return self._past_events + list(current)
 
     def wait_reconvergence(self, count: int) -> bool:
         """Let the phase's fabric run on (no traffic but the probes) until the controller has
@@ -161,7 +161,7 @@ class SimSession:
         if self._spray == "source":
             plan = plans.with_source_routes(self.fabric, plan)
         if self._net is not None:
-            self._past_events += [_as_reconvergence(e) for e in self._net.controller.events]
+            self._past_events += self._net.controller.events
         net = SimNetwork(self.fabric, self.settings())
         self._net = net
         net.start()
@@ -289,12 +289,3 @@ def _across(fabric: dict[str, float], planes: int) -> dict[str, float]:
     return {**fabric, "init_cwnd": first, "max_cwnd": max(EMULATED_MAX_CWND, 4 * first)}
 
 
-def _as_reconvergence(e: ControllerEvent) -> dict:
-    """A controller event in the shape the lab's controller reports it
-    (`controller.fabric.Reconvergence`)."""
-    first = e.first_miss_at
-    return {"link": e.link, "status": e.status, "detected_at": e.detected_at,
-            "detect_s": None if first is None else e.detected_at - first,
-            "program_s": e.programmed_at - e.detected_at,
-            "total_s": None if first is None else e.programmed_at - first,
-            "from_command_s": None, "switches": e.switches, "updates": e.updates}

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from endpoint.report import ReceiverReport, SenderReport
+from fabric_model.reconvergence import Reconvergence
 from lab.counters import switch_counters
 from lab.lab import Lab
 from lab.transfers import transfer
@@ -46,17 +47,14 @@ def delta(before: dict[int, int], after: dict[int, int]) -> dict[int, int]:
     return {p: after[p] - before.get(p, 0) for p in after}
 
 
-def link_events(lab: Lab, start: int, a: str, b: str, status: str | None = None) -> list[dict]:
+def link_events(lab: Lab, start: int, a: str, b: str,
+                status: str | None = None) -> list[Reconvergence]:
     """Reconvergence events after index `start` for the link between switches a and b.
 
     Matching the link matters: under CPU load a probe can miss on some other link for a
     moment, and that event must not stand in for the one a test caused."""
-    out = []
-    for event in lab.ask("reconvergence")[start:]:
-        ends = {end.split(":")[0] for end in event["link"].split("-")}
-        if ends == {a, b} and (status is None or event["status"] == status):
-            out.append(event)
-    return out
+    return [event for event in lab.reconvergences()[start:]
+            if event.joins(a, b) and (status is None or event.status == status)]
 
 
 def run_transfer(lab: Lab, tmp: Path, senders: list[str], dst: str, size: str,

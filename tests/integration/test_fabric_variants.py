@@ -10,6 +10,7 @@ import pytest
 
 from fabric_model.controller_command import controller_args
 from fabric_model.generators import PortBases
+from fabric_model.reconvergence import Reconvergence
 from lab.lab import Lab, LabConfig
 from tests.targets import integration_target
 from topologies.reachability import ping_all_pairs
@@ -29,7 +30,7 @@ def _lab(tmp_path, spec: str, controller: list[str] | None = None) -> Lab:
 
 
 def _wait_event(lab: Lab, start: int, status: str, a: str, b: str,
-                timeout: float = 10.0) -> dict | None:
+                timeout: float = 10.0) -> Reconvergence | None:
     """The first event after index `start` for link a-b with `status`, waiting for it."""
     events = wait_for(lambda: link_events(lab, start, a, b, status), timeout)
     return events[0] if events else None
@@ -44,13 +45,13 @@ def test_leafspine_pingall_and_failover(tmp_path):
         assert "htb" in h1.cmd("tc qdisc show dev h1-eth0")  # the bw option shaped the link
         ping = BackgroundPing(h1, "10.0.2.2", count=120, interval=0.05)
         time.sleep(0.5)  # a duration: the ping is under way before the link fails
-        start = len(lab.ask("reconvergence"))
+        start = len(lab.reconvergences())
         lab.set_link("l3", "s1", up=False)
         result = ping.result()
         event = _wait_event(lab, start, "down", "l3", "s1")
         assert event is not None
         print(f"\nleaf-spine l3-s1 down: loss {result.lost}/{result.sent}, "
-              f"from command {event['from_command_s']:.3f} s")
+              f"from command {event.from_command_s:.3f} s")
         assert result.loss_pct < 5, result
         assert all("s1" not in hop for path in lab.ask("paths", src="h1", dst="h6")
                    for hop in path)
@@ -96,7 +97,7 @@ def test_two_plane_fattree_pingall_and_failover(tmp_path):
               f"core packets {moved}")
         assert received.stats.messages_ok == 1
         assert len(moved) == 8 and all(n > 100 for n in moved.values()), moved  # 8 paths
-        start = len(lab.ask("reconvergence"))
+        start = len(lab.reconvergences())
         lab.set_link("p1c1", "p1a7", up=False)
         event = _wait_event(lab, start, "down", "p1c1", "p1a7")
         assert event is not None

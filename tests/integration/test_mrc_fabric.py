@@ -190,7 +190,7 @@ def test_source_mode_follows_labels_hop_by_hop(lab, blast_pps):
     moved = {name: delta(before[name], tx(lab, name)) for name in switches}
     print(f"\nsource route {labels} via {[n for n, _ in hops]}: "
           f"{[moved[n][p] for n, p in hops]} packets per hop")
-    assert stats["sent"] == 500
+    assert stats.sent == 500
     for name, port in hops:  # counts include the few link probes these ports send
         assert moved[name][port] >= 495, (name, port, moved[name])
     other_agg = next(a for a in peers_with_role(lab, edge, "agg") if a != agg)

@@ -109,6 +109,11 @@ def test_link_failure_rewrites_only_affected_switches(running):
     record = ctl.reconvergences[-1]
     assert record.status == "down" and record.total_s >= 0.3
     assert record.switches == len(rewritten)
+    # reported on the wall clock: the verdict, then the rewrite, which ends the total
+    assert record.detected_at <= record.programmed_at <= time.time()
+    assert time.time() - record.detected_at < 5
+    assert record.total_s == pytest.approx(record.detect_s + record.program_s, abs=1e-6)
+    assert record.joins("a7", "c1") and not record.joins("a7", "c2")
     for name in ctl.fabric.switches:
         assert _read_state(ctl, name) == ctl.desired_state(name)
     paths = ctl.paths("h1", "h16")

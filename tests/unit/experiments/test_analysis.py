@@ -9,8 +9,9 @@ import pytest
 
 from experiments import failure, flowstats, incast, permutation, planes, signals
 from experiments.config import Options
-from experiments.records import PhaseWithEvents, PortCounters
+from experiments.records import FailureEvents, PhaseWithEvents, PortCounters
 from experiments.runner import MIN_FILL, trial_failures
+from fabric_model.reconvergence import Reconvergence
 
 from .synthetic import T0, failed, flow, receiver, run, verdict
 
@@ -97,10 +98,13 @@ def test_incast_slowdown_timeouts_and_drops():
 def _failure_raw(mode_flows: dict, reroute_at: float) -> dict:
     modes = {}
     for mode, flows in mode_flows.items():
-        modes[mode] = PhaseWithEvents(run(flows), {
-            "link": ["c1", "a7"], "failed_at": 1.0, "restored_at": 3.0,
-            "reconvergence": [{"link": "a7:3-c1:4", "status": "down", "at": reroute_at,
-                               "detected_at": T0 + reroute_at}]})
+        rewrite = Reconvergence(
+            link="a7:3-c1:4", status="down", detected_at=T0 + reroute_at - 0.01,
+            programmed_at=T0 + reroute_at, detect_s=0.1, total_s=0.11, from_command_s=None,
+            switches=4, updates=8)
+        other = replace(rewrite, link="a7:4-c2:4", programmed_at=T0 + 0.5)  # another link's
+        modes[mode] = PhaseWithEvents(run(flows), FailureEvents(
+            link=("c1", "a7"), failed_at=1.0, restored_at=3.0, reconvergence=[other, rewrite]))
     return {"modes": modes}
 
 

@@ -5,16 +5,21 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from endpoint.core.receiver import ReceiverStats
 from endpoint.report import (
+    BlastStats,
     MessageDigest,
     PlaneReport,
     ReceiverReport,
     Retirement,
     SenderReport,
     json_default,
+    to_json,
 )
-from experiments.records import PhaseRecord, PortCounters
+from experiments.records import FailureEvents, PhaseRecord, PhaseWithEvents, PortCounters
+from fabric_model.reconvergence import Reconvergence
 from lab.counters import SwitchCounters, from_json
 
 from .synthetic import flow, run
@@ -59,3 +64,33 @@ def test_port_numbers_come_back_as_ints():
     phase = run([flow("h1", "h2", 1e6, 1.0)], counters={"a1": {3: PortCounters(tx_bytes=5)}})
     again = PhaseRecord.from_json(_through_json(phase))
     assert again == phase and again.counters["a1"][3].tx_bytes == 5
+
+
+def test_a_blast_summary_and_reconvergence_records_parse_back():
+    stats = BlastStats(sent=500, send_drops=2, seconds=0.25, evs_used=64)
+    line = _through_json(stats.to_json())
+    assert line["pps"] == 2000.0  # the figure a reader of the output line wants
+    assert BlastStats.from_json(line) == stats
+    event = Reconvergence(link="a7:3-c1:4", status="down", detected_at=10.0,
+                          programmed_at=10.25, detect_s=0.1, total_s=0.35,
+                          from_command_s=None, switches=5, updates=12)
+    reply = _through_json(event.to_json())
+    assert reply["program_s"] == 0.25
+    assert Reconvergence.from_json(reply) == event
+    del reply["programmed_at"]  # a controller of another version: one line naming it
+    with pytest.raises(ValueError, match="without programmed_at"):
+        Reconvergence.from_json(reply)
+
+
+def test_failure_events_name_the_rewrite_of_the_failed_link_only():
+    def rewrite(link: str, status: str, at: float) -> Reconvergence:
+        return Reconvergence(link, status, at - 0.01, at, 0.1, 0.11, None, 4, 8)
+
+    events = FailureEvents(link=("c1", "a7"), failed_at=1.0, reconvergence=[
+        rewrite("a5:3-c3:3", "down", 101.2),  # a probe missed elsewhere
+        rewrite("a7:3-c1:4", "up", 101.3), rewrite("a7:3-c1:4", "down", 101.6)])
+    assert events.rerouted_at(100.0) == pytest.approx(1.6)
+    assert FailureEvents(link=("c2", "a7"), reconvergence=events.reconvergence
+                         ).rerouted_at(100.0) is None
+    flat = to_json(PhaseWithEvents(run([flow("h1", "h13", 1e6, 1.0)]), events))
+    assert flat["link"] == ["c1", "a7"] and flat["reconvergence"][2]["status"] == "down"

@@ -135,10 +135,10 @@ def test_a_scheduled_failure_happens_in_virtual_time_and_the_controller_reacts()
     # the controller's verdict came within a few probe rounds; its rewrite 1 ms later
     assert session.wait_reconvergence(2)  # down, then the link's return
     down, up = session.reconvergence()
-    assert (down["status"], up["status"]) == ("down", "up")
-    assert 30e-6 < down["detected_at"] < 30e-6 + 6 * 20e-6
-    assert down["program_s"] == pytest.approx(setup_write_delay())
-    assert down["switches"] > 0 and down["updates"] > 0
+    assert (down.status, up.status) == ("down", "up")
+    assert 30e-6 < down.detected_at < 30e-6 + 6 * 20e-6
+    assert down.program_s == pytest.approx(setup_write_delay())
+    assert down.switches > 0 and down.updates > 0
 
 
 def setup_write_delay() -> float:
