@@ -34,7 +34,7 @@ class ControlError(Exception):
 def dispatch(controller: FabricController, request: dict) -> object:
     cmd = request.get("cmd")
     if cmd == "status":
-        return controller.status()
+        return controller.status().to_json()
     if cmd == "counters":
         name = request.get("switch")
         if name not in controller.fabric.switches:

@@ -36,6 +36,7 @@ from controller.probe_liveness import LinkEvent, LinkStatus, VerdictFactory
 from controller.switch_session import SessionError, SwitchSession
 from controller.switch_state import ForwardingPolicy, SwitchState, desired_state
 from controller.write_plan import apply_ops, plan
+from fabric_model.controller_status import ControllerStatus, SwitchStatus
 from fabric_model.reconvergence import Reconvergence, link_name
 from fabric_model.topology_file import TopologyFile
 
@@ -353,19 +354,15 @@ class FabricController:
                     result.append([f"{h.switch}:{h.in_port}>{h.out_port}" for h in path])
         return result
 
-    def status(self) -> dict:
-        elapsed = None if self.ready_at is None else self.ready_at - self.started_at
-        return {
-            "ready": self.ready.is_set(),
-            "ready_s": elapsed,
-            "missing": self.missing,
-            "spray_mode": self.policy.spray_mode,
-            "entries": self.entry_count(),
-            "switches": {name: {"primary": self.sessions[name].primary.is_set(),
-                                "synced": self.synced[name],
-                                "connects": self.sessions[name].connect_count}
-                         for name in self.fabric.switches},
-            "down_links": sorted(link_name(lk) for lk in self.monitor.down_links()),
-            # silences not taken for failures because a switch was not seen alive (stalls)
-            "held_link_verdicts": self.monitor.held_verdicts,
-        }
+    def status(self) -> ControllerStatus:
+        return ControllerStatus(
+            ready=self.ready.is_set(),
+            ready_s=None if self.ready_at is None else self.ready_at - self.started_at,
+            spray_mode=self.policy.spray_mode, entries=self.entry_count(),
+            missing=list(self.missing),
+            switches={name: SwitchStatus(primary=self.sessions[name].primary.is_set(),
+                                         synced=self.synced[name],
+                                         connects=self.sessions[name].connect_count)
+                      for name in self.fabric.switches},
+            down_links=sorted(link_name(lk) for lk in self.monitor.down_links()),
+            held_link_verdicts=self.monitor.held_verdicts)

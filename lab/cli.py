@@ -128,10 +128,10 @@ def config_from_args(args: argparse.Namespace) -> LabConfig:
 def run_cli(lab: Lab, script: str | None) -> None:
     from lab.mininet_cli import LabCLI  # imports mininet.cli: only when needed
 
-    status = lab.ask("status")
+    status = lab.status()
     print(f"fabric {lab.fabric.spec} ({lab.target}) ready in {lab.bring_up_s:.1f} s: "
           f"{len(lab.fabric.switches)} switches, {len(lab.fabric.hosts)} hosts, "
-          f"{status['entries']} entries; {lab.net.layout()}")
+          f"{status.entries} entries; {lab.net.layout()}")
     LabCLI(lab, script=script)
 
 

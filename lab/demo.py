@@ -38,7 +38,7 @@ def _demo_transfer(lab: Lab, size: str) -> tuple[list[tuple[str, str]], bool]:
 
 def run_demo(lab: Lab, size: str | None) -> int:
     loss = lab.net.net.pingAll(timeout="1")
-    status = lab.ask("status")
+    status = lab.status()
     extra, transfer_ok = _demo_transfer(lab, size) if size else ([], True)
     rows = [
         ("topology", lab.fabric.spec),
@@ -46,8 +46,8 @@ def run_demo(lab: Lab, size: str | None) -> int:
         ("switches", str(len(lab.fabric.switches))),
         ("hosts", str(len(lab.fabric.hosts))),
         ("links", str(len(lab.fabric.links))),
-        ("entries installed", str(status["entries"])),
-        ("controller ready (s)", f"{status['ready_s']:.2f}"),
+        ("entries installed", str(status.entries)),
+        ("controller ready (s)", f"{status.ready_s:.2f}"),
         ("bring-up total (s)", f"{lab.bring_up_s:.2f}"),
         ("pingall loss (%)", f"{loss:.1f}"),
         *extra,

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from fabric_model.control_protocol import SOCKET_NAME, ControlClientError, request
 from fabric_model.controller_command import controller_args, controller_command
+from fabric_model.controller_status import ControllerStatus
 from fabric_model.generators import PortBases
 from fabric_model.places import default_build_dir, runtime_dir
 from fabric_model.processes import start_recorded, stop_process_group
@@ -119,7 +120,7 @@ class Lab:
             device_config=str(program.device_config)))
         self.start_controller()
         status = self.wait_ready(self.config.ready_timeout)
-        self.unprogrammed = list(status.get("missing") or [])
+        self.unprogrammed = list(status.missing)
         self.bring_up_s = time.monotonic() - started
         return self.bring_up_s
 
@@ -132,18 +133,21 @@ class Lab:
         self.controller = start_recorded(cmd, self.build_dir / "logs" / "controller.log",
                                          self.run_dir / "controller.pid")
 
-    def wait_ready(self, timeout: float) -> dict:
+    def wait_ready(self, timeout: float) -> ControllerStatus:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.controller is None or self.controller.poll() is not None:
                 raise LabError(f"controller exited: {self._controller_last_line()}")
             try:
-                status = request(self.socket_path, "status", timeout=5)
+                status = ControllerStatus.from_json(
+                    request(self.socket_path, "status", timeout=5))
             except ControlClientError:
                 status = None
-            if isinstance(status, dict) and status.get("ready"):
-                if status.get("missing"):
-                    log.error("fabric up without %s", ", ".join(status["missing"]))
+            except ValueError as exc:  # a controller of another version
+                raise LabError(str(exc)) from None
+            if status is not None and status.ready:
+                if status.missing:
+                    log.error("fabric up without %s", ", ".join(status.missing))
                 return status
             time.sleep(0.2)
         raise LabError(f"controller not ready after {timeout:.0f} s "
@@ -159,6 +163,10 @@ class Lab:
     # --- operations -----------------------------------------------------------------------
     def ask(self, cmd: str, **args: object) -> object:
         return request(self.socket_path, cmd, **args)
+
+    def status(self) -> ControllerStatus:
+        """The controller's view of the fabric (ready, sessions, down links)."""
+        return ControllerStatus.from_json(self.ask("status"))
 
     def reconvergences(self) -> list[Reconvergence]:
         """Every link verdict of the controller's life so far and the rewrite it caused."""

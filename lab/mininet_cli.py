@@ -9,7 +9,6 @@ from mininet.cli import CLI
 from mininet.log import error, output
 
 from fabric_model.control_protocol import ControlClientError
-from fabric_model.reconvergence import Reconvergence
 from fabric_model.spray import SPRAY_MODES
 from lab.lab import Lab
 from topologies.link_failure import METHODS, LinkFailureError
@@ -102,14 +101,17 @@ class LabCLI(CLI):
 
     def do_fabric(self, _line: str) -> None:
         """Controller status: readiness, down links, reconvergence events"""
-        status = self._ask("status")
-        events = [Reconvergence.from_json(e) for e in self._ask("reconvergence") or []]
-        if isinstance(status, dict):
-            ready_s = "-" if status["ready_s"] is None else f"{status['ready_s']:.2f} s"
-            output(f"ready={status['ready']} in {ready_s}, {status['entries']} entries, "
-                   f"down links {status['down_links'] or 'none'}, "
-                   f"stalls not taken for failures {status.get('held_link_verdicts', 0)}, "
-                   f"missing switches {status['missing'] or 'none'}\n")
+        try:
+            status = self.lab.status()
+            events = self.lab.reconvergences()
+        except (ControlClientError, ValueError) as exc:
+            error(f"*** fabric: {exc}\n")
+            return
+        ready_s = "-" if status.ready_s is None else f"{status.ready_s:.2f} s"
+        output(f"ready={status.ready} in {ready_s}, {status.entries} entries, "
+               f"down links {status.down_links or 'none'}, "
+               f"stalls not taken for failures {status.held_link_verdicts}, "
+               f"missing switches {status.missing or 'none'}\n")
         for event in events:
             output(f"{event.link} {event.status}: reprogrammed in "
                    f"{event.program_s:.3f} s on {event.switches} switches; "

@@ -100,10 +100,10 @@ def bench_bring_up(k: int, build_dir: Path, switch_processes: int | None,
         while failed and time.monotonic() < deadline:
             failed = ping_all_pairs(lab.net.net, lab.fabric)
         reachable = time.monotonic() - started
-        status = lab.ask("status")
+        status = lab.status()
         result = {"switches": len(lab.fabric.switches), "hosts": len(lab.fabric.hosts),
                   "processes": len(lab.net.shards) or len(lab.fabric.switches),
-                  "entries": status["entries"], "controller_ready_s": status["ready_s"],
+                  "entries": status.entries, "controller_ready_s": status.ready_s,
                   "lab_ready_s": ready, "all_pairs_s": reachable,
                   "unreachable_pairs": len(failed), "unprogrammed": len(lab.unprogrammed)}
         if load is not None:

@@ -57,7 +57,7 @@ def reconvergence_events(lab: Lab) -> list[Reconvergence]:
 def wait_links_up(lab: Lab, timeout: float = 20.0) -> bool:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        if not lab.ask("status")["down_links"]:
+        if not lab.status().down_links:
             return True
         time.sleep(0.2)
     return False

@@ -50,9 +50,9 @@ def _core_tx(lab: Lab) -> dict[str, int]:
 
 
 def test_pingall_has_no_loss(fabric_lab):
-    status = fabric_lab.ask("status")
-    assert status["missing"] == []
-    assert status["entries"] > 0
+    status = fabric_lab.status()
+    assert status.missing == []
+    assert status.entries > 0
     assert fabric_lab.net.net.pingAll(timeout="1") == 0
 
 
@@ -143,11 +143,11 @@ def test_core_link_failure_during_ping(fabric_lab):
 
 def test_killed_switch_recovers(fabric_lab):
     fabric_lab.restart_switch("c2")
-    status = wait_for(lambda: (s := fabric_lab.ask("status"))["switches"]["c2"]["synced"]
-                       and s["switches"]["c2"]["connects"] >= 2 and s, 30)
+    status = wait_for(lambda: (s := fabric_lab.status()).switches["c2"].synced
+                       and s.switches["c2"].connects >= 2 and s, 30)
     assert status, "c2 was not reprogrammed"
     # its links may have been declared down while it was away; they must come back
-    assert wait_for(lambda: fabric_lab.ask("status")["down_links"] == [], 10)
+    assert wait_for(lambda: fabric_lab.status().down_links == [], 10)
     net = fabric_lab.net.net
     assert net.pingAll(timeout="1") == 0
     # the new c2's counters, read back over P4Runtime: one row per fabric port, and every
@@ -168,9 +168,9 @@ def test_controller_restart_loses_no_packets(fabric_lab):
     fabric_lab.start_controller()
     status = fabric_lab.wait_ready(60)
     result = ping.result()
-    print(f"\ncontroller restart: ready again in {status['ready_s']:.2f} s, "
+    print(f"\ncontroller restart: ready again in {status.ready_s:.2f} s, "
           f"ping {result.received}/{result.sent}")
-    assert status["missing"] == []
+    assert status.missing == []
     assert result.lost == 0, result
     log_text = (fabric_lab.build_dir / "logs" / "controller.log").read_text()
     last_run = log_text.rsplit("controller started", 1)[-1]
@@ -192,13 +192,13 @@ def test_controller_restart_with_a_link_down_keeps_avoiding_it(fabric_lab):
         status = fabric_lab.wait_ready(60)
         result = ping.result()
         print(f"\ncontroller restart with {core}-{pod3_agg} down: ping "
-              f"{result.received}/{result.sent}, down links {status['down_links']}")
+              f"{result.received}/{result.sent}, down links {status.down_links}")
         assert result.lost == 0, result
-        assert len(status["down_links"]) == 1 and core in status["down_links"][0]
+        assert len(status.down_links) == 1 and core in status.down_links[0]
         assert len(fabric_lab.ask("paths", src="h1", dst="h16")) == 3
     finally:
         fabric_lab.set_link(core, pod3_agg, up=True)
-    assert wait_for(lambda: fabric_lab.ask("status")["down_links"] == [], 10)
+    assert wait_for(lambda: fabric_lab.status().down_links == [], 10)
     assert len(fabric_lab.ask("paths", src="h1", dst="h16")) == 4
 
 
@@ -219,4 +219,4 @@ def test_admin_down_link_is_detected_and_avoided(fabric_lab):
         assert parse_ping(out).received == 5, out
     finally:
         fabric_lab.set_link(core, pod3_agg, up=True, method="admin")
-    assert wait_for(lambda: fabric_lab.ask("status")["down_links"] == [], 10)
+    assert wait_for(lambda: fabric_lab.status().down_links == [], 10)

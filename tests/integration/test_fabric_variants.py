@@ -124,14 +124,14 @@ def test_switch_that_never_answers_is_reported_and_avoided(tmp_path, monkeypatch
                        controller_args=controller_args(ready_timeout=4), switch_processes=0)
     with Lab(config) as lab:
         lab.start()
-        status = lab.ask("status")
-        assert status["missing"] == ["s2"]
-        assert not status["switches"]["s2"]["synced"]
-        assert all(status["switches"][n]["synced"] for n in ("l1", "l2", "s1"))
+        status = lab.status()
+        assert status.missing == ["s2"]
+        assert not status.switches["s2"].synced
+        assert all(status.switches[n].synced for n in ("l1", "l2", "s1"))
         log_text = (tmp_path / "logs" / "controller.log").read_text()
         assert "switches not answering after 4 s: s2" in log_text
-        wait_for(lambda: len(lab.ask("status")["down_links"]) >= 2, 10)
-        assert sorted(lab.ask("status")["down_links"]) == ["l1:4-s2:1", "l2:4-s2:2"]
+        wait_for(lambda: len(lab.status().down_links) >= 2, 10)
+        assert sorted(lab.status().down_links) == ["l1:4-s2:1", "l2:4-s2:2"]
         assert lab.net.net.pingAll(timeout="1") == 0
 
 
@@ -148,7 +148,7 @@ def test_lab_runs_from_a_build_dir_that_cannot_hold_sockets(tmp_path):
                        build_dir=build_dir, bases=PortBases(grpc=51300, thrift=10300))) as lab:
         lab.start()
         assert lab.socket_path.is_socket() and build_dir not in lab.socket_path.parents
-        assert lab.ask("status")["ready"]
+        assert lab.status().ready
         assert lab.net.net.pingAll(timeout="1") == 0
     assert not lab.socket_path.exists()
     assert (build_dir / "logs" / "controller.log").is_file()

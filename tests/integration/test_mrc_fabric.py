@@ -64,7 +64,7 @@ def lab(tmp_path_factory):
 # --- helpers ------------------------------------------------------------------------------
 def set_spray(lab: Lab, mode: str) -> None:
     lab.ask("spray", mode=mode)
-    assert lab.ask("status")["spray_mode"] == SPRAY_MODES[mode]
+    assert lab.status().spray_mode == SPRAY_MODES[mode]
 
 
 def queue_drops(lab: Lab, switch: str, port: int) -> int:
@@ -255,7 +255,7 @@ def test_transfer_survives_a_core_link_failure(lab, tmp_path):
     assert c.timeouts <= 2
     # a packet was lost on the dead link and recovered (0 would mean none was lost)
     assert 0 < c.recovery_time_s <= 2.0
-    assert wait_for(lambda: lab.ask("status")["down_links"] == [], 15)
+    assert wait_for(lambda: lab.status().down_links == [], 15)
 
 
 def test_incast_is_trimmed_not_dropped(lab, tmp_path):

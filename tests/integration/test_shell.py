@@ -47,6 +47,6 @@ def test_shell_reads_a_switch_and_leaves_the_controller_primary(tmp_path):
         assert "PERMISSION_DENIED" in out  # a backup's write is refused
         # the controller is still primary: it writes the new spray mode everywhere
         lab.ask("spray", mode="ev")
-        assert lab.ask("status")["spray_mode"] == SPRAY_MODES["ev"]
+        assert lab.status().spray_mode == SPRAY_MODES["ev"]
         log = (tmp_path / "logs" / "controller.log").read_text()
         assert "lost primary" not in log

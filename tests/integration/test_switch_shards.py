@@ -33,7 +33,7 @@ def sharded_lab(tmp_path_factory):
 
 
 def _connected(lab: Lab) -> dict[str, bool]:
-    return {name: s["primary"] for name, s in lab.ask("status")["switches"].items()}
+    return {name: s.primary for name, s in lab.status().switches.items()}
 
 
 def test_two_processes_run_every_switch_and_every_pair_reaches(sharded_lab):
@@ -58,10 +58,10 @@ def test_killed_shard_takes_exactly_its_switches_down_and_comes_back(sharded_lab
                     {n for n, up in c.items() if not up} == down and c, 20)
     assert seen, f"the controller did not see exactly {sorted(down)} go: {_connected(sharded_lab)}"
     assert all(seen[n] for n in sharded_lab.fabric.switches if n not in down)
-    before = {n: s["connects"] for n, s in sharded_lab.ask("status")["switches"].items()}
+    before = {n: s.connects for n, s in sharded_lab.status().switches.items()}
     sharded_lab.restart_switch(victim.members[0].name)  # the whole shard restarts
     assert victim.alive()
-    back = wait_for(lambda: all((s := sharded_lab.ask("status"))["switches"][n]["synced"]
-                                and s["switches"][n]["connects"] > before[n] for n in down), 40)
+    back = wait_for(lambda: all((s := sharded_lab.status()).switches[n].synced
+                                and s.switches[n].connects > before[n] for n in down), 40)
     assert back, "the restarted shard's switches were not re-programmed"
     assert wait_for(lambda: not ping_all_pairs(sharded_lab.net.net, sharded_lab.fabric), 20)

@@ -11,6 +11,7 @@ from controller.control_server import ControlServer
 from controller.fabric import FabricController
 from controller.switch_state import ForwardingPolicy
 from fabric_model.control_protocol import ControlClientError, request
+from fabric_model.controller_status import ControllerStatus
 from fabric_model.spec import parse_spec
 from fabric_model.topology_file import TopologyFile
 from tests.unit.controller.fake_switch import FakeSession
@@ -34,14 +35,15 @@ def served(p4info, tmp_path):
 
 def test_status_paths_spray(served):
     path, ctl = served
-    status = request(path, "status")
-    assert status["ready"] and status["missing"] == []
-    assert set(status["switches"]) == set(ctl.fabric.switches)
+    status = ControllerStatus.from_json(request(path, "status"))
+    assert status.ready and status.missing == [] and status.entries > 0
+    assert set(status.switches) == set(ctl.fabric.switches)
+    assert all(s.primary and s.synced and s.connects == 1 for s in status.switches.values())
     paths = request(path, "paths", src="h1", dst="h16")
     assert len(paths) == 4
     assert paths[0][0] == "e1:1>3"
     assert request(path, "spray", mode="ev") == {"updates": 20}
-    assert request(path, "status")["spray_mode"] == 1
+    assert ControllerStatus.from_json(request(path, "status")).spray_mode == 1
     request(path, "link_command", a="c1", b="a1", time=123.0)
     assert request(path, "reconvergence") == []
 
@@ -89,3 +91,13 @@ def test_a_burst_of_clients_queues_until_the_server_accepts(p4info, tmp_path):
 def test_unreachable_controller(tmp_path):
     with pytest.raises(ControlClientError, match="unreachable"):
         request(tmp_path / "nobody.sock", "status")
+
+
+def test_a_malformed_status_reply_is_one_line_naming_it():
+    with pytest.raises(ValueError, match="without entries"):
+        ControllerStatus.from_json({"ready": True, "ready_s": 1.0, "spray_mode": 0})
+    with pytest.raises(ValueError, match="a switch's status is malformed"):
+        ControllerStatus.from_json({"ready": True, "ready_s": 1.0, "spray_mode": 0,
+                                    "entries": 3, "switches": {"e1": {"primary": True}}})
+    with pytest.raises(ValueError, match="not an object"):
+        ControllerStatus.from_json(["ready"])

@@ -61,7 +61,7 @@ def test_bring_up_programs_every_switch(running):
         assert _read_state(ctl, name) == ctl.desired_state(name)
     e1 = _read_state(ctl, "e1")
     assert len(e1.downlink) == 2 and len(e1.uplink) == 14
-    assert ctl.status()["entries"] == sum(ctl.desired_state(n).entry_count()
+    assert ctl.status().entries == sum(ctl.desired_state(n).entry_count()
                                           for n in ctl.fabric.switches)
 
 
