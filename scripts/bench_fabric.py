@@ -5,13 +5,15 @@
   k=4 switch CPU: idle, and per packet-hop under a cross-pod load
   write throughput: table entries per second the controller writes to one p4emu switch
 
-Usage: bench_fabric.py [--k 4 6 8] [--layouts shards,per-switch] [--load 5 100] [--entries 2000] [--batch 500] [--skip-bringup]
+Usage: bench_fabric.py [--k 4 6 8] [--layouts shards,per-switch] [--load 5 100] [--entries 2000]
+                       [--batch 500] [--skip-bringup] [--profile DIR]
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -19,6 +21,8 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import hop_profile  # noqa: E402  (scripts/, beside this file)
 
 from controller.p4rt_codec import Codec, P4Ids, load_p4info, pipeline_cookie  # noqa: E402
 from controller.switch_session import SwitchSession  # noqa: E402
@@ -56,9 +60,16 @@ def switch_rx_packets(lab) -> int:
     return total
 
 
-def measure_load(lab, seconds: float, rate_pps: float) -> dict[str, float]:
+def switch_pids(lab) -> list[int]:
+    return sorted({p.pid for p in [*(sh.process for sh in lab.net.shards),
+                                   *(sw.process for sw in lab.net.net.switches)] if p})
+
+
+def measure_load(lab, seconds: float, rate_pps: float,
+                 profile: Path | None = None) -> dict[str, float]:
     """Idle switch CPU over `seconds`, then CPU per packet-hop while half the hosts
-    blast `rate_pps` MRC packets each across pods (5 hops) to the other half."""
+    blast `rate_pps` MRC packets each across pods (5 hops) to the other half; with
+    `profile`, py-spy samples every switch process meanwhile (`hop_profile`)."""
     hosts = sorted(lab.fabric.hosts.values(), key=lambda h: h.index)
     half = len(hosts) // 2
     cpu0 = switch_cpu_s(lab)
@@ -72,10 +83,21 @@ def measure_load(lab, seconds: float, rate_pps: float) -> dict[str, float]:
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         for src, dst in zip(hosts[:half], hosts[half:], strict=False)]
     time.sleep(warm_up)
+    spies = []
+    if profile is not None:
+        profile.mkdir(parents=True, exist_ok=True)
+        spies = [hop_profile.record(pid, seconds, profile / f"switch-{pid}.txt")
+                 for pid in switch_pids(lab)]
     cpu0, rx0, t0 = switch_cpu_s(lab), switch_rx_packets(lab), time.monotonic()
     time.sleep(seconds)
     cpu, hops, wall = (switch_cpu_s(lab) - cpu0, switch_rx_packets(lab) - rx0,
                        time.monotonic() - t0)
+    for spy in spies:  # py-spy can take long to attach to a busy process, and to let go
+        try:
+            spy.wait(timeout=seconds)
+        except subprocess.TimeoutExpired:
+            spy.send_signal(signal.SIGINT)  # it writes what it has
+            spy.wait(timeout=30)
     for proc in senders:
         proc.wait(timeout=seconds * 4 + 30)
     return {"idle_cores": idle, "hops": hops, "hops_per_s": hops / wall,
@@ -84,7 +106,8 @@ def measure_load(lab, seconds: float, rate_pps: float) -> dict[str, float]:
 
 
 def bench_bring_up(k: int, build_dir: Path, switch_processes: int | None,
-                   load: tuple[float, float] | None) -> dict[str, float]:
+                   load: tuple[float, float] | None,
+                   profile: Path | None = None) -> dict[str, float]:
     from lab.lab import Lab, LabConfig
     from topologies.reachability import ping_all_pairs
 
@@ -107,7 +130,7 @@ def bench_bring_up(k: int, build_dir: Path, switch_processes: int | None,
                   "lab_ready_s": ready, "all_pairs_s": reachable,
                   "unreachable_pairs": len(failed), "unprogrammed": len(lab.unprogrammed)}
         if load is not None:
-            result.update(measure_load(lab, *load))
+            result.update(measure_load(lab, *load, profile=profile))
         return result
     finally:
         lab.stop()
@@ -170,6 +193,9 @@ def main() -> int:
     parser.add_argument("--entries", type=int, default=2000)
     parser.add_argument("--batch", type=int, default=500)
     parser.add_argument("--skip-bringup", action="store_true")
+    parser.add_argument("--profile", type=Path, metavar="DIR",
+                        help="k=4 under load: py-spy samples of the switch processes into "
+                             "DIR/LAYOUT, and where a packet-hop's CPU goes (needs py-spy)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench_fabric_") as tmp:
         tmp_dir = Path(tmp)
@@ -189,8 +215,9 @@ def main() -> int:
         for k in args.k:
             for name in args.layouts.split(","):
                 processes = layouts[name] if name in layouts else int(name)
+                profile = args.profile / name if args.profile and k == 4 else None
                 r = bench_bring_up(k, tmp_dir / f"k{k}-{name}", processes,
-                                   tuple(args.load) if k == 4 else None)
+                                   tuple(args.load) if k == 4 else None, profile)
                 line = (f"fat-tree k={k} (p4emu, {name}: {r['processes']} switch processes):"
                         f" {r['switches']} switches, {r['hosts']} hosts, {r['entries']} "
                         f"entries; controller ready {r['controller_ready_s']:.2f} s, lab "
@@ -203,6 +230,10 @@ def main() -> int:
                              f"{r['cpu_per_hop_us']:.0f} us per hop "
                              f"({r['cpu_per_hop_above_idle_us']:.0f} above idle)")
                 print(line, flush=True)
+                if profile is not None and "hops" in r:
+                    counts = hop_profile.tally(sorted(profile.glob("switch-*.txt")))
+                    print("\n".join(hop_profile.report(counts, r["cpu_per_hop_us"])),
+                          flush=True)
     return 0
 
 
