@@ -2,8 +2,8 @@
 
 `compile_lines` runs the compiler's passes in order: parse, the checker
 (`checker.ProgramChecker`: the name-resolution pass, `passes.resolve_names`, for parser
-states and match kinds; then type checking, which resolves the other names in its scopes,
-into the whole program's typed IR), the emitter (`program.ProgramGen`, Python from that
+states, match kinds and type names; then type checking, which resolves the other names in
+its scopes, into the whole program's typed IR), the emitter (`program.ProgramGen`, Python from that
 IR), then lowers the control-plane part of the emitter's results (`GeneratedProgram`) to
 `p4emu.ir.ControlPlane` (`lower_control_plane`) and builds P4Info and ProgramInfo from it
 (`p4emu.p4info`).

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 
 from p4emu.compiler.blocks import BlockCtx
 from p4emu.compiler.passes.resolve_names import NameResolution
-from p4emu.compiler.scope import ActionB, BlockFrame, Scope
+from p4emu.compiler.scope import ActionB, Binding, BlockFrame, Scope
 from p4emu.compiler.structs import struct_module_source
 from p4emu.lang import ast as A
 from p4emu.lang.types import EnumT, StructT
@@ -169,6 +169,12 @@ class GlobalEnv:
     declared: Declared = field(default_factory=Declared)
     names: NameResolution = field(default_factory=NameResolution)
     """The name-resolution pass's bindings (`passes.resolve_names`), made before checking."""
+    decl_bindings: dict[int, Binding] = field(default_factory=dict)
+    """id(top-level declaration, or the pass's placeholder of packet_in/packet_out) -> its
+    binding in the global scope once declared: what a type name the pass bound to it
+    denotes. One that a later declaration replaces (a forward `extern Name;`, a
+    placeholder, a declaration a later one of another kind hides) maps to the later one's
+    binding once that is declared, as a scope lookup would find."""
 
 
 @dataclass(eq=False)

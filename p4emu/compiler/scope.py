@@ -132,6 +132,17 @@ class Scope:
             s = s.parent
         return None
 
+    def lookup_local(self, name: str) -> Binding | None:
+        """`name`'s binding in this scope or an enclosing one short of the root (the global
+        scope): a type variable, or a name declared in a block."""
+        s: Scope | None = self
+        while s is not None and s.parent is not None:
+            b = s.names.get(name)
+            if b is not None:
+                return b
+            s = s.parent
+        return None
+
     def root(self) -> Scope:
         s = self
         while s.parent is not None:

@@ -2,7 +2,9 @@
 -> a typed one (`p4emu.ir.parser_states`): target states, select keys and keysets with
 BMv2's rules (keysets are constants; p4c's bmv2 ParserConverter, ReplaceSelectRange). The
 target states are the name-resolution pass's bindings (`resolve_names.py`); its error for
-an undeclared state is raised here, after the case's keysets, where it always was. The
+an undeclared state is raised here, after the case's keysets, where it always was (a
+case after one matching anything is never reached, so its keysets are not checked, but
+its target is, after the reached cases). The
 state's statements are statements (`check_statements.py`, in a parser's body).
 
 A state's statements, and what each uses, are checked before its transition
@@ -41,11 +43,15 @@ class ParserStateCheck:
                 raise P4CompileError(k.loc, "select key width cannot be inferred")
             keys.append(v)
         cases = []
-        for c in tr.cases:
+        for i, c in enumerate(tr.cases):
             keysets = self._case_keysets(c.keys, keys, scope, c.loc)
             cases.append(P.SelectCase(c.loc, keysets, _target(states.target(c))))
             if all(isinstance(k, P.AnyKey) for k in keysets):
-                break  # the cases after one that matches anything are never reached
+                # the cases after one that matches anything are never reached, but p4c
+                # resolves their states all the same
+                for unreached in tr.cases[i + 1:]:
+                    states.target(unreached)
+                break
         return P.Select(tr.loc, tuple(keys), tuple(cases))
 
     def _case_keysets(self, ksets: list[A.Expr], keys: list[I.Expr], scope, loc) -> tuple[P.Keyset, ...]:

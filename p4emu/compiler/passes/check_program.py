@@ -1,10 +1,11 @@
 """The whole-program check (part of the `ProgramChecker`): the program's typed IR
 (`p4emu.ir.blocks.Program`) before anything is emitted. Names the resolution pass covers
-are resolved first (`resolve_names.py`: parser states, match kinds), then top-level
-declarations are declared in program order (`declare_globals.py`), then main's V1Switch
-blocks are resolved and checked (their signatures first, `check_v1switch.py`, then each
-whole, `check_blocks.py`), then the parsers and controls main does not use (p4c reports
-their errors too).
+are resolved first (`resolve_names.py`: parser states, match kinds, type names), then
+top-level declarations are declared in program order (`declare_globals.py`), then main's
+V1Switch blocks are resolved and checked (their signatures first, `check_v1switch.py`,
+then each whole, `check_blocks.py`), then the parsers and controls main does not use
+(p4c reports their errors too), and last a type name nothing checked that names no type
+(p4c resolves every name of the program).
 """
 
 from __future__ import annotations
@@ -29,8 +30,9 @@ class ProgramCheck:
     def check_program(self, program: A.Program) -> B.Program:
         g = self.global_scope
         self.env.names = resolve_names(program)  # before any checking: the checker reads it
-        for name in ("packet_in", "packet_out"):  # until core.p4 declares them
+        for name, placeholder in self.env.names.types.placeholders.items():  # until core.p4 declares them
             g.bind(name, TypeB(ObjectT(name, name)))
+            self.env.decl_bindings[id(placeholder)] = g.names[name]
         main = None
         declared = []
         for d in program.decls:
@@ -44,6 +46,9 @@ class ProgramCheck:
         unused = self._check_unused_blocks(program, {id(b.instance.decl) for _, b in roles})
         if main is None:
             raise P4CompileError(program.loc, "no 'main' package instantiation found")
+        unread = self.env.names.types.first_unread_error()
+        if unread is not None:
+            unread.raise_()
         return B.Program(tuple(declared), roles, unused, types, tuple(main.annotations))
 
     def _check_main(self, main: A.InstanceDecl):

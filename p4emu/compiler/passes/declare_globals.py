@@ -5,7 +5,8 @@ scope in program order (a later declaration of another kind hides an earlier one
 forward `extern Name;` stands until Name is declared). Constants, enum values and extern
 instances are checked by `check_declarations.py`, struct fields by `resolve_types.py`.
 Match kinds are only recorded as declared (`global_kinds`): the names a table key uses are
-bound by the resolution pass (`resolve_names.py`).
+bound by the resolution pass (`resolve_names.py`). The type names the pass bound to a
+declaration denote the binding it gets here (`GlobalEnv.decl_bindings`).
 """
 
 from __future__ import annotations
@@ -36,6 +37,24 @@ class GlobalDeclarations:
         the emitter has code to give it (an action; an extern instance, whose run-time
         object's name the emitter sets as `py`)."""
         g = self.global_scope
+        before = g.names.get(d.name)
+        b = self._declare_global(d, g)
+        after = g.names.get(d.name)
+        if after is not None and not isinstance(d, (A.ErrorDecl, A.MatchKindDecl)):
+            self._bind_declaration(d, before, after)
+        return b
+
+    def _bind_declaration(self, d: A.Decl, before: Binding | None, after: Binding) -> None:
+        """Record what the type names the pass bound to `d` denote. `d` replaced `before`
+        (a forward declaration, a placeholder, a declaration of another kind): the names
+        bound to that denote `d` from now on, as a scope lookup of them would."""
+        bindings = self.env.decl_bindings
+        bindings[id(d)] = after
+        if before is not None and before is not after:
+            for key in [k for k, v in bindings.items() if v is before]:
+                bindings[key] = after
+
+    def _declare_global(self, d: A.Decl, g: Scope) -> Binding | None:
         if getattr(d, "forward", False):  # `extern Name;` until (unless) Name is declared
             if d.name not in self.env.global_kinds:
                 g.bind(d.name, TypeB(ObjectT("extern", d.name, d)))

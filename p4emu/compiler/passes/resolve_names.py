@@ -3,8 +3,7 @@ binds names to what they denote, recording each binding by the id of the AST nod
 holds the reference (`NameResolution`); the checker reads the recorded bindings instead
 of looking the names up.
 
-What it covers, completely, are two namespaces whose resolution does not depend on the
-declarations the type checker makes, nor on its order:
+What it covers, completely, are these namespaces:
 
 - parser-state names. Each parser's states (`ParserStates`): the state table, and every
   transition target, direct (`transition s;`, keyed by the `Transition`) or of a select
@@ -15,43 +14,45 @@ declarations the type checker makes, nor on its order:
   `KeyElement`, bound to their `match_kind` declaration. Tables are declared only in
   controls, which are checked after every top-level declaration (`check_program.py`), so
   a key sees every match kind of the program, wherever it is declared.
+- type names (`resolve_type_names.py`): every named type reference (`TName`), keyed by
+  the `TName`, bound by position to the top-level declaration it denotes there, with the
+  checker's rules for hiding, forward externs and packet_in/packet_out; so a type used
+  before its declaration is refused wherever it is used, also inside declarations the
+  checker checks late or never (a control, an extern's methods, an unused function).
 
-What it leaves to the checker's scopes (`scope.Scope` lookups while checking): type
-names, variables, constants, actions, tables, instances, functions, externs, enum and
-error members, and main's arguments. Those obey declare-before-use with the checker's own
-rules (a later top-level declaration of another kind hides an earlier one, a forward
-`extern Name;` stands until Name is declared, a generic struct's fields resolve when it is
-first specialized, not where it is declared, a function called from a constant's
-initializer is checked then, seeing only the error members declared so far), so moving
-them means reproducing those rules here first.
+What it leaves to the checker's scopes (`scope.Scope` lookups while checking):
+
+- type parameters (what each stands for differs per specialization of its generic
+  declaration, so the checker's scopes bind them: the pass marks them `TYPE_VARIABLE`)
+  and names declared inside blocks that shadow a type's name (the checker looks a type
+  name up in its block's scopes before reading the pass's binding);
+- the names of values and objects: variables, constants, actions, tables, instances,
+  functions, extern functions, enum and error members, and main's arguments. Those obey
+  declare-before-use inside parsers, controls, actions and functions, whose local scopes
+  the checker builds as it checks their declarations and statements in order (an action
+  sees the tables declared before it, a statement the variables of the blocks around it),
+  and a function called from a constant's initializer is checked then, seeing only the
+  error members declared so far: moving them means modelling every block scope here.
 
 Verdicts do not change because errors are recorded, not raised, here: the checker raises
 a recorded error where it used to look the name up (a parser's state table when the
-parser's states are checked, after its locals; a target after its case's keysets; a
-target the checker never reaches, such as one after a `default` case, is never
-reported; a match kind after its key's expression), so a program with two errors still reports the same one first.
+parser's states are checked, after its locals; a target after its case's keysets, and the
+targets of the cases after one that matches anything, which are never reached, after the
+reached ones; a match kind after its key's expression; a type name where the type is
+resolved), so a program with two errors still reports the same one first. A type name in
+a type position that the checker never read (in code nothing checks) is reported after
+everything else is checked (`TypeNames.first_unread_error`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from p4emu.compiler.passes.resolve_type_names import TypeNames, resolve_type_names
+from p4emu.compiler.passes.unresolved import Unresolved
 from p4emu.lang import ast as A
-from p4emu.lang.errors import P4CompileError
 
 BUILTIN_STATES = ("accept", "reject")
-
-
-@dataclass(frozen=True)
-class Unresolved:
-    """A name-resolution error, recorded: `raise_` raises it where the checker needs the
-    name (each time: a parser instantiated twice is checked twice)."""
-
-    loc: object
-    message: str
-
-    def raise_(self):
-        raise P4CompileError(self.loc, self.message)
 
 
 @dataclass(frozen=True)
@@ -100,6 +101,8 @@ class NameResolution:
     """The program's match kinds: name -> its (first) declaration."""
     keys: dict[int, A.MatchKindDecl | Unresolved] = field(default_factory=dict)
     """id(table KeyElement) -> the declaration of its match kind, or the error naming it."""
+    types: TypeNames = field(default_factory=TypeNames)
+    """The binding of each type name (`resolve_type_names.py`)."""
 
     def parser(self, decl: A.ParserDecl) -> ParserStates:
         """`decl`'s states; resolved now if the pass has not seen `decl` (a test checking
@@ -127,7 +130,7 @@ class NameResolution:
 
 def resolve_names(program: A.Program) -> NameResolution:
     """The pass: the bindings of the names it covers in `program`."""
-    res = NameResolution()
+    res = NameResolution(types=resolve_type_names(program))
     for d in program.decls:
         if isinstance(d, A.MatchKindDecl):
             for m in d.members:

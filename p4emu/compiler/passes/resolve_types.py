@@ -1,11 +1,15 @@
 """Type resolution (part of the `ProgramChecker`): a type reference -> its `Type` (widths
-and stack sizes are compile-time constants; a generic struct is specialized per use), and
+and stack sizes are compile-time constants; a generic struct is specialized per use; a
+type name denotes what the resolution pass bound it to, `resolve_type_names.py`, unless
+a type parameter or a local name of the enclosing blocks), and
 the fields of each header/struct/union type, checked. Compile-time constants are checked
 by `check_declarations.py`."""
 
 from __future__ import annotations
 
-from p4emu.compiler.scope import BlockDeclB, Scope, TypeB
+from p4emu.compiler.passes.resolve_type_names import TYPE_VARIABLE
+from p4emu.compiler.passes.unresolved import Unresolved
+from p4emu.compiler.scope import Binding, BlockDeclB, Scope, TypeB
 from p4emu.compiler.structs import check_header_layout, flat_width
 from p4emu.lang import ast as A
 from p4emu.lang.errors import P4CompileError
@@ -50,7 +54,7 @@ class TypeResolution:
                 raise P4CompileError(tr.loc, f"header stack element must be a header: {elem}")
             return StackT(elem, self.const_int(tr.size, scope))
         if isinstance(tr, A.TName):
-            b = (self.global_scope if tr.is_global else scope).lookup(tr.name)
+            b = self.type_name_binding(tr, scope)
             if isinstance(b, TypeB):
                 if isinstance(b.ty, ObjectT) and b.ty.kind == "generic_struct":
                     if not tr.args:
@@ -64,6 +68,24 @@ class TypeResolution:
                 return b.ty
             raise P4CompileError(tr.loc, f"{tr.name}: unknown type")
         raise P4CompileError(tr.loc, "invalid type")
+
+    def type_name_binding(self, tr: A.TName, scope: Scope) -> Binding | None:
+        """What the name of type reference `tr` denotes: a type variable or a name declared
+        in the enclosing blocks (`scope`, short of the global scope), else the top-level
+        declaration the resolution pass bound it to (`resolve_type_names.py`); None for
+        no declaration."""
+        local = None if tr.is_global else scope.lookup_local(tr.name)
+        ref = self.env.names.types.get(tr)
+        if local is not None:
+            return local
+        if ref is None or ref is TYPE_VARIABLE:
+            # a reference the pass has not seen (a test checking a fragment of a program),
+            # or a type parameter the checker has not bound (no program of the tree has
+            # one): the global scope, as before the pass
+            return self.global_scope.lookup(tr.name)
+        if isinstance(ref, Unresolved):
+            return None
+        return self.env.decl_bindings.get(id(ref))
 
     def _type_args(self, decl, args, scope) -> dict:
         params = getattr(decl, "type_params", []) or []

@@ -106,7 +106,7 @@ class TypeCheck(OperatorCheck, AggregateCheck, CallCheck, ExternCheck, ExternMet
     def _check_type_expr(self, e: A.TypeExpr, scope, want) -> I.Expr:
         tr = e.type
         if isinstance(tr, A.TName) and not tr.args:
-            b = (self.global_scope if tr.is_global else scope).lookup(tr.name)
+            b = self.type_name_binding(tr, scope)
             if b is not None and not isinstance(b, (TypeB, BlockDeclB)):
                 # a variable or parameter shadowing a type name
                 return self._check_path(A.Path(tr.loc, tr.name, tr.is_global), scope, want)

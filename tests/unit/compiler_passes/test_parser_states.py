@@ -17,10 +17,11 @@ from .helpers import declaring
 SOURCE = """
 const bit<8> C = 7;
 parser p() {
-    state start { transition select(x, w) { (1, 16w0x800 &&& 0xf00): next; (_, 5 .. 9): accept; default: next; (2, 2): nowhere; } }
+    state start { transition select(x, w) { (1, 16w0x800 &&& 0xf00): next; (_, 5 .. 9): accept; default: next; (2, 2, 2): next; } }
     state next { transition select(x) { C: accept; } }
     state bad { transition select(x) { (2, 2): next; } }
     state call { transition select(x) { C + 1: next; default: nowhere; } }
+    state unreached { transition select(x) { default: next; 1: accept; 2: nowhere; } }
 }
 """
 
@@ -35,7 +36,7 @@ def transition(state: str):
 def test_keysets_are_typed_constants_of_their_keys_type_and_later_cases_are_unreachable():
     select, _ = transition("start")
     assert isinstance(select, P.Select) and [k.type for k in select.keys] == [BitsT(8), BitsT(16)]
-    first, second, default = select.cases  # the case after `default` is never checked
+    first, second, default = select.cases  # the keysets after `default` are never checked
     exact, masked = first.keysets
     assert isinstance(exact, P.Exact) and exact.value.type == BitsT(8) and exact.value.const == 1
     assert isinstance(masked, P.Masked) and (masked.value.const, masked.mask.const) == (0x800, 0xF00)
@@ -50,6 +51,12 @@ def test_select_errors():
         transition("bad")
     with pytest.raises(P4CompileError, match="nowhere: no such parser state"):
         transition("call")
+
+
+def test_an_undeclared_state_after_a_case_matching_anything_is_reported():
+    # never reached, but p4c resolves its name all the same
+    with pytest.raises(P4CompileError, match="nowhere: no such parser state"):
+        transition("unreached")
 
 
 def test_a_select_emits_one_test_per_case_and_returns_the_state_function():

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from p4emu.compiler.passes.resolve_names import StateRef, Unresolved, resolve_names
+from p4emu.compiler.passes.resolve_type_names import TYPE_VARIABLE
 from p4emu.lang import ast as A
 from p4emu.lang.errors import P4CompileError
 
@@ -77,3 +78,70 @@ match_kind { lpm }
     assert res.match_kind(exact) is first and res.match_kind(lpm) is last
     with pytest.raises(P4CompileError, match="nope: unknown match kind"):
         res.match_kind(nope)
+
+
+TYPES = """
+typedef bit<8> T8;
+struct S { T8 a; Later l; S self; }
+typedef Later L;
+extern Fwd;
+extern E<X> { E(); X get<Y>(in Y y, in Fwd f); }
+parser P(packet_in p) { state start { transition accept; } }
+extern Fwd { Fwd(); }
+header Later { bit<8> v; }
+const bit<8> T8 = 1;
+control C(in S s) { T8 t; apply { } }
+"""
+
+
+def type_names(source: str = TYPES):
+    program = parse_program(source)
+    return resolve_names(program).types, program.decls
+
+
+def _refs(names, node) -> list:
+    """The bindings of the type names directly under `node`'s fields, in order."""
+    return [names.refs[id(tr)] for tr in _tnames(node)]
+
+
+def _tnames(node) -> list[A.TName]:
+    if isinstance(node, A.TName):
+        return [node, *(t for a in node.args for t in _tnames(a))]
+    if isinstance(node, (list, tuple)):
+        return [t for item in node for t in _tnames(item)]
+    if isinstance(node, A.Node):
+        return [t for v in vars(node).values() for t in _tnames(v)]
+    return []
+
+
+def test_type_names_see_the_declarations_before_them_and_a_struct_itself():
+    names, (t8, s, alias, fwd, e, p, fwd_full, later, const_t8, c) = type_names()
+    a, l_, self_ = _refs(names, s.fields)
+    assert a is t8 and self_ is s
+    assert isinstance(l_, Unresolved) and l_.message == "Later: unknown type"
+    assert isinstance(_refs(names, alias)[0], Unresolved)  # Later comes after the typedef
+
+
+def test_type_parameters_forward_externs_and_placeholders():
+    names, (t8, s, alias, fwd, e, p, fwd_full, later, const_t8, c) = type_names()
+    ret, y, f = _refs(names, e.methods[1])
+    assert ret is TYPE_VARIABLE and y is TYPE_VARIABLE and f is fwd  # the checker maps it to Fwd's full declaration
+    assert _refs(names, p.params) == [names.placeholders["packet_in"]]
+
+
+def test_a_later_declaration_of_another_kind_hides_an_earlier_one_from_then_on():
+    names, (t8, s, alias, fwd, e, p, fwd_full, later, const_t8, c) = type_names()
+    param, local = _refs(names, [c.params, c.locals])
+    assert param is s and local is const_t8  # the constant: "unknown type" when checked
+    assert names.first_unread_error().message == "Later: unknown type"
+
+
+def test_only_type_names_in_type_positions_are_reported_unread():
+    # in an expression the parser makes a type name of any name declared as a type
+    # anywhere: one that names no type there is reported only if the checker reads it
+    names, (c, _) = type_names("control C() { apply { bit<8> x = (bit<8>)S.minSizeInBits(); } } struct S { }")
+    in_expression = [tr for tr in _tnames(c) if tr.name == "S"]
+    assert len(in_expression) == 1 and isinstance(names.refs[id(in_expression[0])], Unresolved)
+    assert names.first_unread_error() is None
+    names, _ = type_names("const Undeclared k = 1;")
+    assert names.first_unread_error().message == "Undeclared: unknown type"
