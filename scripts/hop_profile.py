@@ -36,6 +36,7 @@ CATEGORIES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("logging", ("logging/",)),
     ("threads, locks", ("threading.py", "queue.py")),
 )
+THREADS = "threads, locks"
 OTHER = "other"
 WAITING = "waiting"
 # innermost frames that block rather than run: py-spy cannot always
@@ -58,9 +59,11 @@ def category(stack: str) -> str:
     frames = stack.split(";")
     if any(frames[-1].startswith(b) or b in frames[-1] for b in BLOCKING):
         return WAITING
-    for frame in reversed(frames):
+    for depth, frame in enumerate(reversed(frames)):
         for name, needles in CATEGORIES:
-            if any(needle in frame for needle in needles):
+            # every thread starts in threading.py: only its innermost frame counts there
+            if any(needle in frame for needle in needles) and (depth == 0 or
+                                                               name != THREADS):
                 return name
     return OTHER
 
