@@ -91,9 +91,10 @@ class SimHost:
     def _wake(self, flow: SimFlow) -> None:
         sender = flow.sender
         for out in sender.poll(self.loop.now):
-            tos = ECT0 if out.header.type == MsgType.DATA else 0
+            data = out.header.type == MsgType.DATA
             self.nics[flow.nics[out.plane]].send(
-                flow.builders[out.plane].build(out.header, out.payload, tos))
+                flow.builders[out.plane].build(out.header, out.payload, ECT0 if data else 0),
+                urgent=not data)
         flow.timer.arm(sender.next_deadline())
 
     # --- receiving
@@ -113,7 +114,7 @@ class SimHost:
                 if builder is None:
                     builder = self._reply_builders[key] = FrameBuilder(parsed.addr.reversed())
                 for reply in replies:
-                    self.nics[nic_index].send(builder.build(reply.header))
+                    self.nics[nic_index].send(builder.build(reply.header), urgent=True)
             for msg in self.receiver.take_messages():
                 self.messages.append(msg)
             return

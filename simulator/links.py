@@ -18,6 +18,7 @@ directions lose everything, the ports stay up, so only probes and endpoints noti
 from __future__ import annotations
 
 import random
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
@@ -81,16 +82,49 @@ class Wire:
 
 
 class NicQueue:
-    """A host NIC: sends in order at the wire's rate, however fast the host hands frames."""
+    """A host NIC: sends in order at the wire's rate, however fast the host hands frames,
+    control frames (`urgent`: ACK, NACK, PROBE, PROBE_REPLY) ahead of queued DATA, as the
+    switches' high-priority queue takes them at every hop (p4src/mrc.p4).
+
+    Strict priority between frames, not within one: a frame on the wire finishes first. A
+    host of a permutation sends a flow and acknowledges another on the same NIC; behind
+    its own window of DATA (tens of microseconds at 100 Gb/s) the ACKs of the flow it
+    receives would stall that flow's ACK clock, which no switch queue or ECN mark shows."""
 
     def __init__(self, loop: EventLoop, wire: Wire) -> None:
         self.loop, self.wire = loop, wire
-        self._free_at = 0.0
+        self._free_at = 0.0  # the frame on the wire is sent by then
+        self._data: deque[bytes] = deque()
+        self._urgent: deque[bytes] = deque()
+        self._pending = False  # a `_next` is scheduled at `_free_at`
 
-    def send(self, frame: bytes) -> None:
+    @property
+    def backlog(self) -> int:
+        """Frames waiting for the wire (not the one on it)."""
+        return len(self._data) + len(self._urgent)
+
+    def send(self, frame: bytes, urgent: bool = False) -> None:
         if self.wire.model is LinkModel.VETH:  # the lab's hosts: no rate of their own
             self.wire.send(frame, self.loop.now)
             return
-        depart = max(self.loop.now, self._free_at)
-        self._free_at = depart + len(frame) * 8 / self.wire.rate_bps
-        self.wire.send(frame, depart)
+        (self._urgent if urgent else self._data).append(frame)
+        if not self._pending:
+            self._next()
+
+    def _next(self) -> None:
+        """Put the next frame on the wire if it is free, else come back when it is."""
+        now = self.loop.now
+        if self._free_at > now:
+            self._pending = True
+            self.loop.at(self._free_at, self._next)
+            return
+        self._pending = False
+        queue = self._urgent or self._data
+        if not queue:
+            return
+        frame = queue.popleft()
+        self._free_at = now + len(frame) * 8 / self.wire.rate_bps
+        self.wire.send(frame, now)
+        if self._urgent or self._data:
+            self._pending = True
+            self.loop.at(self._free_at, self._next)
