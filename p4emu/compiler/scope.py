@@ -45,6 +45,9 @@ class BlockFrame:
     decl: object  # the AST's parser/control declaration
     direct_names: set[str] = field(default_factory=set)
     ctx: object = None  # the emitter's `BlockCtx` once the instance is generated
+    bindings: dict[int, Binding] = field(default_factory=dict)
+    """id(a constructor parameter, parameter or local of `decl`) -> its binding in this
+    instance, what a name the resolution pass bound to that declaration denotes."""
 
 
 @dataclass(eq=False)

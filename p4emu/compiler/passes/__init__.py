@@ -1,6 +1,7 @@
 """Passes over the AST and the typed IR (`p4emu.ir`). Name resolution before checking
-(`resolve_names`, `resolve_type_names`: the bindings of parser-state, match-kind and
-type names, which the checker reads). Checkers (AST -> typed IR), parts of `checker.ProgramChecker`: the whole program
+(`resolve_names`, `resolve_type_names`, `resolve_table_names`: the bindings of
+parser-state, match-kind and type names and of the action and instance names of tables,
+which the checker reads). Checkers (AST -> typed IR), parts of `checker.ProgramChecker`: the whole program
 (`check_program`), top-level declarations (`declare_globals`), parser/control instances
 and what their code uses (`check_blocks`), expressions (`typecheck`, with
 `check_operators`, `check_aggregates`, `check_calls`, `check_arguments`, `conversions`),

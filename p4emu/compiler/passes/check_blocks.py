@@ -95,10 +95,11 @@ class BlockCheck:
         scope = Scope(self.global_scope)
         saved = self.walk.in_parser, self.walk.frame
         try:
-            made = self._bind_ctor_args(inst, scope)
+            made = self._bind_ctor_args(inst, scope, frame)
             params = tuple(self._declare_param(p, scope) for p in inst.params)
+            frame.bindings.update((id(p), bp.binding) for p, bp in zip(decl.params, params, strict=True))
             self.walk.in_parser, self.walk.frame = kind == "parser", frame
-            locals_ = tuple(x for x in (self.check_unit(self._check_local, d, frame, scope)
+            locals_ = tuple(x for x in (self.check_unit(self._check_bound_local, d, frame, scope)
                                         for d in decl.locals) if x is not None)
             if kind == "parser":
                 self.walk.in_parser = True
@@ -112,20 +113,29 @@ class BlockCheck:
         finally:
             self.walk.in_parser, self.walk.frame = saved
 
-    def _bind_ctor_args(self, inst: D.BlockInstance, scope: Scope) -> tuple[InstB, ...]:
+    def _bind_ctor_args(self, inst: D.BlockInstance, scope: Scope, frame: BlockFrame) -> tuple[InstB, ...]:
         """Bind the checked constructor arguments of `inst` in its scope; the instances made
         for arguments (p4c inlines each into the block that receives it)."""
         made = []
+        params = {p.name: p for p in inst.decl.ctor_params}
         for a in inst.args:
             if a.block is not None:
                 b = a.block
                 made.append(InstB(b.type.kind, b.type, b.name, "", None, block=self.check_block_contents(b)))
-                scope.bind(a.name, made[-1])
+                binding = made[-1]
             elif a.instance is not None:
-                scope.bind(a.name, a.instance)
+                binding = a.instance
             else:
-                scope.bind(a.name, ConstB(a.type, a.value.const))
+                binding = ConstB(a.type, a.value.const)
+            scope.bind(a.name, binding)
+            frame.bindings[id(params[a.name])] = binding
         return tuple(made)
+
+    def _check_bound_local(self, d: A.Decl, frame: BlockFrame, scope: Scope) -> B.Local | None:
+        """`_check_local`, and the binding `d` got recorded in `frame`."""
+        local = self._check_local(d, frame, scope)
+        frame.bindings[id(d)] = scope.names[d.name]
+        return local
 
     def _declare_param(self, p: D.BlockParam, scope: Scope) -> B.Parameter:
         b = VarB(p.type, None, writable=p.direction not in ("in", ""), direction=p.direction)

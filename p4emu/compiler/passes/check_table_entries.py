@@ -8,7 +8,8 @@ verdicts (`checks.check_entry_priorities`).
 from __future__ import annotations
 
 from p4emu.compiler.checks import check_entry_key, check_entry_priorities
-from p4emu.compiler.scope import ActionB
+from p4emu.compiler.passes.resolve_table_names import LocalRef
+from p4emu.compiler.scope import ActionB, Binding, Scope
 from p4emu.ir import table_decls as T
 from p4emu.lang import ast as A
 from p4emu.lang.errors import P4CompileError, unsupported
@@ -22,7 +23,7 @@ class TableEntryCheck:
     def check_action_call(self, ar: A.ActionRefSyntax, scope, allowed: set[str], d) -> T.ActionCall:
         """`default_action = a(...)` or an entry's action: a listed action whose action
         data are constants (the directional arguments, if written, are the listed ones)."""
-        b = (self.global_scope if ar.is_global else scope).lookup(ar.name)
+        b = self.table_name_binding(ar, ar.name, ar.is_global, scope)
         if not isinstance(b, ActionB):
             raise P4CompileError(ar.loc, f"{ar.name}: not an action")
         if b.full_name not in allowed:
@@ -40,6 +41,20 @@ class TableEntryCheck:
                 c &= t.mask
             vals.append(int(c))
         return T.ActionCall(b.full_name, b, tuple(vals), ar.loc)
+
+    def table_name_binding(self, node, name: str, is_global: bool, scope: Scope) -> Binding | None:
+        """What the action or instance name `name` at `node` in a table denotes: the binding
+        the declaration the resolution pass bound it to has (`resolve_table_names.py`), in
+        the control instance being checked for one of the control's own; None for none."""
+        names = self.env.names.table_names
+        if id(node) not in names:  # not seen by the pass: NoAction made implicit, a test's table
+            return (self.global_scope if is_global else scope).lookup(name)
+        ref = names[id(node)]
+        if ref is None:
+            return None
+        if isinstance(ref, LocalRef):
+            return self.walk.frame.bindings.get(id(ref.decl))
+        return self.env.decl_bindings.get(id(ref))
 
     def check_priorities(self, prop, props, keys: tuple[T.KeyElement, ...], scope, d) -> None:
         """The `priority = n:` numbering only decides verdicts: BMv2 never sees it."""

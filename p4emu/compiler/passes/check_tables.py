@@ -4,7 +4,8 @@ match kinds (one lpm at most, as BMv2 wants); the actions list binds its entries
 directional arguments; `default_action` and the entries are constant action calls of
 listed actions, entries' keysets typed against the keys (`table_entries.py`); `size`,
 `support_timeout` and the implementation, counters and meters properties are resolved (an
-extern made in one is checked as an extern instance, `check_declarations.py`).
+extern made in one is checked as an extern instance, `check_declarations.py`). The names of
+actions and instances are the resolution pass's bindings (`resolve_table_names.py`).
 The emitter is `tables.py`.
 """
 
@@ -98,7 +99,7 @@ class TableCheck(TableEntryCheck):
                              annotations=None) -> T.ListedAction:
         """An entry of the actions list: its directional arguments bound (the action data
         come from the control plane)."""
-        b = (self.global_scope if ar.is_global else scope).lookup(ar.name)
+        b = self.table_name_binding(ar, ar.name, ar.is_global, scope)
         if not isinstance(b, ActionB):
             raise P4CompileError(ar.loc, f"{ar.name}: not an action")
         decl = b.decl
@@ -130,7 +131,7 @@ class TableCheck(TableEntryCheck):
     def _check_implementation(self, prop, scope, table_name) -> T.Attached:
         v = prop.value
         if isinstance(v, A.Path):
-            b = scope.lookup(v.name)
+            b = self.table_name_binding(v, v.name, False, scope)
             if not isinstance(b, InstB) or b.ty.name not in ("action_profile", "action_selector"):
                 raise P4CompileError(v.loc, f"{v.name}: not an action profile or selector")
             return T.Attached("implementation", b.full_name)
@@ -149,7 +150,7 @@ class TableCheck(TableEntryCheck):
             if not isinstance(t, ObjectT) or t.name != kind:
                 raise P4CompileError(prop.loc, f"{prop.name} must be a {kind}")
             return T.Attached(prop.name, *self._check_inline(t, v, prop, scope, table_name))
-        b = scope.lookup(v.name) if isinstance(v, A.Path) else None
+        b = self.table_name_binding(v, v.name, False, scope) if isinstance(v, A.Path) else None
         if not isinstance(b, InstB) or b.ty.name != kind:
             raise P4CompileError(prop.loc, f"{prop.name} must name a {kind} instance")
         return T.Attached(prop.name, b.full_name)

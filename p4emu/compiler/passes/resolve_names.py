@@ -19,6 +19,11 @@ What it covers, completely, are these namespaces:
   checker's rules for hiding, forward externs and packet_in/packet_out; so a type used
   before its declaration is refused wherever it is used, also inside declarations the
   checker checks late or never (a control, an extern's methods, an unused function).
+- action and instance names in tables (`resolve_table_names.py`): the actions a table
+  lists, its default action and its entries' actions, keyed by the `ActionRefSyntax`, and
+  the instance its implementation, counters or meters property names, keyed by the
+  `Path`, bound to a declaration of the control (its constructor parameters, parameters,
+  the locals before the table) or else to the top-level one before the control.
 
 What it leaves to the checker's scopes (`scope.Scope` lookups while checking):
 
@@ -26,13 +31,17 @@ What it leaves to the checker's scopes (`scope.Scope` lookups while checking):
   declaration, so the checker's scopes bind them: the pass marks them `TYPE_VARIABLE`)
   and names declared inside blocks that shadow a type's name (the checker looks a type
   name up in its block's scopes before reading the pass's binding);
-- the names of values and objects: variables, constants, actions, tables, instances,
-  functions, extern functions, enum and error members, and main's arguments. Those obey
-  declare-before-use inside parsers, controls, actions and functions, whose local scopes
-  the checker builds as it checks their declarations and statements in order (an action
-  sees the tables declared before it, a statement the variables of the blocks around it),
-  and a function called from a constant's initializer is checked then, seeing only the
-  error members declared so far: moving them means modelling every block scope here.
+- the names of values and objects in expressions and statements (variables, constants,
+  actions, tables and instances called or applied, functions, extern functions, enum and
+  error members), switch labels, value sets in select keysets, and main's arguments. The
+  checker resolves those in the scopes it builds as it checks statements in order, and
+  an action's body sees its control's scope as it is when the action is first used (a
+  table listing it sees the locals before the table, the apply block all of them), not
+  where the action is declared: binding them here would change what such a body sees,
+  and with it verdicts, unless the pass reproduced the checker's order of first uses.
+  A function called from a constant's initializer is likewise checked then, seeing only
+  the error members declared so far. The implicit `NoAction` of a table without a
+  default action is looked up in the global scope by name, as v1model's.
 
 Verdicts do not change because errors are recorded, not raised, here: the checker raises
 a recorded error where it used to look the name up (a parser's state table when the
@@ -48,6 +57,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from p4emu.compiler.passes.resolve_table_names import TableNameRef, resolve_table_names
 from p4emu.compiler.passes.resolve_type_names import TypeNames, resolve_type_names
 from p4emu.compiler.passes.unresolved import Unresolved
 from p4emu.lang import ast as A
@@ -103,6 +113,9 @@ class NameResolution:
     """id(table KeyElement) -> the declaration of its match kind, or the error naming it."""
     types: TypeNames = field(default_factory=TypeNames)
     """The binding of each type name (`resolve_type_names.py`)."""
+    table_names: dict[int, TableNameRef] = field(default_factory=dict)
+    """id(ActionRefSyntax or table property Path) -> the declaration its name denotes, None
+    for none (`resolve_table_names.py`)."""
 
     def parser(self, decl: A.ParserDecl) -> ParserStates:
         """`decl`'s states; resolved now if the pass has not seen `decl` (a test checking
@@ -138,6 +151,8 @@ def resolve_names(program: A.Program) -> NameResolution:
     for d in program.decls:
         if isinstance(d, A.ParserDecl):
             res.parsers[id(d)] = resolve_parser_states(d)
+        elif isinstance(d, A.ControlDecl) and id(d) in res.types.at_control:
+            res.table_names.update(resolve_table_names(d, res.types.at_control[id(d)]))
         for local in getattr(d, "locals", ()):  # tables: in controls (parsers refuse them)
             if isinstance(local, A.TableDecl):
                 for ke in _table_keys(local):

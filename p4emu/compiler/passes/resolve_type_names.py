@@ -91,6 +91,9 @@ class TypeNames:
     TName of any name declared as a type anywhere), in source order."""
     read: set[int] = field(default_factory=set)
     """id(TName)s the checker has read."""
+    at_control: dict[int, dict[str, A.Decl | Placeholder]] = field(default_factory=dict)
+    """id(ControlDecl) -> the top-level namespace there (name -> declaration), for the
+    names its tables use (`resolve_table_names.py`)."""
 
     def get(self, tr: A.TName) -> TypeNameRef | None:
         """What `tr` denotes (None: a reference the pass has not seen), noted as read."""
@@ -154,6 +157,8 @@ class _Walk:
             self.visible[d.name] = d
         if not isinstance(d, _RESOLVED_BEFORE_BINDING):
             self.refs_in(d)
+        if isinstance(d, A.ControlDecl):
+            self.names.at_control[id(d)] = dict(self.visible)
         return True
 
     def refs_in(self, node, type_params: frozenset = frozenset(), in_expr: bool = False) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from p4emu.compiler.passes.resolve_names import StateRef, Unresolved, resolve_names
+from p4emu.compiler.passes.resolve_table_names import LocalRef
 from p4emu.compiler.passes.resolve_type_names import TYPE_VARIABLE
 from p4emu.lang import ast as A
 from p4emu.lang.errors import P4CompileError
@@ -145,3 +146,40 @@ def test_only_type_names_in_type_positions_are_reported_unread():
     assert names.first_unread_error() is None
     names, _ = type_names("const Undeclared k = 1;")
     assert names.first_unread_error().message == "Undeclared: unknown type"
+
+
+TABLES = """
+extern action_profile { action_profile(bit<32> size); }
+action g() { }
+action shadowed() { }
+control C(in bit<8> k)(bit<8> size) {
+    action shadowed() { }
+    action_profile(4) ap;
+    table t {
+        key = { k : exact; }
+        actions = { g; shadowed; .shadowed; later; after_control; k; t; }
+        default_action = shadowed;
+        const entries = { 1 : g(); }
+        implementation = ap;
+    }
+    action later() { }
+    table t2 { actions = { t; later; } }
+    apply { }
+}
+action after_control() { }
+"""
+
+
+def test_table_names_see_the_control_locals_before_the_table_then_the_top_level_before_the_control():
+    program = parse_program(TABLES)
+    res = resolve_names(program)
+    _, g, shadowed, control, _ = program.decls
+    local_shadowed, ap, t, later, t2 = control.locals
+    props = {p.name: p.value for p in t.properties}
+    bound = [res.table_names[id(ar)] for ar in props["actions"]]
+    assert bound[:3] == [g, LocalRef(local_shadowed), shadowed]  # `.name`: the top level
+    assert bound[3:] == [None, None, LocalRef(control.params[0]), None]  # later ones; a table is no action
+    assert res.table_names[id(props["default_action"])] == LocalRef(local_shadowed)
+    assert res.table_names[id(props["entries"][0].action)] is g
+    assert res.table_names[id(props["implementation"])] == LocalRef(ap)
+    assert [res.table_names[id(ar)] for ar in t2.properties[0].value] == [LocalRef(t), LocalRef(later)]

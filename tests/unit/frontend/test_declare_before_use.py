@@ -1,8 +1,10 @@
 """Declare-before-use for type names, as p4c applies it: a type is visible after its
 declaration only, including inside declarations the checker checks late (parsers and
 controls, functions, extern functions and methods, whether or not anything uses them);
-the forms p4c accepts still compile. And a parser state named after a select case that
-matches anything is still resolved (p4c reports it when it is undeclared)."""
+the forms p4c accepts still compile. The same for the actions a table lists: those of its
+control declared before it, else the top-level ones declared before the control. And a
+parser state named after a select case that matches anything is still resolved (p4c
+reports it when it is undeclared)."""
 
 from __future__ import annotations
 
@@ -32,6 +34,11 @@ _REFUSED = {
     "struct_in_control_local": (
         dict(locals="S s;", body="s.a = meta.m;", tail="struct S { bit<8> a; }"),
         "S: unknown type"),
+    # a top-level action declared after the control whose table lists it
+    "action_after_control": (
+        dict(locals="table t { actions = { late; } }", body="t.apply();",
+             tail="action late() { }"),
+        "late: not an action"),
     # an undeclared state after `default`
     "state_after_default": (
         dict(states="state start { pkt.extract(hdr.h); transition select(hdr.h.a) "
@@ -67,3 +74,13 @@ def test_refused(tmp_path, name):
 @pytest.mark.parametrize("name", list(_ACCEPTED))
 def test_accepted(tmp_path, name):
     assert _compile(tmp_path, name, _ACCEPTED[name]).program is not None
+
+
+def test_each_instance_of_a_control_lists_its_own_actions(tmp_path):
+    counted = ("control C(inout bit<8> k) { action a() { k = k + 1; } "
+               "table t { actions = { a; } default_action = a; } apply { t.apply(); } }")
+    result = _compile(tmp_path, "two_instances", dict(
+        globals=counted, locals="C() c1; C() c2;", body="c1.apply(meta.m); c2.apply(hdr.h.a);"))
+    actions = {a.preamble.id: a.preamble.name for a in result.p4info.actions}
+    listed = {t.preamble.name: [actions[r.id] for r in t.action_refs] for t in result.p4info.tables}
+    assert listed == {"I.c1.t": ["I.c1.a"], "I.c2.t": ["I.c2.a"]}
