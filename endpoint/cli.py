@@ -24,13 +24,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from cmdline import OneLineParser, UsageError
 from endpoint.core.ev_pool import check_routes
 from endpoint.core.receiver import Message, ReceiverConfig
 from endpoint.core.sender import MrcSender
 from endpoint.core.sender_config import EMULATED_MAX_CWND, EMULATED_MIN_RTO, emulated_fabric_config
 from endpoint.kernel_routes import Plane, RouteError, host_interfaces, resolve_plane
 from endpoint.runner import DEFAULT_LINGER, mss_for, run_receiver, run_sender, write_message
-from endpoint.usage import OneLineParser, UsageError
 from endpoint.wire import MsgType, parse_route, parse_routes
 
 if TYPE_CHECKING:  # endpoint.blast imports Scapy (~1 CPU-second): only `blast` pays for it

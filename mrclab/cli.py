@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from cmdline import OneLineParser
 from coursework import cli as exercise_cli
-from endpoint.usage import OneLineParser
 from experiments import cli as experiment_cli
 from lab import cli as lab_cli
 

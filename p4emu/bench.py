@@ -18,11 +18,11 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from cmdline import OneLineParser
 from p4emu.runtime.actions import ActionCall
 from p4emu.runtime.device import DeviceState
 from p4emu.runtime.match import Exact, Lpm
 from p4emu.runtime.tables import TableEntry
-from p4emu.usage import OneLineParser
 
 DEFAULT_PROGRAM = Path(__file__).resolve().parents[1] / "tests" / "p4" / "bench_l3.p4"
 NEXT_HOPS = 64

@@ -20,13 +20,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from cmdline import UsageError  # noqa: E402
 from endpoint.cli import parse_size, pseudo_random_bytes  # noqa: E402
 from endpoint.core.receiver import MrcReceiver, ReceiverConfig  # noqa: E402
 from endpoint.core.sender import MrcSender, SenderConfig  # noqa: E402
 from endpoint.netio import FrameAddress, FrameBuilder, parse_frame  # noqa: E402
 from endpoint.report import SenderReport  # noqa: E402
 from endpoint.sim import PathSpec, run_transfer  # noqa: E402
-from endpoint.usage import UsageError  # noqa: E402
 from endpoint.wire import MrcHeader, MsgType  # noqa: E402
 
 

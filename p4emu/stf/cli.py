@@ -16,11 +16,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from cmdline import OneLineParser
 from p4emu.compile_cmd import parse_defines
 from p4emu.runtime.device import DeviceState
 from p4emu.stf.parser import StfError, parse_stf
 from p4emu.stf.runner import FileResult, ProcessFn, run_commands
-from p4emu.usage import OneLineParser
 
 if TYPE_CHECKING:
     from p4emu.v1model.pipeline import EgressJob

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import sys
 
+from cmdline import OneLineParser
 from p4emu.switch.runtime_cli import CliError, RuntimeClient
 from p4emu.switch.runtime_control import RuntimeCommands
-from p4emu.usage import OneLineParser
 
 PROMPT = "RuntimeCmd: "
 INTRO = "Control utility for runtime P4 table manipulation"

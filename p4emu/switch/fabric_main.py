@@ -16,12 +16,12 @@ import shlex
 import sys
 import threading
 
+from cmdline import UsageError
 from p4emu.switch.dataplane_loop import DataplaneLoop
 from p4emu.switch.instance import StartupError, SwitchInstance
 from p4emu.switch.main import run_until_signalled, setup_logging
 from p4emu.switch.options import SwitchOptions, parse_switch_args
 from p4emu.switch.port_oper_state import SharedPoller
-from p4emu.usage import UsageError
 
 log = logging.getLogger("p4emu.fabric")
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 from dataclasses import dataclass, field
 
-from p4emu.usage import OneLineParser, UsageError
+from cmdline import OneLineParser, UsageError
 
 LOG_LEVELS = {"trace": 5, "debug": 10, "info": 20, "warn": 30, "warning": 30, "error": 40,
               "critical": 50, "off": 100}

@@ -18,20 +18,21 @@ ROOT = Path(__file__).resolve().parents[3]
 # controller's logic and the endpoint on one clock, and never touches Mininet or the lab;
 # experiments run on either engine (`--engine lab|sim`); coursework checks students' code on
 # the simulator and reads experiments' results (the open exercise).
+BASE = {"cmdline"}  # every command line's one-line argument parser, below everything
 ALLOWED = {
+    "cmdline": set(),
     "fabric_model": set(),
-    "p4emu": set(),
-    "endpoint": set(),
-    "controller": {"fabric_model"},
+    "p4emu": BASE,
+    "endpoint": BASE,
+    "controller": {"fabric_model"} | BASE,
     "topologies": {"fabric_model"},
-    "lab": {"fabric_model", "topologies", "endpoint"},
+    "lab": {"fabric_model", "topologies", "endpoint"} | BASE,
     "experiments": {"fabric_model", "topologies", "lab", "endpoint", "p4emu", "controller",
-                    "simulator"},
+                    "simulator"} | BASE,
     "coursework": {"fabric_model", "topologies", "lab", "endpoint", "p4emu", "controller",
-                   "simulator", "experiments"},
+                   "simulator", "experiments"} | BASE,
     "simulator": {"fabric_model", "p4emu", "endpoint", "controller"},
-    # endpoint: its one-line argument parser (endpoint/usage.py)
-    "mrclab": {"lab", "experiments", "coursework", "simulator", "endpoint"},
+    "mrclab": {"lab", "experiments", "coursework", "simulator"} | BASE,
 }
 
 

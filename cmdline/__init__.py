@@ -1,7 +1,8 @@
 """Command-line parsing whose errors are one line, without argparse's usage dump.
 
-Used by the endpoint's and `mrclab`'s command lines. p4emu and the endpoint import no
-other project package, so p4emu has its own (p4emu/usage.py).
+Every command line of the project uses it (p4emu's tools, the endpoint, `mrclab`). It is a
+package of its own, below all others and importing none, so that p4emu and the endpoint,
+which import no other project package, share it rather than each keep a copy.
 """
 
 from __future__ import annotations
