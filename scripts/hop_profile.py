@@ -41,8 +41,9 @@ OTHER = "other"
 WAITING = "waiting"
 # innermost frames that block rather than run: py-spy cannot always
 # tell a thread blocked in C from a running one, so these are set apart by name
-BLOCKING = ("Condition.wait (", "Event.wait (", "EpollSelector.select (", "select (selectors",
-            "_serve (grpc/_server.py:1314)", "sleep (")
+BLOCKING = ("Condition.wait (", "Event.wait (", ".select (selectors.py", "sleep (",
+            "_serve (grpc/_server.py:1314)",  # the completion queue's poll, in C
+            "_worker (concurrent/futures/thread.py:81)")  # a pool thread's queue get, in C
 
 
 def record(pid: int, seconds: float, out: Path, rate: int = 250) -> subprocess.Popen:
