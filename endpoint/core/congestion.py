@@ -18,6 +18,11 @@ The gain is 1/4, not DCTCP's usual 1/16: DCTCP's paper bounds it by
 and the emulated fabric's ~6 jumbo frames in flight plus K = 8 give 0.26, where a
 datacenter's hundreds of packets give 1/16.
 
+A sender that knows the path's BDP (the simulator's datacenter senders, `SenderConfig.
+init_ssthresh`) starts with a window of a BDP and no slow start: the first window measures
+alpha instead of doubling past the BDP into the queues, and `gain` then follows DCTCP's
+bound for that BDP (1/8 at 100 Gb/s: 1.386 / sqrt(2 (43 + 8)) = 0.14).
+
 Trims get a quicker response (like UEC NSCC's quick adapt): a window with trims in it that
 delivered less than half the window per RTT takes the window down to what it delivered,
 however far that is, where DCTCP's cut is at most half per RTT.
@@ -54,11 +59,18 @@ class DctcpWindow:
     _delivered: int = 0  # ACKs (not NACKs, not losses) in the current window
     _trimmed: int = 0  # NACKs in the current window
     _before_timeout: tuple[float, float] | None = None  # (cwnd, ssthresh) a timeout cut
+    _heard: bool = False  # a sample came
 
     def on_feedback(self, marked: bool, now: float, srtt: float, loss: bool = False,
                     trimmed: bool = False) -> None:
         """One sample; `loss`: it stands for a packet inferred lost, `trimmed`: a NACK
         (both are marks too)."""
+        if not self._heard:
+            self._heard = True
+            if self.ssthresh != float("inf"):
+                # no slow start (`ssthresh` given): the first window, a measurement, starts
+                # with its first sample, not at 0 (which would end it at once, one sample long)
+                self._window_start = now
         self._acked += 1
         self._lost = self._lost or loss
         self._trimmed += trimmed

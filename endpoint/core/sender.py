@@ -80,7 +80,8 @@ class MrcSender:
         self.pool = EvPool(planes, cfg.evs_per_plane, rng, cfg.retire_after,
                            routes=cfg.routes, policy=ev_policy, plane_rules=plane_rules)
         self.board = SendScoreboard(self.npkts)
-        self.cc = window_class(cwnd=cfg.init_cwnd, min_cwnd=cfg.min_cwnd, max_cwnd=cfg.max_cwnd)
+        self.cc = window_class(cwnd=cfg.init_cwnd, min_cwnd=cfg.min_cwnd, max_cwnd=cfg.max_cwnd,
+                               **cfg.window_settings())
         self.rtt = RttEstimator()
         self.rtt_hi = RttQuantile()
         self.queue_delay = QueueExplainedDelay()

@@ -33,6 +33,25 @@ class SenderConfig:
     # per plane, the `route` words (endpoint.wire.route_word) of the paths to spray over
     # in turn; empty: EVs are hashed by the fabric (ev_pool.EvPool has the why)
     routes: tuple[tuple[int, ...], ...] = ()
+    # DCTCP's alpha gain (congestion.DctcpWindow); None: the window's own, 1/4, fit for
+    # the lab's ~6 packets in flight (a datacenter's BDP of tens of packets wants less)
+    dctcp_gain: float | None = None
+    # alpha's prior, averaged with the measured fractions from the first window on; None:
+    # the window's conservative 1, replaced by the first window's fraction (the lab's)
+    dctcp_init_alpha: float | None = None
+    # the first window's ssthresh; None: slow start until the first mark (the lab's 16
+    # packets grow to its BDP). A first window of a whole BDP has nothing to probe for.
+    init_ssthresh: float | None = None
+
+    def window_settings(self) -> dict[str, float]:
+        """The window's keyword arguments beyond cwnd and its bounds: only those set, so a
+        window class with the original signature (the congestion exercise's) still fits."""
+        out = {"gain": self.dctcp_gain, "ssthresh": self.init_ssthresh,
+               "alpha": self.dctcp_init_alpha}
+        out = {k: v for k, v in out.items() if v is not None}
+        if "alpha" in out:
+            out["alpha_measured"] = True  # a prior to average with, not to replace
+        return out
 
 
 @dataclass(slots=True)

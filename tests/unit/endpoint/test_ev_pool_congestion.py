@@ -241,3 +241,22 @@ def test_losses_on_every_path_in_use_have_a_common_cause():
     one_each = [routed.planes[0][0], routed.planes[0][1]]
     assert routed.covers_every_path(one_each)
     assert not routed.covers_every_path(one_each[:1])
+
+
+def test_a_first_window_of_a_bdp_measures_alpha_over_a_whole_window():
+    # no slow start (the simulator's datacenter senders): the first window, from the first
+    # sample on, measures alpha. It used to start at 0 and end at the first sample, so one
+    # ACK set alpha to 0 or 1 (here 0), and the measured 25 % then came in at the gain.
+    w = DctcpWindow(cwnd=40, ssthresh=40, gain=1 / 8)
+    srtt = 15e-6
+    for i in range(40):
+        w.on_feedback(i % 4 == 0, now=20e-6 + i * srtt / 40, srtt=srtt)
+    w.on_feedback(False, now=20e-6 + srtt, srtt=srtt)
+    assert w.alpha_measured and w.alpha == pytest.approx(10 / 41)
+    assert w.cwnd == pytest.approx(40 * (1 - 5 / 41), rel=0.02) and not w.draining
+
+
+def test_the_lab_s_window_still_starts_in_slow_start_with_gain_one_quarter():
+    w = DctcpWindow(cwnd=16)
+    w.on_feedback(False, now=0.2, srtt=0.15)
+    assert (w.cwnd, w.ssthresh, w.gain, w.alpha) == (17, float("inf"), 1 / 4, 1)
