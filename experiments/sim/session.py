@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
 
-from endpoint.core.sender_config import EMULATED_MAX_CWND
+from endpoint.core.sender_config import EMULATED_MAX_CWND, SenderConfig
 from endpoint.kernel_routes import Plane
 from endpoint.report import ReceiverReport, SenderReport
 from endpoint.runner import sender_report
@@ -41,6 +42,13 @@ from simulator.network import SimNetwork, SimSettings
 
 log = logging.getLogger(__name__)
 
+# DCTCP's bound on its gain, 1.386 / sqrt(2 (BDP + K)), at 100 Gb/s (BDP ~43 packets of
+# 4 KiB, K = 4): 0.14; the lab's 1/4 fits its ~6 packets in flight
+DCTCP_GAIN = 1 / 8
+# alpha's prior: 0, averaged in at the gain. All of a permutation's flows start at once at a
+# BDP, so their first window collides and is marked more than any later: replacing the
+# prior by it (the lab's way) cut every window by a third or more for several RTTs
+DCTCP_INIT_ALPHA = 0.0
 SAMPLES_PER_FLOW = 200  # timeline samples over a flow's ideal duration
 IDLE_TIMEOUT_RTOS = 200  # a sender gives up after this many RTO floors of silence (4 ms)
 SETTLE_VERDICTS = 2  # wait_reconvergence: at most the time of this many verdicts
@@ -172,7 +180,8 @@ class SimSession:
         min_rto, initial_rto, max_rto = net.settings.rto_timers()
         fabric: dict[str, float] | None = {
             "min_rto": min_rto, "initial_rto": initial_rto, "max_rto": max_rto,
-            "init_cwnd": float(net.settings.bdp_packets(self.fabric.max_switch_hops()))}
+            "init_cwnd": float(net.settings.bdp_packets(self.fabric.max_switch_hops())),
+            "dctcp_gain": DCTCP_GAIN, "dctcp_init_alpha": DCTCP_INIT_ALPHA}
         idle_timeout = IDLE_TIMEOUT_RTOS * min_rto
         if self.setup.figures == "lab":  # the lab agent's senders: its timers and window
             fabric, idle_timeout = None, LAB_IDLE_TIMEOUT_S
@@ -190,6 +199,8 @@ class SimSession:
                                       fabric=fabric and _across(fabric, len(planes)))
             except ValueError as exc:
                 raise ExperimentError(f"{name}: flow {flow.label}: {exc}") from None
+            if cfg.routes and fabric is not None:
+                cfg = spread_routes(cfg)
             spec = FlowSpec(flow.src, flow.dst, flow.size, start=flow.start,
                             planes=tuple(planes), seed=flow.seed, routes=cfg.routes)
             net.add_flow(spec, cfg, sender_class=partial(TimelineSender, interval=interval))
@@ -284,8 +295,34 @@ def _port_counters(net: SimNetwork) -> FabricCounters:
 
 def _across(fabric: dict[str, float], planes: int) -> dict[str, float]:
     """A sender's window figures over `planes` NICs: one window covers them all, so it
-    starts at a BDP per plane and may grow to several."""
+    starts at a BDP per plane and may grow to several. It starts without slow start
+    (`init_ssthresh`): a first window of a whole BDP has nothing left to probe for, and
+    doubling it put the excess in the queues, whose marks then halved it (DCTCP's first
+    cut, alpha = 1) with ~10 RTTs of additive increase to win it back."""
     first = fabric["init_cwnd"] * planes
-    return {**fabric, "init_cwnd": first, "max_cwnd": max(EMULATED_MAX_CWND, 4 * first)}
+    return {**fabric, "init_cwnd": first, "init_ssthresh": first,
+            "max_cwnd": max(EMULATED_MAX_CWND, 4 * first)}
+
+
+def spread_routes(cfg: SenderConfig) -> SenderConfig:
+    """`cfg` with its source routes in the order that spreads consecutive packets (the
+    sender takes them in turn) over the first hops, and as many EVs per plane as spread
+    evenly over the routes.
+
+    `controller.next_hops.source_routes` gives them ascending, so consecutive routes share
+    their first hops: at k=6 a sender put 3 packets in a row on one uplink, the 3 hosts of
+    an edge together 9, and ECN marked at 4. Sorted by their labels read from the last hop
+    back, consecutive routes differ in the first hop (then the second). EV i takes route
+    i mod n: with 64 EVs over 9 routes, route 0 got 8 of every 64 packets, 14 % more than
+    the others, on links the routes fill to 100 %."""
+    def backwards(word: int) -> bytes:
+        return word.to_bytes(8, "big").rstrip(b"\0")[::-1]
+    routes = tuple(tuple(sorted(words, key=backwards)) for words in cfg.routes)
+    evs = cfg.evs_per_plane
+    counts = [len(words) for words in routes if words]
+    step = math.lcm(*counts) if counts else 1
+    if step <= evs:
+        evs -= evs % step
+    return replace(cfg, routes=routes, evs_per_plane=evs)
 
 
