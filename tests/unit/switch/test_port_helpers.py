@@ -5,7 +5,7 @@ from __future__ import annotations
 from scapy.utils import rdpcap
 
 from p4emu.switch.pcap import PortPcaps
-from p4emu.switch.port_oper_state import PortOperState, read_oper_up
+from p4emu.switch.port_oper_state import OperStateReader, PortOperState
 from p4emu.switch.ports import MAX_FRAME, frame_problem
 
 
@@ -25,18 +25,25 @@ def test_port_oper_state_reports_changes_once(tmp_path):
     assert seen == [(2, False), (2, True)]
 
 
-def test_read_oper_up_from_sysfs_layout(tmp_path):
+def test_oper_state_reader_from_sysfs_layout(tmp_path):
     for name, state, carrier in (("up0", "up", None), ("down0", "down", None),
                                  ("unk0", "unknown", "1"), ("unk1", "unknown", "0")):
         (tmp_path / name).mkdir()
         (tmp_path / name / "operstate").write_text(state + "\n")
         if carrier is not None:
             (tmp_path / name / "carrier").write_text(carrier + "\n")
-    assert read_oper_up("up0", tmp_path)
-    assert not read_oper_up("down0", tmp_path)
-    assert read_oper_up("unk0", tmp_path)
-    assert not read_oper_up("unk1", tmp_path)
-    assert not read_oper_up("missing0", tmp_path)
+    read = OperStateReader(tmp_path)
+    assert read("up0") and read("unk0")
+    assert not read("down0") and not read("unk1") and not read("missing0")
+    # the file stays open and is read again from the start: a change is seen
+    (tmp_path / "up0" / "operstate").write_text("down\n")
+    assert not read("up0")
+    # an interface missing at first is found once it exists (one deleted from real sysfs
+    # fails its reads with ENODEV, and is opened afresh the same way)
+    (tmp_path / "missing0").mkdir()
+    (tmp_path / "missing0" / "operstate").write_text("up\n")
+    assert read("missing0")
+    read.close()
 
 
 def test_pcap_files_readable_by_scapy(tmp_path):
