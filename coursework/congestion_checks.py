@@ -53,6 +53,10 @@ class _Pair:
                 w.ssthresh = cwnd
             if alpha is not None:
                 w.alpha, w.alpha_measured = alpha, True
+        # the reference has heard samples before (slow start and its draining window), so
+        # its current window began at 0: not a window that starts with no slow start at all
+        # (`SenderConfig.init_ssthresh`), whose first window starts at its first sample
+        self.ref._heard = avoidance
         self.now = 0.0
         self.samples = 0
         self.diverged = ""
