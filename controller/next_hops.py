@@ -122,9 +122,8 @@ def source_routes(fabric: Fabric, src_ip: str, dst_ip: str,
     """Every shortest path src→dst as the labels of a source route: the egress port at each
     switch, since the controller installs label L → port L (switch_state.build_switch_state).
 
-    The same routes, in the same order, as enumerate_paths over compute_next_hops, for one
-    BFS instead of one per destination switch. Ascending order (networkx leaves the order
-    of all_shortest_paths unspecified) is the order senders take their routes in."""
+    The same routes as enumerate_paths over compute_next_hops, for one BFS instead of one
+    per destination switch, in `spread_order`: senders take their routes in turn."""
     attached = {nic.ip: (nic.switch, nic.switch_port)
                 for host in fabric.hosts.values() for nic in host.nics}
     if src_ip not in attached:
@@ -140,4 +139,15 @@ def source_routes(fabric: Fabric, src_ip: str, dst_ip: str,
         return []
     routes = [(*ports, host_port) for path in paths
               for ports in product(*(ports_to[a][b] for a, b in pairwise(path)))]
-    return sorted(routes)[:PATH_LIMIT]
+    return spread_order(sorted(routes)[:PATH_LIMIT])
+
+
+def spread_order(routes: list[tuple[int, ...]]) -> list[tuple[int, ...]]:
+    """`routes` ordered so that consecutive ones leave by different first hops (then
+    second hops): sorted by their labels read from the last hop back.
+
+    A sender takes its routes in turn. In ascending order consecutive routes share their
+    first hops: at k=6 a sender put 3 packets in a row on one uplink, the 3 hosts of an
+    edge switch 9 together, and the uplink's queue passed the ECN threshold of 4 packets
+    (docs/simulator.md, the permutation at 100 Gb/s)."""
+    return sorted(routes, key=lambda labels: labels[::-1])

@@ -167,8 +167,11 @@ class EvPool:
         self.planes: list[list[EvState]] = []
         self._by_key: dict[tuple[int, int], EvState] = {}
         for plane in range(planes):
-            values = rng.sample(range(1, 65536), evs_per_plane)
             words = routes[plane] if plane < len(routes) else ()
+            # EV i takes route i mod n: EVs a multiple of n share the routes evenly (with 64
+            # EVs over 9 routes the first would carry 14 % more than the others)
+            count = evs_per_plane - evs_per_plane % len(words) if words else evs_per_plane
+            values = rng.sample(range(1, 65536), count)
             states = [EvState(ev, plane, words[i % len(words)] if words else 0)
                       for i, ev in enumerate(values)]
             self.planes.append(states)

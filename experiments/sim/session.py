@@ -12,14 +12,13 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
 
-from endpoint.core.sender_config import EMULATED_MAX_CWND, SenderConfig
+from endpoint.core.sender_config import EMULATED_MAX_CWND
 from endpoint.kernel_routes import Plane
 from endpoint.report import ReceiverReport, SenderReport
 from endpoint.runner import sender_report
@@ -199,8 +198,6 @@ class SimSession:
                                       fabric=fabric and _across(fabric, len(planes)))
             except ValueError as exc:
                 raise ExperimentError(f"{name}: flow {flow.label}: {exc}") from None
-            if cfg.routes and fabric is not None:
-                cfg = spread_routes(cfg)
             spec = FlowSpec(flow.src, flow.dst, flow.size, start=flow.start,
                             planes=tuple(planes), seed=flow.seed, routes=cfg.routes)
             net.add_flow(spec, cfg, sender_class=partial(TimelineSender, interval=interval))
@@ -302,27 +299,3 @@ def _across(fabric: dict[str, float], planes: int) -> dict[str, float]:
     first = fabric["init_cwnd"] * planes
     return {**fabric, "init_cwnd": first, "init_ssthresh": first,
             "max_cwnd": max(EMULATED_MAX_CWND, 4 * first)}
-
-
-def spread_routes(cfg: SenderConfig) -> SenderConfig:
-    """`cfg` with its source routes in the order that spreads consecutive packets (the
-    sender takes them in turn) over the first hops, and as many EVs per plane as spread
-    evenly over the routes.
-
-    `controller.next_hops.source_routes` gives them ascending, so consecutive routes share
-    their first hops: at k=6 a sender put 3 packets in a row on one uplink, the 3 hosts of
-    an edge together 9, and ECN marked at 4. Sorted by their labels read from the last hop
-    back, consecutive routes differ in the first hop (then the second). EV i takes route
-    i mod n: with 64 EVs over 9 routes, route 0 got 8 of every 64 packets, 14 % more than
-    the others, on links the routes fill to 100 %."""
-    def backwards(word: int) -> bytes:
-        return word.to_bytes(8, "big").rstrip(b"\0")[::-1]
-    routes = tuple(tuple(sorted(words, key=backwards)) for words in cfg.routes)
-    evs = cfg.evs_per_plane
-    counts = [len(words) for words in routes if words]
-    step = math.lcm(*counts) if counts else 1
-    if step <= evs:
-        evs -= evs % step
-    return replace(cfg, routes=routes, evs_per_plane=evs)
-
-

@@ -89,6 +89,16 @@ def test_a_route_that_delivered_later_packets_is_not_blamed_for_a_loss():
     assert not hashed.delivered_since(hashed.planes[0][0], 1.5)  # other EVs: other paths
 
 
+def test_evs_share_source_routes_evenly():
+    """EV i takes route i mod n: the pool keeps a multiple of n EVs, so no route carries
+    more packets than the others (64 EVs over 9 routes: 7 each, not 8 for the first)."""
+    nine = tuple((r << 48) | (1 << 56) for r in range(1, 10))
+    pool = EvPool(2, 64, random.Random(9), routes=(nine, ROUTES))
+    counts = [sum(st.route == w for st in pool.planes[0]) for w in nine]
+    assert counts == [7] * 9 and len(pool.planes[1]) == 63
+    assert len(EvPool(1, 64, random.Random(9), routes=(ROUTES[:2],)).planes[0]) == 64
+
+
 @pytest.mark.parametrize("routes, words", [((ROUTES, ROUTES), "2 planes"),
                                            ((ROUTES * 2,), "6 source routes")])
 def test_source_routes_that_do_not_fit_the_pool_are_refused(routes, words):

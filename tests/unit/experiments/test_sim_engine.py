@@ -191,27 +191,6 @@ def test_the_lab_s_figures_run_on_the_simulator_with_the_lab_s_senders():
         runner.plan(Options("incast", figures="lab"))
 
 
-def test_source_routes_alternate_first_hops_and_share_the_evs_evenly():
-    from controller.next_hops import source_routes
-    from endpoint.core.sender_config import SenderConfig
-    from endpoint.wire import route_word
-    from experiments.sim.session import spread_routes
-
-    fabric = parse_spec("fattree:k=6")
-    src, dst = fabric.hosts["h1"].nics[0].ip, fabric.hosts["h54"].nics[0].ip
-    words = tuple(route_word(r) for r in source_routes(fabric, src, dst))
-    assert len(words) == 9
-    cfg = spread_routes(SenderConfig(routes=(words,), evs_per_plane=64))
-    spread = cfg.routes[0]
-    assert sorted(spread) == sorted(words)
-    first_hop = [w >> 56 for w in spread]
-    # ascending, the sender sent 3 packets in a row on one uplink; spread, never 2
-    assert all(a != b for a, b in zip(first_hop, first_hop[1:], strict=False))
-    assert cfg.evs_per_plane == 63  # 7 per route, not 8 for route 0 and 7 for the rest
-    four = spread_routes(SenderConfig(routes=(words[:4],), evs_per_plane=64))
-    assert four.evs_per_plane == 64
-
-
 def test_the_simulator_s_datacenter_senders_skip_slow_start_and_use_dctcp_s_gain():
     _, own = runner.plan(Options("incast", quick=True, engine="sim", incast_n=(4,)))
     _, lab = runner.plan(Options("incast", quick=True, engine="sim", figures="lab",
