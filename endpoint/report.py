@@ -1,100 +1,15 @@
 """What the endpoint reports about its transfers, as records that cross processes: `send
 --json` and `recv --json` (and the experiments' agent) write them, and every reader (the
-experiments, `lab.transfers`, the coursework checks) parses them back with `from_json`, so
-that each field is named once, here, and read as a typed attribute.
-
-`to_json` / `from_json` serialise any of these dataclasses (and the experiments' records
-built from them): nested dataclasses, lists, and dicts whose int keys JSON turned into
-strings come back as they were. A field marked `flat` is a part of its record in Python
-only: its fields sit among the record's own in the JSON, which keeps the endpoint's summary
-the flat object it has always been (tools read it with jq; old runs keep parsing). Keys a
-record no longer has (an old summary's `trims_seen`, the `_count`s) are ignored; fields an
-old record lacks take their defaults.
-"""
+experiments, `lab.transfers`, the coursework checks) parses them back (`jsonrecords`), so
+that each field is named once, here, and read as a typed attribute."""
 
 from __future__ import annotations
 
-import sys
-import types
-from collections.abc import Callable
-from dataclasses import dataclass, field, fields, is_dataclass
-from functools import cache
-from typing import Any, TypeVar, Union, get_args, get_origin, get_type_hints
+from dataclasses import dataclass, field
+from typing import Any
 
 from endpoint.core.receiver import ReceiverStats
-
-R = TypeVar("R")
-
-
-def flat(factory: Callable[[], object] | None = None) -> Any:
-    """A part of a record whose fields the JSON holds among the record's own (without
-    `factory`, one the record cannot go without)."""
-    if factory is None:
-        return field(metadata={"flat": True})
-    return field(default_factory=factory, metadata={"flat": True})
-
-
-def to_json(record: object) -> dict[str, Any]:
-    """`record` (a dataclass) as a JSON-ready object."""
-    out: dict[str, Any] = {}
-    for f in fields(record):
-        value = getattr(record, f.name)
-        if f.metadata.get("flat"):
-            out.update(to_json(value))
-        else:
-            out[f.name] = _plain(value)
-    return out
-
-
-def json_default(value: Any) -> Any:
-    """For `json.dumps(default=)`: a record as `to_json` makes it, anything else as text."""
-    return to_json(value) if is_dataclass(value) and not isinstance(value, type) else str(value)
-
-
-def _plain(value: Any) -> Any:
-    if is_dataclass(value) and not isinstance(value, type):
-        return to_json(value)
-    if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
-    return value
-
-
-def from_json(cls: type[R], data: dict[str, Any]) -> R:
-    """A `cls` from what `to_json` made of one (or an older record of the same kind)."""
-    hints = _hints(cls)
-    kwargs = {}
-    for f in fields(cls):
-        if f.metadata.get("flat"):
-            kwargs[f.name] = from_json(hints[f.name], data)
-        elif f.name in data:
-            kwargs[f.name] = _parse(hints[f.name], data[f.name])
-    return cls(**kwargs)
-
-
-@cache
-def _hints(cls: type) -> dict[str, Any]:
-    return get_type_hints(cls, vars(sys.modules[cls.__module__]))
-
-
-def _parse(hint: Any, value: Any) -> Any:
-    origin = get_origin(hint)
-    if value is None:
-        return None
-    if origin in (Union, types.UnionType):  # X | None
-        (hint,) = [a for a in get_args(hint) if a is not type(None)] or (Any,)
-        return _parse(hint, value)
-    if is_dataclass(hint):
-        return from_json(hint, value)
-    if origin in (list, tuple):
-        (item,) = get_args(hint)[:1]
-        return [_parse(item, v) for v in value]
-    if origin is dict:
-        key, item = get_args(hint)
-        return {key(k): _parse(item, v) for k, v in value.items()}
-    return value
-
+from jsonrecords import flat, from_json, to_json
 
 # --- the sender ----------------------------------------------------------------------
 

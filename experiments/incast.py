@@ -10,13 +10,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from endpoint.report import flat
 from experiments import flowstats, metrics, plans, plots
 from experiments.config import ExperimentError, Options, Setup, simulator_defaults
 from experiments.plans import Flow, PlanError
 from experiments.records import PhaseRecord
 from experiments.validity import Verdict
 from fabric_model.spec import parse_spec
+from jsonrecords import flat
 
 NAME = "incast"
 ENGINES = ("lab", "sim")

@@ -10,10 +10,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from endpoint.report import ReceiverReport, SenderReport, flat, from_json, to_json
+from endpoint.report import ReceiverReport, SenderReport
 from experiments.transfer import Timeline
 from experiments.validity import Verdict
 from fabric_model.reconvergence import Reconvergence
+from jsonrecords import flat, from_json, to_json
 
 
 @dataclass(slots=True)

@@ -7,10 +7,10 @@ import csv
 import json
 from pathlib import Path
 
-from endpoint.report import json_default
 from experiments.config import Setup, mss
 from experiments.metrics import format_seconds
 from experiments.validity import Verdict, cpu_only, short_label
+from jsonrecords import json_default
 
 
 def _fmt(value: object) -> str:

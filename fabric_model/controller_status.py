@@ -4,8 +4,10 @@ tests."""
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import dataclass, field
 from typing import Any
+
+from jsonrecords import from_json, to_json
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,21 +31,9 @@ class ControllerStatus:
     held_link_verdicts: int = 0  # silences not taken for failures (a switch stalled)
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        return to_json(self)
 
     @classmethod
     def from_json(cls, data: Any) -> ControllerStatus:
         """Parse a reply; raises ValueError naming what is missing or malformed."""
-        if not isinstance(data, dict):
-            raise ValueError(f"controller status is not an object: {data!r}")
-        required = [f.name for f in fields(cls) if f.name in ("ready", "ready_s",
-                                                                "spray_mode", "entries")]
-        missing = [name for name in required if name not in data]
-        if missing:
-            raise ValueError(f"controller status without {', '.join(missing)}")
-        known = {f.name for f in fields(cls)}
-        try:
-            switches = {name: SwitchStatus(**s) for name, s in data.get("switches", {}).items()}
-        except TypeError as exc:
-            raise ValueError(f"controller status: a switch's status is malformed: {exc}") from None
-        return cls(**{**{k: v for k, v in data.items() if k in known}, "switches": switches})
+        return from_json(cls, data)

@@ -5,9 +5,11 @@ the tests."""
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass
 from enum import Enum
 from typing import Any, Protocol
+
+from jsonrecords import from_json, to_json
 
 LinkEnds = tuple[tuple[str, int], tuple[str, int]]  # ((switch, port), (switch, port))
 
@@ -56,16 +58,12 @@ class Reconvergence:
         return {end.split(":")[0] for end in self.link.split("-")} == {a, b}
 
     def to_json(self) -> dict[str, Any]:
-        return {**asdict(self), "program_s": self.program_s}
+        return {**to_json(self), "program_s": self.program_s}
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> Reconvergence:
+    def from_json(cls, data: Any) -> Reconvergence:
         """Parse a reply; raises ValueError naming what is missing."""
-        names = [f.name for f in fields(cls)]
-        missing = [n for n in names if n not in data]
-        if missing:
-            raise ValueError(f"reconvergence record without {', '.join(missing)}: {data}")
-        return cls(**{n: data[n] for n in names})
+        return from_json(cls, data)
 
 
 def link_name(link: LinkEnds) -> str:

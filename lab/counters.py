@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from endpoint.report import from_json
+from jsonrecords import from_json
 from lab.lab import Lab
 
 

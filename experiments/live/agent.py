@@ -36,7 +36,7 @@ from pathlib import Path
 from endpoint import runner as endpoint_runner
 from endpoint.core.receiver import ReceiverConfig
 from endpoint.kernel_routes import RouteError, host_interfaces, resolve_plane
-from endpoint.report import MessageDigest, to_json
+from endpoint.report import MessageDigest
 from experiments.transfer import (
     LAB_IDLE_TIMEOUT_S,
     Timeline,
@@ -44,6 +44,7 @@ from experiments.transfer import (
     add_transfer_options,
     transfer_config,
 )
+from jsonrecords import to_json
 
 
 def payload(size: int, seed: int) -> bytes:

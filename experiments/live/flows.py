@@ -18,12 +18,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from endpoint.report import ReceiverReport, SenderReport, from_json
+from endpoint.report import ReceiverReport, SenderReport
 from experiments.plans import Flow, Timed
 from experiments.records import FlowRecord
 from experiments.transfer import Timeline
 from fabric_model.places import REPO_ROOT
 from fabric_model.processes import stop_process_group, stop_process_groups
+from jsonrecords import from_json
 from lab.lab import Lab
 
 log = logging.getLogger(__name__)

@@ -23,10 +23,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from endpoint.report import from_json, to_json
 from experiments.config import ExperimentError, Options
 from experiments.sweep.aggregate import SweepRecord
 from experiments.sweep.grid import Point, describe
+from jsonrecords import from_json, to_json
 
 RECORD = "sweep-run.json"
 LAB_RESOURCE = "lab"

@@ -15,11 +15,10 @@ from endpoint.report import (
     ReceiverReport,
     Retirement,
     SenderReport,
-    json_default,
-    to_json,
 )
 from experiments.records import FailureEvents, PhaseRecord, PhaseWithEvents, PortCounters
 from fabric_model.reconvergence import Reconvergence
+from jsonrecords import json_default, to_json
 from lab.counters import SwitchCounters, from_json
 
 from .synthetic import flow, run

@@ -18,20 +18,22 @@ ROOT = Path(__file__).resolve().parents[3]
 # controller's logic and the endpoint on one clock, and never touches Mininet or the lab;
 # experiments run on either engine (`--engine lab|sim`); coursework checks students' code on
 # the simulator and reads experiments' results (the open exercise).
-BASE = {"cmdline"}  # every command line's one-line argument parser, below everything
+# every command line's one-line argument parser and the records' JSON, below everything
+BASE = {"cmdline", "jsonrecords"}
 ALLOWED = {
     "cmdline": set(),
-    "fabric_model": set(),
+    "jsonrecords": set(),
+    "fabric_model": BASE,
     "p4emu": BASE,
     "endpoint": BASE,
     "controller": {"fabric_model"} | BASE,
-    "topologies": {"fabric_model"},
+    "topologies": {"fabric_model"} | BASE,
     "lab": {"fabric_model", "topologies", "endpoint"} | BASE,
     "experiments": {"fabric_model", "topologies", "lab", "endpoint", "p4emu", "controller",
                     "simulator"} | BASE,
     "coursework": {"fabric_model", "topologies", "lab", "endpoint", "p4emu", "controller",
                    "simulator", "experiments"} | BASE,
-    "simulator": {"fabric_model", "p4emu", "endpoint", "controller"},
+    "simulator": {"fabric_model", "p4emu", "endpoint", "controller"} | BASE,
     "mrclab": {"lab", "experiments", "coursework", "simulator"} | BASE,
 }
 
