@@ -135,6 +135,7 @@ class SimNetwork:
                                         s.policy(), s.probe_interval_s, s.miss_limit,
                                         s.write_delay_s)
         self.flows: list[SimFlow] = []
+        self._first_running = 0  # flows before this index are done
 
     def _receiver(self, node: str):
         if node in self.fabric.switches:
@@ -208,12 +209,19 @@ class SimNetwork:
         """Run until every flow (all `expected` of them) finished or `max_time`; True when
         every one finished."""
         want = expected if expected is not None else len(self.flows)
-
-        def finished() -> bool:
-            return len(self.flows) >= want and all(f.done for f in self.flows)
-        self.loop.run(max_time, finished)
+        self.loop.run(max_time, lambda: self.flows_done(want))
         self.controller.stop_probing()
-        return finished()
+        return self.flows_done(want)
+
+    def flows_done(self, expected: int) -> bool:
+        """Whether `expected` flows have begun and every one has finished. The event loop
+        asks after every event: a flow, once done, stays done, so this looks at the first
+        one still running rather than at all of them."""
+        flows, i = self.flows, self._first_running
+        while i < len(flows) and flows[i].done:
+            i += 1
+        self._first_running = i
+        return i >= expected and i == len(flows)
 
     # --- failures
     def _links_between(self, a: str, b: str) -> list[Link]:

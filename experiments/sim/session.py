@@ -241,8 +241,7 @@ class SimSession:
         """Run until every flow is done and the schedule has run, or `deadline`; True when
         Ctrl-C cut it short."""
         def finished() -> bool:
-            return not pending and len(net.flows) >= expected and \
-                all(f.done for f in net.flows)
+            return not pending and net.flows_done(expected)
         last_note = time.perf_counter()
         step = deadline / 100
         try:
