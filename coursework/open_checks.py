@@ -87,12 +87,16 @@ def _words(body: str) -> int:
     return len(re.findall(r"[A-Za-z]{2,}", _prose(body)))
 
 
-def _unfinished(name: str, body: str) -> str:
+def _finished_section(ws: Workspace, name: str) -> tuple[str, dict[str, str], str]:
+    """The report's text, its sections and section `name`, which must be there and hold
+    no placeholder left from the template (`Problem` otherwise)."""
+    text, parts = _report(ws)
+    body = _section(parts, name)
     todo = _TODO.search(_prose(body))
     if todo:
         line = _prose(body)[todo.start():].splitlines()[0].strip()
-        return f"the {name.capitalize()} section still holds '{line[:60]}'"
-    return ""
+        raise Problem(f"the {name.capitalize()} section still holds '{line[:60]}'")
+    return text, parts, body
 
 
 # --- the commands and their output folders ------------------------------------------------
@@ -513,11 +517,7 @@ def _run(fn) -> tuple[bool, str]:
 
 def question_asked(ws: Workspace, target: str) -> tuple[bool, str]:
     def check():
-        _, parts = _report(ws)
-        body = _section(parts, "question")
-        left = _unfinished("question", body)
-        if left:
-            return False, left
+        _, _, body = _finished_section(ws, "question")
         if _words(body) < 8 or "?" not in _prose(body):
             return False, (f"the Question section holds {_words(body)} words and "
                            f"{'a' if '?' in body else 'no'} question mark: ask one question")
@@ -527,11 +527,7 @@ def question_asked(ws: Workspace, target: str) -> tuple[bool, str]:
 
 def design_varies_a_parameter(ws: Workspace, target: str) -> tuple[bool, str]:
     def check():
-        _, parts = _report(ws)
-        method = _section(parts, "method")
-        left = _unfinished("method", method)
-        if left:
-            return False, left
+        _, _, method = _finished_section(ws, "method")
         if _words(method) < 12:
             return False, (f"the Method section says {_words(method)} words besides its "
                            "commands: describe the design (what varies, over which values, "
@@ -565,11 +561,7 @@ def commands_wrote_their_folders(ws: Workspace, target: str) -> tuple[bool, str]
 
 def numbers_match_results(ws: Workspace, target: str) -> tuple[bool, str]:
     def check():
-        text, parts = _report(ws)
-        results = _section(parts, "results")
-        left = _unfinished("results", results)
-        if left:
-            return False, left
+        text, parts, results = _finished_section(ws, "results")
         outs = outputs(ws)
         quoted = quotes(results)
         if len(quoted) < 2:
@@ -615,11 +607,7 @@ def plot_shown(ws: Workspace, target: str) -> tuple[bool, str]:
 
 def conclusion_drawn(ws: Workspace, target: str) -> tuple[bool, str]:
     def check():
-        _, parts = _report(ws)
-        body = _section(parts, "conclusion")
-        left = _unfinished("conclusion", body)
-        if left:
-            return False, left
+        _, _, body = _finished_section(ws, "conclusion")
         if _words(body) < 15:
             return False, f"the Conclusion section holds {_words(body)} words: answer the question"
         return True, f"conclusion of {_words(body)} words"
