@@ -19,17 +19,17 @@ CPU_PORT = 255  # as the lab starts its switches (--cpu-port 255)
 class CompiledProgram:
     p4info: p4info_pb2.P4Info
     device_config: bytes  # the IR `p4emu compile -o` writes: what the controller pushes
-    loader: Loader  # device config -> pipeline factory, loaded once for all switches
+    loader: Loader  # device config -> pipeline factory (compiled once per process)
 
 
 @functools.cache
 def compiled(source: Path = DEFAULT_PROGRAM) -> CompiledProgram:
-    """`source` through p4emu's front end (as `p4emu compile`), with a loader that builds
-    the Python pipeline once and hands every switch its own instance of it."""
+    """`source` through p4emu's front end (as `p4emu compile`), with the loader that
+    hands every switch its own pipeline, as `p4emu switch` does."""
     from p4emu.frontend import compile_file
 
     result = compile_file(str(source))
     p4info = result.p4info
     if isinstance(p4info, str | bytes):
         p4info = text_format.Parse(p4info, p4info_pb2.P4Info())
-    return CompiledProgram(p4info, result.ir, functools.cache(ir_loader(CPU_PORT)))
+    return CompiledProgram(p4info, result.ir, ir_loader(CPU_PORT))
