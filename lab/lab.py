@@ -86,6 +86,7 @@ class Lab:
         self.missing_switches: list[str] = []  # switch processes that never opened gRPC
         self.unprogrammed: list[str] = []  # switches the controller could not program
         self.bring_up_s: float | None = None
+        self.bring_up_phases: dict[str, float] = {}  # seconds each step of start() took
 
     def __enter__(self) -> Lab:
         return self
@@ -102,6 +103,7 @@ class Lab:
                    [sw.interface(port) for sw in self.fabric.switches.values()
                     for port in sw.ports])
         program = compile_program(self.target, self.build_dir, self.config.program)
+        self.bring_up_phases = {"compile_s": time.monotonic() - started}
         self.net = FabricNetwork(self.fabric, self.target, self.build_dir,
                                  pcap=self.config.pcap, queues=self.config.queues,
                                  run_dir=self.run_dir, switch_log=self.config.switch_log,
@@ -115,11 +117,14 @@ class Lab:
             self.missing_switches = self.net.start()
         except SwitchConfigError as exc:
             raise LabError(str(exc)) from None
+        self.bring_up_phases.update(self.net.phases)
+        mark = time.monotonic()
         write_topology(self.topology_path, TopologyFile(
             fabric=self.fabric, target=self.target, p4info=str(program.p4info),
             device_config=str(program.device_config)))
         self.start_controller()
         status = self.wait_ready(self.config.ready_timeout)
+        self.bring_up_phases["controller_s"] = time.monotonic() - mark
         self.unprogrammed = list(status.missing)
         self.bring_up_s = time.monotonic() - started
         return self.bring_up_s

@@ -128,7 +128,8 @@ def bench_bring_up(k: int, build_dir: Path, switch_processes: int | None,
                   "processes": len(lab.net.shards) or len(lab.fabric.switches),
                   "entries": status.entries, "controller_ready_s": status.ready_s,
                   "lab_ready_s": ready, "all_pairs_s": reachable,
-                  "unreachable_pairs": len(failed), "unprogrammed": len(lab.unprogrammed)}
+                  "unreachable_pairs": len(failed), "unprogrammed": len(lab.unprogrammed),
+                  "phases": {**lab.bring_up_phases, "pingall_s": reachable - ready}}
         if load is not None:
             result.update(measure_load(lab, *load, profile=profile))
         return result
@@ -224,6 +225,8 @@ def main() -> int:
                         f"ready {r['lab_ready_s']:.2f} s ({r['unprogrammed']} switches "
                         f"unprogrammed), all pairs reachable {r['all_pairs_s']:.2f} s "
                         f"({r['unreachable_pairs']} unreachable)")
+                line += "; " + ", ".join(f"{name[:-2]} {s:.2f} s"
+                                         for name, s in r["phases"].items())
                 if "hops" in r:
                     line += (f"; idle {r['idle_cores']:.2f} cores; under load "
                              f"{r['hops_per_s']:.0f} packet-hops/s, switch CPU "

@@ -105,6 +105,7 @@ class FabricNetwork:
         self.shards: list[SwitchShard] = []
         self.net: Mininet | None = None
         self._blocked: dict[str, tuple[object, str]] = {}  # interface -> (Intf, mechanism)
+        self.phases: dict[str, float] = {}  # seconds each step of start() took
 
     def _build(self) -> Mininet:
         switch_opts = dict(cls=P4Switch, target=self.target, cpu_port=self.cpu_port,
@@ -130,16 +131,22 @@ class FabricNetwork:
         """Build and start everything; returns the names of switches whose gRPC never opened."""
         check_link_shaping(self.fabric)
         self.run_dir.mkdir(parents=True, exist_ok=True)
+        mark = time.monotonic()
         self.net = self._build()
+        self.phases["mininet_build_s"] = time.monotonic() - mark
+        mark = time.monotonic()
         self._configure_switch_interfaces()
         self._configure_hosts()
+        self.phases["interfaces_s"] = time.monotonic() - mark
         # every port before the first switch: waiting for one switch connects to its port
         # from an ephemeral port that could be the next switch's
         reserve_local_ports([p for sw in self.fabric.switches.values()
                              for p in (sw.grpc_port, sw.thrift_port)])
+        mark = time.monotonic()
         self.net.start()  # starts the switch processes (they return at once)
         deadline = time.monotonic() + ready_timeout
         missing = [sw.name for sw in self.net.switches if not sw.wait_ready(deadline)]
+        self.phases["switches_s"] = time.monotonic() - mark
         for name in missing:
             log.error("switch %s did not open its gRPC port (see %s)", name,
                       self.switch(name).log_file)
