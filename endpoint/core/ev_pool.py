@@ -172,7 +172,11 @@ class EvPool:
             # EVs over 9 routes the first would carry 14 % more than the others)
             count = evs_per_plane - evs_per_plane % len(words) if words else evs_per_plane
             values = rng.sample(range(1, 65536), count)
-            states = [EvState(ev, plane, words[i % len(words)] if words else 0)
+            # and the turns start at a route of the sender's own: senders that began
+            # together at route 0 sent their n-th packets all through one core switch
+            # (k=12: 432 flows' first windows onto 36 cores in turn, every one trimmed)
+            first = rng.randrange(len(words)) if words else 0
+            states = [EvState(ev, plane, words[(first + i) % len(words)] if words else 0)
                       for i, ev in enumerate(values)]
             self.planes.append(states)
             for st in states:

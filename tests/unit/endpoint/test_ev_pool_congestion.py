@@ -53,14 +53,29 @@ def test_all_evs_failed_still_yields_an_ev():
 ROUTES = (0x0101000000000000, 0x0102000000000000, 0x0201000000000000)
 
 
+def _rotation(routes: list[int]) -> list[int]:
+    """`ROUTES` in turn, from wherever `routes` starts among them."""
+    first = ROUTES.index(routes[0])
+    return [ROUTES[(first + i) % len(ROUTES)] for i in range(len(routes))]
+
+
 def test_source_routes_are_taken_in_turn_and_not_reordered_by_recycling():
     pool = EvPool(1, 9, random.Random(5), routes=(ROUTES,))
-    assert [st.route for st in pool.planes[0]] == list(ROUTES) * 3
+    order = [st.route for st in pool.planes[0]]
+    assert order == _rotation(order) and sorted(order) == sorted(ROUTES * 3)
     picks = [pool.choose(0.0) for _ in range(6)]
-    assert [st.route for st in picks] == list(ROUTES) * 2
+    assert [st.route for st in picks] == order[:6]
     pool.on_feedback(picks[0], marked=False, now=0.1, penalty=0.01)
     # a hashed EV would be recycled here (the REPS test above); a routed one keeps its turn
-    assert [pool.choose(0.1).route for _ in range(3)] == list(ROUTES)
+    assert [pool.choose(0.1).route for _ in range(3)] == order[:3]
+
+
+def test_senders_start_their_turns_at_routes_of_their_own():
+    """Senders that start together must not send their n-th packets down the same route
+    (at k=12, 432 first windows went through the 36 cores one core at a time)."""
+    firsts = {EvPool(1, 9, random.Random(seed), routes=(ROUTES,)).choose(0.0).route
+              for seed in range(20)}
+    assert firsts == set(ROUTES)
 
 
 def test_a_loss_retires_its_whole_source_route_and_one_probe_brings_it_back():
@@ -69,7 +84,8 @@ def test_a_loss_retires_its_whole_source_route_and_one_probe_brings_it_back():
     mates = [st for st in pool.planes[0] if st.route == lost.route]
     assert pool.on_loss(lost, 1.0, probe_delay=0.1)
     assert all(st.status is EvStatus.FAILED for st in mates) and len(mates) == 3
-    assert {pool.choose(1.0).route for _ in range(6)} == {ROUTES[1]}
+    other = next(w for w in ROUTES[:2] if w != lost.route)
+    assert {pool.choose(1.0).route for _ in range(6)} == {other}
     assert pool.due_probes(1.1) == [lost] and pool.next_deadline() == 1.1  # one per route
     pool.start_probe(lost, 1.1, timeout=0.2)
     pool.expire_probes(1.3, max_backoff=1.0)  # unanswered: the route stays down
