@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from experiments import flowstats, metrics, plans, plots
 from experiments.config import ExperimentError, Options, Setup, simulator_defaults
+from experiments.permutation import SIM_QUEUES
 from experiments.plans import Flow, Timed
 from experiments.records import FailureEvents, PhaseWithEvents
 from experiments.validity import Verdict
@@ -41,7 +42,7 @@ def setup(opts: Options) -> Setup:
     if opts.engine == "sim":
         seconds = SIM_SECONDS[opts.quick]
         return Setup(experiment=NAME, target=opts.target, spec=opts.spec or SPEC, seed=opts.seed,
-                     quick=opts.quick, **simulator_defaults(),
+                     quick=opts.quick, **{**simulator_defaults(), **SIM_QUEUES},
                      params={"cases": list(CASES), "seconds": seconds, "fail_at": 100e-6,
                              "failed_plane": 1, "warmup_s": 50e-6, "bin_s": 10e-6,
                              "settle_s": 50e-6,
