@@ -28,7 +28,7 @@ from fabric_model.topology_file import TopologyFile, write_topology
 from lab.cleanup import clean_leftovers, record_run
 from lab.target import DEFAULT_PROGRAM, compile_program, resolve_target
 from topologies import link_failure
-from topologies.network import FabricNetwork
+from topologies.network import FabricNetwork, timed_step
 from topologies.queues import QueueOptions, bmv2_rate_summary
 from topologies.switch_cli import SwitchConfigError
 
@@ -98,12 +98,13 @@ class Lab:
     def start(self) -> float:
         """Bring the whole lab up; returns seconds until the controller reported ready."""
         started = time.monotonic()
+        self.bring_up_phases = {}
         clean_leftovers(self.build_dir, self.run_dir)
         record_run(self.run_dir, self.build_dir,
                    [sw.interface(port) for sw in self.fabric.switches.values()
                     for port in sw.ports])
-        program = compile_program(self.target, self.build_dir, self.config.program)
-        self.bring_up_phases = {"compile_s": time.monotonic() - started}
+        with timed_step(self.bring_up_phases, "compile_s"):
+            program = compile_program(self.target, self.build_dir, self.config.program)
         self.net = FabricNetwork(self.fabric, self.target, self.build_dir,
                                  pcap=self.config.pcap, queues=self.config.queues,
                                  run_dir=self.run_dir, switch_log=self.config.switch_log,
@@ -118,13 +119,12 @@ class Lab:
         except SwitchConfigError as exc:
             raise LabError(str(exc)) from None
         self.bring_up_phases.update(self.net.phases)
-        mark = time.monotonic()
-        write_topology(self.topology_path, TopologyFile(
-            fabric=self.fabric, target=self.target, p4info=str(program.p4info),
-            device_config=str(program.device_config)))
-        self.start_controller()
-        status = self.wait_ready(self.config.ready_timeout)
-        self.bring_up_phases["controller_s"] = time.monotonic() - mark
+        with timed_step(self.bring_up_phases, "controller_s"):
+            write_topology(self.topology_path, TopologyFile(
+                fabric=self.fabric, target=self.target, p4info=str(program.p4info),
+                device_config=str(program.device_config)))
+            self.start_controller()
+            status = self.wait_ready(self.config.ready_timeout)
         self.unprogrammed = list(status.missing)
         self.bring_up_s = time.monotonic() - started
         return self.bring_up_s

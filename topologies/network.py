@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import subprocess
 import time
+from collections.abc import Iterator
 from functools import partial
 from pathlib import Path
 
@@ -76,6 +78,16 @@ class RecordedHost(Host):
         (self.run_dir / f"{self.name}.pid").write_text(f"{self.pid}\n")
 
 
+@contextlib.contextmanager
+def timed_step(steps: dict[str, float], name: str) -> Iterator[None]:
+    """Record in `steps[name]` the seconds the block took (a step of a bring-up)."""
+    start = time.monotonic()
+    try:
+        yield
+    finally:
+        steps[name] = time.monotonic() - start
+
+
 class FabricNetwork:
     """A started Mininet network for one fabric. `start()` returns switches not answering."""
 
@@ -131,22 +143,19 @@ class FabricNetwork:
         """Build and start everything; returns the names of switches whose gRPC never opened."""
         check_link_shaping(self.fabric)
         self.run_dir.mkdir(parents=True, exist_ok=True)
-        mark = time.monotonic()
-        self.net = self._build()
-        self.phases["mininet_build_s"] = time.monotonic() - mark
-        mark = time.monotonic()
-        self._configure_switch_interfaces()
-        self._configure_hosts()
-        self.phases["interfaces_s"] = time.monotonic() - mark
+        with timed_step(self.phases, "mininet_build_s"):
+            self.net = self._build()
+        with timed_step(self.phases, "interfaces_s"):
+            self._configure_switch_interfaces()
+            self._configure_hosts()
         # every port before the first switch: waiting for one switch connects to its port
         # from an ephemeral port that could be the next switch's
         reserve_local_ports([p for sw in self.fabric.switches.values()
                              for p in (sw.grpc_port, sw.thrift_port)])
-        mark = time.monotonic()
-        self.net.start()  # starts the switch processes (they return at once)
-        deadline = time.monotonic() + ready_timeout
-        missing = [sw.name for sw in self.net.switches if not sw.wait_ready(deadline)]
-        self.phases["switches_s"] = time.monotonic() - mark
+        with timed_step(self.phases, "switches_s"):
+            self.net.start()  # starts the switch processes (they return at once)
+            deadline = time.monotonic() + ready_timeout
+            missing = [sw.name for sw in self.net.switches if not sw.wait_ready(deadline)]
         for name in missing:
             log.error("switch %s did not open its gRPC port (see %s)", name,
                       self.switch(name).log_file)

@@ -42,7 +42,7 @@ from simulator.network import SimNetwork, SimSettings
 log = logging.getLogger(__name__)
 
 # DCTCP's bound on its gain, 1.386 / sqrt(2 (BDP + K)), at 100 Gb/s (BDP ~43 packets of
-# 4 KiB, K = 4): 0.14; the lab's 1/4 fits its ~6 packets in flight
+# 4 KiB, K = 4 to 8): 0.14; the lab's 1/4 fits its ~6 packets in flight
 DCTCP_GAIN = 1 / 8
 # alpha's prior: 0, averaged in at the gain. All of a permutation's flows start at once at a
 # BDP, so their first window collides and is marked more than any later: replacing the

@@ -49,7 +49,7 @@ def ir_loader(cpu_port: int | None) -> Loader:
     """The real loader: device config = the IR `p4emu compile -o` writes."""
 
     def load(device_config: bytes):
-        from p4emu.v1model.pipeline import Pipeline  # imported late: the compiler is heavy
+        from p4emu.v1model.pipeline import Pipeline
 
         program = _compiled(device_config)
         return program.info, lambda state: Pipeline(program, state, cpu_port=cpu_port)
@@ -63,7 +63,7 @@ def _compiled(device_config: bytes) -> Any:
     (or of the simulator) are given the same config, and compiling mrc.p4 takes 0.6 s of
     CPU, ten times over per shard at k=4. Each pipeline runs the compiled module in its
     own namespace, so sharing the compiled program shares no switch's state."""
-    from p4emu.compiler import load_ir
+    from p4emu.compiler import load_ir  # imported late: the compiler is heavy
 
     return load_ir(device_config)
 
