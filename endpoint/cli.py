@@ -127,6 +127,9 @@ def build_parser() -> argparse.ArgumentParser:
     recv.add_argument("--timeout", type=_positive(float, "--timeout"),
                       help="give up (exit 1) when the messages have not all come after S s")
     recv.add_argument("--json", type=Path, help="write receiver statistics as JSON here")
+    recv.add_argument("--link-rate", type=_positive(float, "--link-rate"), metavar="MBIT_S",
+                      help="the interfaces' rate: NACKs then give each trimmed packet's resend "
+                           "a turn, a frame apart per interface (default: resend at once)")
     return parser
 
 
@@ -259,8 +262,8 @@ def cmd_recv(args: argparse.Namespace) -> int:
     signal.signal(signal.SIGTERM, on_signal)
     print(f"listening on {', '.join(ifaces)} (UDP port 4793)", flush=True)
     try:
-        outcome = run_receiver(ifaces, on_message, count, args.linger, ReceiverConfig(),
-                               stop=stop)
+        cfg = ReceiverConfig(link_rate_bps=(args.link_rate or 0.0) * 1e6)
+        outcome = run_receiver(ifaces, on_message, count, args.linger, cfg, stop=stop)
     except OSError as exc:
         raise UsageError(f"--iface {','.join(ifaces)}: {exc.strerror or exc}") from None
     received = outcome.report

@@ -207,7 +207,7 @@ def run_receiver(ifaces: list[str], on_message: Callable[[Message], None], count
                         continue
                     last_packet = now
                     replies = receiver.on_packet(parsed.peer_ip, parsed.header, parsed.payload,
-                                                 parsed.ce, now)
+                                                 parsed.ce, now, link.iface)
                     if replies:
                         key = (link.iface, parsed.addr)
                         builder = builders.get(key)

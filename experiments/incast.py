@@ -34,9 +34,10 @@ TRIM, ECN, DEPTH = 8, 4, 64  # BMv2's default depth
 # Both modes use the same floor, so it does not favour trimming: drop-tail's lost tails
 # wait for it all the same.
 MIN_RTO_S = 0.2
-# The simulator (--engine sim): each incast is this long at the receiver's 100 Gb/s link;
-# its senders keep the simulator's RTO floor (tens of microseconds).
-SIM_IDEAL_S = {True: 50e-6, False: 200e-6}
+# The simulator (--engine sim): each incast is this long at the receiver's 100 Gb/s link
+# (1 ms: 12.5 MB, several first windows of a BDP per sender even at N = 128); its senders
+# keep the simulator's RTO floor (tens of microseconds).
+SIM_IDEAL_S = {True: 50e-6, False: 1e-3}
 
 
 def setup(opts: Options) -> Setup:

@@ -41,7 +41,7 @@ class Progress:
 
     def phase(self, name: str) -> None:
         now = self.clock()
-        if self.phase_started is not None and self.index > 0:
+        if self.phase_started is not None and 0 < self.index <= len(self.phases):
             self.spent_on_estimated += now - self.phase_started
             self.estimated_done += self.phases[self.index - 1][1]
         known = [n for n, _ in self.phases]

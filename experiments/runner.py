@@ -67,9 +67,11 @@ def plan(opts: Options) -> tuple[Experiment, Setup]:
         if wrong or not opts.modes:
             raise ExperimentError(f"--modes {','.join(opts.modes)!r}: {opts.name}'s modes are "
                                   f"{', '.join(known)}")
+        # the phases in the order the modes run (the order given), for the progress line
+        chosen = [p for p in setup.phases if p[0].split()[0] in opts.modes]
+        chosen.sort(key=lambda p: opts.modes.index(p[0].split()[0]))
         setup = replace(setup, params={**setup.params, "modes": list(opts.modes)},
-                        phases=[p for p in setup.phases
-                                if p[0].split()[0] in opts.modes])
+                        phases=chosen)
     if opts.mtu is not None:
         check_mtu(opts.mtu)
         setup = replace(setup, mtu=opts.mtu)

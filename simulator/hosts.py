@@ -57,11 +57,14 @@ class SimFlow:
 
 class SimHost:
     def __init__(self, node: HostNode, loop: EventLoop, nics: dict[int, NicQueue],
-                 rng: random.Random, sample_interval: float) -> None:
-        """`sample_interval`: the spacing of each flow's progress samples (s)."""
+                 rng: random.Random, sample_interval: float, link_rate_bps: float = 0.0) -> None:
+        """`sample_interval`: the spacing of each flow's progress samples (s);
+        `link_rate_bps`: the NICs' rate, at which the receiver paces the resends it asks
+        for (`ReceiverConfig.link_rate_bps`; 0: at once)."""
         self.node, self.loop, self.nics = node, loop, nics
         self.sample_interval = sample_interval
-        self.receiver = MrcReceiver(ReceiverConfig(seed=rng.getrandbits(32)))
+        self.receiver = MrcReceiver(ReceiverConfig(seed=rng.getrandbits(32),
+                                                   link_rate_bps=link_rate_bps))
         self.flows: list[SimFlow] = []
         self._by_peer: dict[tuple[int, bytes], tuple[SimFlow, int]] = {}
         self._reply_builders: dict[tuple[int, FrameAddress], FrameBuilder] = {}
@@ -107,7 +110,7 @@ class SimHost:
         now = self.loop.now
         if parsed.header.type in (MsgType.DATA, MsgType.PROBE):
             replies = self.receiver.on_packet(parsed.peer_ip, parsed.header, parsed.payload,
-                                              parsed.ce, now)
+                                              parsed.ce, now, nic_index)
             if replies:
                 key = (nic_index, parsed.addr)
                 builder = self._reply_builders.get(key)

@@ -50,6 +50,9 @@ class SimSettings:
     seed: int = 1
     sample_interval_s: float = 10e-6  # flows' progress samples
     link_model: LinkModel = LinkModel.WIRE  # VETH: the lab's links (simulator.links)
+    # receivers give each trimmed packet's resend a turn at their link's rate
+    # (`endpoint.core.receiver.ResendPacer`); off: every NACK asks for it at once
+    pace_resends: bool = True
 
     def __post_init__(self) -> None:
         checks = [(self.link_rate_bps > 0, f"link rate {self.link_rate_bps:g} b/s"),
@@ -130,7 +133,8 @@ class SimNetwork:
         for name, node in fabric.hosts.items():
             self.hosts[name] = SimHost(node, self.loop, nics[name],
                                        random.Random(self.rng.getrandbits(64)),
-                                       s.sample_interval_s)
+                                       s.sample_interval_s,
+                                       s.link_rate_bps if s.pace_resends else 0.0)
         self.controller = SimController(self.loop, fabric, self.switches, self.program,
                                         s.policy(), s.probe_interval_s, s.miss_limit,
                                         s.write_delay_s)

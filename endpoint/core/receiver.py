@@ -11,7 +11,8 @@ each completed message exactly once (call it after sending the replies).
   address) only names the message.
 - DATA is placed by `offset` whatever the order; every DATA gets an ACK (cumulative ack, SACK
   bitmap of the 32 PSNs after it, echo of ev, ECN as ECN_ECHO, qmax and ts). A TRIMMED DATA
-  gets a NACK at once. Duplicates are re-acknowledged with RETX set (the sender learns its
+  gets a NACK at once, which gives its resend a turn when `link_rate_bps` is set
+  (`ResendPacer`). Duplicates are re-acknowledged with RETX set (the sender learns its
   retransmission was spurious) and never delivered twice.
 - The message is complete when every PSN is in; it is then checked against the length
   announced at open and the CRC32 carried by the LAST packet.
@@ -28,9 +29,11 @@ from collections.abc import Hashable
 from dataclasses import dataclass
 
 from endpoint.core.packets import Outgoing
-from endpoint.wire import Flag, MrcHeader, MsgType
+from endpoint.wire import ETH_IP_UDP_LEN, HEADER_LEN, Flag, MrcHeader, MsgType
 
 log = logging.getLogger(__name__)
+
+MAX_RESEND_WAIT_NS = 0xFFFFFFFF  # a NACK's `reserved`: the wait in ns, 32 bits
 
 
 @dataclass(slots=True)
@@ -39,6 +42,9 @@ class ReceiverConfig:
     idle_timeout: float = 30.0  # forget an unfinished connection silent this long
     keep_done: int = 4096  # finished connections remembered to re-ack late duplicates
     seed: int | None = None
+    # The rate of the link a packet arrives on (bits/s): NACKs then ask for their resends
+    # at this rate, one full frame's time apart per link (`ResendPacer`). 0: at once.
+    link_rate_bps: float = 0.0
 
 
 @dataclass(slots=True)
@@ -69,6 +75,33 @@ class ReceiverStats:
     invalid: int = 0
     messages_ok: int = 0
     messages_bad: int = 0
+    max_resend_wait: float = 0.0  # the longest a NACK asked its resend to wait (s)
+
+
+class ResendPacer:
+    """When each trimmed packet's resend may leave its sender, so that the resends reach
+    the receiver's link no faster than it carries full frames.
+
+    Trimming means the link's queue is full and its senders have sent more than it can
+    carry. Each sender, told at once, would resend at once: the resends of a 64-to-1
+    incast would meet the same full queue and be trimmed again, round after round. Only
+    the receiver sees them all, so it gives each resend a turn (NDP's pull queue, with the
+    turn written in the NACK instead of a pull packet sent at that time): turns are a full
+    frame's time apart on each link, first come first served."""
+
+    __slots__ = ("rate_bps", "_free_at")
+
+    def __init__(self, rate_bps: float) -> None:
+        self.rate_bps = rate_bps
+        self._free_at: dict[Hashable, float] = {}  # link -> when its next turn begins
+
+    def slot(self, link: Hashable, payload: int, now: float) -> float:
+        """How long the resend of a packet of `payload` bytes that arrived trimmed on
+        `link` at `now` should wait before it is sent."""
+        frame_s = (payload + ETH_IP_UDP_LEN + HEADER_LEN) * 8 / self.rate_bps
+        start = max(now, self._free_at.get(link, now))
+        self._free_at[link] = start + frame_s
+        return start - now
 
 
 @dataclass(slots=True, eq=False)
@@ -99,6 +132,7 @@ class MrcReceiver:
         self._ready: list[Message] = []
         self._completing: list[tuple[_Connection, float]] = []
         self.stats = ReceiverStats()
+        self._pacer = ResendPacer(self.cfg.link_rate_bps) if self.cfg.link_rate_bps > 0 else None
 
     @property
     def active(self) -> int:
@@ -116,7 +150,8 @@ class MrcReceiver:
         return ready
 
     def on_packet(self, peer: Hashable, hdr: MrcHeader, payload: bytes | memoryview,
-                  ce: bool, now: float) -> list[Outgoing]:
+                  ce: bool, now: float, link: Hashable = None) -> list[Outgoing]:
+        """`link`: the interface the packet came in on (resends are paced per link)."""
         if hdr.type == MsgType.PROBE:
             return self._on_probe(peer, hdr, now)
         if hdr.type != MsgType.DATA:
@@ -126,7 +161,7 @@ class MrcReceiver:
         if conn is None:
             self.stats.unknown_conn += 1
             return []
-        return self._on_data(conn, hdr, payload, ce, now)
+        return self._on_data(conn, hdr, payload, ce, now, link)
 
     # --------------------------------------------------------------------- setup, probes
     def _on_probe(self, peer: Hashable, hdr: MrcHeader, now: float) -> list[Outgoing]:
@@ -170,7 +205,7 @@ class MrcReceiver:
 
     # --------------------------------------------------------------------------- data
     def _on_data(self, conn: _Connection, hdr: MrcHeader, payload: bytes | memoryview,
-                 ce: bool, now: float) -> list[Outgoing]:
+                 ce: bool, now: float, link: Hashable) -> list[Outgoing]:
         psn = hdr.psn
         trimmed = bool(hdr.flags & Flag.TRIMMED)
         expected = min(conn.mss, conn.length - psn * conn.mss) if psn < conn.npkts else -1
@@ -189,7 +224,10 @@ class MrcReceiver:
         if trimmed:
             self.stats.trimmed += 1
             self.stats.nacks_sent += 1
-            return [self._reply(conn, hdr, ce, MsgType.NACK, 0)]
+            wait = self._pacer.slot(link, hdr.length, now) if self._pacer is not None else 0.0
+            self.stats.max_resend_wait = max(self.stats.max_resend_wait, wait)
+            return [self._reply(conn, hdr, ce, MsgType.NACK, 0,
+                                reserved=min(round(wait * 1e9), MAX_RESEND_WAIT_NS))]
         if hdr.flags & Flag.LAST:
             if psn != conn.npkts - 1:
                 self.stats.invalid += 1
@@ -219,10 +257,10 @@ class MrcReceiver:
 
     @staticmethod
     def _reply(conn: _Connection, hdr: MrcHeader, ce: bool, mtype: MsgType,
-               bitmap: int, flags: int = 0) -> Outgoing:
+               bitmap: int, flags: int = 0, reserved: int = 0) -> Outgoing:
         flags |= Flag.ECN_ECHO if ce else 0
         return Outgoing(MrcHeader(mtype, flags, hdr.ev, conn.conn, hdr.psn, conn.cum, bitmap,
-                                  hdr.length, hdr.qmax, hdr.ts))
+                                  hdr.length, hdr.qmax, hdr.ts, reserved=reserved))
 
     def _finish(self, conn: _Connection, now: float) -> None:
         data = bytes(conn.buf)

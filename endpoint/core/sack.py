@@ -96,3 +96,15 @@ class SendScoreboard:
         else:
             self._resend.append(psn)
         return True
+
+    def hold(self, psn: int) -> bool:
+        """Take a PSN out of flight to resend later (`release`); False when it is delivered
+        or already queued."""
+        self.inflight.pop(psn, None)
+        if self.delivered[psn] or psn in self._resend_set:
+            return False
+        return True
+
+    def release(self, psn: int) -> bool:
+        """A held PSN's turn came: True when it is still to be sent (`next_psn` skips it)."""
+        return not self.delivered[psn] and psn not in self._resend_set

@@ -12,13 +12,16 @@ is idempotent. Only then does DATA flow. The LAST DATA packet carries the messag
 
 Recovery:
 - NACK (the packet was trimmed): the PSN is resent first in line, on another EV: at once,
-  or at the one-packet window srtt after the trimmed copy left. It counts as a congestion
+  or at the one-packet window srtt after the trimmed copy left; or, when the NACK gives a
+  turn (`reserved`, ns: `receiver.ResendPacer`), at that turn, whatever the window, its
+  window slot held until then. It counts as a congestion
   mark, never as a loss or a timeout.
 - Loss (RACK-like): a PSN is lost when a packet sent after it was acked and it is older than
   `recovery.expected_rtt` (smoothed RTTs, the recent 99th percentile) plus an adaptive
-  reordering window; or at the RTO (at least the recent peak RTT), counted from the later of
-  its send and the last ACK with progress. Spurious losses (Eifel `ts` echo, RETX-flagged
-  duplicate ACK) widen the window and undo the retirement they caused.
+  reordering window; or at the RTO (at least the recent peak RTT), counted from the latest
+  of its send, the last ACK with progress and the latest resend turn a NACK gave. Spurious
+  losses (Eifel `ts` echo, RETX-flagged duplicate ACK) widen the window and undo the
+  retirement they caused.
 - Retirement: a lost PSN is resent on another EV. Its EV is blamed only when nothing sent
   later on it was acked; `retire_after` blamed losses in a row (default 1) retire it, then
   it is probed.
@@ -32,6 +35,7 @@ Recovery:
 
 from __future__ import annotations
 
+import heapq
 import logging
 import math
 import random
@@ -101,6 +105,7 @@ class MrcSender:
         self._open_backoff = cfg.initial_rto
         self._rto_backoff = 1
         self._last_progress = now
+        self._last_turn = now  # the latest turn a NACK gave a resend (`receiver.ResendPacer`)
         self._rack_seq = 0  # send order of the latest-sent transmission known delivered
         self._next_check = math.inf
         self._lost_since: dict[int, float] = {}  # PSN -> first send time of a lost packet
@@ -112,6 +117,7 @@ class MrcSender:
         self._give_up: tuple[float, float] | None = None
         self._probe_seq = 0
         self._paced_until = 0.0  # no DATA before this (a trim at the one-packet window)
+        self._held: list[tuple[float, int]] = []  # (turn, PSN): trimmed, resent at its turn
 
     # ----------------------------------------------------------------- timers and output
     def poll(self, now: float) -> list[Outgoing]:
@@ -135,7 +141,12 @@ class MrcSender:
         self.pool.expire_probes(now, self.cfg.max_probe_backoff)
         for st in self.pool.due_probes(now):
             out.append(self._probe(st, now))
-        window = self._window()
+        while self._held and self._held[0][0] <= now:
+            # the receiver's turn: the resend goes now, whatever the window (NDP's pull)
+            psn = heapq.heappop(self._held)[1]
+            if self.board.release(psn):
+                out.append(self._data(psn, True, now))
+        window = self._window() - len(self._held)
         while len(self.board.inflight) < window and now >= self._paced_until:
             nxt = self.board.next_psn()
             if nxt is None:
@@ -160,9 +171,13 @@ class MrcSender:
             times.append(self._next_check)
             if self.board.inflight:
                 oldest = next(iter(self.board.inflight.values()))
-                times.append(max(oldest.sent_at, self._last_progress) + self.current_rto())
-            if self.board.pending and len(self.board.inflight) < self._window():
+                times.append(max(oldest.sent_at, self._last_progress, self._last_turn)
+                             + self.current_rto())
+            if self.board.pending \
+                    and len(self.board.inflight) + len(self._held) < self._window():
                 times.append(self._paced_until)  # only pacing holds the next packet back
+            if self._held:
+                times.append(self._held[0][0])
             probe = self.pool.next_deadline()
             if probe is not None:
                 times.append(probe)
@@ -203,8 +218,10 @@ class MrcSender:
                 bucket = lost_reorder
             else:
                 # Like TCP's timer, restarted by every ACK that brings progress: a queue
-                # that suddenly deepens delays ACKs without any loss.
-                deadline = max(tx.sent_at, self._last_progress) + rto
+                # that suddenly deepens delays ACKs without any loss. A turn the receiver
+                # gave a resend is progress to come: its ACK will let RACK judge what was
+                # sent before it, so the timer waits for it.
+                deadline = max(tx.sent_at, self._last_progress, self._last_turn) + rto
                 bucket = lost_timeout
             if deadline <= now:
                 bucket.append(tx)
@@ -408,7 +425,15 @@ class MrcSender:
                 self._paced_until = max(self._paced_until, now - age + self.rtt.srtt)
             if self._ledger.records and (rec := self._ledger.on_nack(hdr.psn, hdr.ts)):
                 self._settle(rec)  # trimmed, not lost: no timer was needed
-            if self.board.mark_lost(hdr.psn, front=True):
+            if hdr.reserved and self.board.hold(hdr.psn):
+                # the receiver's turn for this resend (`receiver.ResendPacer`)
+                turn = now + hdr.reserved * 1e-9
+                heapq.heappush(self._held, (turn, hdr.psn))
+                self._last_turn = max(self._last_turn, turn)
+                self.stats.nack_retransmits += 1
+                if st is not None:
+                    self._avoid[hdr.psn] = st
+            elif self.board.mark_lost(hdr.psn, front=True):
                 self.stats.nack_retransmits += 1
                 if st is not None:
                     self._avoid[hdr.psn] = st

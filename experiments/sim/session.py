@@ -101,7 +101,8 @@ class SimSession:
                            ecn_threshold=self._thresholds[1], spray=self._spray,
                            probe_interval_s=s.probe_interval, miss_limit=s.miss_limit,
                            seed=s.seed,
-                           link_model=LinkModel.VETH if s.figures == "lab" else LinkModel.WIRE)
+                           link_model=LinkModel.VETH if s.figures == "lab" else LinkModel.WIRE,
+                           pace_resends=s.figures != "lab")  # the lab's receivers NACK at once
 
     # --- observation --------------------------------------------------------------------
     def counters(self, switches: list[str] | None = None) -> FabricCounters:

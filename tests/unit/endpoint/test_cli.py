@@ -31,6 +31,7 @@ def test_parse_size_rejects(text):
     (["send", "--dst", "10.0.0.2", "--size", "1M", "--evs", "1", "--route", "1",
       "--route", "2"], "--route: plane 0: 2 source routes but only 1 EVs"),
     (["recv", "--out", "/nonexistent-dir/x.bin"], "/nonexistent-dir"),
+    (["recv", "--link-rate", "0"], "--link-rate must be positive"),
     (["frobnicate"], "invalid choice"),
 ])
 def test_bad_input_is_one_line_exit_2(argv, needle, capsys):

@@ -2,8 +2,10 @@
 
 import zlib
 
+import pytest
+
 from endpoint.core.receiver import MrcReceiver, ReceiverConfig
-from endpoint.wire import Flag, MrcHeader, MsgType
+from endpoint.wire import ETH_IP_UDP_LEN, HEADER_LEN, Flag, MrcHeader, MsgType
 
 MSS = 100
 
@@ -75,11 +77,34 @@ def test_trimmed_packet_gets_nack_and_later_copy_is_placed():
     (nack,) = rx.on_packet("a", hdr, b"", True, 0.0)
     assert nack.header.type == MsgType.NACK and nack.header.psn == 1
     assert nack.header.flags & Flag.ECN_ECHO
+    assert nack.header.reserved == 0  # no link rate given: resend at once
     assert rx.stats.trimmed == 1 and rx.stats.nacks_sent == 1
     for psn in (0, 1, 2):
         rx.on_packet("a", *data(conn, msg, psn), False, 0.1)
     (out,) = rx.take_messages()
     assert out.ok and out.data == msg
+
+
+def test_nacks_give_the_resends_turns_a_frame_apart_on_each_link():
+    rate = 8e6
+    rx = MrcReceiver(ReceiverConfig(seed=5, link_rate_bps=rate))
+    msg = b"y" * 950  # 10 packets, the last of 50 bytes
+    conn = open_conn(rx, len(msg))
+    frame_ns = [(n + ETH_IP_UDP_LEN + HEADER_LEN) * 8 / rate * 1e9 for n in (MSS, 50)]
+
+    def nack(psn: int, now: float, link: str) -> int:
+        hdr, _ = data(conn, msg, psn, flags=Flag.TRIMMED)
+        (reply,) = rx.on_packet("a", hdr, b"", False, now, link=link)
+        assert reply.header.type == MsgType.NACK and reply.header.psn == psn
+        return reply.header.reserved
+
+    # a burst of trims on one link: each resend waits for the frames ahead of it
+    assert [nack(p, 0.0, "eth0") for p in (0, 1, 9, 2)] == \
+        [0, round(frame_ns[0]), round(2 * frame_ns[0]),
+         round(2 * frame_ns[0] + frame_ns[1])]  # the short last packet takes less
+    assert nack(3, 0.0, "eth1") == 0  # another link (plane) has turns of its own
+    assert nack(4, 1.0, "eth0") == 0  # the turns handed out have passed
+    assert rx.stats.max_resend_wait == pytest.approx((2 * frame_ns[0] + frame_ns[1]) / 1e9)
 
 
 def test_crc_mismatch_is_reported_not_delivered_as_ok():

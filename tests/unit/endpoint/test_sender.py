@@ -100,6 +100,32 @@ def test_a_trim_at_the_one_packet_window_resends_when_its_ack_would_have_come():
     (resend,) = tx.poll(tx._paced_until)
     assert resend.header.psn == first.header.psn and resend.header.flags & Flag.RETX
 
+
+def test_a_nack_that_gives_a_turn_resends_at_the_turn_whatever_the_window():
+    tx, rx = make()
+    now = establish(tx, rx)
+    outs = tx.poll(now)
+    assert len(outs) == 8
+    trimmed = outs[2].header
+    trimmed.flags |= Flag.TRIMMED
+    (nack,) = rx.on_packet("p", trimmed, b"", False, now + RTT / 4)
+    rto = tx.current_rto()
+    turn = now + RTT / 4 + 3 * rto  # the receiver's resends are booked that far ahead
+    nack.header.reserved = round((turn - now - RTT / 4) * 1e9)
+    tx.on_packet(outs[2].plane, nack.header, now + RTT / 4)
+    assert tx.stats.nack_retransmits == 1
+    # the other 7 stay in flight, unanswered: the held resend keeps its window slot, and
+    # the timer waits for the turn, whose ACK will let RACK judge what was sent before
+    assert tx.poll(now + 2 * rto) == [] and tx.stats.timeouts == 0
+    assert tx.next_deadline() == pytest.approx(turn)
+    resend = tx.poll(turn)
+    assert [o.header.psn for o in resend] == [2]
+    assert resend[0].header.flags & Flag.RETX and len(tx.board.inflight) > tx.cc.cwnd
+    assert tx.stats.timeouts == 0
+    tx.poll(turn + tx.current_rto() * 1.01)
+    assert tx.stats.timeouts == 1  # deferred, not disabled
+
+
 def test_sack_gap_loss_retires_ev_then_probe_reinstates_it():
     tx, rx = make()
     now = establish(tx, rx)

@@ -119,6 +119,20 @@ def test_progress_line_counts_phases_and_rescales_the_estimate():
     assert lines[-1] == "[00:20] permutation: ev (2/3), about 40 s left"
 
 
+def test_chosen_modes_run_in_the_order_given_and_the_progress_line_follows():
+    _, setup = runner.plan(Options("permutation", engine="sim", quick=True,
+                                   modes=["source", "ev", "ecmp"]))
+    assert setup.params["modes"] == ["source", "ev", "ecmp"]
+    assert [name for name, _ in setup.phases] == ["source", "ev", "ecmp"]
+    lines, now = [], [0.0]
+    p = Progress("permutation", setup.phases, lines.append, clock=lambda: now[0])
+    for mode in setup.params["modes"]:
+        p.phase(mode)
+    assert lines[-1].startswith("[00:00] permutation: ecmp (3/3)")
+    p.phase("extra")  # a phase nobody announced ends the count, not the run
+    assert "(3/3)" in lines[-1]
+
+
 def test_mrclab_experiment_subcommand(capsys):
     from mrclab.cli import build_parser, main
 
