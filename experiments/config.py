@@ -127,7 +127,8 @@ def simulator_defaults() -> dict:
     return {"engine": "sim", "rate_bps": int(s.link_rate_bps), "mtu": s.mtu,
             "queue_depth": s.queue_depth, "trim_threshold": s.trim_threshold,
             "ecn_threshold": s.ecn_threshold, "probe_interval": s.probe_interval_s,
-            "miss_limit": s.miss_limit, "link_delay_s": s.link_delay_s}
+            "miss_limit": s.miss_limit, "link_delay_s": s.link_delay_s,
+            "pace_resends": s.pace_resends}
 
 
 @dataclass
@@ -155,6 +156,9 @@ class Setup:
     engine: str = "lab"  # lab | sim (virtual time: every time below is virtual)
     link_delay_s: float = 0.0  # propagation per link (sim; the lab's links have none)
     figures: str = "own"  # sim: "lab" when the lab's figures run on the simulator
+    # receivers give trimmed packets' resends turns at the host link's rate (endpoint/
+    # README.md, "Resend turns"); the simulator's figures do, the lab's NACK at once
+    pace_resends: bool = False
     params: dict = field(default_factory=dict)  # the experiment's own knobs
     phases: list[tuple[str, float]] = field(default_factory=list)  # (name, seconds estimate)
 

@@ -97,7 +97,8 @@ def recv(args: argparse.Namespace) -> int:
         ifaces, lambda m: digests.append(MessageDigest(
             peer=m.peer, bytes=len(m.data), ok=m.ok, sha256=hashlib.sha256(m.data).hexdigest(),
             seconds=round(m.finished - m.started, 6))),
-        args.count, endpoint_runner.DEFAULT_LINGER, ReceiverConfig(),
+        args.count, endpoint_runner.DEFAULT_LINGER,
+        ReceiverConfig(link_rate_bps=args.link_rate),
         stop=lambda: stopping or time.monotonic() >= give_up)
     outcome.report.digests = digests
     args.json.write_text(json.dumps(outcome.report.to_json()) + "\n")
@@ -121,6 +122,8 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--json", type=Path, required=True)
     r.add_argument("--count", type=int, required=True)
     r.add_argument("--timeout", type=float, default=60.0)
+    r.add_argument("--link-rate", type=float, default=0.0,
+                   help="b/s: give resends turns at this rate (0: NACK at once)")
     args = parser.parse_args(argv)
     try:
         return send(args) if args.command == "send" else recv(args)

@@ -76,11 +76,12 @@ def _dst_ips(lab: Lab, flow: Flow) -> str:
     return ",".join(n.ip for n in chosen)
 
 
-def _start_receiver(lab: Lab, workdir: Path, dst: str, count: int, timeout: float
-                    ) -> subprocess.Popen:
+def _start_receiver(lab: Lab, workdir: Path, dst: str, count: int, timeout: float,
+                    link_rate_bps: float) -> subprocess.Popen:
     proc = RUNNING.add(lab.net.net.get(dst).popen(
         _python("-m", "experiments.live.agent", "recv", "--count", str(count),
-                "--json", str(workdir / f"recv-{dst}.json"), "--timeout", str(timeout)),
+                "--json", str(workdir / f"recv-{dst}.json"), "--timeout", str(timeout),
+                "--link-rate", f"{link_rate_bps:g}"),
         cwd=REPO_ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
     line = proc.stdout.readline() or ""
     if "listening" not in line:
@@ -118,8 +119,9 @@ def _run_schedule(schedule: Sequence[Timed], t0: float) -> None:
 
 
 def run_flows(lab: Lab, workdir: Path, flows: list[Flow], timeout: float,
-              schedule: Sequence[Timed] = ()) -> FlowsOutcome:
+              schedule: Sequence[Timed] = (), link_rate_bps: float = 0.0) -> FlowsOutcome:
     """Run `flows` together and wait for all; a thread runs `schedule` meanwhile.
+    `link_rate_bps`: the receivers give resends turns at this rate (0: NACK at once).
 
     Senders begin together at t0 (+ each flow's `start`). A failed sender does not raise:
     its report says it did not complete, and the experiment reports it."""
@@ -128,7 +130,8 @@ def run_flows(lab: Lab, workdir: Path, flows: list[Flow], timeout: float,
     for flow in flows:
         counts[flow.dst] = counts.get(flow.dst, 0) + 1
     last_start = max(f.start for f in flows)
-    receivers = {dst: _start_receiver(lab, workdir, dst, n, timeout + last_start + 10)
+    receivers = {dst: _start_receiver(lab, workdir, dst, n, timeout + last_start + 10,
+                                      link_rate_bps)
                  for dst, n in counts.items()}
     t0 = time.time() + START_ALLOWANCE_S + START_PER_SENDER_S * len(flows)
     senders = [_start_sender(lab, workdir, i, f, t0, timeout) for i, f in enumerate(flows)]

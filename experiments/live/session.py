@@ -106,7 +106,8 @@ class Session:
         before = self.counters()
         with machine.Monitor(self.lab) as monitor:
             outcome = flows.run_flows(self.lab, self.workdir / f"{self._runs:02d}-{name}",
-                                      plan, timeout, schedule)
+                                      plan, timeout, schedule,
+                                      self.setup.link_rate if self.setup.pace_resends else 0.0)
         after = self.counters()
         if (why := flowstats.nothing_transferred(outcome.flows)) is not None:
             raise ExperimentError(f"{name}: {why}")

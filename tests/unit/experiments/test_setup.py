@@ -169,14 +169,16 @@ def test_a_session_on_a_source_spraying_fabric_gives_the_senders_their_routes(mo
     class Captured(Exception):
         pass
 
-    def capture(lab, workdir, plan, timeout, during):
+    def capture(lab, workdir, plan, timeout, during, link_rate_bps):
+        assert link_rate_bps == 0.0  # the lab's receivers NACK at once unless asked
         raise Captured(plan)
 
     monkeypatch.setattr(live.flows, "run_flows", capture)
     monkeypatch.setattr(live.machine, "Monitor", lambda lab: nullcontext())
     monkeypatch.setattr(live.Session, "counters", lambda self, switches=None: {})
     lab = SimpleNamespace(fabric=parse_spec("fattree:k=4"), ask=lambda *a, **kw: {})
-    s = live.Session(lab, None, Path("/nonexistent"), print)
+    _, setup = runner.plan(Options("permutation"))
+    s = live.Session(lab, setup, Path("/nonexistent"), print)
     plan = [plans.Flow("h1", "h16", 1000, seed=1)]
     sent = {}
     for mode in ("ev", "source"):
