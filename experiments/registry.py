@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from experiments.validity import Verdict
     from fabric_model.model import Fabric
 
-NAMES = ("permutation", "incast", "failure", "planes", "signals")
+NAMES = ("permutation", "incast", "failure", "planes", "signals", "failover")
 
 
 class Experiment(Protocol):

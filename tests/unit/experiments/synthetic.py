@@ -12,16 +12,18 @@ T0 = 1_000_000.0  # wall time of the common start
 
 
 def flow(src: str, dst: str, rate_bps: float, seconds: float, *, stall=None, size=None,
-         step: float = 0.05, timeouts: int = 0, retirements=(), start: float = 0.0
-         ) -> FlowRecord:
+         step: float = 0.05, timeouts: int = 0, retirements=(), start: float = 0.0,
+         rates: list[tuple[float, float]] = ()) -> FlowRecord:
     """A flow acknowledged at `rate_bps` from `start` for `seconds` of sending, with no
-    progress during `stall` = (from, to) seconds after T0."""
+    progress during `stall` = (from, to) seconds after T0; or at the rate of the last of
+    `rates` = [(from, b/s), ...] that has begun."""
     samples, acked, t = [], 0.0, start
     end = start + seconds + (stall[1] - stall[0] if stall else 0.0)
     while t <= end + 1e-9:
         samples.append([T0 + t, int(acked), 10.0, 0, 0, 0, timeouts, 4, 0])
+        now = [r for at, r in rates if at <= t + 1e-9]
         if not (stall and stall[0] <= t < stall[1]):
-            acked += rate_bps / 8 * step
+            acked += (now[-1] if now else rate_bps) / 8 * step
         t = round(t + step, 6)
     size = size or int(acked)
     sender = SenderReport(

@@ -48,8 +48,9 @@ def test_rate_option_keeps_the_fabric_to_host_ratio():
 
 def test_every_registered_experiment_plans_quick_and_full():
     for name in registry.NAMES:
+        engine = registry.get(name).ENGINES[0]
         for quick in (False, True):
-            module, setup = runner.plan(Options(name, quick=quick))
+            module, setup = runner.plan(Options(name, quick=quick, engine=engine))
             assert setup.experiment == name and setup.phases
             assert all(hasattr(module, f) for f in ("run", "analyse", "tables", "figures",
                                                     "goals", "traffic"))
