@@ -56,7 +56,8 @@ class _Pair:
         # the reference has heard samples before (slow start and its draining window), so
         # its current window began at 0: not a window that starts with no slow start at all
         # (`SenderConfig.init_ssthresh`), whose first window starts at its first sample
-        self.ref._heard = avoidance
+        if avoidance:
+            self.ref.window_began(0.0)
         self.now = 0.0
         self.samples = 0
         self.diverged = ""

@@ -61,6 +61,13 @@ class DctcpWindow:
     _before_timeout: tuple[float, float] | None = None  # (cwnd, ssthresh) a timeout cut
     _heard: bool = False  # a sample came
 
+    def window_began(self, at: float) -> None:
+        """The current window began at `at`, as for a window that has heard samples
+        before (slow start and its draining window); a new one without slow start begins
+        with its first sample instead."""
+        self._heard = True
+        self._window_start = at
+
     def on_feedback(self, marked: bool, now: float, srtt: float, loss: bool = False,
                     trimmed: bool = False) -> None:
         """One sample; `loss`: it stands for a packet inferred lost, `trimmed`: a NACK
