@@ -53,7 +53,7 @@ def setup(opts: Options) -> Setup:
     sim = {**simulator_defaults(), **SIM_QUEUES, "probe_interval": 20e-6, "miss_limit": 3}
     return Setup(experiment=NAME, target=opts.target, spec=spec, seed=opts.seed,
                  quick=opts.quick, **sim,
-                 params={**TIMES, "modes": list(MODES), "bin_s": 10e-6, "warmup_s": 30e-6,
+                 params={**TIMES, "modes": list(MODES), "bin_s": 10e-6, "warmup_s": 40e-6,
                          "busiest_window_s": [40e-6, 5e-6], "link_plane": LINK_PLANE,
                          "failed_plane": FAILED_PLANE},
                  phases=[(m, 120.0 if opts.quick else 3600.0) for m in MODES])

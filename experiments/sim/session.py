@@ -185,15 +185,22 @@ class SimSession:
         idle_timeout = IDLE_TIMEOUT_RTOS * min_rto
         if self.setup.figures == "lab":  # the lab agent's senders: its timers and window
             fabric, idle_timeout = None, LAB_IDLE_TIMEOUT_S
-        ideal = max(f.size for f in plan) * 8 / net.settings.link_rate_bps
+        planes_of: list[list[int]] = []
+        for flow in plan:
+            try:
+                planes_of.append(self._planes(flow))
+            except ValueError as exc:
+                raise ExperimentError(f"{name}: flow {flow.label}: {exc}") from None
+        # a flow over P planes sends at P link rates: its timeline is sampled over that time
+        ideal = max(f.size * 8 / (net.settings.link_rate_bps * len(planes))
+                    for f, planes in zip(plan, planes_of, strict=True))
         interval = max(ideal / SAMPLES_PER_FLOW, 1e-7)
         deadline = min(timeout, max([f.start for f in plan] + [t.at for t in schedule])
                        + 50 * ideal + 0.002)
         flows: list[tuple[Flow, FlowSpec]] = []
-        for flow in plan:
+        for flow, planes in zip(plan, planes_of, strict=True):
             try:
                 args = parse_send_args(flow.send_args)
-                planes = self._planes(flow)
                 cfg = transfer_config(args, mss=mss, planes=len(planes), seed=flow.seed,
                                       nonce=flow.seed, idle_timeout=idle_timeout,
                                       fabric=fabric and _across(fabric, len(planes)))
