@@ -159,6 +159,8 @@ class EvPool:
         `plane_rules`: who orders, suspects and trusts planes (`DEFAULT_PLANE_RULES`)."""
         self.policy = policy
         self.plane_rules = plane_rules or DEFAULT_PLANE_RULES
+        # packets in flight per plane, kept by the sender's scoreboard (None: planes in turn)
+        self.plane_load: dict[int, int] | None = None
         if planes < 1 or not 1 <= evs_per_plane <= 65535:
             raise ValueError("need at least one plane and 1..65535 EVs per plane")
         check_routes(routes, planes, evs_per_plane)
@@ -232,7 +234,14 @@ class EvPool:
         nplanes = len(self.planes)
         start = self._next_plane
         fallback: EvState | None = None
-        for plane in self.plane_rules.plane_order(start, nplanes, planes):
+        order = self.plane_rules.plane_order(start, nplanes, planes)
+        if self.plane_load is not None and self.plane_rules is DEFAULT_PLANE_RULES:
+            # the plane with the fewest packets in flight first: a plane whose paths are
+            # congested or shrunk returns its packets later, so it gets fewer, and one window
+            # over all planes no longer runs every plane at the slowest one's pace
+            load = self.plane_load
+            order = sorted(order, key=lambda p: load.get(p, 0))
+        for plane in order:
             self._next_plane = (plane + 1) % nplanes
             pick, soonest = self._choose_in_plane(plane, now, avoid)
             if pick is not None:

@@ -30,6 +30,7 @@ class SendScoreboard:
         self.next_new = 0  # first PSN never sent
         self.sends = 0
         self.inflight: dict[int, Transmission] = {}
+        self.inflight_by_plane: dict[int, int] = {}  # plane -> how many of `inflight` are on it
         self._resend: deque[int] = deque()
         self._resend_set: set[int] = set()
 
@@ -58,8 +59,16 @@ class SendScoreboard:
     def on_sent(self, tx: Transmission) -> None:
         self.sends += 1
         tx.seq = self.sends
-        self.inflight.pop(tx.psn, None)  # re-insert: a resend moves to the back
+        self._take(tx.psn)  # re-insert: a resend moves to the back
         self.inflight[tx.psn] = tx
+        plane = tx.ev.plane
+        self.inflight_by_plane[plane] = self.inflight_by_plane.get(plane, 0) + 1
+
+    def _take(self, psn: int) -> Transmission | None:
+        tx = self.inflight.pop(psn, None)
+        if tx is not None:
+            self.inflight_by_plane[tx.ev.plane] -= 1
+        return tx
 
     def deliver(self, psn: int) -> Transmission | None:
         """Mark one PSN delivered; returns its transmission if it was still in flight."""
@@ -68,7 +77,7 @@ class SendScoreboard:
         self.delivered[psn] = 1
         self.delivered_count += 1
         self._resend_set.discard(psn)
-        tx = self.inflight.pop(psn, None)
+        tx = self._take(psn)
         while self.cum < self.npkts and self.delivered[self.cum]:
             self.cum += 1
         return tx
@@ -87,7 +96,7 @@ class SendScoreboard:
         """Take a PSN out of flight and queue it for resending (front: before other resends).
 
         False when there is nothing to do: already delivered or already queued."""
-        self.inflight.pop(psn, None)
+        self._take(psn)
         if self.delivered[psn] or psn in self._resend_set:
             return False
         self._resend_set.add(psn)
@@ -100,7 +109,7 @@ class SendScoreboard:
     def hold(self, psn: int) -> bool:
         """Take a PSN out of flight to resend later (`release`); False when it is delivered
         or already queued."""
-        self.inflight.pop(psn, None)
+        self._take(psn)
         if self.delivered[psn] or psn in self._resend_set:
             return False
         return True

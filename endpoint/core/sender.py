@@ -84,6 +84,7 @@ class MrcSender:
         self.pool = EvPool(planes, cfg.evs_per_plane, rng, cfg.retire_after,
                            routes=cfg.routes, policy=ev_policy, plane_rules=plane_rules)
         self.board = SendScoreboard(self.npkts)
+        self.pool.plane_load = self.board.inflight_by_plane
         self.cc = window_class(cwnd=cfg.init_cwnd, min_cwnd=cfg.min_cwnd, max_cwnd=cfg.max_cwnd,
                                **cfg.window_settings())
         self.rtt = RttEstimator()

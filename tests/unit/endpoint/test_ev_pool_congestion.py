@@ -16,6 +16,17 @@ def test_pool_values_are_distinct_per_plane_and_round_robin_covers_all():
     assert [st.plane for st in picks[:4]] == [0, 1, 0, 1]  # planes take turns
 
 
+def test_the_plane_with_fewest_packets_in_flight_goes_first_ties_in_turn():
+    pool = EvPool(3, 8, random.Random(4))
+    load = {0: 0, 1: 0, 2: 0}
+    pool.plane_load = load
+    assert [pool.choose(0.0).plane for _ in range(3)] == [0, 1, 2]  # even: in turn
+    load.update({0: 5, 1: 2, 2: 4})  # plane 0's packets come back slowest
+    assert pool.choose(0.0).plane == 1
+    load[1] = 6
+    assert pool.choose(0.0).plane == 2
+
+
 def test_clean_ack_recycles_ev_and_marked_ev_is_skipped_for_a_while():
     pool = EvPool(1, 8, random.Random(2))
     a = pool.choose(0.0)
