@@ -85,11 +85,19 @@ def test_a_back_to_back_burst_crosses_a_switch(fabric_lab):
 
 
 def test_flow_set_across_pods_uses_every_core(fabric_lab):
-    before = _core_tx(fabric_lab)
     net = fabric_lab.net.net
-    for src in ("h1", "h2", "h5"):
-        udp_flows(net.get(src), "10.0.3.4", flows=40)
-    after = _core_tx(fabric_lab)
+    for _attempt in range(2):
+        # on a loaded machine the controller's probes may miss and take a core out of the
+        # groups for a while (seen once in CI: c1 carried none of 120 flows); that fabric
+        # is not the one this test asks about, so the flows run again once it is whole
+        wait_for(lambda: not fabric_lab.status().down_links, 15.0)
+        verdicts = len(fabric_lab.reconvergences())
+        before = _core_tx(fabric_lab)
+        for src in ("h1", "h2", "h5"):
+            udp_flows(net.get(src), "10.0.3.4", flows=40)
+        after = _core_tx(fabric_lab)
+        if len(fabric_lab.reconvergences()) == verdicts:
+            break  # no link verdict while the flows ran: every core was in the groups
     deltas = {core: after[core] - before[core] for core in CORES}
     print(f"\ncore tx deltas: {deltas}")
     assert all(delta > 0 for delta in deltas.values()), deltas
