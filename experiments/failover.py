@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from experiments import flowstats, metrics, plots
+from experiments import flowstats, metrics, plans, plots
 from experiments.config import ExperimentError, Options, Setup, simulator_defaults
 from experiments.failure import busiest
 from experiments.permutation import SIM_QUEUES
@@ -78,16 +78,11 @@ def run(session, setup: Setup) -> dict:
     p = setup.params
     fabric = session.fabric
     plan = traffic(setup, fabric, p["seconds"])
-    planes = sorted({nic.plane for h in fabric.hosts.values() for nic in h.nics})
-
-    def on_plane(plane: int) -> list[tuple[str, int, str, int]]:
-        return [link for link in session.core_links()
-                if fabric.switches[link[0]].plane == planes[plane]]
-
-    candidates = on_plane(p["link_plane"])
-    plane_links = [(core, agg) for agg, _, core, _ in on_plane(p["failed_plane"])]
+    candidates = plans.core_links_on_plane(fabric, p["link_plane"])
+    plane_links = [(core, agg) for agg, _, core, _
+                   in plans.core_links_on_plane(fabric, p["failed_plane"])]
     out: dict = {"pairs": [[f.src, f.dst] for f in plan], "size": plan[0].size,
-                 "planes": len(planes), "modes": {}}
+                 "planes": len(plans.fabric_planes(fabric)), "modes": {}}
     for mode in p["modes"]:
         session.progress(mode)
         session.set_spray(mode)

@@ -58,14 +58,10 @@ def setup(opts: Options) -> Setup:
                  phases=[(c, seconds * 2 + 12) for c in CASES])
 
 
-def _planes(fabric) -> list[int]:
-    return sorted({nic.plane for h in fabric.hosts.values() for nic in h.nics})
-
-
 def traffic(setup: Setup, fabric, seconds: float, planes: tuple[int, ...] | None = None
             ) -> list[Flow]:
     """The cross-pod permutation; each flow sized for `seconds` over `planes` (all: None)."""
-    count = len(planes) if planes else len(_planes(fabric))
+    count = len(planes) if planes else len(plans.fabric_planes(fabric))
     size = int(setup.link_rate * count * setup.payload_ceiling(True) * seconds / 8)
     return [Flow(src, dst, size, seed=setup.seed * 1000 + i, planes=planes)
             for i, (src, dst) in enumerate(plans.cross_group_permutation(fabric, setup.seed))]
@@ -73,10 +69,9 @@ def traffic(setup: Setup, fabric, seconds: float, planes: tuple[int, ...] | None
 
 def run(session, setup: Setup) -> dict:
     p = setup.params
-    all_planes = _planes(session.fabric)
-    failed = [link for link in session.core_links()
-              if session.fabric.switches[link[0]].plane == all_planes[p["failed_plane"]]]
-    plane_links = [(core, agg) for agg, _, core, _ in failed]
+    all_planes = plans.fabric_planes(session.fabric)
+    plane_links = [(core, agg) for agg, _, core, _
+                   in plans.core_links_on_plane(session.fabric, p["failed_plane"])]
     session.set_spray("ev")
     out: dict = {"cases": {}}
     for case in p["cases"]:
@@ -109,7 +104,7 @@ def analyse(setup: Setup, raw: dict) -> dict:
     rate = setup.link_rate
     p = setup.params
     min_window = p.get("min_window_s", flowstats.MIN_WINDOW_S)
-    result = {"link_rate_bps": rate, "planes": len(_planes(parse_spec(setup.spec))),
+    result = {"link_rate_bps": rate, "planes": len(plans.fabric_planes(parse_spec(setup.spec))),
               "cases": {}}
     for case, record in raw["cases"].items():
         run = record.phase

@@ -59,6 +59,17 @@ def with_source_routes(fabric: Fabric, flows: list[Flow]) -> list[Flow]:
     return out
 
 
+def fabric_planes(fabric: Fabric) -> list[int]:
+    """The planes the hosts' NICs are on, in order."""
+    return sorted({nic.plane for h in fabric.hosts.values() for nic in h.nics})
+
+
+def core_links_on_plane(fabric: Fabric, position: int) -> list[tuple[str, int, str, int]]:
+    """`core_links` of the plane at `position` among `fabric_planes`."""
+    plane = fabric_planes(fabric)[position]
+    return [link for link in core_links(fabric) if fabric.switches[link[0]].plane == plane]
+
+
 def core_links(fabric: Fabric) -> list[tuple[str, int, str, int]]:
     """(agg, agg port, core, core port) of every agg-core link, sorted by core then agg."""
     out = []

@@ -96,8 +96,7 @@ class SendScoreboard:
         """Take a PSN out of flight and queue it for resending (front: before other resends).
 
         False when there is nothing to do: already delivered or already queued."""
-        self._take(psn)
-        if self.delivered[psn] or psn in self._resend_set:
+        if not self.hold(psn):
             return False
         self._resend_set.add(psn)
         if front:
@@ -110,9 +109,7 @@ class SendScoreboard:
         """Take a PSN out of flight to resend later (`release`); False when it is delivered
         or already queued."""
         self._take(psn)
-        if self.delivered[psn] or psn in self._resend_set:
-            return False
-        return True
+        return self.release(psn)
 
     def release(self, psn: int) -> bool:
         """A held PSN's turn came: True when it is still to be sent (`next_psn` skips it)."""

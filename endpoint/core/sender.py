@@ -147,8 +147,8 @@ class MrcSender:
             psn = heapq.heappop(self._held)[1]
             if self.board.release(psn):
                 out.append(self._data(psn, True, now))
-        window = self._window() - len(self._held)
-        while len(self.board.inflight) < window and now >= self._paced_until:
+        window = self._window()
+        while self._slots_used() < window and now >= self._paced_until:
             nxt = self.board.next_psn()
             if nxt is None:
                 break
@@ -158,6 +158,10 @@ class MrcSender:
     def _window(self) -> int:
         """Packets allowed in flight."""
         return max(1, int(self.cc.cwnd))
+
+    def _slots_used(self) -> int:
+        """Window slots taken: packets in flight and trimmed ones held for their turn."""
+        return len(self.board.inflight) + len(self._held)
 
     def next_deadline(self) -> float | None:
         """When `poll` must run again even if no packet arrives."""
@@ -174,8 +178,7 @@ class MrcSender:
                 oldest = next(iter(self.board.inflight.values()))
                 times.append(max(oldest.sent_at, self._last_progress, self._last_turn)
                              + self.current_rto())
-            if self.board.pending \
-                    and len(self.board.inflight) + len(self._held) < self._window():
+            if self.board.pending and self._slots_used() < self._window():
                 times.append(self._paced_until)  # only pacing holds the next packet back
             if self._held:
                 times.append(self._held[0][0])
@@ -431,10 +434,10 @@ class MrcSender:
                 turn = now + hdr.reserved * 1e-9
                 heapq.heappush(self._held, (turn, hdr.psn))
                 self._last_turn = max(self._last_turn, turn)
-                self.stats.nack_retransmits += 1
-                if st is not None:
-                    self._avoid[hdr.psn] = st
-            elif self.board.mark_lost(hdr.psn, front=True):
+                queued = True
+            else:
+                queued = self.board.mark_lost(hdr.psn, front=True)
+            if queued:
                 self.stats.nack_retransmits += 1
                 if st is not None:
                     self._avoid[hdr.psn] = st

@@ -18,7 +18,7 @@ from dataclasses import replace
 from functools import partial
 from pathlib import Path
 
-from endpoint.core.sender_config import EMULATED_MAX_CWND
+from endpoint.core.sender_config import EMULATED_MAX_CWND, SenderConfig
 from endpoint.kernel_routes import Plane
 from endpoint.report import ReceiverReport, SenderReport
 from endpoint.runner import sender_report
@@ -185,27 +185,24 @@ class SimSession:
         idle_timeout = IDLE_TIMEOUT_RTOS * min_rto
         if self.setup.figures == "lab":  # the lab agent's senders: its timers and window
             fabric, idle_timeout = None, LAB_IDLE_TIMEOUT_S
-        planes_of: list[list[int]] = []
+        configured: list[tuple[list[int], SenderConfig]] = []
         for flow in plan:
             try:
-                planes_of.append(self._planes(flow))
+                args = parse_send_args(flow.send_args)
+                planes = self._planes(flow)
+                configured.append((planes, transfer_config(
+                    args, mss=mss, planes=len(planes), seed=flow.seed, nonce=flow.seed,
+                    idle_timeout=idle_timeout, fabric=fabric and _across(fabric, len(planes)))))
             except ValueError as exc:
                 raise ExperimentError(f"{name}: flow {flow.label}: {exc}") from None
         # a flow over P planes sends at P link rates: its timeline is sampled over that time
         ideal = max(f.size * 8 / (net.settings.link_rate_bps * len(planes))
-                    for f, planes in zip(plan, planes_of, strict=True))
+                    for f, (planes, _) in zip(plan, configured, strict=True))
         interval = max(ideal / SAMPLES_PER_FLOW, 1e-7)
         deadline = min(timeout, max([f.start for f in plan] + [t.at for t in schedule])
                        + 50 * ideal + 0.002)
         flows: list[tuple[Flow, FlowSpec]] = []
-        for flow, planes in zip(plan, planes_of, strict=True):
-            try:
-                args = parse_send_args(flow.send_args)
-                cfg = transfer_config(args, mss=mss, planes=len(planes), seed=flow.seed,
-                                      nonce=flow.seed, idle_timeout=idle_timeout,
-                                      fabric=fabric and _across(fabric, len(planes)))
-            except ValueError as exc:
-                raise ExperimentError(f"{name}: flow {flow.label}: {exc}") from None
+        for flow, (planes, cfg) in zip(plan, configured, strict=True):
             spec = FlowSpec(flow.src, flow.dst, flow.size, start=flow.start,
                             planes=tuple(planes), seed=flow.seed, routes=cfg.routes)
             net.add_flow(spec, cfg, sender_class=partial(TimelineSender, interval=interval))
