@@ -42,6 +42,9 @@ class SenderConfig:
     # the first window's ssthresh; None: slow start until the first mark (the lab's 16
     # packets grow to its BDP). A first window of a whole BDP has nothing to probe for.
     init_ssthresh: float | None = None
+    # set aside the window's share of a plane left out (suspect) until it returns
+    # (`MrcSender._fit_window_to_planes`); the simulator's datacenter senders do
+    window_follows_planes: bool = False
 
     def window_settings(self) -> dict[str, float]:
         """The window's keyword arguments beyond cwnd and its bounds: only those set, so a
@@ -84,6 +87,7 @@ class SenderStats:
     # resent copy on another EV): they recovered no loss. Not always undone: a resent copy acked
     # first keeps the cut (`DctcpWindow.confirm_timeout`).
     timeouts_spurious: int = 0
+    window_plane_refits: int = 0  # window scaled as planes were left out or came back
 
 
 # Fit for the emulated fabrics this lab runs on: 20 pure-Python switches and the hosts share

@@ -394,3 +394,38 @@ def test_retired_ev_that_delivers_a_later_packet_is_put_back():
                     ts=late.header.ts + 100)  # sent 100 µs after the blamed one
     tx.on_packet(0, ack, t + RTT)
     assert st.status is EvStatus.GOOD and tx.stats.evs_unretired == 1
+
+
+def _plane_outage(follow: bool) -> list[tuple[float, float, int, frozenset | None]]:
+    """Four planes, a window of 40 in avoidance; plane 1 delivers nothing in rounds 3-7,
+    then works again (its probes are answered). Per round: (cwnd before, after, refits,
+    trusted planes)."""
+    cfg = SenderConfig(mss=1000, evs_per_plane=8, init_cwnd=40, init_ssthresh=40, seed=11,
+                       window_follows_planes=follow)
+    tx, rx = MrcSender(bytes(2_000_000), 4, cfg), MrcReceiver(ReceiverConfig(seed=12))
+    now = establish(tx, rx)
+    rounds = []
+    for step in range(25):
+        outs = tx.poll(now)
+        before = tx.cc.cwnd
+        now += RTT
+        deliver(tx, rx, [o for o in outs if o.plane != 1 or not 3 <= step < 8], now)
+        rounds.append((before, tx.cc.cwnd, tx.stats.window_plane_refits,
+                       tx.pool.trusted_planes()))
+    return rounds
+
+
+def test_a_plane_left_out_takes_its_share_of_the_window_until_it_returns():
+    rounds = _plane_outage(follow=True)
+    # (a refit may come in a round's poll or its ACKs: compare with the round before)
+    left = next(i for i, r in enumerate(rounds) if r[2] == 1)
+    whole_window, (_, after, _, trusted) = rounds[left - 1][1], rounds[left]
+    assert trusted == frozenset({0, 2, 3})
+    assert abs(after - 0.75 * whole_window) <= 1  # a quarter set aside (and one round's growth)
+    back = next(i for i, r in enumerate(rounds) if r[2] == 2)
+    (_, before_back, _, _), (_, after_back, _, trusted) = rounds[back - 1], rounds[back]
+    assert trusted is None and back > left
+    assert abs(after_back - before_back - 0.25 * whole_window) <= 1.5  # given back as it was
+    # the same outage with the window left whole (the lab's senders): no quarter cut
+    whole = _plane_outage(follow=False)
+    assert whole[-1][2] == 0 and all(after > 0.9 * before for before, after, *_ in whole)
