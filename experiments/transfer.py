@@ -116,7 +116,7 @@ def transfer_config(args: argparse.Namespace, *, mss: int, planes: int, seed: in
                     fabric: dict[str, float] | None = None) -> SenderConfig:
     """The sender's configuration from its options. `fabric`: the simulator's figures for
     its links (min_rto, initial_rto, max_rto in microseconds, init_cwnd of a BDP, the
-    window following the planes in use, EVs in turn, not recycled); without them the lab's: the RTO floor
+    window following the planes in use); without them the lab's: the RTO floor
     `--min-rto` (default `EMULATED_MIN_RTO`) of an emulated fabric, a first window of 16
     packets."""
     settings = {"mss": mss, "evs_per_plane": args.evs, "init_cwnd": 16.0,

@@ -25,13 +25,6 @@ MRC's own design as publicly described (SRv6 paths chosen by the NIC, the EV ech
 name them). A hashed EV only picks a path at random, and at a window of a few packets per
 path the turns it skips are what fill one path's queue while another idles
 (docs/experiments.md, permutation).
-
-Hashed EVs are not recycled either where windows are tens of packets (`recycle=False`, the
-simulator's datacenter senders): recycled in ACK order, packets bunch on whichever path's
-ACKs just came back, and over longer flows the queues that bunching builds cut windows for
-good (simulated permutation at 100 Gb/s, 500 us flows, mean / slowest flow: k=4 70.8 /
-60.1 % recycled, 81.8 / 70.9 % in turn; k=6 68.5 / 54.7 and 82.3 / 70.9). At the lab's 6
-packets in flight it is neutral to 2 points better, and the lab keeps it.
 """
 
 from __future__ import annotations
@@ -160,9 +153,8 @@ class EvPool:
                  retire_after: int = 2, ecn_gain: float = 1 / 8,
                  routes: tuple[tuple[int, ...], ...] = (),
                  policy: EvPolicy | None = None,
-                 plane_rules: PlaneRules | None = None, recycle: bool = True) -> None:
+                 plane_rules: PlaneRules | None = None) -> None:
         """`routes`: per plane, the `route` words of its source routes (none: hashed EVs).
-        `recycle`: reuse a hashed EV whose ACK came back clean for the next packet.
         `policy`: who decides resends and retirement instead of the pool's own rules;
         `plane_rules`: who orders, suspects and trusts planes (`DEFAULT_PLANE_RULES`)."""
         self.policy = policy
@@ -173,7 +165,6 @@ class EvPool:
             raise ValueError("need at least one plane and 1..65535 EVs per plane")
         check_routes(routes, planes, evs_per_plane)
         self.retire_after = retire_after
-        self.recycle = recycle
         self.ecn_gain = ecn_gain
         self.planes: list[list[EvState]] = []
         self._by_key: dict[tuple[int, int], EvState] = {}
@@ -302,7 +293,7 @@ class EvPool:
         else:
             if st.status is EvStatus.CONGESTED and now >= st.penalty_until:
                 st.status = EvStatus.GOOD
-            if self.recycle and st.usable and not st.route:
+            if st.usable and not st.route:
                 self._recycled.append((st, now + 2 * penalty))
 
     def _route_mates(self, st: EvState) -> list[EvState]:

@@ -45,9 +45,6 @@ class SenderConfig:
     # set aside the window's share of a plane left out (suspect) until it returns
     # (`MrcSender._fit_window_to_planes`); the simulator's datacenter senders do
     window_follows_planes: bool = False
-    # reuse a hashed EV whose ACK came back clean for the next packet (`ev_pool`, REPS);
-    # the simulator's datacenter senders take EVs in turn instead
-    recycle_evs: bool = True
 
     def window_settings(self) -> dict[str, float]:
         """The window's keyword arguments beyond cwnd and its bounds: only those set, so a

@@ -70,19 +70,6 @@ def _rotation(routes: list[int]) -> list[int]:
     return [ROUTES[(first + i) % len(ROUTES)] for i in range(len(routes))]
 
 
-def test_without_recycling_clean_acks_leave_the_turns_alone():
-    for recycle in (False, True):
-        pool = EvPool(1, 8, random.Random(2), recycle=recycle)
-        first_round = [pool.choose(0.0) for _ in range(8)]
-        assert len(set(map(id, first_round))) == 8
-        pool.on_feedback(first_round[5], marked=False, now=0.1, penalty=0.01)
-        second_round = [pool.choose(0.1) for _ in range(8)]
-        if recycle:  # the clean EV jumps the queue (REPS)
-            assert second_round[0] is first_round[5]
-        else:
-            assert second_round == first_round
-
-
 def test_source_routes_are_taken_in_turn_and_not_reordered_by_recycling():
     pool = EvPool(1, 9, random.Random(5), routes=(ROUTES,))
     order = [st.route for st in pool.planes[0]]

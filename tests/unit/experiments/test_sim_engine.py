@@ -203,9 +203,9 @@ def test_the_simulator_s_datacenter_senders_skip_slow_start_and_use_dctcp_s_gain
         session.run_flows("one", [Flow("h1", "h16", 30_000, seed=1)], timeout=30)
         cfg = session._net.flows[0].sender.cfg
         windows.append((cfg.dctcp_gain, cfg.init_ssthresh == cfg.init_cwnd,
-                        cfg.dctcp_init_alpha, cfg.window_follows_planes, cfg.recycle_evs))
-    # and they size the window to the planes in use and take hashed EVs in turn
-    assert windows == [(1 / 8, True, 0.0, True, False), (None, False, None, False, True)]
+                        cfg.dctcp_init_alpha, cfg.window_follows_planes))
+    # and they size the window to the planes in use
+    assert windows == [(1 / 8, True, 0.0, True), (None, False, None, False)]
 
 
 def test_the_simulated_permutation_marks_above_dctcp_s_threshold_for_its_bdp():
