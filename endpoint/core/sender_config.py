@@ -87,7 +87,7 @@ class SenderStats:
     # resent copy on another EV): they recovered no loss. Not always undone: a resent copy acked
     # first keeps the cut (`DctcpWindow.confirm_timeout`).
     timeouts_spurious: int = 0
-    window_plane_refits: int = 0  # window scaled as planes were left out or came back
+    window_plane_refits: int = 0  # window shares set aside or given back (planes left, returned)
 
 
 # Fit for the emulated fabrics this lab runs on: 20 pure-Python switches and the hosts share
