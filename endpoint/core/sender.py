@@ -173,10 +173,10 @@ class MrcSender:
         the lab's fabrics (`SenderConfig.window_follows_planes`), where a plane whose
         packets wait for a CPU looks failed now and then: halving the window there slowed
         flows that a slow plane then held up at their tail."""
-        if not self.cfg.window_follows_planes:
-            return
-        trusted = self.pool.trusted_planes()
         total = len(self.pool.planes)
+        if not self.cfg.window_follows_planes or total == 1:
+            return  # (one plane is never left out: nothing to do on every packet)
+        trusted = self.pool.trusted_planes()
         since = self._suspect_since
         for plane in range(total):
             if trusted is None or plane in trusted:
