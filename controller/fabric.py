@@ -250,10 +250,13 @@ class FabricController:
                 events, probes = self.monitor.probes(now, int(time.time() * 1000))
             for event in events:
                 self._link_events.put(event)
+            by_switch: dict[str, list[tuple[bytes, dict[int, bytes]]]] = {}
             for probe in probes:
                 if self.synced.get(probe.switch):
-                    self.sessions[probe.switch].packet_out(
-                        probe.frame, self.codec.packet_out_metadata(probe.port))
+                    by_switch.setdefault(probe.switch, []).append(
+                        (probe.frame, self.codec.packet_out_metadata(probe.port)))
+            for name, packets in by_switch.items():
+                self.sessions[name].packet_outs(packets)
             next_round += interval
             delay = next_round - time.monotonic()
             if delay < 0:  # fell behind (busy machine): skip rounds, do not burst

@@ -252,15 +252,20 @@ class SwitchSession:
             raise SessionError(f"{self.name}: Read: {exc.code().name} {exc.details()}") from None
         return result
 
-    def packet_out(self, payload: bytes, metadata: dict[int, bytes]) -> None:
-        if not self.primary.is_set():
+    def packet_outs(self, packets: list[tuple[bytes, dict[int, bytes]]]) -> None:
+        """Send PacketOuts of (payload, metadata by id); the loop is woken once for all."""
+        if not self.primary.is_set() or not packets:
             return
-        message = p4runtime_pb2.StreamMessageRequest()
-        message.packet.payload = payload
-        for metadata_id, value in metadata.items():
-            message.packet.metadata.add(metadata_id=metadata_id, value=value)
-        self._streams.loop.call_soon_threadsafe(self._enqueue, message)
+        messages = []
+        for payload, metadata in packets:
+            message = p4runtime_pb2.StreamMessageRequest()
+            message.packet.payload = payload
+            for metadata_id, value in metadata.items():
+                message.packet.metadata.add(metadata_id=metadata_id, value=value)
+            messages.append(message)
+        self._streams.loop.call_soon_threadsafe(self._enqueue, messages)
 
-    def _enqueue(self, message: p4runtime_pb2.StreamMessageRequest) -> None:
+    def _enqueue(self, messages: list[p4runtime_pb2.StreamMessageRequest]) -> None:
         if self._outgoing is not None:  # no stream: lost, as on a dead link
-            self._outgoing.put_nowait(message)
+            for message in messages:
+                self._outgoing.put_nowait(message)

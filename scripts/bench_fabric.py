@@ -50,6 +50,19 @@ def switch_cpu_s(lab) -> float:
     return total
 
 
+def controller_cpu_s(lab) -> float:
+    """CPU seconds (user + system, all threads) the lab's controller has used."""
+    import psutil
+
+    if lab.controller is None:
+        return 0.0
+    try:
+        t = psutil.Process(lab.controller.pid).cpu_times()
+    except psutil.Error:
+        return 0.0
+    return t.user + t.system
+
+
 def switch_rx_packets(lab) -> int:
     """Frames the kernel delivered to switch ports: one per packet-hop."""
     total = 0
@@ -72,9 +85,10 @@ def measure_load(lab, seconds: float, rate_pps: float,
     `profile`, py-spy samples every switch process meanwhile (`hop_profile`)."""
     hosts = sorted(lab.fabric.hosts.values(), key=lambda h: h.index)
     half = len(hosts) // 2
-    cpu0 = switch_cpu_s(lab)
+    cpu0, controller0 = switch_cpu_s(lab), controller_cpu_s(lab)
     time.sleep(seconds)
     idle = (switch_cpu_s(lab) - cpu0) / seconds
+    controller_idle = (controller_cpu_s(lab) - controller0) / seconds
     warm_up = 3.0  # Scapy's start in each sender: not part of the steady state
     count = int(rate_pps * (seconds + 2 * warm_up))
     senders = [lab.net.net.get(src.name).popen(
@@ -100,7 +114,7 @@ def measure_load(lab, seconds: float, rate_pps: float,
             spy.wait(timeout=30)
     for proc in senders:
         proc.wait(timeout=seconds * 4 + 30)
-    return {"idle_cores": idle, "hops": hops, "hops_per_s": hops / wall,
+    return {"idle_cores": idle, "controller_idle_cores": controller_idle, "hops": hops, "hops_per_s": hops / wall,
             "cpu_per_hop_us": cpu / max(hops, 1) * 1e6,
             "cpu_per_hop_above_idle_us": max(cpu - idle * wall, 0.0) / max(hops, 1) * 1e6}
 
@@ -228,7 +242,8 @@ def main() -> int:
                 line += "; " + ", ".join(f"{name[:-2]} {s:.2f} s"
                                          for name, s in r["phases"].items())
                 if "hops" in r:
-                    line += (f"; idle {r['idle_cores']:.2f} cores; under load "
+                    line += (f"; idle: switches {r['idle_cores']:.2f} cores, controller "
+                             f"{r['controller_idle_cores']:.2f}; under load "
                              f"{r['hops_per_s']:.0f} packet-hops/s, switch CPU "
                              f"{r['cpu_per_hop_us']:.0f} us per hop "
                              f"({r['cpu_per_hop_above_idle_us']:.0f} above idle)")

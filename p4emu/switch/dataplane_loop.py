@@ -60,6 +60,9 @@ class DataplaneLoop:
         # switch -> monotonic time its queues next release a packet (None: empty)
         self._deadlines: dict[TrafficManager, float | None] = {}
         self._woken: deque[TrafficManager] = deque()
+        # a wake-up byte is in the pipe: a burst of PacketOuts costs one write and one
+        # wake-up, not one each (cleared before the pipe is drained, so none is lost)
+        self._wake_pending = False
         self._changes: deque[tuple[Callable[[], None], threading.Event]] = deque()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -85,6 +88,9 @@ class DataplaneLoop:
         """Have the loop look at `tm` (injected frames, changed queues) at once."""
         if tm is not None:
             self._woken.append(tm)
+        if self._wake_pending:  # the loop has yet to drain the last one: it sees `tm` too
+            return
+        self._wake_pending = True
         try:
             os.write(self._wake_w, b"x")
         except (BlockingIOError, OSError):
@@ -187,6 +193,7 @@ class DataplaneLoop:
         return self._selector.select(timeout)
 
     def _drain_wake(self) -> None:
+        self._wake_pending = False
         try:
             while os.read(self._wake_r, 4096):
                 pass

@@ -169,7 +169,7 @@ class SwitchInstance:
             if self.control is not None:
                 self.control.stop()
             if self.server is not None:
-                self.server.stop(grace=0.5).wait()
+                self.server.stop(grace=0.5)
             if self.service is not None:
                 self.service.stop()
             if self.monitor is not None:

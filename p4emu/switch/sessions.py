@@ -1,11 +1,19 @@
-"""One P4Runtime StreamChannel's outgoing side: a bounded queue the RPC generator drains."""
+"""One P4Runtime StreamChannel's outgoing side: messages from any thread, written by the
+RPC's coroutine on the server's event loop.
+
+The data-plane thread (PacketIn), the notification thread (digests, idle timeouts) and the
+loop itself (arbitration answers, stream errors) all send. A burst of sends from another
+thread costs one wake-up of the loop, not one per message: with a switch's probes in
+the hundreds a second, per-message thread hand-offs were the P4Runtime server's main
+cost (docs/lab-capacity.md).
+"""
 
 from __future__ import annotations
 
+import asyncio
 import logging
-import queue
 import threading
-from collections.abc import Callable
+from collections import deque
 
 from p4.v1 import p4runtime_pb2
 
@@ -22,44 +30,92 @@ class End:
         self.message = message
 
 
-class StreamSession:
-    """One StreamChannel: an outgoing queue drained by the RPC's generator."""
+Outgoing = p4runtime_pb2.StreamMessageResponse | End | None  # None: end with OK
 
-    def __init__(self, peer: str, is_active: Callable[[], bool] = lambda: True) -> None:
+
+class StreamSession:
+    """One StreamChannel, made on `loop` (the loop its RPC runs on)."""
+
+    def __init__(self, peer: str, loop: asyncio.AbstractEventLoop) -> None:
         self.peer = peer
-        self.out: queue.Queue = queue.Queue(STREAM_QUEUE)
-        self.closed = threading.Event()
         self.arbitrated = False
-        self._is_active = is_active  # the RPC's own view: False once cancelled or ended
+        self.closed = threading.Event()
+        self._loop = loop
+        self._out: deque[Outgoing] = deque()
+        self._ready = asyncio.Event()  # set when _out may have gained an item
+        self._ended = asyncio.Event()  # the loop's view of `closed`, to await
+        self._wake_lock = threading.Lock()
+        self._wake_pending = False
 
     def done(self) -> bool:
         """Whether the client closed or cancelled this stream (or the server ended it)."""
-        return self.closed.is_set() or not self._is_active()
+        return self.closed.is_set()
 
-    def wait_done(self, timeout: float) -> bool:
-        """Wait up to `timeout` s for the stream to end; whether it has."""
+    async def wait_done(self, timeout: float) -> bool:
+        """Wait up to `timeout` s for the stream to end; whether it has. On the loop."""
         if not self.done():
-            self.closed.wait(timeout)
+            try:
+                await asyncio.wait_for(self._ended.wait(), timeout)
+            except TimeoutError:
+                pass
         return self.done()
 
     def send(self, msg: p4runtime_pb2.StreamMessageResponse) -> bool:
+        """Queue `msg` for the client (any thread); False if it was not queued."""
         if self.closed.is_set():
             return False
-        try:
-            self.out.put_nowait(msg)
-            return True
-        except queue.Full:  # a client that stopped reading loses messages, not the switch
+        if len(self._out) >= STREAM_QUEUE:  # a client that stopped reading loses messages
             log.debug("stream %s: outgoing queue full, message dropped", self.peer)
             return False
+        self._put(msg)
+        return True
 
     def end(self, code: int, message: str) -> None:
-        self.out.put(End(code, message))
+        """End the stream with status `code` once what is queued has been written."""
         self.closed.set()
+        self._put(End(code, message))
 
     def close(self) -> None:
+        """End the stream with OK once what is queued has been written."""
         if not self.closed.is_set():
             self.closed.set()
-            self.out.put(None)
+            self._put(None)
+
+    async def next_out(self) -> Outgoing:
+        """The next item to write (on the loop): a message, an End or None."""
+        while not self._out:
+            self._ready.clear()
+            if self._out:
+                break
+            await self._ready.wait()
+        return self._out.popleft()
+
+    def _put(self, item: Outgoing) -> None:
+        self._out.append(item)
+        if self._on_loop():
+            self._wake()
+            return
+        with self._wake_lock:
+            if self._wake_pending:  # the loop has yet to run the last wake-up: it sees this
+                return
+            self._wake_pending = True
+        try:
+            self._loop.call_soon_threadsafe(self._wake)
+        except RuntimeError:  # the loop is closed: the server is gone, and so is the stream
+            pass
+
+    def _wake(self) -> None:
+        with self._wake_lock:
+            self._wake_pending = False
+        self._ready.set()
+        if self.closed.is_set():
+            self._ended.set()
+
+    def _on_loop(self) -> bool:
+        try:
+            return asyncio.get_running_loop() is self._loop
+        except RuntimeError:
+            return False
 
     def __repr__(self) -> str:
         return f"StreamSession({self.peer})"

@@ -88,5 +88,5 @@ class FakeSession:
                 result.append(stored)
         return result
 
-    def packet_out(self, payload, metadata):
-        self.packets_out.append((payload, metadata))
+    def packet_outs(self, packets):
+        self.packets_out.extend(packets)

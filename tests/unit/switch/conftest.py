@@ -26,7 +26,7 @@ class RunningSwitch:
         self.loop.start()
 
     def stop(self) -> None:
-        self.server.stop(grace=0).wait()
+        self.server.stop(grace=0)
         self.service.stop()
         self.loop.stop()
 

@@ -58,7 +58,7 @@ def real_switch():
         yield p4runtime_pb2_grpc.P4RuntimeStub(channel)
     finally:
         channel.close()
-        server.stop(grace=0).wait()
+        server.stop(grace=0)
         service.stop()
 
 

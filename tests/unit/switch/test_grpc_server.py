@@ -236,13 +236,31 @@ def test_garbage_bytes_are_refused_and_server_keeps_serving(switch, stub, p4info
             call = channel.unary_unary(f"/p4.v1.P4Runtime/{method}")
             with pytest.raises(grpc.RpcError) as err:
                 call(b"\xff\xff\xff\xff\x0f garbage", timeout=5)
-            assert err.value.code() in (grpc.StatusCode.INTERNAL,
-                                        grpc.StatusCode.INVALID_ARGUMENT,
-                                        grpc.StatusCode.UNIMPLEMENTED)
+            assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+            assert "is not a valid p4.v1." in err.value.details()
     finally:
         channel.close()
     push_pipeline(stub, p4info)
     write(stub, lpm_update(b"\x0a\x00\x00\x01"))
+
+
+def test_garbage_on_the_stream_gets_a_stream_error_and_the_stream_goes_on(switch):
+    channel = grpc.insecure_channel(switch.addr)
+    arbitration = pb.StreamMessageRequest()
+    arbitration.arbitration.device_id = 1
+    arbitration.arbitration.election_id.low = 1
+    requests = [b"\xff\xff\xff\xff\x0f garbage", arbitration.SerializeToString()]
+    try:
+        call = channel.stream_stream("/p4.v1.P4Runtime/StreamChannel",
+                                     response_deserializer=pb.StreamMessageResponse.FromString)
+        responses = call(iter(requests), timeout=5)
+        first, second = next(responses), next(responses)
+        assert first.error.canonical_code == code_pb2.INVALID_ARGUMENT
+        assert "StreamMessageRequest" in first.error.message
+        assert second.arbitration.status.code == code_pb2.OK  # the same stream, primary
+        responses.cancel()
+    finally:
+        channel.close()
 
 
 def test_bad_packet_out_gets_stream_error(switch, stub, p4info):

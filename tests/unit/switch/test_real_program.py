@@ -46,7 +46,7 @@ def real_switch(tmp_path):
         yield core, tm
     finally:
         sh.teardown()
-        server.stop(grace=0).wait()
+        server.stop(grace=0)
         service.stop()
         loop.stop()
 
