@@ -143,7 +143,10 @@ class SwitchSession:
                 self._on_lost(self)
                 backoff = BACKOFF_MIN
             await asyncio.sleep(backoff)
-            backoff = min(BACKOFF_MAX, backoff * 2)
+            # until a first connection, every BACKOFF_MIN: the lab starts the controller
+            # beside its switches, which open their ports a second later
+            if self.connect_count:
+                backoff = min(BACKOFF_MAX, backoff * 2)
 
     async def _stream(self, channel: grpc.aio.Channel) -> None:
         """Run one StreamChannel until it ends; `_was_primary` says if it made us primary."""

@@ -114,16 +114,17 @@ class Lab:
         if self.target == "bmv2" and line_rate and self.config.queues.rate_pps is None:
             print(f"bmv2 shapes packets: line rate {line_rate} b/s applied per port as "
                   f"{bmv2_rate_summary(self.config.queues, line_rate)}")
+        write_topology(self.topology_path, TopologyFile(
+            fabric=self.fabric, target=self.target, p4info=str(program.p4info),
+            device_config=str(program.device_config)))
         try:
-            self.missing_switches = self.net.start()
+            # the controller starts beside the switches: its sessions retry until each
+            # switch's gRPC port opens
+            self.missing_switches = self.net.start(on_launched=self.start_controller)
         except SwitchConfigError as exc:
             raise LabError(str(exc)) from None
         self.bring_up_phases.update(self.net.phases)
         with timed_step(self.bring_up_phases, "controller_s"):
-            write_topology(self.topology_path, TopologyFile(
-                fabric=self.fabric, target=self.target, p4info=str(program.p4info),
-                device_config=str(program.device_config)))
-            self.start_controller()
             status = self.wait_ready(self.config.ready_timeout)
         self.unprogrammed = list(status.missing)
         self.bring_up_s = time.monotonic() - started
