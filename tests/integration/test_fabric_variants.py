@@ -112,10 +112,13 @@ def test_switch_that_never_answers_is_reported_and_avoided(tmp_path, monkeypatch
 
     original_start = FabricNetwork.start
 
-    def start_then_lose_s2(self, ready_timeout=30.0):
-        missing = original_start(self, ready_timeout)
-        self.switch("s2").kill_process()  # s2 dies before the controller ever reaches it
-        return missing
+    def start_then_lose_s2(self, ready_timeout=30.0, on_launched=lambda: None):
+        def lose_s2_first():
+            # s2 comes up and dies before the controller (started here) ever reaches it
+            self.switch("s2").wait_ready(time.monotonic() + ready_timeout)
+            self.switch("s2").kill_process()
+            on_launched()
+        return original_start(self, ready_timeout, on_launched=lose_s2_first)
 
     monkeypatch.setattr(FabricNetwork, "start", start_then_lose_s2)
     # one process per switch: s2 alone dies (in a shard, its shard-mates would go too)
