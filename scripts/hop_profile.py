@@ -27,8 +27,12 @@ CATEGORIES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("port I/O: recv, send (p4emu/switch/ports.py)", ("p4emu/switch/ports.py",)),
     ("captures", ("p4emu/switch/pcap.py",)),
     ("traffic manager (p4emu/switch/traffic_manager.py)", ("p4emu/switch/traffic_manager.py",)),
-    ("P4Runtime: gRPC, protobuf, streams", ("grpc", "google/protobuf", "p4emu/switch/grpc_server",
+    # a switch process's asyncio loop serves only P4Runtime; gRPC's completion-queue
+    # poller thread is told by its name (py-spy --threads puts it first in each stack)
+    (P4RUNTIME := "P4Runtime: gRPC, protobuf, streams", ("grpc", "google/protobuf", "p4emu/switch/grpc_server",
                                             "p4emu/switch/sessions", "p4emu/switch/packet_io",
+                                            "p4emu/switch/stream_channel", "p4emu/switch/rpc_loop",
+                                            "asyncio/",
                                             "p4emu/switch/notifications", "p4emu/switch/entity_")),
     ("Thrift (runtime CLI server)", ("thrift", "p4emu/switch/runtime_")),
     ("loop: epoll, wake-ups (p4emu/switch/dataplane_loop.py)",
@@ -37,6 +41,7 @@ CATEGORIES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("threads, locks", ("threading.py", "queue.py")),
 )
 THREADS = "threads, locks"
+POLLER_THREAD = "(_poll_wrapper)"  # grpc.aio's completion-queue poller
 OTHER = "other"
 WAITING = "waiting"
 # innermost frames that block rather than run: py-spy cannot always
@@ -50,7 +55,7 @@ def record(pid: int, seconds: float, out: Path, rate: int = 250) -> subprocess.P
     """Start py-spy recording `pid` (all its threads, idle ones left out) into `out`."""
     spy = shutil.which("py-spy") or str(Path(sys.executable).with_name("py-spy"))
     return subprocess.Popen([spy, "record", "--pid", str(pid), "--duration",
-                             str(int(seconds)), "--rate", str(rate), "--format", "raw",
+                             str(int(seconds)), "--rate", str(rate), "--threads", "--format", "raw",
                              "--output", str(out)],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
@@ -60,6 +65,8 @@ def category(stack: str) -> str:
     frames = stack.split(";")
     if any(frames[-1].startswith(b) or b in frames[-1] for b in BLOCKING):
         return WAITING
+    if frames[0].startswith("thread (") and POLLER_THREAD in frames[0]:
+        return P4RUNTIME  # C code under Python frames that name no part
     for depth, frame in enumerate(reversed(frames)):
         for name, needles in CATEGORIES:
             # every thread starts in threading.py: only its innermost frame counts there
