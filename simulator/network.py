@@ -117,6 +117,7 @@ class SimNetwork:
         self.settings = s = settings or SimSettings()
         self.loop = EventLoop()
         self.rng = random.Random(s.seed)
+        self._shared_payload = b""
         self.program = program or compiled()
         self.wires: dict[tuple[str, int], Wire] = {}  # (sender node, port/NIC) -> wire
         self._down_ports: dict[str, set[int]] = {name: set() for name in fabric.switches}
@@ -193,7 +194,7 @@ class SimNetwork:
             raise ValueError(f"simulator: flow size {spec.size}")
         cfg = replace(cfg or SenderConfig(), mss=self.settings.mss, seed=spec.seed,
                       routes=spec.routes)
-        payload = data if data is not None else random.Random(spec.seed).randbytes(spec.size)
+        payload = data if data is not None else self._payload(spec.size)
         holder: list[SimFlow] = []
 
         def begin() -> None:
@@ -205,6 +206,13 @@ class SimNetwork:
             return holder[0]
         self.loop.at(spec.start, begin)
         return None
+
+    def _payload(self, size: int) -> memoryview:
+        """`size` bytes for a flow to carry: views of one buffer that every flow shares, so
+        the senders of a datacenter's permutation hold one transfer, not one each."""
+        if len(self._shared_payload) < size:
+            self._shared_payload = random.Random(size).randbytes(size)
+        return memoryview(self._shared_payload)[:size]
 
     def run(self, until: float) -> None:
         self.loop.run(until)

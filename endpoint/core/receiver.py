@@ -26,7 +26,7 @@ import math
 import random
 import zlib
 from collections.abc import Hashable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from endpoint.core.packets import Outgoing
 from endpoint.wire import ETH_IP_UDP_LEN, HEADER_LEN, Flag, MrcHeader, MsgType
@@ -45,6 +45,10 @@ class ReceiverConfig:
     # The rate of the link a packet arrives on (bits/s): NACKs then ask for their resends
     # at this rate, one full frame's time apart per link (`ResendPacer`). 0: at once.
     link_rate_bps: float = 0.0
+    # False: check each message's CRC as its bytes come in order and keep only those that
+    # arrive ahead of a gap, not the whole message (a simulator's hundreds of 180 MB
+    # transfers); messages are then handed over without their data
+    keep_data: bool = True
 
 
 @dataclass(slots=True)
@@ -53,11 +57,12 @@ class Message:
 
     peer: Hashable
     conn: int
-    data: bytes
+    data: bytes  # empty when the receiver keeps no data (ReceiverConfig.keep_data)
     ok: bool
     error: str
     started: float
     finished: float
+    length: int  # bytes, kept or not
 
 
 @dataclass(slots=True)
@@ -118,7 +123,10 @@ class _Connection:
     got: bytearray
     cum: int = 0
     count: int = 0
-    crc: int | None = None
+    crc: int | None = None  # the sender's, from the LAST packet
+    # without keep_data: the CRC of the bytes below `cum`, and the packets above it
+    prefix_crc: int = 0
+    ahead: dict[int, bytes] = field(default_factory=dict)
     last_end: int | None = None
     done: bool = False
 
@@ -196,8 +204,9 @@ class MrcReceiver:
         while conn_id == 0 or conn_id in self._conns:
             conn_id = self._rng.getrandbits(32)
         npkts = max(1, math.ceil(length / mss))
+        buf = bytearray(length) if self.cfg.keep_data else bytearray()
         self._conns[conn_id] = _Connection(conn_id, peer, hdr.reserved, length, mss, npkts,
-                                           now, now, bytearray(length), bytearray(npkts))
+                                           now, now, buf, bytearray(npkts))
         self._opens[key] = conn_id
         self.stats.opens += 1
         log.info("open conn 0x%08x from %s: %d bytes", conn_id, peer, length)
@@ -233,11 +242,16 @@ class MrcReceiver:
                 self.stats.invalid += 1
                 return []
             conn.crc, conn.last_end = hdr.reserved, hdr.offset + hdr.length
-        conn.buf[hdr.offset:hdr.offset + expected] = payload
+        if self.cfg.keep_data:
+            conn.buf[hdr.offset:hdr.offset + expected] = payload
+        else:
+            conn.ahead[psn] = bytes(payload)
         conn.got[psn] = 1
         conn.count += 1
         self.stats.bytes_placed += expected
         while conn.cum < conn.npkts and conn.got[conn.cum]:
+            if not self.cfg.keep_data:
+                conn.prefix_crc = zlib.crc32(conn.ahead.pop(conn.cum), conn.prefix_crc)
             conn.cum += 1
         reply = self._ack(conn, hdr, ce)
         if conn.count == conn.npkts and not conn.done:
@@ -264,18 +278,20 @@ class MrcReceiver:
 
     def _finish(self, conn: _Connection, now: float) -> None:
         data = bytes(conn.buf)
+        crc = zlib.crc32(data) if self.cfg.keep_data else conn.prefix_crc
         error = ""
         if conn.last_end != conn.length:
             error = f"length mismatch: LAST packet ends at {conn.last_end}, open said {conn.length}"
-        elif zlib.crc32(data) != conn.crc:
-            error = f"CRC32 mismatch: got 0x{zlib.crc32(data):08x}, LAST said 0x{conn.crc:08x}"
+        elif crc != conn.crc:
+            error = f"CRC32 mismatch: got 0x{crc:08x}, LAST said 0x{conn.crc:08x}"
         ok = not error
         if ok:
             self.stats.messages_ok += 1
         else:
             self.stats.messages_bad += 1
             log.error("conn 0x%08x from %s: %s", conn.conn, conn.peer, error)
-        self._ready.append(Message(conn.peer, conn.conn, data, ok, error, conn.started, now))
+        self._ready.append(Message(conn.peer, conn.conn, data, ok, error, conn.started, now,
+                                   conn.length))
         conn.buf = bytearray()  # the message is handed over; keep only what re-acks need
         self._forget_old_done()
 

@@ -47,11 +47,11 @@ def test_pseudo_random_payload_is_reproducible_and_sized():
 
 
 def test_write_message_file_and_directory(tmp_path):
-    msg = Message("10.0.0.1", 0xAB, b"payload", True, "", 0.0, 1.0)
+    msg = Message("10.0.0.1", 0xAB, b"payload", True, "", 0.0, 1.0, 7)
     target = write_message(msg, tmp_path / "out.bin")
     assert target.read_bytes() == b"payload"
     target = write_message(msg, tmp_path)
     assert target.name == "10.0.0.1-000000ab.bin" and target.read_bytes() == b"payload"
-    bad = Message("10.0.0.1", 1, b"x", False, "CRC32 mismatch", 0.0, 1.0)
+    bad = Message("10.0.0.1", 1, b"x", False, "CRC32 mismatch", 0.0, 1.0, 1)
     assert write_message(bad, tmp_path / "bad.bin") is None
     assert not (tmp_path / "bad.bin").exists()

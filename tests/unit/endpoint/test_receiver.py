@@ -121,6 +121,26 @@ def test_crc_mismatch_is_reported_not_delivered_as_ok():
     assert rx.stats.messages_bad == 1
 
 
+@pytest.mark.parametrize("corrupt", [None, 6])
+def test_without_keep_data_the_crc_is_checked_in_order_and_only_gaps_are_held(corrupt):
+    msg = bytes(range(256)) * 4  # 11 packets
+    rx = MrcReceiver(ReceiverConfig(seed=5, keep_data=False))
+    conn = open_conn(rx, len(msg))
+    held = []
+    for psn in [3, 1, 2, 5, 4, 0, 10, 6, 9, 8, 7]:
+        hdr, payload = data(conn, msg, psn)
+        if psn == corrupt:
+            payload = b"Z" * len(payload)
+        rx.on_packet("a", hdr, payload, False, 0.0)
+        held.append(len(rx._conns[conn].ahead))
+    # 3, 1, 2, 5, 4 wait for 0; once it came all six went into the CRC and were let go
+    assert held == [1, 2, 3, 4, 5, 0, 1, 1, 2, 3, 0]
+    (out,) = rx.take_messages()
+    assert out.data == b"" and out.length == len(msg)
+    assert out.ok == (corrupt is None)
+    assert corrupt is None or "CRC32 mismatch" in out.error
+
+
 def test_bad_input_is_counted_and_ignored():
     msg = b"q" * 300
     rx = MrcReceiver(ReceiverConfig(seed=5))

@@ -21,7 +21,7 @@ def fattree(**settings) -> SimNetwork:
 
 def delivered(net: SimNetwork, flow) -> bool:
     dst = net.hosts[flow.spec.dst]
-    return flow.sender.done and any(m.ok and len(m.data) == flow.spec.size
+    return flow.sender.done and any(m.ok and m.length == flow.spec.size
                                     for m in dst.messages)
 
 

@@ -37,7 +37,7 @@ def test_a_trimming_incast_ends_near_the_ideal_without_timeouts(n):
     net, slowdown = incast(n, trim=8)
     assert total(net, "timeouts") == 0
     received = net.hosts["h16"].messages
-    assert sorted(len(m.data) for m in received if m.ok) == [TOTAL // n] * n
+    assert sorted(m.length for m in received if m.ok) == [TOTAL // n] * n
     assert total(net, "nacks") > 0  # the queue did trim
     # trimmed headers cross the bottleneck too: the senders must settle on windows that
     # fit rather than keep bouncing packets off the queue (quick adapt, paced resend)
