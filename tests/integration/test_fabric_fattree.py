@@ -97,8 +97,8 @@ def test_flow_set_across_pods_uses_every_core(fabric_lab):
             udp_flows(net.get(src), "10.0.3.4", flows=40)
         # the senders are done, the switches perhaps not: a shard busy elsewhere may still
         # hold a core's share (seen twice: c1 counted 0 when read at once)
-        wait_for(lambda: all(tx > before[core] for core, tx in _core_tx(fabric_lab).items()),
-                 5.0)
+        wait_for(lambda start=before: all(tx > start[core]
+                                          for core, tx in _core_tx(fabric_lab).items()), 5.0)
         after = _core_tx(fabric_lab)
         if len(fabric_lab.reconvergences()) == verdicts:
             break  # no link verdict while the flows ran: every core was in the groups
