@@ -27,11 +27,12 @@ from fabric_model.model import Fabric
 log = logging.getLogger(__name__)
 
 FASTEST_PROBE_INTERVAL_S = 0.05
-# Probes per second the controller sends by default, all links together. In the lab each
-# probe costs about 1.4 ms of software-switch CPU and 0.5 ms of the controller's
-# (docs/lab-capacity.md), so 700/s is about 1.3 of this machine's 2 cores: a fat-tree k=4
-# (32 links) is probed every 50 ms, k=8 (256 links) every 366 ms instead of drowning its
-# switches in probes that they then answer too late (every link flapping).
+# Probes per second the controller sends by default, all links together. In the lab a
+# probe cost 1.4 ms of software-switch CPU and 0.5 ms of the controller's on a loaded
+# machine, and about 0.3 and 0.2 ms on a quiet one since the P4Runtime streams run on
+# asyncio (docs/lab-capacity.md): 700/s is then 0.35 of this machine's 2 cores. A
+# fat-tree k=4 (32 links) is probed every 50 ms, k=8 (256 links) every 366 ms: at 50 ms
+# its probes drowned the switches, which answered too late (every link flapping).
 PROBE_BUDGET_PER_S = 700
 
 
