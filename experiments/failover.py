@@ -162,16 +162,17 @@ def analyse(setup: Setup, raw: dict) -> dict:
                 ("link", link_at, plane_at, 0, link_reroute),
                 ("plane", plane_at, first_done, 1, plane_reroute)):
             target = surviving_share(hosts, planes, failed_planes)
+            until = min(until, end)  # an interrupted run ends early
             restored = None if baseline is None or until <= at else metrics.recovery_time(
                 share, width, 0.0, at, baseline * target, RESTORED, until)
             stages[stage] = {"at": at, "until": until, "surviving_share": target,
-                             "restored_s": restored,
+                             "reached": at < end, "restored_s": restored,
                              "mean_after": _mean(share, at, until, width),
                              "reroute_after_s": None if reroute is None else reroute - at}
         stalled = _stalled_flows(flow_bins, width, p["warmup_s"], link_at,
                                  plane_at if link_reroute is None else link_reroute, plane_at)
         result["modes"][mode] = {
-            "baseline": baseline, "stages": stages, "share_bins": share,
+            "baseline": baseline, "stages": stages, "share_bins": share, "end_s": end,
             "link": None if record.link.link is None else list(record.link.link),
             "flows_hit_by_link": stalled,
             "retirements": sum(len(flowstats.retirement_times(f, t0)) for f in run.flows),
@@ -219,7 +220,8 @@ def tables(analysis: dict) -> dict[str, list[dict]]:
             summary.append({"mode": mode, "failure": stage,
                             "baseline": metrics.significant(a["baseline"] or 0.0),
                             "surviving_share": metrics.significant(s["surviving_share"]),
-                            "mean_after": metrics.significant(s["mean_after"] or 0.0),
+                            "mean_after": None if s["mean_after"] is None
+                            else metrics.significant(s["mean_after"]),
                             "restored_after_s": s["restored_s"],
                             "controller_reroute_after_s": s["reroute_after_s"],
                             "flows_hit": len(a["flows_hit_by_link"]) if stage == "link"
@@ -263,9 +265,15 @@ def goals(setup: Setup, analysis: dict) -> list[dict]:
         for stage, what in (("link", "a core link"), ("plane", "a whole plane")):
             s = ev["stages"][stage]
             restored, reroute = s["restored_s"], s["reroute_after_s"]
+            goal = (f"ev: after {what} fails, >= {RESTORED:.0%} of the surviving capacity "
+                    "is back before the controller reroutes")
+            if not s["reached"]:
+                out.append({"goal": goal, "met": False,
+                            "measured": f"not measured: the run ended at {_us(ev['end_s'])}, "
+                                        f"before the failure at {_us(s['at'])}"})
+                continue
             out.append({
-                "goal": f"ev: after {what} fails, >= {RESTORED:.0%} of the surviving capacity "
-                        "is back before the controller reroutes",
+                "goal": goal,
                 "measured": f"{_us(restored)} after the failure (controller: "
                             f"{_us(reroute, 'after the flows')}); mean {s['mean_after'] or 0:.3f} of capacity "
                             f"vs {ev['baseline']:.3f} before, x {s['surviving_share']:.3f} "

@@ -88,6 +88,23 @@ def test_the_goals_fail_when_ev_waits_for_the_controller_or_ecmp_loses_nothing()
     assert "0 flows hit" in goals[2]["measured"]
 
 
+def test_a_failure_after_an_interrupted_run_ended_is_not_measured_nor_met():
+    setup = _setup()
+    capacity = 2 * setup.link_rate
+    # interrupted at 2 s: the link failed at 1 s, the plane (at 3 s) never did
+    ended = [flow(f"h{i + 1}", f"h{16 - i}", 0.9 * capacity, 2.0) for i in range(HOSTS)]
+    raw = {"pairs": [[f"h{i}", f"h{17 - i}"] for i in range(1, 17)], "size": 1, "planes": 2,
+           "modes": {"ev": _mode(ended, None)}}
+    a = failover.analyse(setup, raw)
+    stages = a["modes"]["ev"]["stages"]
+    assert stages["link"]["reached"] and not stages["plane"]["reached"]
+    assert stages["plane"]["restored_s"] is None and stages["plane"]["mean_after"] is None
+    link, plane = failover.goals(setup, a)
+    assert link["met"] and "0 us after the failure" in link["measured"]
+    assert not plane["met"]
+    assert "the run ended at 2000000 us, before the failure at 3000000 us" in plane["measured"]
+
+
 @pytest.mark.parametrize("options, words", [
     (Options("failover"), "engine\\(s\\) sim only, not lab"),
     (Options("failover", engine="sim", spec="fattree:k=4"), "at least 2"),
