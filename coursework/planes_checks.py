@@ -156,7 +156,7 @@ def _transfer(ws: Workspace, fail_at: float | None):
     if fail_at is not None:
         net.fail_plane(1, at=fail_at)
     net.run_flows(0.05)
-    intact = [m for m in net.hosts["h16"].messages if m.ok and len(m.data) == SIZE]
+    intact = [m for m in net.hosts["h16"].messages if m.ok and m.length == SIZE]
     return flow.sender, len(intact) == 1
 
 

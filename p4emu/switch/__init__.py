@@ -6,7 +6,9 @@ cli ...` (`runtime_cli.main`). Parts, each usable alone:
 
 - `options.parse_switch_args` - simple_switch_grpc's command line -> `SwitchOptions`
 - `core.SwitchCore` - device id, CPU port, committed program, the data-plane lock
-- `grpc_server.serve(core, loader, addr)` - the P4Runtime service
+- `grpc_server.serve(core, loader, addr)` - the P4Runtime service: unary RPCs there,
+  `stream_channel` (arbitration, PacketOut/PacketIn; `sessions.StreamSession` per stream)
+  on the process's one asyncio loop, `rpc_loop.RpcLoop`
   (`program.ir_loader(cpu_port)` loads `p4emu compile -o` IR; `device_config` unwraps a
   p4.tmp.P4DeviceConfig and names a BMv2 JSON sent instead of IR)
 - `entity_writes.EntityWriter` / `entity_reads.EntityReader` - P4Runtime entities <->
