@@ -34,33 +34,26 @@ from lab.target import compile_program  # noqa: E402
 from topologies.local_ports import port_open  # noqa: E402
 
 
-def switch_cpu_s(lab) -> float:
-    """CPU seconds (user + system, all threads) the lab's switch processes have used."""
+def cpu_s(pids: list[int]) -> float:
+    """CPU seconds (user + system, all threads) the processes `pids` have used."""
     import psutil
 
-    procs = {id(p): p for p in [*(sh.process for sh in lab.net.shards),
-                                *(sw.process for sw in lab.net.net.switches)] if p}
     total = 0.0
-    for proc in procs.values():
+    for pid in pids:
         try:
-            t = psutil.Process(proc.pid).cpu_times()
+            t = psutil.Process(pid).cpu_times()
         except psutil.Error:
             continue
         total += t.user + t.system
     return total
 
 
-def controller_cpu_s(lab) -> float:
-    """CPU seconds (user + system, all threads) the lab's controller has used."""
-    import psutil
+def switch_cpu_s(lab) -> float:
+    return cpu_s(switch_pids(lab))
 
-    if lab.controller is None:
-        return 0.0
-    try:
-        t = psutil.Process(lab.controller.pid).cpu_times()
-    except psutil.Error:
-        return 0.0
-    return t.user + t.system
+
+def controller_cpu_s(lab) -> float:
+    return cpu_s([lab.controller.pid] if lab.controller is not None else [])
 
 
 def switch_rx_packets(lab) -> int:
