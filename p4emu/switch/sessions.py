@@ -44,7 +44,8 @@ class StreamSession:
         self._out: deque[Outgoing] = deque()
         self._ready = asyncio.Event()  # set when _out may have gained an item
         self._ended = asyncio.Event()  # the loop's view of `closed`, to await
-        self._wake_lock = threading.Lock()
+        # a wake-up is scheduled and has not yet run: it will see what is appended now
+        # (cleared before the event is set, so no message waits for a next one)
         self._wake_pending = False
 
     def done(self) -> bool:
@@ -95,18 +96,16 @@ class StreamSession:
         if self._on_loop():
             self._wake()
             return
-        with self._wake_lock:
-            if self._wake_pending:  # the loop has yet to run the last wake-up: it sees this
-                return
-            self._wake_pending = True
+        if self._wake_pending:
+            return
+        self._wake_pending = True
         try:
             self._loop.call_soon_threadsafe(self._wake)
         except RuntimeError:  # the loop is closed: the server is gone, and so is the stream
             pass
 
     def _wake(self) -> None:
-        with self._wake_lock:
-            self._wake_pending = False
+        self._wake_pending = False
         self._ready.set()
         if self.closed.is_set():
             self._ended.set()
