@@ -27,10 +27,10 @@ from p4emu.switch.program import LoadedProgram, Loader, build_program
 from p4emu.switch.reconcile_and_commit import replay_state
 from p4emu.switch.rpc_loop import RpcLoop
 from p4emu.switch.stream_channel import (
-    STATUS_CODES,
     StreamChannelService,
     Undecodable,
     election_int,
+    grpc_status,
     tolerant_parser,
 )
 
@@ -46,7 +46,7 @@ SERVER_OPTIONS = [("grpc.max_receive_message_length", 256 * 1024 * 1024),
 
 def _abort(context: grpc.ServicerContext, code: int, message: str):
     log.info("P4Runtime request refused (%s): %s", code_pb2.Code.Name(code), message)
-    context.abort(STATUS_CODES.get(code, grpc.StatusCode.UNKNOWN), message)
+    context.abort(grpc_status(code), message)
 
 
 class P4RuntimeService(StreamChannelService, p4runtime_pb2_grpc.P4RuntimeServicer):

@@ -28,9 +28,14 @@ from p4emu.switch.sessions import End, StreamSession
 
 log = logging.getLogger(__name__)
 
-STATUS_CODES = {sc.value[0]: sc for sc in grpc.StatusCode}
+_STATUS_CODES = {sc.value[0]: sc for sc in grpc.StatusCode}
 # how long a reconnecting client waits for its old stream (same election id) to end
 STALE_GRACE_S = 0.5
+
+
+def grpc_status(code: int) -> grpc.StatusCode:
+    """The gRPC status of a google.rpc code (UNKNOWN for one gRPC does not have)."""
+    return _STATUS_CODES.get(code, grpc.StatusCode.UNKNOWN)
 
 
 def election_int(eid: p4runtime_pb2.Uint128) -> int:
@@ -90,8 +95,7 @@ class StreamChannelService:
                     return
                 if isinstance(item, End):
                     log.info("stream %s ended: %s", session.peer, item.message)
-                    await context.abort(STATUS_CODES.get(item.code, grpc.StatusCode.UNKNOWN),
-                                        item.message)
+                    await context.abort(grpc_status(item.code), item.message)
                 await context.write(item)
         finally:  # also when the client cancels: the RPC's task is cancelled
             reader.cancel()
