@@ -24,6 +24,8 @@ APT_PACKAGES=(
     shellcheck gnupg ruby vagrant
 )
 
+P4RUNTIME_SHELL=0.0.6  # installed without its dependencies (see pyproject.toml)
+
 die() { echo "setup.sh: $*" >&2; exit 1; }
 say() { echo "setup.sh: $*"; }
 
@@ -78,6 +80,12 @@ say "installing MRC Lab into $VENV (editable, with dev tools)"
 "$VENV/bin/python" -m pip install -q --disable-pip-version-check -e "$ROOT[dev]" \
     >/tmp/mrclab-pip.log 2>&1 \
     || die "pip install failed (no network or no reachable package index?); see /tmp/mrclab-pip.log"
+# p4runtime-shell pins a protobuf older than the one above (pyproject.toml says why)
+"$VENV/bin/python" -m pip install -q --disable-pip-version-check --no-deps "p4runtime-shell==$P4RUNTIME_SHELL" \
+    >>/tmp/mrclab-pip.log 2>&1 \
+    || die "pip install p4runtime-shell==$P4RUNTIME_SHELL failed; see /tmp/mrclab-pip.log"
+"$VENV/bin/python" "$ROOT/scripts/p4runtime_protos.py" >>/tmp/mrclab-pip.log 2>&1 \
+    || die "could not rewrite p4runtime's protobuf modules; see /tmp/mrclab-pip.log"
 "$VENV/bin/python" -c 'import mininet.net, grpc, scapy, p4.v1.p4runtime_pb2, p4runtime_sh' \
     || die "the venv cannot import its dependencies; see /tmp/mrclab-pip.log"
 
