@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import signal
+import threading
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -219,8 +220,9 @@ def run(opts: Options, outdir: Path) -> dict:
 
 
 def run_simulated(module: Experiment, setup: Setup, outdir: Path) -> dict:
-    """`module` on the simulator: no root, no processes; Ctrl-C ends the phase running
-    and skips the rest, and the report says it is incomplete."""
+    """`module` on the simulator: no root, no processes; Ctrl-C or SIGTERM ends the phase
+    running and skips the rest, and the report says it is incomplete. (SIGTERM is how a
+    run in the background, where the shell has SIGINT ignored, is stopped.)"""
     from experiments.live.environment import environment
     from experiments.sim.session import SimSession
     from fabric_model.spec import parse_spec
@@ -235,12 +237,20 @@ def run_simulated(module: Experiment, setup: Setup, outdir: Path) -> dict:
         raise ExperimentError(f"topology {setup.spec!r}: {exc}") from None
     session = SimSession(fabric, setup, outdir / "runs", progress.phase, progress.note)
     progress.note(f"simulating {setup.spec} at {setup.rate_bps / 1e9:g} Gb/s per link")
-    raw = module.run(session, setup)
+    _Stop.requested = None
+    on_main = threading.current_thread() is threading.main_thread()  # signals reach only it
+    old_term = signal.signal(signal.SIGTERM, _Stop.on_signal) if on_main else None
+    try:
+        raw = module.run(session, setup)
+    finally:
+        if on_main:
+            signal.signal(signal.SIGTERM, old_term)
     env["duration_s"] = time.monotonic() - started
     env["packet_hops"] = session.packet_hops
     env["packet_hops_per_s"] = round(session.packet_hops / max(session.wall_s, 1e-9))
     if session.interrupted:
-        env["incomplete"] = "interrupted (Ctrl-C): the phases after it did not run"
+        how = "SIGTERM" if _Stop.requested is _Terminated else "Ctrl-C"
+        env["incomplete"] = f"interrupted ({how}): the phases after it did not run"
     summary = finish(module, setup, env, raw, None, outdir)
     progress.note(f"written to {outdir}")
     return summary

@@ -163,9 +163,34 @@ class SimSession:
         """Run `plan` together from t0 = 0, and `schedule` at its virtual times; returns the
         records `live.Session.run_flows` returns. `timeout`: virtual seconds at most (flows
         that have not finished by then fail, as a sender past its `--timeout`)."""
+        if not self.interrupted:
+            try:
+                net, flows, deadline, pending = self._prepare(name, plan, timeout, schedule)
+            except KeyboardInterrupt:  # Ctrl-C or SIGTERM while the network was being built
+                self.interrupted = True
         if self.interrupted:
             return PhaseRecord(name, 0.0, 0.0, replace(VIRTUAL_TIME),
                                [self._not_run(f) for f in plan], incomplete=True)
+        started = time.perf_counter()
+        interrupted = self._run(net, name, len(plan), deadline, pending)
+        self.interrupted |= interrupted
+        self.wall_s += time.perf_counter() - started
+        self.packet_hops += net.packet_hops()
+        records = self._records(net, flows)
+        if (why := flowstats.nothing_transferred(records)) is not None and not interrupted:
+            raise ExperimentError(f"{name}: {why}")
+        receivers = {h.node.name: ReceiverReport(stats=replace(h.receiver.stats))
+                     for h in net.hosts.values() if h.receiver.stats.data_packets}
+        return PhaseRecord(name, 0.0, net.loop.now, replace(VIRTUAL_TIME), records, receivers,
+                           _port_counters(net),
+                           {"wall_s": round(time.perf_counter() - started, 3),
+                            "packet_hops": net.packet_hops()},
+                           incomplete=interrupted)
+
+    def _prepare(self, name: str, plan: list[Flow], timeout: float, schedule: Sequence[Timed]
+                 ) -> tuple[SimNetwork, list[tuple[Flow, FlowSpec]], float, list[Timed]]:
+        """The phase's network, programmed, with its flows and `schedule` added: (network,
+        (flow, spec) pairs, virtual deadline, timed events not yet run)."""
         if self._spray == "source":
             plan = plans.with_source_routes(self.fabric, plan)
         if self._net is not None:
@@ -208,21 +233,7 @@ class SimSession:
                             planes=tuple(planes), seed=flow.seed, routes=cfg.routes)
             net.add_flow(spec, cfg, sender_class=partial(TimelineSender, interval=interval))
             flows.append((flow, spec))
-        started = time.perf_counter()
-        interrupted = self._run(net, name, len(plan), deadline, pending)
-        self.interrupted |= interrupted
-        self.wall_s += time.perf_counter() - started
-        self.packet_hops += net.packet_hops()
-        records = self._records(net, flows)
-        if (why := flowstats.nothing_transferred(records)) is not None and not interrupted:
-            raise ExperimentError(f"{name}: {why}")
-        receivers = {h.node.name: ReceiverReport(stats=replace(h.receiver.stats))
-                     for h in net.hosts.values() if h.receiver.stats.data_packets}
-        return PhaseRecord(name, 0.0, net.loop.now, replace(VIRTUAL_TIME), records, receivers,
-                           _port_counters(net),
-                           {"wall_s": round(time.perf_counter() - started, 3),
-                            "packet_hops": net.packet_hops()},
-                           incomplete=interrupted)
+        return net, flows, deadline, pending
 
     @staticmethod
     def _not_run(flow: Flow) -> FlowRecord:

@@ -2,6 +2,10 @@
 fabric options both engines take; one-line errors naming bad input."""
 
 import json
+import signal
+import subprocess
+import sys
+import time
 
 import pytest
 
@@ -36,3 +40,29 @@ def test_bad_input_is_one_line_naming_it(argv, words, capsys, tmp_path):
     assert status == 2
     err = capsys.readouterr().err.strip()
     assert words in err and len(err.splitlines()) == 1, err
+
+
+def test_sigterm_stops_a_simulation_with_a_partial_report(tmp_path):
+    """A run in the background (where the shell ignores SIGINT for it) is stopped with
+    SIGTERM: the phase running ends there, the report is written and says so."""
+    out = tmp_path / "failover"
+    proc = subprocess.Popen([sys.executable, "-m", "mrclab", "sim", "failover", "--quick",
+                             "--out", str(out)], stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+    try:
+        for line in proc.stderr:  # the first phase is running (the whole run takes minutes)
+            if "failover: ev: virtual" in line:
+                break
+        started = time.monotonic()
+        proc.send_signal(signal.SIGTERM)
+        rest = proc.stderr.read()
+        assert proc.wait(timeout=120) == 0, rest
+    finally:
+        proc.kill()
+    assert time.monotonic() - started < 60
+    r = json.loads((out / "results.json").read_text())
+    assert r["environment"]["incomplete"] == ("interrupted (SIGTERM): the phases after it "
+                                              "did not run")
+    modes = r["analysis"]["modes"]
+    assert modes["ev"]["end_s"] < r["setup"]["params"]["seconds"]  # cut short in virtual time
+    assert "interrupted (SIGTERM)" in (out / "report.md").read_text()
