@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from p4emu.compiler.header_layout import header_words, pack_arguments, struct_format, unpack_lines
 from p4emu.compiler.values import zero_value
 from p4emu.lang.errors import P4CompileError
 from p4emu.lang.types import BitsT, BoolT, EnumT, StackT, StructT, Type, VarbitT
@@ -91,6 +92,10 @@ def inline_emit_line(t: StructT, obj: str, out: str, loc) -> str | None:
     if t.kind != "header" or t.varbit_field is not None:
         return None
     fields = _bit_fields(t, loc)
+    words = header_words(fields)
+    if words is not None:
+        args = ", ".join(pack_arguments(words, _pack_term)).replace("self.", f"{obj}.")
+        return f"if {obj}.valid: {out} += {layout_name(t)}.pack({args})"
     pos = sum(w for _, w, _, _ in fields)
     terms = []
     for n, w, s, k in fields:
@@ -210,9 +215,17 @@ def struct_module_source(types: list[StructT]) -> list[str]:
     for t in types:
         L += struct_class_source(t)
         if t.kind == "header":
+            words = header_words(_bit_fields(t, None))
+            if words is not None:
+                L.append(f"{layout_name(t)} = Struct({struct_format(words)!r})")
             for _, ft in t.fields:
                 give_bits(ft)
     return L
+
+
+def layout_name(t: StructT) -> str:
+    """The module-level `struct.Struct` of header `t`'s wire layout (header_layout)."""
+    return f"_S_{t.py}"
 
 
 def _header_methods(t: StructT) -> list[str]:
@@ -242,8 +255,15 @@ def _header_methods(t: StructT) -> list[str]:
     L.append(f"        end = pos + {nbytes}")
     L.append("        if end > pk.end: raise ParserError(PACKET_TOO_SHORT)")
     L.append("        pk.pos = end")
+    words = header_words(fields)
     if has_varbit:
         L.append("        self.set_fields(int.from_bytes(pk.data[pos:end], 'big'))")
+    elif words is not None:  # one C-level unpack (header_layout)
+        names = [f"u{i}" for i in range(sum(len(w.sizes) for w in words))]
+        L.append(f"        {', '.join(names)}, = {layout_name(t)}.unpack_from(pk.data, pos)")
+        L += unpack_lines(words, lambda n, w, s, k, pos: _unpack_line(
+            n, w, s, k, pos, t.field_type(n).py if k == "struct" else None))
+        L.append("        self.valid = True")
     else:  # set_fields inlined (one call less per extracted header)
         L.append("        v = int.from_bytes(pk.data[pos:end], 'big')")
         L += unpack
@@ -293,6 +313,8 @@ def _header_methods(t: StructT) -> list[str]:
                 L.append(f"            acc = (acc << {w}) | {_pack_term(n, w, s, k, 0)}")
                 L.append(f"            bits += {w}")
         L.append("            out += acc.to_bytes(bits >> 3, 'big')")
+    elif words is not None:
+        L.append(f"            out += {layout_name(t)}.pack({', '.join(pack_arguments(words, _pack_term))})")
     else:
         terms = []
         pos = fixed_bits

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import random as _random
+import struct
 
 from p4emu.runtime.hashes import HASH_ALGORITHMS, pack_fields
 
@@ -209,7 +210,7 @@ def assertion_failed(where: str, what: str) -> None:
 def generated_globals() -> dict:
     """Names every generated pipeline module can use."""
     g = {
-        "ParserError": ParserError, "ExitSignal": ExitSignal, "Stack": Stack,
+        "ParserError": ParserError, "ExitSignal": ExitSignal, "Stack": Stack, "Struct": struct.Struct,
         "hash_value": hash_value, "hash_bytes": hash_bytes, "random_value": random_value, "pack_fields": pack_fields,
         "log_msg": log_msg, "assertion_failed": assertion_failed, "NO_FIELDS": NO_FIELDS,
         "PACKET_TOO_SHORT": PACKET_TOO_SHORT, "HEADER_TOO_SHORT": HEADER_TOO_SHORT, "PARSER_TIMEOUT": PARSER_TIMEOUT, "PARSER_INVALID_ARGUMENT": PARSER_INVALID_ARGUMENT,
