@@ -108,15 +108,27 @@ def inline_emit_line(t: StructT, obj: str, out: str, loc) -> str | None:
 def struct_class_source(t: StructT) -> list[str]:
     names = [n for n, _ in t.fields]
     slots = (["valid"] if t.kind == "header" else []) + [f"f_{n}" for n in names]
-    L = [f"class {t.py}:", f"    __slots__ = {tuple(slots)!r}", f"    p4name = {t.name!r}"]
-    # __init__
-    L.append("    def __init__(self):")
     if t.kind == "header":
-        L.append("        self.valid = False")
-    for n, ft in t.fields:
-        L.append(f"        self.f_{n} = {zero_value(ft)}")
-    if len(slots) == 0:
-        L.append("        pass")
+        # A packet makes a fresh object of every header type its program declares, most
+        # never valid: a header's immutable initial values are class attributes, so
+        # creating one sets nothing but the struct-typed fields (it has no __slots__,
+        # which could not coexist with class attributes of the same names).
+        L = [f"class {t.py}:", f"    p4name = {t.name!r}", "    valid = False"]
+        mutable = [(n, ft) for n, ft in t.fields if isinstance(ft, (StructT, StackT))]
+        for n, ft in t.fields:
+            if (n, ft) not in mutable:
+                L.append(f"    f_{n} = {zero_value(ft)}")
+        if mutable:
+            L.append("    def __init__(self):")
+            for n, ft in mutable:
+                L.append(f"        self.f_{n} = {zero_value(ft)}")
+    else:
+        L = [f"class {t.py}:", f"    __slots__ = {tuple(slots)!r}", f"    p4name = {t.name!r}"]
+        L.append("    def __init__(self):")
+        for n, ft in t.fields:
+            L.append(f"        self.f_{n} = {zero_value(ft)}")
+        if len(slots) == 0:
+            L.append("        pass")
     # build (from struct expression)
     L.append("    @staticmethod")
     L.append(f"    def build({', '.join('a' + str(i) for i in range(len(names)))}):")
