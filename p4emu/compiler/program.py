@@ -12,7 +12,8 @@ and extern object, then main's blocks with their variables, instances, tables, s
 and parser transitions):
 
 - every header/struct/union type (its fields checked by `passes/resolve_types.py`)
-  becomes a `__slots__` class (`structs.py`): fields are
+  becomes a class (`structs.py`; structs with `__slots__`, headers with their initial
+  values as class attributes, read and written through `struct`): fields are
   attributes `f_<name>`, headers add `valid`, `extract(pk)`, `emit(out)`, `set_valid()`,
   `copy()`, `assign()`, `equals()`;
 - every parser/control *instance* (top-level blocks and sub-blocks, so two instances of one

@@ -5,7 +5,8 @@ before a later one's statements run, the lazy side of `&&`/`||`/`?:` behind an `
 
 Run-time representation: bit<N> = unsigned int, int<N> = signed int, bool = bool,
 error / enum = int code (serializable enum: its value), varbit = (width, value) tuple,
-headers/structs = generated __slots__ classes, header stacks = `Stack`. Arithmetic is
+headers/structs = generated classes (structs with __slots__, headers with class-level initial
+values), header stacks = `Stack`. Arithmetic is
 masked after each operation, as p4c's BMv2 back end computes.
 """
 
