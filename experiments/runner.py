@@ -9,7 +9,6 @@ from __future__ import annotations
 import contextlib
 import logging
 import signal
-import threading
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -226,6 +225,7 @@ def run_simulated(module: Experiment, setup: Setup, outdir: Path) -> dict:
     from experiments.live.environment import environment
     from experiments.sim.session import SimSession
     from fabric_model.spec import parse_spec
+    from lab.interrupts import set_signal_handlers
 
     outdir.mkdir(parents=True, exist_ok=True)
     progress = Progress(setup.experiment, setup.phases)
@@ -238,13 +238,13 @@ def run_simulated(module: Experiment, setup: Setup, outdir: Path) -> dict:
     session = SimSession(fabric, setup, outdir / "runs", progress.phase, progress.note)
     progress.note(f"simulating {setup.spec} at {setup.rate_bps / 1e9:g} Gb/s per link")
     _Stop.requested = None
-    on_main = threading.current_thread() is threading.main_thread()  # signals reach only it
-    old_term = signal.signal(signal.SIGTERM, _Stop.on_signal) if on_main else None
+    # SIGINT keeps its handler: a run in the background has it ignored, and keeps it so
+    old = set_signal_handlers(signal.getsignal(signal.SIGINT), _Stop.on_signal)
     try:
         raw = module.run(session, setup)
     finally:
-        if on_main:
-            signal.signal(signal.SIGTERM, old_term)
+        if old is not None:
+            set_signal_handlers(*old)
     env["duration_s"] = time.monotonic() - started
     env["packet_hops"] = session.packet_hops
     env["packet_hops_per_s"] = round(session.packet_hops / max(session.wall_s, 1e-9))
