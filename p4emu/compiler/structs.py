@@ -115,9 +115,8 @@ def struct_class_source(t: StructT) -> list[str]:
         # which could not coexist with class attributes of the same names).
         L = [f"class {t.py}:", f"    p4name = {t.name!r}", "    valid = False"]
         mutable = [(n, ft) for n, ft in t.fields if isinstance(ft, (StructT, StackT))]
-        for n, ft in t.fields:
-            if (n, ft) not in mutable:
-                L.append(f"    f_{n} = {zero_value(ft)}")
+        L += [f"    f_{n} = {zero_value(ft)}" for n, ft in t.fields
+              if not isinstance(ft, (StructT, StackT))]
         if mutable:
             L.append("    def __init__(self):")
             for n, ft in mutable:
