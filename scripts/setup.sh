@@ -43,7 +43,8 @@ case "${ID:-}:${VERSION_ID:-}" in
 esac
 
 # The stamp covers everything that decides what gets installed.
-want_stamp="$(cat "$ROOT/pyproject.toml" "$ROOT/scripts/setup.sh" | sha256sum | cut -d' ' -f1) ${APT_PACKAGES[*]}"
+want_stamp="$(cat "$ROOT/pyproject.toml" "$ROOT/scripts/setup.sh" "$ROOT/scripts/p4runtime_protos.py" \
+    | sha256sum | cut -d' ' -f1) ${APT_PACKAGES[*]}"
 
 missing=()
 for pkg in "${APT_PACKAGES[@]}"; do
