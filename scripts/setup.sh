@@ -78,7 +78,7 @@ if [ ! -x "$VENV/bin/python" ]; then
 fi
 
 say "installing MRC Lab into $VENV (editable, with dev tools)"
-"$VENV/bin/python" -m pip install -q --disable-pip-version-check -e "$ROOT[dev]" \
+"$VENV/bin/python" -m pip install -q --disable-pip-version-check -e "${ROOT}[dev]" \
     >/tmp/mrclab-pip.log 2>&1 \
     || die "pip install failed (no network or no reachable package index?); see /tmp/mrclab-pip.log"
 # p4runtime-shell pins a protobuf older than the one above (pyproject.toml says why)
