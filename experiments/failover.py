@@ -36,10 +36,14 @@ QUICK_SPEC = "multiplane:planes=2,base=fattree:k=4"
 MODES = ("ev", "ecmp")
 RESTORED = 0.95  # of the capacity that survives the failure (issue 29, goal 2)
 LINK_PLANE, FAILED_PLANE = 0, 1
-# Virtual times. Probes every 20 us (3 missed make a verdict) and a controller's write
-# lands 1 ms after it (SimSettings.write_delay_s), so the link is rerouted ~1.1 ms after
-# it fails; the plane fails after that, and the flows are sized to run past it.
-TIMES = {"link_at": 100e-6, "plane_at": 1.4e-3, "seconds": 1.8e-3}
+# Virtual times. The link fails once ECMP's start is over: its windows grow into hash
+# collisions and shrink again for the first ~0.9 ms (k=4 x 8 planes), and a failure
+# inside that dip cannot be told from it. Each flow's rate before a failure is measured
+# over the `steady_s` before it. Probes every 20 us (3 missed make a verdict) and a
+# controller's write lands 1 ms after it (SimSettings.write_delay_s), so the link is
+# rerouted ~1.1 ms after it fails; the plane fails after that, and the flows are sized to
+# run past it.
+TIMES = {"link_at": 1.0e-3, "plane_at": 2.4e-3, "seconds": 2.8e-3, "steady_s": 300e-6}
 
 
 def setup(opts: Options) -> Setup:
@@ -154,7 +158,8 @@ def analyse(setup: Setup, raw: dict) -> dict:
         share = [v / capacity for v in total]
         link_at = p["link_at"] if record.link.failed_at is None else record.link.failed_at
         plane_at = p["plane_at"] if record.plane.failed_at is None else record.plane.failed_at
-        baseline = _mean(share, p["warmup_s"], link_at, width)
+        steady_from = max(p["warmup_s"], link_at - p["steady_s"])
+        baseline = _mean(share, steady_from, link_at, width)
         link_reroute = record.link.rerouted_at(t0)
         plane_reroute = _plane_rerouted_at(record.plane, t0)
         stages = {}
@@ -169,7 +174,7 @@ def analyse(setup: Setup, raw: dict) -> dict:
                              "reached": at < end, "restored_s": restored,
                              "mean_after": _mean(share, at, until, width),
                              "reroute_after_s": None if reroute is None else reroute - at}
-        stalled = _stalled_flows(flow_bins, width, p["warmup_s"], link_at,
+        stalled = _stalled_flows(flow_bins, width, steady_from, link_at,
                                  plane_at if link_reroute is None else link_reroute, plane_at)
         result["modes"][mode] = {
             "baseline": baseline, "stages": stages, "share_bins": share, "end_s": end,
@@ -196,14 +201,14 @@ def _plane_rerouted_at(events: FailureEvents, t0: float) -> float | None:
     return max(down, default=None)
 
 
-def _stalled_flows(flow_bins: list[list[float]], width: float, warmup: float,
+def _stalled_flows(flow_bins: list[list[float]], width: float, steady_from: float,
                    fail_at: float, until: float, limit: float) -> list[dict]:
     """Flows that lost a share of their rate when the link failed: below RESTORED of their
-    own rate before it, from the failure to `until` (the controller's reroute); with when
-    each got it back (looked for until `limit`, the next failure)."""
+    own rate before it (from `steady_from`), from the failure to `until` (the controller's
+    reroute); with when each got it back (looked for until `limit`, the next failure)."""
     out = []
     for i, bins in enumerate(flow_bins):
-        before = _mean(bins, warmup, fail_at, width)
+        before = _mean(bins, steady_from, fail_at, width)
         after = _mean(bins, fail_at + 2 * width, until, width)
         if not before or after is None or after >= RESTORED * before:
             continue

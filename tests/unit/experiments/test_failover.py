@@ -17,7 +17,7 @@ HOSTS = 16
 
 def _setup():
     setup = failover.setup(Options("failover", engine="sim", quick=True))
-    setup.params.update(link_at=1.0, plane_at=3.0, bin_s=0.05, warmup_s=0.2)
+    setup.params.update(link_at=1.0, plane_at=3.0, bin_s=0.05, warmup_s=0.2, steady_s=0.6)
     return setup
 
 
@@ -86,6 +86,23 @@ def test_the_goals_fail_when_ev_waits_for_the_controller_or_ecmp_loses_nothing()
     goals = failover.goals(setup, a)
     assert [g["met"] for g in goals] == [False, True, False]
     assert "0 flows hit" in goals[2]["measured"]
+
+
+def test_rates_before_the_failure_are_measured_in_the_steady_window_not_the_start():
+    """ECMP's start runs above its steady state (windows not yet in hash collisions): a
+    flow judged against its start looks hit by a failure that did not touch it."""
+    setup = _setup()  # steady window: the 0.6 s before the link fails at 1 s
+    capacity = 2 * setup.link_rate
+    fast_start = [flow(f"h{i + 1}", f"h{16 - i}", 0.9 * capacity, 5.0,
+                       rates=[(0.0, 1.3 * capacity), (0.3, 0.6 * capacity)])
+                  for i in range(HOSTS)]
+    raw = {"pairs": [[f"h{i}", f"h{17 - i}"] for i in range(1, 17)], "size": 1, "planes": 2,
+           "modes": {"ecmp": _mode(fast_start, 2.2)}}
+    a = failover.analyse(setup, raw)["modes"]["ecmp"]
+    assert a["baseline"] == pytest.approx(0.6, rel=0.02)
+    assert a["flows_hit_by_link"] == []
+    setup.params["steady_s"] = 1.0  # from the warm-up: the start counts, every flow "hit"
+    assert len(failover.analyse(setup, raw)["modes"]["ecmp"]["flows_hit_by_link"]) == HOSTS
 
 
 def test_a_failure_after_an_interrupted_run_ended_is_not_measured_nor_met():
