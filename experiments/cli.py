@@ -133,7 +133,8 @@ def main(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         print(f"mrclab experiment: interrupted; {opts.engine} stopped", file=sys.stderr)
         return 130
-    except Exception as exc:  # lab errors: one line, details in the lab's logs
+    except Exception as exc:  # lab errors: one line, details in the lab's logs (and -v)
+        logging.getLogger(__name__).info("the run failed", exc_info=True)
         print(f"mrclab experiment: {type(exc).__name__}: {exc}", file=sys.stderr)
         return 1
     for s in summaries:

@@ -30,6 +30,19 @@ from simulator.links import LinkModel, LinkState, NicQueue, Wire
 from simulator.program import CompiledProgram, compiled
 from simulator.switch import SimSwitch
 
+RANDOM_CHUNK = 1 << 27  # random.randbytes fails from 2**28 bytes on (a C int of bits)
+
+
+def random_bytes(size: int, chunk: int = RANDOM_CHUNK) -> bytes:
+    """`size` pseudo-random bytes, the same for the same size (seeded by it); in chunks,
+    so a transfer of 8 planes at 100 Gb/s (hundreds of MB) is no exception."""
+    rng = random.Random(size)
+    if size <= chunk:
+        return rng.randbytes(size)
+    chunks = [rng.randbytes(chunk) for _ in range(size // chunk)]
+    chunks.append(rng.randbytes(size % chunk))
+    return b"".join(chunks)
+
 
 @dataclass(frozen=True)
 class SimSettings:
@@ -211,7 +224,7 @@ class SimNetwork:
         """`size` bytes for a flow to carry: views of one buffer that every flow shares, so
         the senders of a datacenter's permutation hold one transfer, not one each."""
         if len(self._shared_payload) < size:
-            self._shared_payload = random.Random(size).randbytes(size)
+            self._shared_payload = random_bytes(size)
         return memoryview(self._shared_payload)[:size]
 
     def run(self, until: float) -> None:

@@ -1,5 +1,7 @@
 """The virtual-time fabric: the lab's switches, controller and endpoint on one clock."""
 
+import random
+
 import pytest
 
 from controller.probe_liveness import LinkStatus
@@ -179,3 +181,13 @@ def test_a_frame_crosses_a_wire_in_its_frame_time_and_a_veth_at_once(model, low,
     flow = net.add_flow(FlowSpec("h1", "h16", 8000))
     assert net.run_flows(1.0) and delivered(net, flow)
     assert low < flow.sender.finish_time - flow.sender.start_time < high
+
+
+def test_flow_payloads_past_what_one_randbytes_call_makes_come_in_chunks():
+    from simulator.network import random_bytes
+
+    assert random_bytes(1000) == random.Random(1000).randbytes(1000)  # one chunk: as ever
+    chunked = random_bytes(10_000, chunk=4096)
+    assert len(chunked) == 10_000 and chunked == random_bytes(10_000, chunk=4096)
+    assert chunked[:4096] == random.Random(10_000).randbytes(4096)
+    assert chunked[4096:8192] != chunked[:4096]
