@@ -27,6 +27,16 @@ Trims get a quicker response (like UEC NSCC's quick adapt): a window with trims 
 delivered less than half the window per RTT takes the window down to what it delivered,
 however far that is, where DCTCP's cut is at most half per RTT.
 
+Proportional increase (as UEC NSCC's is publicly described): with `delay_target`, an
+unmarked ACK whose packet queued less than the target grows the window by
+1 - delay / target on top of the additive 1 / cwnd, so a window of a BDP grows into the
+queueing the target allows within a few RTTs instead of at one packet per RTT: the window
+then covers the RTT that the queues of a loaded fabric add. Only for source-routed senders
+(the simulator's datacenter ones), whose paths each get the same share of the window: with
+hashed EVs the shares are uneven, the growth fills the busiest path's queue into marks and
+trims, and ev's mean fell (simulated permutation k=4: 83.8 -> 77.4 %, while source went
+93.6 -> 96.4 %, at the payload ceiling).
+
 Two floors: marks (a queue somewhere) may take the window down to `min_cwnd` (1 packet: N
 incast senders then keep N packets queued, not 2N), but a window with a loss in it, or a
 timeout, stops at `loss_min_cwnd` (2): a loss may mean a dead path, and with two packets
@@ -60,6 +70,7 @@ class DctcpWindow:
     _trimmed: int = 0  # NACKs in the current window
     _before_timeout: tuple[float, float] | None = None  # (cwnd, ssthresh) a timeout cut
     _heard: bool = False  # a sample came
+    delay_target: float = 0.0  # seconds of queueing: proportional increase below it; 0: off
 
     def window_began(self, at: float) -> None:
         """The current window began at `at`, as for a window that has heard samples
@@ -69,9 +80,10 @@ class DctcpWindow:
         self._window_start = at
 
     def on_feedback(self, marked: bool, now: float, srtt: float, loss: bool = False,
-                    trimmed: bool = False) -> None:
+                    trimmed: bool = False, queue_delay: float | None = None) -> None:
         """One sample; `loss`: it stands for a packet inferred lost, `trimmed`: a NACK
-        (both are marks too)."""
+        (both are marks too); `queue_delay`: how long its packet queued (RTT - min RTT),
+        for the proportional increase."""
         if not self._heard:
             self._heard = True
             if self.ssthresh != float("inf"):
@@ -92,7 +104,10 @@ class DctcpWindow:
         elif self.cwnd < self.ssthresh:
             self.cwnd = min(self.cwnd + 1, self.max_cwnd)
         else:
-            self.cwnd = min(self.cwnd + 1 / self.cwnd, self.max_cwnd)
+            grow = 1 / self.cwnd
+            if queue_delay is not None and queue_delay < self.delay_target:
+                grow += 1 - queue_delay / self.delay_target
+            self.cwnd = min(self.cwnd + grow, self.max_cwnd)
         if now - self._window_start >= srtt:
             self._end_window(now, srtt)
 

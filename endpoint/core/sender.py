@@ -512,7 +512,12 @@ class MrcSender:
             self._note_recoveries(now)
         elif not is_nack:
             self.stats.stale_acks += 1
-        self.cc.on_feedback(ecn or high_q, now, self.rtt.srtt, trimmed=is_nack)
+        if self.cfg.delay_target is None:  # the window class may not take queue_delay
+            self.cc.on_feedback(ecn or high_q, now, self.rtt.srtt, trimmed=is_nack)
+        else:
+            delay = None if age is None or is_nack else age - self.rtt.min_rtt
+            self.cc.on_feedback(ecn or high_q, now, self.rtt.srtt, trimmed=is_nack,
+                                queue_delay=delay)
         if self.board.complete:
             self.done = True
             self.finish_time = now

@@ -45,12 +45,15 @@ class SenderConfig:
     # set aside the window's share of a plane left out (suspect) until it returns
     # (`MrcSender._fit_window_to_planes`); the simulator's datacenter senders do
     window_follows_planes: bool = False
+    # seconds of queueing below which the window grows in proportion (DctcpWindow's
+    # proportional increase); None: additive increase only
+    delay_target: float | None = None
 
     def window_settings(self) -> dict[str, float]:
         """The window's keyword arguments beyond cwnd and its bounds: only those set, so a
         window class with the original signature (the congestion exercise's) still fits."""
         out = {"gain": self.dctcp_gain, "ssthresh": self.init_ssthresh,
-               "alpha": self.dctcp_init_alpha}
+               "alpha": self.dctcp_init_alpha, "delay_target": self.delay_target}
         out = {k: v for k, v in out.items() if v is not None}
         if "alpha" in out:
             out["alpha_measured"] = True  # a prior to average with, not to replace
