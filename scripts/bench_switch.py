@@ -5,10 +5,14 @@ Measures: packets/s forwarded h1 -> h2 (64 B and 1500 B frames, offered as fast 
 Python sender can), added latency (ping RTT through the switch vs a direct veth pair),
 and the P4Runtime write rate (table entries/s, one per Write and batched).
 
-Modes: ``l3`` compiles tests/p4/switch/l3_qdepth.p4 with p4emu's front end and runs
-`python -m p4emu switch` as a separate process; ``synthetic`` runs the same switch code in a
-child process with a one-table LPM pipeline written in Python (no compiler needed), so the
-port/queue/P4Runtime path can be measured before the interpreter exists.
+Targets: ``p4emu`` compiles tests/p4/switch/l3_qdepth.p4 (an L3 LPM forwarder, as
+tutorials' basic.p4) and runs `python -m p4emu switch` as a separate process; ``bmv2``
+compiles the same program with p4c-bm2-ss and runs `simple_switch_grpc` (logging off) with
+the same arguments, pushed over the same P4Runtime client and driven by the same senders;
+``both`` runs one after the other and prints p4emu's packet rates over BMv2's.
+``--mode synthetic`` (p4emu only) runs the same switch code in a child process with a
+one-table LPM pipeline written in Python (no compiler needed), so the port/queue/P4Runtime
+path can be measured on its own.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ import re
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -269,27 +274,30 @@ def ping_rtt(netns: str, dst: str, count: int = 50) -> float:
     return float(match.group(1)) if match else float("nan")
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--mode", choices=("auto", "l3", "synthetic"), default="auto")
-    parser.add_argument("--duration", type=float, default=3.0)
-    parser.add_argument("--entries", type=int, default=2000)
-    parser.add_argument("--batch", type=int, default=500)
-    parser.add_argument("--json", action="store_true", help="print one JSON object")
-    args = parser.parse_args()
-    if os.geteuid() != 0:
-        print("bench_switch: needs root (network namespaces)", file=sys.stderr)
-        return 1
-    mode = args.mode
-    if mode == "auto":
-        try:
-            from p4emu.frontend import compile_file  # noqa: F401
-            mode = "l3"
-        except ImportError:
-            mode = "synthetic"
+L3_PROGRAM = REPO / "tests/p4/switch/l3_qdepth.p4"
+
+
+def start_switch(target: str, grpc_port: int, build_dir: Path):
+    """The switch process of `target` on the two ports, and what to push to it."""
+    from google.protobuf import text_format
+    from p4.config.v1 import p4info_pb2
+
+    from lab.target import compile_program
+    from topologies.p4switch import switch_command
+    from topologies.queues import QueueOptions
+
+    compiled = compile_program(target, build_dir / target, L3_PROGRAM)
+    p4info = text_format.Parse(compiled.p4info.read_text(), p4info_pb2.P4Info())
+    cmd = switch_command(target, 1, {1: SW1, 2: SW2}, grpc_port, free_port(), 255, None, None,
+                         QueueOptions(priority_queues=1))
+    proc = subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return proc, p4info, compiled.device_config.read_bytes()
+
+
+def measure(target: str, mode: str, args: argparse.Namespace, build_dir: Path) -> dict:
+    """Build the namespaces, run one switch of `target`, measure, tear down."""
     child = proc = None
-    results: dict[str, object] = {"mode": mode}
+    results: dict[str, object] = {"target": target, "mode": mode}
     try:
         build()
         grpc_port = free_port()
@@ -301,23 +309,11 @@ def main() -> int:
             ready.wait(30)
             _, p4info = synthetic_program()
             stub, entry, table_size = push_and_route(grpc_port, p4info, b"synthetic",
-                                               "ingress.forward")
+                                                     "ingress.forward")
         else:
-            from google.protobuf import text_format
-            from p4.config.v1 import p4info_pb2
-
-            from p4emu.frontend import compile_file
-            result = compile_file(str(REPO / "tests/p4/switch/l3_qdepth.p4"))
-            p4info = result.p4info
-            if isinstance(p4info, str | bytes):
-                p4info = text_format.Parse(p4info, p4info_pb2.P4Info())
-            proc = subprocess.Popen(
-                [PY, "-m", "p4emu", "switch", "--device-id", "1", "-i", f"1@{SW1}",
-                 "-i", f"2@{SW2}", "--thrift-port", str(free_port()), "--no-p4", "--",
-                 "--grpc-server-addr", f"127.0.0.1:{grpc_port}", "--cpu-port", "255"],
-                cwd=REPO)
-            stub, entry, table_size = push_and_route(grpc_port, p4info, result.ir,
-                                               "MyIngress.ipv4_forward")
+            proc, p4info, device_config = start_switch(target, grpc_port, build_dir)
+            stub, entry, table_size = push_and_route(grpc_port, p4info, device_config,
+                                                     "MyIngress.ipv4_forward")
         ping_rtt(H1, "10.0.2.2", 5)  # warm-up
         for frame_size in (64, 1500):
             offered, forwarded, sent, received = throughput(frame_size, args.duration)
@@ -343,11 +339,55 @@ def main() -> int:
             child.terminate()
             child.join(5)
         teardown()
+    return results
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--target", choices=("p4emu", "bmv2", "both"), default="p4emu")
+    parser.add_argument("--mode", choices=("auto", "l3", "synthetic"), default="auto",
+                        help="p4emu: the compiled L3 program or the synthetic pipeline")
+    parser.add_argument("--duration", type=float, default=3.0)
+    parser.add_argument("--entries", type=int, default=2000)
+    parser.add_argument("--batch", type=int, default=500)
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    args = parser.parse_args()
+    if os.geteuid() != 0:
+        print("bench_switch: needs root (network namespaces)", file=sys.stderr)
+        return 1
+    targets = ["p4emu", "bmv2"] if args.target == "both" else [args.target]
+    if "bmv2" in targets:
+        from lab.target import missing_bmv2_tools
+
+        if missing := missing_bmv2_tools():
+            print(f"bench_switch: --target bmv2 needs {', '.join(missing)} on PATH",
+                  file=sys.stderr)
+            return 2
+    mode = args.mode
+    if mode == "auto":
+        try:
+            from p4emu.frontend import compile_file  # noqa: F401
+            mode = "l3"
+        except ImportError:
+            mode = "synthetic"
+    if mode == "synthetic" and targets != ["p4emu"]:
+        print("bench_switch: --mode synthetic is p4emu's own", file=sys.stderr)
+        return 2
+    with tempfile.TemporaryDirectory(prefix="bench_switch_") as tmp:
+        runs = [measure(target, mode if target == "p4emu" else "l3", args, Path(tmp))
+                for target in targets]
+    results: dict[str, object] = runs[0] if len(runs) == 1 else {
+        **{f"{r['target']}_{key}": value for r in runs for key, value in r.items()
+           if key != "target"},
+        **{f"p4emu_over_bmv2_pps_{size}B": round(runs[0][f"pps_{size}B"]
+                                                 / max(runs[1][f"pps_{size}B"], 1), 2)
+           for size in (64, 1500)}}
     if args.json:
         print(json.dumps(results))
     else:
         for key, value in results.items():
-            print(f"{key:>28}: {value}")
+            print(f"{key:>32}: {value}")
     return 0
 
 
