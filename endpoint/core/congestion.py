@@ -35,7 +35,7 @@ then covers the RTT that the queues of a loaded fabric add. Only for source-rout
 (the simulator's datacenter ones), whose paths each get the same share of the window: with
 hashed EVs the shares are uneven, the growth fills the busiest path's queue into marks and
 trims, and ev's mean fell (simulated permutation k=4: 83.8 -> 77.4 %, while source went
-93.6 -> 96.4 %, at the payload ceiling).
+93.6 -> 96.5 %, at the payload ceiling).
 
 Two floors: marks (a queue somewhere) may take the window down to `min_cwnd` (1 packet: N
 incast senders then keep N packets queued, not 2N), but a window with a loss in it, or a
