@@ -10,9 +10,6 @@ tutorials' basic.p4) and runs `python -m p4emu switch` as a separate process; ``
 compiles the same program with p4c-bm2-ss and runs `simple_switch_grpc` (logging off) with
 the same arguments, pushed over the same P4Runtime client and driven by the same senders;
 ``both`` runs one after the other and prints p4emu's packet rates over BMv2's.
-``--mode synthetic`` (p4emu only) runs the same switch code in a child process with a
-one-table LPM pipeline written in Python (no compiler needed), so the port/queue/P4Runtime
-path can be measured on its own.
 """
 
 from __future__ import annotations
@@ -20,7 +17,6 @@ from __future__ import annotations
 import argparse
 import ipaddress
 import json
-import multiprocessing
 import os
 import re
 import socket
@@ -36,7 +32,6 @@ PY = sys.executable
 TAG = f"{os.getpid() % 10000}"
 H1, H2, D1, D2 = f"bh1-{TAG}", f"bh2-{TAG}", f"bd1-{TAG}", f"bd2-{TAG}"
 SW1, SW2, DV = f"bs{TAG}a", f"bs{TAG}b", f"bd{TAG}v"
-LPM_ID, FWD_ID = 0x02000001, 0x01000001
 
 
 def sh(*cmd: str, check: bool = True) -> subprocess.CompletedProcess:
@@ -90,86 +85,6 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
-
-
-# ------------------------------------------------------------------ synthetic program
-def synthetic_program():
-    from p4.config.v1 import p4info_pb2
-
-    from p4emu.runtime.model import (
-        ActionInfo,
-        ActionRef,
-        KeyField,
-        MatchKind,
-        ParamInfo,
-        ProgramInfo,
-        TableInfo,
-    )
-    info = ProgramInfo(
-        actions={FWD_ID: ActionInfo(FWD_ID, "ingress.forward", (ParamInfo(1, "port", 9),))},
-        tables={LPM_ID: TableInfo(LPM_ID, "ingress.ipv4_lpm",
-                                  (KeyField(1, "hdr.ipv4.dstAddr", MatchKind.LPM, 32),),
-                                  (ActionRef(FWD_ID),), size=100000)})
-    p4info = p4info_pb2.P4Info()
-    table = p4info.tables.add()
-    table.preamble.id, table.preamble.name = LPM_ID, "ingress.ipv4_lpm"
-    table.match_fields.add(id=1, name="hdr.ipv4.dstAddr", bitwidth=32, match_type=3)
-    table.action_refs.add(id=FWD_ID)
-    table.size = 100000
-    action = p4info.actions.add()
-    action.preamble.id, action.preamble.name = FWD_ID, "ingress.forward"
-    action.params.add(id=1, name="port", bitwidth=9)
-    return info, p4info
-
-
-class _Job:
-    __slots__ = ("port", "priority", "data")
-
-    def __init__(self, port: int, data: bytes) -> None:
-        self.port, self.priority, self.data = port, 0, data
-
-
-class SyntheticPipeline:
-    """ipv4 dst -> LPM table -> egress port; everything else dropped."""
-
-    def __init__(self, state) -> None:
-        self.table = state.tables[LPM_ID]
-
-    def ingress(self, port, data, now_us):
-        if data[12:14] != b"\x08\x00" or len(data) < 34:
-            return []
-        result = self.table.lookup((int.from_bytes(data[30:34], "big"),), len(data))
-        if not result.hit:
-            return []
-        port = result.args[0]
-        # next-hop MACs as the L3 program's ipv4_forward sets them
-        mac = bytes([0, 0, 0, 0, 0, port]) + bytes([0, 0, 0, 0, port, 0xFE])
-        return [_Job(port, mac + data[12:])]
-
-    def egress(self, job, **_):
-        return [(job.port, job.data)]
-
-
-def synthetic_switch(grpc_port: int, ready) -> None:
-    """Child process: the switch parts wired as `p4emu switch` wires them."""
-    import threading
-
-    from p4emu.switch.core import SwitchCore
-    from p4emu.switch.grpc_server import serve
-    from p4emu.switch.ports import PortSet
-    from p4emu.switch.traffic_manager import QueueSettings, TrafficManager
-
-    info, _ = synthetic_program()
-    core = SwitchCore(device_id=1)
-    ports = PortSet()
-    ports.add(1, SW1)
-    ports.add(2, SW2)
-    tm = TrafficManager(core, ports, QueueSettings())
-    server, _, _ = serve(core, lambda cfg: (info, SyntheticPipeline),
-                        f"127.0.0.1:{grpc_port}")
-    tm.start()
-    ready.set()
-    threading.Event().wait()
 
 
 # ------------------------------------------------------------------ P4Runtime client
@@ -294,26 +209,16 @@ def start_switch(target: str, grpc_port: int, build_dir: Path):
     return proc, p4info, compiled.device_config.read_bytes()
 
 
-def measure(target: str, mode: str, args: argparse.Namespace, build_dir: Path) -> dict:
+def measure(target: str, args: argparse.Namespace, build_dir: Path) -> dict:
     """Build the namespaces, run one switch of `target`, measure, tear down."""
-    child = proc = None
-    results: dict[str, object] = {"target": target, "mode": mode}
+    proc = None
+    results: dict[str, object] = {"target": target}
     try:
         build()
         grpc_port = free_port()
-        if mode == "synthetic":
-            ctx = multiprocessing.get_context("fork")
-            ready = ctx.Event()
-            child = ctx.Process(target=synthetic_switch, args=(grpc_port, ready), daemon=True)
-            child.start()
-            ready.wait(30)
-            _, p4info = synthetic_program()
-            stub, entry, table_size = push_and_route(grpc_port, p4info, b"synthetic",
-                                                     "ingress.forward")
-        else:
-            proc, p4info, device_config = start_switch(target, grpc_port, build_dir)
-            stub, entry, table_size = push_and_route(grpc_port, p4info, device_config,
-                                                     "MyIngress.ipv4_forward")
+        proc, p4info, device_config = start_switch(target, grpc_port, build_dir)
+        stub, entry, table_size = push_and_route(grpc_port, p4info, device_config,
+                                                 "MyIngress.ipv4_forward")
         ping_rtt(H1, "10.0.2.2", 5)  # warm-up
         for frame_size in (64, 1500):
             offered, forwarded, sent, received = throughput(frame_size, args.duration)
@@ -335,9 +240,6 @@ def measure(target: str, mode: str, args: argparse.Namespace, build_dir: Path) -
         if proc is not None:
             proc.terminate()
             proc.wait(timeout=10)
-        if child is not None:
-            child.terminate()
-            child.join(5)
         teardown()
     return results
 
@@ -346,8 +248,6 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--target", choices=("p4emu", "bmv2", "both"), default="p4emu")
-    parser.add_argument("--mode", choices=("auto", "l3", "synthetic"), default="auto",
-                        help="p4emu: the compiled L3 program or the synthetic pipeline")
     parser.add_argument("--duration", type=float, default=3.0)
     parser.add_argument("--entries", type=int, default=2000)
     parser.add_argument("--batch", type=int, default=500)
@@ -364,19 +264,8 @@ def main() -> int:
             print(f"bench_switch: --target bmv2 needs {', '.join(missing)} on PATH",
                   file=sys.stderr)
             return 2
-    mode = args.mode
-    if mode == "auto":
-        try:
-            from p4emu.frontend import compile_file  # noqa: F401
-            mode = "l3"
-        except ImportError:
-            mode = "synthetic"
-    if mode == "synthetic" and targets != ["p4emu"]:
-        print("bench_switch: --mode synthetic is p4emu's own", file=sys.stderr)
-        return 2
     with tempfile.TemporaryDirectory(prefix="bench_switch_") as tmp:
-        runs = [measure(target, mode if target == "p4emu" else "l3", args, Path(tmp))
-                for target in targets]
+        runs = [measure(target, args, Path(tmp)) for target in targets]
     results: dict[str, object] = runs[0] if len(runs) == 1 else {
         **{f"{r['target']}_{key}": value for r in runs for key, value in r.items()
            if key != "target"},
