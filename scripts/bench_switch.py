@@ -194,15 +194,13 @@ L3_PROGRAM = REPO / "tests/p4/switch/l3_qdepth.p4"
 
 def start_switch(target: str, grpc_port: int, build_dir: Path):
     """The switch process of `target` on the two ports, and what to push to it."""
-    from google.protobuf import text_format
-    from p4.config.v1 import p4info_pb2
-
+    from controller.p4rt_codec import load_p4info
     from lab.target import compile_program
     from topologies.p4switch import switch_command
     from topologies.queues import QueueOptions
 
     compiled = compile_program(target, build_dir / target, L3_PROGRAM)
-    p4info = text_format.Parse(compiled.p4info.read_text(), p4info_pb2.P4Info())
+    p4info = load_p4info(compiled.p4info)
     cmd = switch_command(target, 1, {1: SW1, 2: SW2}, grpc_port, free_port(), 255, None, None,
                          QueueOptions(priority_queues=1))
     proc = subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -258,11 +256,12 @@ def main() -> int:
         return 1
     targets = ["p4emu", "bmv2"] if args.target == "both" else [args.target]
     if "bmv2" in targets:
-        from lab.target import missing_bmv2_tools
+        from lab.target import resolve_target
 
-        if missing := missing_bmv2_tools():
-            print(f"bench_switch: --target bmv2 needs {', '.join(missing)} on PATH",
-                  file=sys.stderr)
+        try:
+            resolve_target("bmv2")
+        except ValueError as exc:
+            print(f"bench_switch: {exc}", file=sys.stderr)
             return 2
     with tempfile.TemporaryDirectory(prefix="bench_switch_") as tmp:
         runs = [measure(target, args, Path(tmp)) for target in targets]

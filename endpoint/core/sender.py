@@ -512,12 +512,10 @@ class MrcSender:
             self._note_recoveries(now)
         elif not is_nack:
             self.stats.stale_acks += 1
-        if self.cfg.delay_target is None:  # the window class may not take queue_delay
-            self.cc.on_feedback(ecn or high_q, now, self.rtt.srtt, trimmed=is_nack)
-        else:
-            delay = None if age is None or is_nack else age - self.rtt.min_rtt
-            self.cc.on_feedback(ecn or high_q, now, self.rtt.srtt, trimmed=is_nack,
-                                queue_delay=delay)
+        # queue_delay only with a target: a window class may not take it (the exercise's)
+        extra = {} if self.cfg.delay_target is None else {
+            "queue_delay": None if age is None or is_nack else age - self.rtt.min_rtt}
+        self.cc.on_feedback(ecn or high_q, now, self.rtt.srtt, trimmed=is_nack, **extra)
         if self.board.complete:
             self.done = True
             self.finish_time = now
