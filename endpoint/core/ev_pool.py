@@ -8,7 +8,8 @@ to hash onto it. Without a recycled EV at hand the choice is round-robin. Status
 
 - GOOD: used in round-robin order;
 - CONGESTED: marked recently (ECN echo, trim or high `qmax`); skipped for about one RTT so
-  the load moves to the other paths, then used again;
+  the load moves to the other paths, then used again (a source route only when its marks
+  stand out from its plane's other routes: `_steer_away`);
 - FAILED: retired after `retire_after` losses in a row; not used for data, probed later;
 - PROBING: a PROBE with this EV is out; a PROBE_REPLY reinstates it, silence fails it again
   with a doubled probe interval.
@@ -38,6 +39,12 @@ from enum import Enum
 from typing import Protocol
 
 from endpoint.core.rtt import RttEstimator
+
+# Routes of a plane spread a window evenly by design, so in a saturated fabric they are all
+# marked alike; skipping the one just marked only put its turn on the next route, and at
+# k=12 that overloaded every uplink of one pod (slowest flow 62.9 % of the link rate).
+ROUTE_OUTLIER = 3.0
+ROUTE_MARKED = 0.25  # an ecn_share of about two marks in a row at the default gain
 
 
 class EvStatus(Enum):
@@ -184,6 +191,15 @@ class EvPool:
             for st in states:
                 self._by_key[(plane, st.ev)] = st
         self._cursor = [0] * planes
+        # ecn_share summed over each plane's EVs and each source route's (plane, route)
+        self._share_sum = [0.0] * planes
+        self._route_share: dict[tuple[int, int], float] = {}
+        self._route_evs: dict[tuple[int, int], int] = {}
+        for st in self._by_key.values():
+            if st.route:
+                key = (st.plane, st.route)
+                self._route_share[key] = 0.0
+                self._route_evs[key] = self._route_evs.get(key, 0) + 1
         # per plane, the send times of the latest packet delivered and declared lost
         self._plane_acked = [-1.0] * planes
         self._plane_lost = [-1.0] * planes
@@ -284,10 +300,14 @@ class EvPool:
         """An ACK/NACK came back on this EV: it is alive; update its congestion view."""
         st.acks += 1
         st.losses_in_row = 0
-        st.ecn_share += self.ecn_gain * ((1.0 if marked else 0.0) - st.ecn_share)
+        delta = self.ecn_gain * ((1.0 if marked else 0.0) - st.ecn_share)
+        st.ecn_share += delta
+        self._share_sum[st.plane] += delta
+        if st.route:
+            self._route_share[(st.plane, st.route)] += delta
         if marked:
             st.marks += 1
-            if st.usable:
+            if st.usable and self._steer_away(st):
                 st.status = EvStatus.CONGESTED
                 st.penalty_until = now + penalty
         else:
@@ -295,6 +315,19 @@ class EvPool:
                 st.status = EvStatus.GOOD
             if st.usable and not st.route:
                 self._recycled.append((st, now + 2 * penalty))
+
+    def _steer_away(self, st: EvState) -> bool:
+        """Should a mark on `st` move the next packets off it? Always for a hashed EV; a
+        source route only when its EVs are marked often (`ROUTE_MARKED`, on average) and
+        more than `ROUTE_OUTLIER` times as often as the plane's other routes."""
+        if not st.route:
+            return True
+        key = (st.plane, st.route)
+        route_sum, route_evs = self._route_share[key], self._route_evs[key]
+        rest = len(self.planes[st.plane]) - route_evs
+        others = (self._share_sum[st.plane] - route_sum) / rest if rest else 0.0
+        share = route_sum / route_evs
+        return share >= ROUTE_MARKED and share > ROUTE_OUTLIER * others
 
     def _route_mates(self, st: EvState) -> list[EvState]:
         """The EVs that share `st`'s source route (itself included); just `st` if unrouted."""

@@ -81,6 +81,24 @@ def test_source_routes_are_taken_in_turn_and_not_reordered_by_recycling():
     assert [pool.choose(0.1).route for _ in range(3)] == order[:3]
 
 
+def test_a_source_route_is_skipped_only_when_its_marks_stand_out():
+    """Routes marked alike (a saturated fabric: skipping one only piles its turn on the
+    next) keep their turns; a route marked much more than the others is skipped."""
+    pool = EvPool(1, 9, random.Random(5), routes=(ROUTES,))
+    states = pool.planes[0]
+    order = [st.route for st in states]
+    for t in range(4):
+        for st in states:
+            pool.on_feedback(st, marked=True, now=float(t), penalty=0.5)
+    assert [pool.choose(3.0).route for _ in range(9)] == order
+    hot = order[0]
+    for t in range(4, 12):
+        for st in states:
+            pool.on_feedback(st, marked=st.route == hot, now=float(t), penalty=0.5)
+    assert hot not in {pool.choose(11.0).route for _ in range(6)}
+    assert {pool.choose(11.6).route for _ in range(9)} == set(ROUTES)  # the penalty ends
+
+
 def test_senders_start_their_turns_at_routes_of_their_own():
     """Senders that start together must not send their n-th packets down the same route
     (at k=12, 432 first windows went through the 36 cores one core at a time)."""
