@@ -191,7 +191,7 @@ class EvPool:
             for st in states:
                 self._by_key[(plane, st.ev)] = st
         self._cursor = [0] * planes
-        # ecn_share summed over each plane's EVs and each source route's (plane, route)
+        # of routed EVs: ecn_share summed per plane and per (plane, route)
         self._share_sum = [0.0] * planes
         self._route_share: dict[tuple[int, int], float] = {}
         self._route_evs: dict[tuple[int, int], int] = {}
@@ -302,8 +302,8 @@ class EvPool:
         st.losses_in_row = 0
         delta = self.ecn_gain * ((1.0 if marked else 0.0) - st.ecn_share)
         st.ecn_share += delta
-        self._share_sum[st.plane] += delta
         if st.route:
+            self._share_sum[st.plane] += delta
             self._route_share[(st.plane, st.route)] += delta
         if marked:
             st.marks += 1
