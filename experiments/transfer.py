@@ -116,8 +116,8 @@ def transfer_config(args: argparse.Namespace, *, mss: int, planes: int, seed: in
                     fabric: dict[str, float] | None = None) -> SenderConfig:
     """The sender's configuration from its options. `fabric`: the simulator's figures for
     its links (min_rto, initial_rto, max_rto in microseconds, init_cwnd of a BDP, the
-    window following the planes in use, the queueing delay its window grows into at once);
-    without them the lab's: the RTO floor
+    window following the planes in use, the queueing delay its window may grow into when
+    it has source routes); without them the lab's: the RTO floor
     `--min-rto` (default `EMULATED_MIN_RTO`) of an emulated fabric, a first window of 16
     packets."""
     settings = {"mss": mss, "evs_per_plane": args.evs, "init_cwnd": 16.0,
@@ -126,6 +126,9 @@ def transfer_config(args: argparse.Namespace, *, mss: int, planes: int, seed: in
     if fabric is None:
         return emulated_fabric_config(args.min_rto or EMULATED_MIN_RTO, **settings)
     timers = dict(fabric)
+    if not settings["routes"]:
+        # proportional increase needs paths of equal share (congestion.DctcpWindow)
+        timers.pop("delay_target", None)
     if args.min_rto is not None:
         timers["min_rto"] = args.min_rto
     timers["initial_rto"] = max(timers["initial_rto"], timers["min_rto"])

@@ -103,7 +103,7 @@ class SimSettings:
         return links * (2 * self.link_delay_s + (frame + ack) * 8 / self.link_rate_bps)
 
     def queue_delay_target(self) -> float:
-        """The queueing a datacenter sender's window grows into at once
+        """The queueing a source-routed sender's window grows into at once
         (`DctcpWindow.delay_target`): one data queue at the trim threshold, in full frames
         at the link rate (32 frames of 4 KiB at 100 Gb/s: 10.7 us)."""
         return self.trim_threshold * (self.mtu + 14) * 8 / self.link_rate_bps

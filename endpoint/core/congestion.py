@@ -31,11 +31,13 @@ Proportional increase (as UEC NSCC's is publicly described): with `delay_target`
 unmarked ACK whose packet queued less than the target grows the window by
 1 - delay / target on top of the additive 1 / cwnd, so a window of a BDP grows into the
 queueing the target allows within a few RTTs instead of at one packet per RTT: the window
-then covers the RTT that the queues of a loaded fabric add. The simulator's datacenter
-senders use it (target: one data queue at the trim threshold); the lab's do not. With
-marks at 8 packets it helped source (simulated permutation k=4: 93.6 -> 96.5 %, at the
-payload ceiling) but not hashed EVs, whose uneven shares it grew into marks and trims (ev
-83.8 -> 77.4 %); with marks at half a BDP it carries both (docs/simulator.md).
+then covers the RTT that the queues of a loaded fabric add. Only for source-routed senders
+(the simulator's datacenter ones), whose paths each get the same share of the window: with
+hashed EVs the shares are uneven, the growth fills the busiest path's queue into marks and
+trims, and ev's mean fell (simulated permutation k=4: 83.8 -> 77.4 %, while source went
+93.6 -> 96.5 %, at the payload ceiling). With marks at half a BDP it lifts ev's first
+150 us (85.8 -> 91.7 %) but its windows then grow past what the paths carry and ev
+declines over longer flows (500 us: 91.9 % without it, 77.7 % with it).
 
 Two floors: marks (a queue somewhere) may take the window down to `min_cwnd` (1 packet: N
 incast senders then keep N packets queued, not 2N), but a window with a loss in it, or a

@@ -58,9 +58,9 @@ def test_proportional_increase_grows_the_window_by_how_far_the_queues_are_below_
     assert pi.cwnd <= before
 
 
-def test_every_datacenter_sender_gets_the_delay_target_and_the_lab_none():
-    """Hashed EVs or source routes, the simulator's senders grow into the queues its
-    target allows; the lab's senders keep additive increase."""
+def test_only_a_source_routed_sender_gets_the_delay_target():
+    """Hashed EVs load their paths unevenly: the growth filled the busiest one into marks
+    (simulated permutation k=4: ev 83.8 -> 77.4 % with it)."""
     import argparse
 
     from experiments.transfer import transfer_config
@@ -70,9 +70,8 @@ def test_every_datacenter_sender_gets_the_delay_target_and_the_lab_none():
     args = argparse.Namespace(evs=8, qmax_threshold=0, min_rto=None, route=[])
     common = {"mss": 4028, "planes": 1, "seed": 1, "nonce": 1, "idle_timeout": 1.0}
     hashed = transfer_config(args, fabric=fabric, **common)
-    assert MrcSender(b"x" * 5000, 1, hashed).cc.delay_target == 5e-6
+    assert hashed.delay_target is None and "delay_target" not in hashed.window_settings()
     args.route = ["1,2,3"]
     routed = transfer_config(args, fabric=fabric, **common)
+    assert routed.delay_target == 5e-6
     assert MrcSender(b"x" * 5000, 1, routed).cc.delay_target == 5e-6
-    lab = transfer_config(args, **common)
-    assert lab.delay_target is None and "delay_target" not in lab.window_settings()
