@@ -36,8 +36,8 @@ then covers the RTT that the queues of a loaded fabric add. Only for source-rout
 hashed EVs the shares are uneven, the growth fills the busiest path's queue into marks and
 trims, and ev's mean fell (simulated permutation k=4: 83.8 -> 77.4 %, while source went
 93.6 -> 96.5 %, at the payload ceiling). With marks at half a BDP it lifts ev's first
-150 us (85.8 -> 91.7 %) but its windows then grow past what the paths carry and ev
-declines over longer flows (500 us: 91.9 % without it, 77.7 % with it).
+150 us (85.8 -> 91.7 %), but ev then settles lower over longer flows (500 us: 91.9 %
+without it, 77.7 % with it; why is not traced).
 
 Two floors: marks (a queue somewhere) may take the window down to `min_cwnd` (1 packet: N
 incast senders then keep N packets queued, not 2N), but a window with a loss in it, or a
