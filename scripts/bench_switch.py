@@ -88,7 +88,7 @@ def free_port() -> int:
 
 
 # ------------------------------------------------------------------ P4Runtime client
-def push_and_route(grpc_port: int, p4info, device_config: bytes, fwd_action: str):
+def push_and_route(grpc_port: int, p4info, device_config: bytes):
     import grpc
     from p4.v1 import p4runtime_pb2 as pb
     from p4.v1 import p4runtime_pb2_grpc
@@ -102,7 +102,7 @@ def push_and_route(grpc_port: int, p4info, device_config: bytes, fwd_action: str
     req.config.p4_device_config = device_config
     stub.SetForwardingPipelineConfig(req)
     table = next(t for t in p4info.tables if t.preamble.name.endswith("ipv4_lpm"))
-    action = next(a for a in p4info.actions if a.preamble.name == fwd_action)
+    action = next(a for a in p4info.actions if a.preamble.name == L3_FORWARD)
 
     def entry(addr: int, plen: int, port: int, subnet: int) -> pb.Update:
         te = pb.TableEntry(table_id=table.preamble.id)
@@ -190,6 +190,7 @@ def ping_rtt(netns: str, dst: str, count: int = 50) -> float:
 
 
 L3_PROGRAM = REPO / "tests/p4/switch/l3_qdepth.p4"
+L3_FORWARD = "MyIngress.ipv4_forward"  # its routes' action
 
 
 def start_switch(target: str, grpc_port: int, build_dir: Path):
@@ -215,8 +216,7 @@ def measure(target: str, args: argparse.Namespace, build_dir: Path) -> dict:
         build()
         grpc_port = free_port()
         proc, p4info, device_config = start_switch(target, grpc_port, build_dir)
-        stub, entry, table_size = push_and_route(grpc_port, p4info, device_config,
-                                                 "MyIngress.ipv4_forward")
+        stub, entry, table_size = push_and_route(grpc_port, p4info, device_config)
         ping_rtt(H1, "10.0.2.2", 5)  # warm-up
         for frame_size in (64, 1500):
             offered, forwarded, sent, received = throughput(frame_size, args.duration)
