@@ -75,6 +75,9 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--ecn", type=int, default=None, help="ECN threshold, packets (0: off)")
     p.add_argument("--delay", default=None,
                    help="sim: propagation per link, e.g. 1us, 500ns, 0.5ms")
+    p.add_argument("--duration", default=None,
+                   help="permutation: each flow's length at the link rate, e.g. 1.5ms "
+                        "(default: 500us on the simulator, 10s in the lab)")
     p.add_argument("--modes", type=lambda t: tuple(m for m in t.split(",") if m),
                    default=None, help="the modes to run, e.g. ecmp,ev (default: all)")
     p.add_argument("--figures", choices=FIGURES, default="own",
@@ -93,7 +96,8 @@ def options(args: argparse.Namespace) -> Options:
                    seed=args.seed,
                    rate=args.rate, mtu=args.mtu, incast_n=args.senders, engine=args.engine,
                    spec=args.spec, queue_depth=args.queue_depth, trim=args.trim, ecn=args.ecn,
-                   delay=args.delay, modes=args.modes, figures=args.figures)
+                   delay=args.delay, modes=args.modes, figures=args.figures,
+                   duration=args.duration)
 
 
 def main(args: argparse.Namespace) -> int:

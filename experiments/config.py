@@ -68,6 +68,7 @@ class Options:
     # sim only: "lab" runs the experiment's lab figures (rates, MTU, queues, thresholds,
     # durations, the senders' timers) on the simulator, to set the engines side by side
     figures: str = "own"
+    duration: str | None = None  # permutation: each flow's length at the link rate, "1.5ms"
 
 
 def parse_rate(text: str) -> int:
@@ -81,10 +82,15 @@ def parse_rate(text: str) -> int:
 
 def parse_delay(text: str) -> float:
     """'1us', '500ns', '0.5ms' -> seconds (`fabric_model.spec.parse_duration`)."""
+    return parse_seconds("delay", text)
+
+
+def parse_seconds(what: str, text: str) -> float:
+    """A time option ('1us', '1.5ms', '10s') in seconds; ExperimentError naming `what`."""
     try:
         return parse_duration(text)
     except ValueError:
-        raise ExperimentError(f"bad delay {text!r}: expected e.g. 1us, 500ns or 0.5ms") from None
+        raise ExperimentError(f"bad {what} {text!r}: expected e.g. 1us, 500ns or 0.5ms") from None
 
 
 def check_mtu(mtu: int) -> None:

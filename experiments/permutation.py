@@ -16,7 +16,14 @@ also gives each flow's whole-transfer goodput (bytes / completion time), start i
 from __future__ import annotations
 
 from experiments import flowstats, metrics, plans, plots
-from experiments.config import JUMBO_MTU, ExperimentError, Options, Setup, simulator_defaults
+from experiments.config import (
+    JUMBO_MTU,
+    ExperimentError,
+    Options,
+    Setup,
+    parse_seconds,
+    simulator_defaults,
+)
 from experiments.plans import Flow
 from experiments.records import PhaseRecord, PortCounters
 from experiments.validity import Verdict
@@ -30,6 +37,7 @@ SPEC = "fattree:k=4"
 # (docs/experiments.md, "Why the defaults")
 DEFAULT_RATE = {"p4emu": 3_000_000, "bmv2": 2_000_000}
 WARMUP_S = {True: 1.0, False: 2.0}  # by --quick; ~10 RTTs in the full run
+TAKES_DURATION = True  # --duration sets the flows' length
 
 
 # The simulator (--engine sim): flows of ~30 RTTs at 100 Gb/s (an RTT is ~16 us on k=4),
@@ -50,7 +58,7 @@ def setup(opts: Options) -> Setup:
     if opts.incast_n:
         raise ExperimentError("--senders applies to the incast experiment only")
     if opts.engine == "sim":
-        seconds = SIM_SECONDS[opts.quick]
+        seconds = _duration(opts, SIM_SECONDS[opts.quick], SIM_WARMUP_S[opts.quick])
         return Setup(experiment=NAME, target=opts.target, spec=opts.spec or SIM_SPEC[opts.quick],
                      seed=opts.seed, quick=opts.quick,
                      **{**simulator_defaults(), **SIM_QUEUES},
@@ -58,7 +66,7 @@ def setup(opts: Options) -> Setup:
                              "warmup_s": SIM_WARMUP_S[opts.quick],
                              "min_window_s": seconds / 10},
                      phases=[(m, 15.0 if opts.quick else 600.0) for m in MODES])
-    seconds = 4.0 if opts.quick else 10.0
+    seconds = _duration(opts, 4.0 if opts.quick else 10.0, WARMUP_S[opts.quick])
     return Setup(experiment=NAME, target=opts.target, spec=opts.spec or SPEC, seed=opts.seed,
                  quick=opts.quick, rate_bps=DEFAULT_RATE[opts.target], queue_depth=64,
                  mtu=JUMBO_MTU,
@@ -68,6 +76,17 @@ def setup(opts: Options) -> Setup:
                  params={"modes": list(MODES), "seconds": seconds,
                          "warmup_s": WARMUP_S[opts.quick]},
                  phases=[(m, seconds + 8) for m in MODES])
+
+
+def _duration(opts: Options, default: float, warmup: float) -> float:
+    """The flows' length: `--duration`, which must outlast the warm-up, or `default`."""
+    if opts.duration is None:
+        return default
+    seconds = parse_seconds("--duration", opts.duration)
+    if seconds <= 2 * warmup:
+        raise ExperimentError(f"--duration {opts.duration}: the flows must run longer than "
+                              f"twice the warm-up of {warmup:g} s, which is not measured")
+    return seconds
 
 
 def traffic(setup: Setup, fabric, seconds: float) -> list[Flow]:

@@ -58,6 +58,9 @@ def plan(opts: Options) -> tuple[Experiment, Setup]:
             parse_spec(opts.spec)
         except ValueError as exc:
             raise ExperimentError(f"--spec {opts.spec!r}: {exc}") from None
+    if opts.duration is not None and not getattr(module, "TAKES_DURATION", False):
+        raise ExperimentError(f"--duration: {opts.name} has no flow length to set "
+                              "(the permutation has)")
     setup = _fabric_options(opts, _base_setup(module, opts))
     if opts.modes is not None:
         known = module.MODES

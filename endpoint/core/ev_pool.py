@@ -7,9 +7,11 @@ of the window proportional to how fast it returns clean ACKs, whatever number of
 to hash onto it. Without a recycled EV at hand the choice is round-robin. Status:
 
 - GOOD: used in round-robin order;
-- CONGESTED: marked recently (ECN echo, trim or high `qmax`); skipped for about one RTT so
-  the load moves to the other paths, then used again (a source route only when its marks
-  stand out from its plane's other routes: `_steer_away`);
+- CONGESTED: skipped for about one RTT so the load moves to the other paths, then used
+  again: a hashed EV when its packet was trimmed, or when its marks (ECN echo, high `qmax`)
+  stand out from its plane's other EVs; a source route when its marks stand out from its
+  plane's other routes (`_steer_away`). Marks that every path shares say the fabric is
+  full, which is the window's business, not the path choice's;
 - FAILED: retired after `retire_after` losses in a row; not used for data, probed later;
 - PROBING: a PROBE with this EV is out; a PROBE_REPLY reinstates it, silence fails it again
   with a doubled probe interval.
@@ -40,11 +42,14 @@ from typing import Protocol
 
 from endpoint.core.rtt import RttEstimator
 
-# Routes of a plane spread a window evenly by design, so in a saturated fabric they are all
-# marked alike; skipping the one just marked only put its turn on the next route, and at
-# k=12 that overloaded every uplink of one pod (slowest flow 62.9 % of the link rate).
-ROUTE_OUTLIER = 3.0
-ROUTE_MARKED = 0.25  # an ecn_share of about two marks in a row at the default gain
+# In a saturated fabric every path is marked alike. Skipping each path as it is marked
+# put its turns on the others: a source route's on the next route, which at k=12
+# overloaded every uplink of one pod (slowest flow 62.9 % of the link rate); a hashed
+# EV's on the EVs that happened to come back clean, whose paths then filled in turn
+# (k=4 over 1.5 ms: the fabric fell from 0.95 to 0.64 of its capacity and climbed back
+# over a millisecond; 0.87-0.93 with marks steering only when they stand out).
+PATH_OUTLIER = 3.0
+PATH_MARKED = 0.25  # an ecn_share of about two marks in a row at the default gain
 
 
 class EvStatus(Enum):
@@ -191,7 +196,7 @@ class EvPool:
             for st in states:
                 self._by_key[(plane, st.ev)] = st
         self._cursor = [0] * planes
-        # of routed EVs: ecn_share summed per plane and per (plane, route)
+        # ecn_share summed per plane (every EV) and per (plane, route) (routed EVs)
         self._share_sum = [0.0] * planes
         self._route_share: dict[tuple[int, int], float] = {}
         self._route_evs: dict[tuple[int, int], int] = {}
@@ -296,18 +301,20 @@ class EvPool:
         self.used.add((st.plane, st.ev))
         return st
 
-    def on_feedback(self, st: EvState, marked: bool, now: float, penalty: float) -> None:
-        """An ACK/NACK came back on this EV: it is alive; update its congestion view."""
+    def on_feedback(self, st: EvState, marked: bool, now: float, penalty: float,
+                    trimmed: bool = False) -> None:
+        """An ACK/NACK came back on this EV: it is alive; update its congestion view.
+        `marked`: ECN, high `qmax` or a trim; `trimmed`: a NACK."""
         st.acks += 1
         st.losses_in_row = 0
         delta = self.ecn_gain * ((1.0 if marked else 0.0) - st.ecn_share)
         st.ecn_share += delta
+        self._share_sum[st.plane] += delta
         if st.route:
-            self._share_sum[st.plane] += delta
             self._route_share[(st.plane, st.route)] += delta
         if marked:
             st.marks += 1
-            if st.usable and self._steer_away(st):
+            if st.usable and ((trimmed and not st.route) or self._steer_away(st)):
                 st.status = EvStatus.CONGESTED
                 st.penalty_until = now + penalty
         else:
@@ -317,17 +324,20 @@ class EvPool:
                 self._recycled.append((st, now + 2 * penalty))
 
     def _steer_away(self, st: EvState) -> bool:
-        """Should a mark on `st` move the next packets off it? Always for a hashed EV; a
-        source route only when its EVs are marked often (`ROUTE_MARKED`, on average) and
-        more than `ROUTE_OUTLIER` times as often as the plane's other routes."""
-        if not st.route:
-            return True
-        key = (st.plane, st.route)
-        route_sum, route_evs = self._route_share[key], self._route_evs[key]
-        rest = len(self.planes[st.plane]) - route_evs
-        others = (self._share_sum[st.plane] - route_sum) / rest if rest else 0.0
-        share = route_sum / route_evs
-        return share >= ROUTE_MARKED and share > ROUTE_OUTLIER * others
+        """Should a mark on `st` move the next packets off its path? Only when the path (a
+        hashed EV, or a source route's EVs on average) is marked often (`PATH_MARKED`) and
+        more than `PATH_OUTLIER` times as often as the plane's other paths. (A trimmed
+        hashed EV is moved off at once, by the caller: its skipped turns go to EVs
+        hashed at random, where a route's would all go to the next route.)"""
+        if st.route:
+            key = (st.plane, st.route)
+            path_sum, path_evs = self._route_share[key], self._route_evs[key]
+        else:
+            path_sum, path_evs = st.ecn_share, 1
+        rest = len(self.planes[st.plane]) - path_evs
+        others = (self._share_sum[st.plane] - path_sum) / rest if rest else 0.0
+        share = path_sum / path_evs
+        return share >= PATH_MARKED and share > PATH_OUTLIER * others
 
     def _route_mates(self, st: EvState) -> list[EvState]:
         """The EVs that share `st`'s source route (itself included); just `st` if unrouted."""

@@ -467,7 +467,8 @@ class MrcSender:
         if st is not None:
             if is_nack:
                 st.trims += 1
-            self.pool.on_feedback(st, marked, now, st.rtt.srtt or self.rtt.srtt)
+            self.pool.on_feedback(st, marked, now, st.rtt.srtt or self.rtt.srtt,
+                                  trimmed=is_nack)
         before = self.board.delivered_count
         if is_nack:
             self.stats.nacks += 1

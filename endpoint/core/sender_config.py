@@ -48,12 +48,15 @@ class SenderConfig:
     # seconds of queueing below which the window grows in proportion (DctcpWindow's
     # proportional increase); None: additive increase only
     delay_target: float | None = None
+    # the window after a cut measures but does not cut (DctcpWindow.echo_window)
+    echo_window: bool | None = None
 
     def window_settings(self) -> dict[str, float]:
         """The window's keyword arguments beyond cwnd and its bounds: only those set, so a
         window class with the original signature (the congestion exercise's) still fits."""
         out = {"gain": self.dctcp_gain, "ssthresh": self.init_ssthresh,
-               "alpha": self.dctcp_init_alpha, "delay_target": self.delay_target}
+               "alpha": self.dctcp_init_alpha, "delay_target": self.delay_target,
+               "echo_window": self.echo_window}
         out = {k: v for k, v in out.items() if v is not None}
         if "alpha" in out:
             out["alpha_measured"] = True  # a prior to average with, not to replace

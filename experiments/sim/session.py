@@ -207,7 +207,8 @@ class SimSession:
             "min_rto": min_rto, "initial_rto": initial_rto, "max_rto": max_rto,
             "init_cwnd": float(net.settings.bdp_packets(self.fabric.max_switch_hops())),
             "dctcp_gain": DCTCP_GAIN, "dctcp_init_alpha": DCTCP_INIT_ALPHA,
-            "window_follows_planes": True, "delay_target": net.settings.queue_delay_target()}
+            "window_follows_planes": True, "delay_target": net.settings.queue_delay_target(),
+            "echo_window": True}
         idle_timeout = IDLE_TIMEOUT_RTOS * min_rto
         if self.setup.figures == "lab":  # the lab agent's senders: its timers and window
             fabric, idle_timeout = None, LAB_IDLE_TIMEOUT_S

@@ -27,15 +27,34 @@ def test_the_plane_with_fewest_packets_in_flight_goes_first_ties_in_turn():
     assert pool.choose(0.0).plane == 2
 
 
-def test_clean_ack_recycles_ev_and_marked_ev_is_skipped_for_a_while():
+def test_clean_ack_recycles_ev_and_trimmed_ev_is_skipped_for_a_while():
     pool = EvPool(1, 8, random.Random(2))
     a = pool.choose(0.0)
     pool.on_feedback(a, marked=False, now=0.1, penalty=0.01)
     assert pool.choose(0.1) is a  # recycled first
-    pool.on_feedback(a, marked=True, now=0.2, penalty=0.05)
+    pool.on_feedback(a, marked=True, now=0.2, penalty=0.05, trimmed=True)
     assert a.status is EvStatus.CONGESTED
     assert a not in [pool.choose(0.21) for _ in range(7)]
     assert a in [pool.choose(0.26) for _ in range(8)]  # penalty over
+
+
+def test_a_hashed_ev_is_skipped_for_marks_only_when_they_stand_out():
+    """EVs marked alike (a full fabric) keep their turns and a marked one is no longer
+    recycled; one marked far more often than the rest is skipped until its penalty ends."""
+    pool = EvPool(1, 8, random.Random(2))
+    states = pool.planes[0]
+    for t in range(4):
+        for st in states:
+            pool.on_feedback(st, marked=True, now=float(t), penalty=0.5)
+    assert all(st.status is EvStatus.GOOD for st in states)
+    assert {pool.choose(3.0) for _ in range(8)} == set(states)
+    hot = states[0]
+    for t in range(4, 12):
+        for st in states:
+            pool.on_feedback(st, marked=st is hot, now=float(t), penalty=0.5)
+    assert hot.status is EvStatus.CONGESTED
+    assert hot not in {pool.choose(11.0) for _ in range(7)}
+    assert hot in {pool.choose(11.6) for _ in range(8)}  # the penalty ends
 
 
 def test_retire_probe_backoff_and_reinstate():
@@ -182,6 +201,24 @@ def test_dctcp_window_grows_then_cuts_by_marked_fraction():
     assert w.alpha == pytest.approx(0.01 + (0.1 - 0.01) * w.gain) and w.gain == 1 / 4
     w.on_timeout()
     assert w.cwnd >= w.min_cwnd
+
+
+def test_the_window_after_a_cut_updates_alpha_but_does_not_cut_again():
+    """Its marks are for packets sent before the cut (RFC 3168: once per window)."""
+    w = DctcpWindow(cwnd=40, ssthresh=40, alpha=0.5, alpha_measured=True, echo_window=True)
+    w.window_began(0.0)
+
+    def window(start: float, marked_every: int) -> float:
+        for i in range(40):
+            w.on_feedback(i % marked_every == 0, now=start + i * 0.02, srtt=1.0)
+        w.on_feedback(False, now=start + 1.0, srtt=1.0)  # ends the window
+        return w.cwnd
+    first = window(0.0, 2)  # half marked: cut
+    assert first < 40 and w.decreases == 1
+    alpha = w.alpha
+    assert window(1.0, 2) >= first and w.decreases == 1  # the echo: no cut
+    assert w.alpha != alpha  # but measured
+    assert window(2.0, 2) < first and w.decreases == 2  # marks again: cut
 
 
 def test_marks_floor_the_window_at_one_packet_losses_at_two():
