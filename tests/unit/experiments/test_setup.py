@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from experiments import plans, registry, runner
+from experiments import permutation, plans, registry, runner
 from experiments.config import ExperimentError, Options, check_rate, parse_rate, payload_ceiling
 from experiments.progress import Progress
 from fabric_model.spec import parse_spec
@@ -38,6 +38,18 @@ def test_plan_rejects_unknown_experiments_and_impossible_input():
         runner.plan(Options("permutation", incast_n=(4,)))
     with pytest.raises(ExperimentError, match="outside"):
         runner.plan(Options("failure", rate="1G"))
+
+
+def test_duration_sets_the_permutation_flows_length_on_either_engine():
+    _, sim = runner.plan(Options("permutation", engine="sim", duration="1.5ms"))
+    assert sim.params["seconds"] == pytest.approx(1.5e-3)
+    assert sim.params["min_window_s"] == pytest.approx(1.5e-4)
+    _, lab = runner.plan(Options("permutation", duration="20s"))
+    assert lab.params["seconds"] == 20 and all(t == 28 for _, t in lab.phases)
+    flows = permutation.traffic(sim, parse_spec(sim.spec), sim.params["seconds"])
+    _, short = runner.plan(Options("permutation", engine="sim"))
+    three = 3 * permutation.traffic(short, parse_spec(short.spec), short.params["seconds"])[0].size
+    assert flows[0].size == pytest.approx(three, abs=3)
 
 
 def test_rate_option_keeps_the_fabric_to_host_ratio():

@@ -34,6 +34,9 @@ def test_the_short_form_runs_the_experiment_on_the_simulator(tmp_path, capsys):
     (["sim", "incast", "--delay", "5parsecs"], "bad delay '5parsecs'"),
     (["sim", "incast", "--queue-depth", "0"], "--queue-depth 0: must be >= 1"),
     (["experiment", "incast", "--delay", "1us"], "--delay applies to the simulator"),
+    (["sim", "incast", "--duration", "1ms"], "--duration: incast has no flow length"),
+    (["sim", "permutation", "--duration", "2 weeks"], "bad --duration '2 weeks'"),
+    (["sim", "permutation", "--duration", "200us"], "--duration 200us: the flows must run"),
 ])
 def test_bad_input_is_one_line_naming_it(argv, words, capsys, tmp_path):
     status = main([*argv, "--out", str(tmp_path)])
