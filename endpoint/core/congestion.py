@@ -18,8 +18,9 @@ as TCP answers ECN at most once per window of data (RFC 3168): the window after 
 carries the marks of packets sent before it, so it updates alpha but does not cut again.
 Cutting on those echoes too took the window to about half of what the path carries
 whenever the marks came at once (a full sprayed fabric, k=8 over 1.5 ms, EV steering
-already fixed: 0.73 of the link rate at the trough; 0.81 without the second cut). Without it, one cut per window: DCTCP
-as published, which the congestion exercise teaches and the lab's senders keep.
+already fixed: 0.73 of the link rate at the trough; 0.81 without the second cut).
+Without it, one cut per window: DCTCP as published, which the congestion exercise
+teaches and the lab's senders keep.
 
 The gain is 1/4, not DCTCP's usual 1/16: DCTCP's paper bounds it by
 1.386 / sqrt(2 (C * RTT + K)) (bandwidth-delay product and marking threshold in packets),

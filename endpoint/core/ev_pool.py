@@ -314,7 +314,7 @@ class EvPool:
             self._route_share[(st.plane, st.route)] += delta
         if marked:
             st.marks += 1
-            if st.usable and ((trimmed and not st.route) or self._steer_away(st)):
+            if st.usable and self._steer_away(st, trimmed):
                 st.status = EvStatus.CONGESTED
                 st.penalty_until = now + penalty
         else:
@@ -323,12 +323,14 @@ class EvPool:
             if st.usable and not st.route:
                 self._recycled.append((st, now + 2 * penalty))
 
-    def _steer_away(self, st: EvState) -> bool:
-        """Should a mark on `st` move the next packets off its path? Only when the path (a
-        hashed EV, or a source route's EVs on average) is marked often (`PATH_MARKED`) and
-        more than `PATH_OUTLIER` times as often as the plane's other paths. (A trimmed
-        hashed EV is moved off at once, by the caller: its skipped turns go to EVs
-        hashed at random, where a route's would all go to the next route.)"""
+    def _steer_away(self, st: EvState, trimmed: bool) -> bool:
+        """Should a mark on `st` move the next packets off its path? At once for a trimmed
+        hashed EV (its skipped turns go to EVs hashed at random, where a route's would all
+        go to the next route); otherwise only when the path (a hashed EV, or a source
+        route's EVs on average) is marked often (`PATH_MARKED`) and more than
+        `PATH_OUTLIER` times as often as the plane's other paths."""
+        if trimmed and not st.route:
+            return True
         if st.route:
             key = (st.plane, st.route)
             path_sum, path_evs = self._route_share[key], self._route_evs[key]
