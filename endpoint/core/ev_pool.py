@@ -3,8 +3,14 @@
 An EV stands for one (unknown) path through the fabric. Each EV keeps its own RTT, ECN
 share, trims and losses. An EV whose ACK came back unmarked is *recycled*: the next packet
 goes on it again (as in REPS, recycled entropy packet spraying), so each path carries a share
-of the window proportional to how fast it returns clean ACKs, whatever number of EVs happen
-to hash onto it. Without a recycled EV at hand the choice is round-robin. Status:
+of the window proportional to how fast it returns its ACKs, whatever number of EVs happen
+to hash onto it. Without a recycled EV at hand the choice is round-robin. A marked ACK
+recycles its EV too unless the marks steer it away (below): when a full fabric marks every
+path alike, REPS's rule (clean ACKs only) sends the window back to the round-robin, whose
+shares are the hash's, not the paths': the hot paths then filled and kept the marks coming
+(simulated permutation, k=6 over 1.5 ms: the fabric fell from 0.94 to 0.80 of capacity
+and ev's flows averaged 86.8 %, slowest 79.7 %; recycling on such marks held 0.94, 92.5 /
+86.8 %). Status:
 
 - GOOD: used in round-robin order;
 - CONGESTED: skipped for about one RTT so the load moves to the other paths, then used
@@ -317,11 +323,11 @@ class EvPool:
             if st.usable and self._steer_away(st, trimmed):
                 st.status = EvStatus.CONGESTED
                 st.penalty_until = now + penalty
-        else:
-            if st.status is EvStatus.CONGESTED and now >= st.penalty_until:
-                st.status = EvStatus.GOOD
-            if st.usable and not st.route:
-                self._recycled.append((st, now + 2 * penalty))
+                return
+        elif st.status is EvStatus.CONGESTED and now >= st.penalty_until:
+            st.status = EvStatus.GOOD
+        if st.usable and not st.route:
+            self._recycled.append((st, now + 2 * penalty))
 
     def _steer_away(self, st: EvState, trimmed: bool) -> bool:
         """Should a mark on `st` move the next packets off its path? At once for a trimmed

@@ -32,6 +32,8 @@ def test_clean_ack_recycles_ev_and_trimmed_ev_is_skipped_for_a_while():
     a = pool.choose(0.0)
     pool.on_feedback(a, marked=False, now=0.1, penalty=0.01)
     assert pool.choose(0.1) is a  # recycled first
+    pool.on_feedback(a, marked=True, now=0.15, penalty=0.01)
+    assert pool.choose(0.15) is a  # an ordinary mark recycles too: the path is not worse
     pool.on_feedback(a, marked=True, now=0.2, penalty=0.05, trimmed=True)
     assert a.status is EvStatus.CONGESTED
     assert a not in [pool.choose(0.21) for _ in range(7)]
@@ -39,8 +41,9 @@ def test_clean_ack_recycles_ev_and_trimmed_ev_is_skipped_for_a_while():
 
 
 def test_a_hashed_ev_is_skipped_for_marks_only_when_they_stand_out():
-    """EVs marked alike (a full fabric) keep their turns and a marked one is no longer
-    recycled; one marked far more often than the rest is skipped until its penalty ends."""
+    """EVs marked alike (a full fabric) keep their turns, and a marked ACK recycles its EV
+    as a clean one does; one marked far more often than the rest is skipped until its
+    penalty ends and is not recycled meanwhile."""
     pool = EvPool(1, 8, random.Random(2))
     states = pool.planes[0]
     for t in range(4):
@@ -53,6 +56,7 @@ def test_a_hashed_ev_is_skipped_for_marks_only_when_they_stand_out():
         for st in states:
             pool.on_feedback(st, marked=st is hot, now=float(t), penalty=0.5)
     assert hot.status is EvStatus.CONGESTED
+    pool.on_feedback(hot, marked=True, now=11.0, penalty=0.5)
     assert hot not in {pool.choose(11.0) for _ in range(7)}
     assert hot in {pool.choose(11.6) for _ in range(8)}  # the penalty ends
 
