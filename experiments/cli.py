@@ -77,7 +77,7 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
                    help="sim: propagation per link, e.g. 1us, 500ns, 0.5ms")
     p.add_argument("--duration", default=None,
                    help="permutation: each flow's length at the link rate, e.g. 1.5ms "
-                        "(default: 500us on the simulator, 10s in the lab)")
+                        "(default: 1.5ms on the simulator, 10s in the lab)")
     p.add_argument("--modes", type=lambda t: tuple(m for m in t.split(",") if m),
                    default=None, help="the modes to run, e.g. ecmp,ev (default: all)")
     p.add_argument("--figures", choices=FIGURES, default="own",

@@ -41,15 +41,16 @@ def test_plan_rejects_unknown_experiments_and_impossible_input():
 
 
 def test_duration_sets_the_permutation_flows_length_on_either_engine():
-    _, sim = runner.plan(Options("permutation", engine="sim", duration="1.5ms"))
-    assert sim.params["seconds"] == pytest.approx(1.5e-3)
-    assert sim.params["min_window_s"] == pytest.approx(1.5e-4)
+    _, sim = runner.plan(Options("permutation", engine="sim", duration="500us"))
+    assert sim.params["seconds"] == pytest.approx(5e-4)
+    assert sim.params["min_window_s"] == pytest.approx(5e-5)
     _, lab = runner.plan(Options("permutation", duration="20s"))
     assert lab.params["seconds"] == 20 and all(t == 28 for _, t in lab.phases)
     flows = permutation.traffic(sim, parse_spec(sim.spec), sim.params["seconds"])
-    _, short = runner.plan(Options("permutation", engine="sim"))
-    three = 3 * permutation.traffic(short, parse_spec(short.spec), short.params["seconds"])[0].size
-    assert flows[0].size == pytest.approx(three, abs=3)
+    _, default = runner.plan(Options("permutation", engine="sim"))  # 1.5 ms: ev's marks
+    assert default.params["seconds"] == pytest.approx(1.5e-3)
+    three = permutation.traffic(default, parse_spec(default.spec), 1.5e-3)[0].size
+    assert 3 * flows[0].size == pytest.approx(three, abs=3)
 
 
 def test_rate_option_keeps_the_fabric_to_host_ratio():
