@@ -82,7 +82,8 @@ class MrcSender:
         self.npkts = max(1, math.ceil(self.length / cfg.mss))
         rng = random.Random(cfg.seed)
         self.pool = EvPool(planes, cfg.evs_per_plane, rng, cfg.retire_after,
-                           routes=cfg.routes, policy=ev_policy, plane_rules=plane_rules)
+                           routes=cfg.routes, policy=ev_policy, plane_rules=plane_rules,
+                           recycle_marked=cfg.recycle_marked)
         self.board = SendScoreboard(self.npkts)
         self.pool.plane_load = self.board.inflight_by_plane
         self.cc = window_class(cwnd=cfg.init_cwnd, min_cwnd=cfg.min_cwnd, max_cwnd=cfg.max_cwnd,

@@ -50,6 +50,8 @@ class SenderConfig:
     delay_target: float | None = None
     # the window after a cut measures but does not cut (DctcpWindow.echo_window)
     echo_window: bool | None = None
+    # a marked ACK recycles its EV unless the marks steer it away (ev_pool.EvPool)
+    recycle_marked: bool = False
 
     def window_settings(self) -> dict[str, float]:
         """The window's keyword arguments beyond cwnd and its bounds: only those set, so a

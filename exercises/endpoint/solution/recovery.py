@@ -24,8 +24,8 @@ Choose = Callable[[float, EvState | None], EvState]
 def resend_ev(choose: Choose, now: float, sent_on: EvState) -> EvState:
     """The EV for resending a PSN whose last transmission went on `sent_on`.
 
-    `choose(now, avoid)` is the pool's normal per-packet choice (a recycled EV whose ACK
-    came back, else round-robin over healthy EVs); it never returns `avoid` while another usable
+    `choose(now, avoid)` is the pool's normal per-packet choice (a recycled EV with a clean
+    ACK, else round-robin over healthy EVs); it never returns `avoid` while another usable
     EV exists."""
     # the old EV crosses the full queue (or broken link): a resend there meets the same fate
     return choose(now, sent_on)

@@ -3,7 +3,7 @@
 A multi-plane host has one NIC per plane; each plane is a fabric of its own, with its own
 switches, and the sender keeps 64 EVs per plane. The pool (endpoint/core/ev_pool.py) asks
 these three functions for every packet it sends (a packet on a recycled EV -- one whose ACK
-just came back, unless its marks stand out -- is filtered by `trusted_planes` alone):
+just came back clean -- is filtered by `trusted_planes` alone):
 
     trusted = trusted_planes([plane_suspect(lost, acked) for each plane])
     for plane in plane_order(next_plane, nplanes, trusted):

@@ -33,7 +33,7 @@ def test_clean_ack_recycles_ev_and_trimmed_ev_is_skipped_for_a_while():
     pool.on_feedback(a, marked=False, now=0.1, penalty=0.01)
     assert pool.choose(0.1) is a  # recycled first
     pool.on_feedback(a, marked=True, now=0.15, penalty=0.01)
-    assert pool.choose(0.15) is a  # an ordinary mark recycles too: the path is not worse
+    assert pool.choose(0.15) is not a  # a marked ACK does not recycle (REPS, the lab's)
     pool.on_feedback(a, marked=True, now=0.2, penalty=0.05, trimmed=True)
     assert a.status is EvStatus.CONGESTED
     assert a not in [pool.choose(0.21) for _ in range(7)]
@@ -356,3 +356,17 @@ def test_the_lab_s_window_still_starts_in_slow_start_with_gain_one_quarter():
     w = DctcpWindow(cwnd=16)
     w.on_feedback(False, now=0.2, srtt=0.15)
     assert (w.cwnd, w.ssthresh, w.gain, w.alpha) == (17, float("inf"), 1 / 4, 1)
+
+
+def test_with_recycle_marked_an_ordinary_mark_recycles_its_ev_a_standing_out_one_does_not():
+    """The simulator's datacenter senders: a full fabric marks every path, and the marked
+    EV keeps its path's share; one marked far more than the rest is still skipped."""
+    pool = EvPool(1, 8, random.Random(2), recycle_marked=True)
+    a = pool.choose(0.0)
+    pool.on_feedback(a, marked=True, now=0.1, penalty=0.01)
+    assert pool.choose(0.1) is a
+    for t in range(1, 9):
+        for st in pool.planes[0]:
+            pool.on_feedback(st, marked=st is a, now=float(t), penalty=0.5)
+    assert a.status is EvStatus.CONGESTED
+    assert a not in {pool.choose(8.0) for _ in range(7)}
