@@ -41,9 +41,8 @@ def test_clean_ack_recycles_ev_and_trimmed_ev_is_skipped_for_a_while():
 
 
 def test_a_hashed_ev_is_skipped_for_marks_only_when_they_stand_out():
-    """EVs marked alike (a full fabric) keep their turns, and a marked ACK recycles its EV
-    as a clean one does; one marked far more often than the rest is skipped until its
-    penalty ends and is not recycled meanwhile."""
+    """EVs marked alike (a full fabric) keep their turns and a marked one is no longer
+    recycled; one marked far more often than the rest is skipped until its penalty ends."""
     pool = EvPool(1, 8, random.Random(2))
     states = pool.planes[0]
     for t in range(4):
@@ -56,7 +55,6 @@ def test_a_hashed_ev_is_skipped_for_marks_only_when_they_stand_out():
         for st in states:
             pool.on_feedback(st, marked=st is hot, now=float(t), penalty=0.5)
     assert hot.status is EvStatus.CONGESTED
-    pool.on_feedback(hot, marked=True, now=11.0, penalty=0.5)
     assert hot not in {pool.choose(11.0) for _ in range(7)}
     assert hot in {pool.choose(11.6) for _ in range(8)}  # the penalty ends
 
