@@ -76,8 +76,11 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--delay", default=None,
                    help="sim: propagation per link, e.g. 1us, 500ns, 0.5ms")
     p.add_argument("--duration", default=None,
-                   help="permutation: each flow's length at the link rate, e.g. 1.5ms "
-                        "(default: 1.5ms on the simulator, 10s in the lab)")
+                   help="permutation, failover: each flow's length at the link rate, e.g. "
+                        "1.5ms (permutation's default: 1.5ms on the simulator, 10s in the lab)")
+    p.add_argument("--fail-at", default=None,
+                   help="failover: virtual times at which the core link, then the plane "
+                        "fail, e.g. 400us,900us (default 1ms,2.4ms)")
     p.add_argument("--modes", type=lambda t: tuple(m for m in t.split(",") if m),
                    default=None, help="the modes to run, e.g. ecmp,ev (default: all)")
     p.add_argument("--figures", choices=FIGURES, default="own",
@@ -97,7 +100,7 @@ def options(args: argparse.Namespace) -> Options:
                    rate=args.rate, mtu=args.mtu, incast_n=args.senders, engine=args.engine,
                    spec=args.spec, queue_depth=args.queue_depth, trim=args.trim, ecn=args.ecn,
                    delay=args.delay, modes=args.modes, figures=args.figures,
-                   duration=args.duration)
+                   duration=args.duration, fail_at=args.fail_at)
 
 
 def main(args: argparse.Namespace) -> int:

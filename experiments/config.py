@@ -68,7 +68,8 @@ class Options:
     # sim only: "lab" runs the experiment's lab figures (rates, MTU, queues, thresholds,
     # durations, the senders' timers) on the simulator, to set the engines side by side
     figures: str = "own"
-    duration: str | None = None  # permutation: each flow's length at the link rate, "1.5ms"
+    duration: str | None = None  # permutation, failover: each flow's length at the link rate, "1.5ms"
+    fail_at: str | None = None  # failover: when the link, then the plane fail, "400us,900us"
 
 
 def parse_rate(text: str) -> int:

@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from experiments import flowstats, metrics, plans, plots
-from experiments.config import ExperimentError, Options, Setup, simulator_defaults
+from experiments.config import ExperimentError, Options, Setup, parse_seconds, simulator_defaults
 from experiments.failure import busiest
 from experiments.permutation import SIM_QUEUES
 from experiments.planes import traffic as planes_traffic
@@ -44,6 +44,9 @@ LINK_PLANE, FAILED_PLANE = 0, 1
 # rerouted ~1.1 ms after it fails; the plane fails after that, and the flows are sized to
 # run past it.
 TIMES = {"link_at": 1.0e-3, "plane_at": 2.4e-3, "seconds": 2.8e-3, "steady_s": 300e-6}
+WARMUP_S = 40e-6
+TAKES_DURATION = True  # --duration: the flows' length
+TAKES_FAIL_AT = True  # --fail-at LINK,PLANE: when the failures come (ev needs no ECMP start)
 
 
 def setup(opts: Options) -> Setup:
@@ -57,10 +60,37 @@ def setup(opts: Options) -> Setup:
     sim = {**simulator_defaults(), **SIM_QUEUES, "probe_interval": 20e-6, "miss_limit": 3}
     return Setup(experiment=NAME, target=opts.target, spec=spec, seed=opts.seed,
                  quick=opts.quick, **sim,
-                 params={**TIMES, "modes": list(MODES), "bin_s": 10e-6, "warmup_s": 40e-6,
+                 params={**times(opts), "modes": list(MODES), "bin_s": 10e-6,
+                         "warmup_s": WARMUP_S,
                          "busiest_window_s": [40e-6, 5e-6], "link_plane": LINK_PLANE,
                          "failed_plane": FAILED_PLANE},
                  phases=[(m, 120.0 if opts.quick else 3600.0) for m in MODES])
+
+
+def times(opts: Options) -> dict[str, float]:
+    """`TIMES`, with `--fail-at` and `--duration` if given: the link must fail after a
+    rate to compare with has been measured, the plane after the link, the flows end after
+    both."""
+    out = dict(TIMES)
+    if opts.fail_at is not None:
+        parts = opts.fail_at.split(",")
+        if len(parts) != 2:
+            raise ExperimentError(f"--fail-at {opts.fail_at!r}: expected LINK,PLANE, "
+                                  "e.g. 400us,900us")
+        out["link_at"], out["plane_at"] = (parse_seconds("--fail-at", x) for x in parts)
+        out["seconds"] = out["plane_at"] + TIMES["seconds"] - TIMES["plane_at"]
+    if opts.duration is not None:
+        out["seconds"] = parse_seconds("--duration", opts.duration)
+    if out["link_at"] < WARMUP_S + out["steady_s"] / 3:
+        raise ExperimentError(f"--fail-at {opts.fail_at}: the link must fail after "
+                              f"{(WARMUP_S + out['steady_s'] / 3) * 1e6:.0f} us (the rate "
+                              "before it is measured from the warm-up's end)")
+    if not out["link_at"] < out["plane_at"] < out["seconds"]:
+        raise ExperimentError(
+            f"failures at {out['link_at'] * 1e6:.0f} and {out['plane_at'] * 1e6:.0f} us with "
+            f"flows of {out['seconds'] * 1e6:.0f} us (--fail-at, --duration): the link must "
+            "fail before the plane, and the plane before the flows end")
+    return out
 
 
 def traffic(setup: Setup, fabric, seconds: float) -> list[Flow]:

@@ -60,7 +60,10 @@ def plan(opts: Options) -> tuple[Experiment, Setup]:
             raise ExperimentError(f"--spec {opts.spec!r}: {exc}") from None
     if opts.duration is not None and not getattr(module, "TAKES_DURATION", False):
         raise ExperimentError(f"--duration: {opts.name} has no flow length to set "
-                              "(the permutation has)")
+                              "(the permutation and failover have)")
+    if opts.fail_at is not None and not getattr(module, "TAKES_FAIL_AT", False):
+        raise ExperimentError(f"--fail-at: {opts.name} has no failure times to set "
+                              "(failover has)")
     setup = _fabric_options(opts, _base_setup(module, opts))
     if opts.modes is not None:
         known = module.MODES

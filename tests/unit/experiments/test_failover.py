@@ -125,6 +125,13 @@ def test_a_failure_after_an_interrupted_run_ended_is_not_measured_nor_met():
 @pytest.mark.parametrize("options, words", [
     (Options("failover"), "engine\\(s\\) sim only, not lab"),
     (Options("failover", engine="sim", spec="fattree:k=4"), "at least 2"),
+    (Options("failover", engine="sim", fail_at="400us"), "expected LINK,PLANE"),
+    (Options("failover", engine="sim", fail_at="400us,x"), "bad --fail-at 'x'"),
+    (Options("failover", engine="sim", fail_at="50us,900us"), "must fail after 140 us"),
+    (Options("failover", engine="sim", fail_at="500us,400us"), "link must fail before the plane"),
+    (Options("failover", engine="sim", fail_at="400us,900us", duration="800us"),
+     "the plane before the flows end"),
+    (Options("permutation", engine="sim", fail_at="400us,900us"), "failover has"),
 ])
 def test_what_failover_cannot_run_is_one_line(options, words):
     with pytest.raises(ExperimentError, match=words) as info:
@@ -135,3 +142,17 @@ def test_what_failover_cannot_run_is_one_line(options, words):
 def test_surviving_share_of_a_link_and_a_plane():
     assert failover.surviving_share(128, 8, 0) == pytest.approx(1 - 2 / 1024)
     assert failover.surviving_share(128, 8, 1) == pytest.approx(7 / 8 - 2 / 1024)
+
+
+def test_fail_at_and_duration_set_the_failures_and_the_flows():
+    """Without a flow length the flows run as long past the plane as by default."""
+    def params(**kw):
+        return runner.plan(Options("failover", engine="sim", quick=True, **kw))[1].params
+
+    assert (params()["link_at"], params()["plane_at"], params()["seconds"]) == \
+        (1.0e-3, 2.4e-3, 2.8e-3)
+    p = params(fail_at="400us,750us")
+    assert (p["link_at"], p["plane_at"]) == pytest.approx((400e-6, 750e-6))
+    assert p["seconds"] == pytest.approx(1.15e-3)
+    assert params(fail_at="400us,750us", duration="1.1ms")["seconds"] == pytest.approx(1.1e-3)
+    assert params(duration="3ms")["seconds"] == pytest.approx(3e-3)
