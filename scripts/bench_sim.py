@@ -1,6 +1,6 @@
 """Simulator speed: packet-hops per wall-clock second and memory, for growing fat-trees.
 
-    python scripts/bench_sim.py [--k 4,6,8] [--seconds 20e-6] [--mode ev]
+    python scripts/bench_sim.py [--k 4,6,8,12] [--seconds 20e-6] [--mode ev]
 
 Each run is one phase of the permutation experiment on the simulator (`mrclab sim
 permutation --spec fattree:k=K`: the same pairs, senders and records), flows sized for
@@ -39,7 +39,7 @@ class TimedSession(SimSession):
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--k", default="4,6,8")
+    ap.add_argument("--k", default="4,6,8,12")  # issue 29, goal 6: the cost as k grows
     ap.add_argument("--seconds", type=float, default=20e-6)
     ap.add_argument("--mode", default="ev")
     args = ap.parse_args(argv)
