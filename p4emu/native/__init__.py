@@ -1,0 +1,29 @@
+"""p4emu's compiled (C) pipeline for a subset of v1model programs.
+
+`load_native(program)` emits C from the program's typed IR (`cgen`), builds it once into
+a cache (`build`) and returns a `NativeProgram`; `NativePipeline(native, state)` runs
+packets through it with the interface of `p4emu.v1model.pipeline.Pipeline`, one State per
+switch. Outside the subset, `load_native` raises `NativeUnsupported` with a one-line
+reason and the caller keeps the Python pipeline.
+
+The subset: bit<W>/int<W> (W <= 64), bool, enums and errors as codes; headers and structs
+(no stacks, unions, varbit); parser states with extract and select (exact, masked,
+default); controls with if, switch, assignments, slices, casts, concatenation; actions
+with directionless parameters; tables with exact/lpm/ternary keys, action profiles and
+selectors (watch ports included); mark_to_drop, counter.count, register read/write, hash,
+update/verify_checksum (crc16, crc32, csum16, xor16, identity), random, truncate; unicast
+only (no clone, resubmit, recirculate, multicast, digest, meters, direct counters).
+"""
+
+from __future__ import annotations
+
+from p4emu.native.errors import NativeUnsupported
+
+__all__ = ["NativeUnsupported", "load_native"]
+
+
+def load_native(program):
+    """The `NativeProgram` of a CompiledProgram (built or taken from the cache)."""
+    from p4emu.native.pipeline import NativeProgram
+
+    return NativeProgram.load(program)
