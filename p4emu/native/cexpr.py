@@ -133,7 +133,9 @@ class ExprC:
             if st.signed or not isinstance(e.right.const, int) or e.right.const <= 0:
                 raise refuse(f"'{op}' by a run-time or signed value", e.loc)
             return f"({a} {op} {b})"
-        if op in ("|+|", "|-|") and not st.signed:
+        if op in ("|+|", "|-|"):
+            if st.signed:
+                return f"p4_sat_s((__int128)({a}) {op[1]} (__int128)({b}), {w})"
             return f"p4_addsat({a}, {b}, {w})" if op == "|+|" else f"p4_subsat({a}, {b})"
         raise refuse(f"the operator {op} on {t}", e.loc)
 

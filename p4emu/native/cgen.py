@@ -218,6 +218,7 @@ class CGen(ExprC, StmtC, TableC, ParserC):
         src.append(f"    {h} hdr; {m} meta; {sm} sm;")
         src.append("    uint64_t length, now_us; int64_t len_delta, trunc; int checksum_error;")
         src.append("    const uint8_t *data; Py_ssize_t dlen, pos;")
+        src.append("    const uint8_t *pl; Py_ssize_t pllen; /* the payload (checksums with payload) */")
         src += ["    " + f for f in self.frame_fields]
         src.append("} pkt_t;")
         src.append((RT / "state.h").read_text())

@@ -23,6 +23,11 @@ HASHES = {"crc16": "p4_crc16", "crc32": "p4_crc32", "crc16_custom": "p4_crc16",
 ERR = "return -1;"
 
 
+def checked(call: str) -> str:
+    """C running `call` and passing up its status: -1 an error, 1 `exit`."""
+    return f"{{ int rc_ = {call}; if (rc_) return rc_; }}"
+
+
 def ctype(t) -> str:
     st = scalar(t)
     return "int64_t" if isinstance(st, BitsT) and st.signed else "uint64_t"
@@ -99,6 +104,8 @@ class StmtC:
             self.line(f"{self.expr(t)} = {self.expr(s.value)};")
             return
         value = self.expr(s.value)
+        if self.expr(t) == "P->sm.f_mcast_grp" and s.value.const != 0:
+            raise refuse("multicast (a write to standard_metadata.mcast_grp)", s.loc)
         if isinstance(t, I.Slice):
             bt = t.base.type
             if not isinstance(bt, BitsT) or bt.signed:
@@ -148,6 +155,9 @@ class StmtC:
                 self.line("break;")
                 self.ind -= 1
         self.line("}")
+
+    def _s_Exit(self, s: S.Exit) -> None:
+        self.line("return 1; /* exit: every caller up to the control passes it up */")
 
     def _s_Return(self, s: S.Return) -> None:
         if s.value is not None:
@@ -209,7 +219,7 @@ class StmtC:
             if a.direction not in ("", "in"):
                 raise refuse(f"an action parameter of direction {a.direction}", e.loc)
             args.append(self.expr(a.value))
-        self.line(f"if ({fname}(st, P{''.join(', ' + x for x in args)}) < 0) {ERR}")
+        self.line(checked(f"{fname}(st, P{''.join(', ' + x for x in args)})"))
 
     # -- extern objects -------------------------------------------------------------------
     def extern_method(self, b: InstB, name: str, e: I.Call) -> None:
@@ -236,6 +246,12 @@ class StmtC:
     def _f_mark_to_drop(self, e: I.Call) -> None:
         sm = self.expr(e.args[0].value) if e.args else "P->sm"
         self.line(f"{sm}.f_egress_spec = 511; {sm}.f_mcast_grp = 0;")
+
+    def _f_verify(self, e: I.Call) -> None:
+        if self.block_kind != "parser":
+            raise refuse("verify() outside a parser", e.loc)
+        cond, code = (self.expr(a.value) for a in e.args)
+        self.line(f"if (!({cond})) {{ *err = (int)({code}); return 0; }}")
 
     def _f_log_msg(self, e: I.Call) -> None:
         self.line("/* log_msg: not logged by the native pipeline */")
@@ -269,7 +285,7 @@ class StmtC:
         self.ind -= 1
         self.line("}")
 
-    def _checksum(self, e: I.Call, verify: bool) -> None:
+    def _checksum(self, e: I.Call, verify: bool, payload: bool = False) -> None:
         cond_a, data_a, ck_a, algo = e.args
         fn = self._algo(algo)
         cond = self.expr(cond_a.value)
@@ -282,6 +298,12 @@ class StmtC:
         self.ind += 1
         n = self.pack(data_a.value, "hb_")
         value = f"({fn}(hb_, {n}) & {mask(w)})"
+        if payload:
+            self.line(f"size_t tn_ = {n} + (size_t)P->pllen; uint8_t *tb_ = malloc(tn_ + 1);")
+            self.line(f"if (!tb_) {{ PyErr_NoMemory(); {ERR} }}")
+            self.line(f"memcpy(tb_, hb_, {n}); memcpy(tb_ + {n}, P->pl, (size_t)P->pllen);")
+            self.line(f"uint64_t ck_ = {fn}(tb_, tn_) & {mask(w)}; free(tb_);")
+            value = "ck_"
         if verify:
             self.line(f"if ({value} != {ck}) P->checksum_error = 1;")
         else:
@@ -294,6 +316,12 @@ class StmtC:
 
     def _f_verify_checksum(self, e: I.Call) -> None:
         self._checksum(e, True)
+
+    def _f_update_checksum_with_payload(self, e: I.Call) -> None:
+        self._checksum(e, False, payload=True)
+
+    def _f_verify_checksum_with_payload(self, e: I.Call) -> None:
+        self._checksum(e, True, payload=True)
 
     # -- hash/checksum input ----------------------------------------------------------------
     def flatten(self, e: I.Expr, out: list[tuple[str, int]]) -> None:

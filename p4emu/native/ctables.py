@@ -15,6 +15,7 @@ from p4emu.ir import expressions as I
 from p4emu.ir.table_decls import TableDecl
 from p4emu.lang.types import BitsT, BoolT
 from p4emu.native.cexpr import unsigned
+from p4emu.native.cstmt import checked
 from p4emu.native.errors import refuse
 
 MAXA = 8
@@ -61,7 +62,7 @@ class TableC:
 
     def _check_table(self, decl: TableDecl) -> None:
         for k in decl.keys:
-            if k.match_kind not in ("exact", "lpm", "ternary", "selector"):
+            if k.match_kind not in ("exact", "lpm", "ternary", "optional", "selector"):
                 raise refuse(f"table {decl.name}: match kind {k.match_kind}", k.loc)
             t = k.value.type
             if not (isinstance(t, BoolT) or (isinstance(t, BitsT) and not t.signed and t.width <= 64)):
@@ -124,7 +125,7 @@ class TableC:
             if nargs > MAXA:
                 raise refuse(f"action {la.name}: more than {MAXA} parameters", la.loc)
             argl = "".join(f", args[{i}]" for i in range(nargs))
-            self.line(f"case {j}: if ({fname}(st, P{argl}) < 0) return -1; break;")
+            self.line(f"case {j}: {checked(f'{fname}(st, P{argl})')} break;")
         self.line("default: break;")
         self.line("}")
         self.line("return 0;")
@@ -145,4 +146,4 @@ class TableC:
         if decl is None:
             raise refuse(f"the table {base.name}", call.loc)
         fname = self.table_fn(decl)
-        self.line(f"if ({fname}(st, P, &{res}) < 0) return -1;")
+        self.line(checked(f"{fname}(st, P, &{res})"))

@@ -53,6 +53,7 @@ static int run_ingress(st_t *st, pkt_t *P, uint64_t port, const uint8_t *data, P
     int err = 0;
     if (prog_parse(st, P, &err) < 0) return -1;
     P->sm.f_parser_error = (uint64_t)err;
+    P->pl = data + P->pos; P->pllen = n - P->pos;
     if (prog_verify(st, P) < 0) return -1;
     P->sm.f_checksum_error = (uint64_t)P->checksum_error;
     P->length = P->sm.f_packet_length;
@@ -79,6 +80,7 @@ static PyObject *run_egress(st_t *st, pkt_t *P, long long port, long long length
     P->sm.f_deq_timedelta = deq_td & 0xFFFFFFFFu;
     P->sm.f_deq_qdepth = deq_qdepth;
     P->length = (uint64_t)length; P->len_delta = 0; P->trunc = -1; P->now_us = now;
+    P->pl = payload; P->pllen = plen;
     if (prog_egress(st, P) < 0) return NULL;
     long long trunc = P->trunc;
     if (job_trunc >= 0) trunc = trunc < 0 ? job_trunc : (trunc < job_trunc ? trunc : job_trunc);

@@ -42,6 +42,11 @@ static inline uint64_t p4_addsat(uint64_t a, uint64_t b, unsigned w) {
     return (s < a || s > m) ? m : s;
 }
 static inline uint64_t p4_subsat(uint64_t a, uint64_t b) { return a > b ? a - b : 0; }
+static inline int64_t p4_sat_s(__int128 s, unsigned w) {
+    /* clamp to int<w>, as max(-h, min(s, h - 1)) */
+    __int128 hi = ((__int128)1 << (w - 1)) - 1, lo = -hi - 1;
+    return (int64_t)(s > hi ? hi : (s < lo ? lo : s));
+}
 
 /* ---- hashes (p4emu/runtime/hashes.py) ---------------------------------------------- */
 static uint16_t crc16_tab[256];
