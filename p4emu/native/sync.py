@@ -12,13 +12,12 @@ from __future__ import annotations
 
 from array import array
 
-from p4emu.runtime.counters import CounterArray, CounterData
-from p4emu.runtime.device import DeviceState
-from p4emu.runtime.match import Lpm
-from p4emu.runtime.registers import RegisterArray
-from p4emu.runtime.tables import Table
 from p4emu.native.ctables import MAXA, TableShape
 from p4emu.native.errors import refuse
+from p4emu.runtime.counters import CounterArray, CounterData
+from p4emu.runtime.device import DeviceState
+from p4emu.runtime.registers import RegisterArray
+from p4emu.runtime.tables import Table
 
 K_ACTION, K_GROUP, K_NONE = 0, 1, 2
 M_HASH, M_SCAN = 0, 1
@@ -204,4 +203,3 @@ class Mirror:
                                _words(records), def_action, _words(def_args),
                                _words(gstart), _words(gmem))
         self.loaded[i] = entries
-        _ = Lpm  # (lpm entries arrive through table._lpm_levels)
