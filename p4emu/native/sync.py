@@ -97,26 +97,37 @@ class Mirror:
         self.tables: list[Table] = [state.tables[s.name] for s in shapes]
         self.loaded: list[list] = [[] for _ in shapes]  # entries in C record order
         self.dirty = bytearray(1)
-        for t in self.tables:
-            t.on_change.append(self.mark)
-            if t.profile is not None:
-                t.profile.on_change.append(self.mark)
+        self.changed: set[int] = set(range(len(shapes)))  # tables to reload
+        self._hooks: list[tuple[list, object]] = []
+        users: dict[int, list[int]] = {}  # id(profile) -> indices of the tables using it
+        for i, t in enumerate(self.tables):
             if t.direct_meter is not None or t._idle_timeout:
                 raise refuse(f"table {t.name}: direct meter or idle timeout")
+            self._hook(t.on_change, [i])
+            if t.profile is not None:
+                users.setdefault(id(t.profile), []).append(i)
+        for t in self.tables:
+            if t.profile is not None and id(t.profile) in users:
+                self._hook(t.profile.on_change, users.pop(id(t.profile)))
 
-    def mark(self) -> None:
-        self.dirty[0] = 1
+    def _hook(self, hooks: list, indices: list[int]) -> None:
+        def mark() -> None:
+            self.changed.update(indices)
+            self.dirty[0] = 1
+        hooks.append(mark)
+        self._hooks.append((hooks, mark))
 
     def detach(self) -> None:
-        for t in self.tables:
-            if self.mark in t.on_change:
-                t.on_change.remove(self.mark)
-            if t.profile is not None and self.mark in t.profile.on_change:
-                t.profile.on_change.remove(self.mark)
+        for hooks, mark in self._hooks:
+            if mark in hooks:
+                hooks.remove(mark)
+        self._hooks.clear()
 
-    def sync(self) -> None:
-        """Add the entries' hits since the last call to their Python counters."""
-        for i, entries in enumerate(self.loaded):
+    def sync(self, indices=None) -> None:
+        """Add the entries' hits since the last call to their Python counters (of the
+        tables `indices`, default all)."""
+        for i in range(len(self.loaded)) if indices is None else indices:
+            entries = self.loaded[i]
             if not entries:
                 continue
             hits = array("Q")
@@ -128,10 +139,12 @@ class Mirror:
                     c.bytes += hits[2 * k + 1]
 
     def refresh(self) -> None:
-        self.sync()
+        """Reload the C copies of the tables changed since the last refresh."""
+        changed, self.changed = sorted(self.changed), set()
         self.dirty[0] = 0
-        for i, (shape, table) in enumerate(zip(self.shapes, self.tables, strict=True)):
-            self._load(i, shape, table)
+        self.sync(changed)
+        for i in changed:
+            self._load(i, self.shapes[i], self.tables[i])
 
     def _load(self, i: int, shape: TableShape, table: Table) -> None:
         local = {aid: j for j, aid in enumerate(shape.action_ids)}

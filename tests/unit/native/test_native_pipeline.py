@@ -204,3 +204,24 @@ def test_a_program_outside_the_subset_is_refused_with_its_reason(tmp_path):
     assert message.startswith("outside the native subset: the extern function clone")
     with pytest.raises(NativeUnsupported):  # remembered, not generated again
         load_native(compiled)
+
+
+def test_entry_hit_counters_come_back_to_python(program):
+    t = Twins(program)
+    t.each(set_up)
+    frames = [with_src_port(mrc_packets()[0], 1000 + k) for k in range(30)]
+    for f in frames:
+        t.process(2, f)
+    t.sides[1][1].sync()  # C's per-entry hits, added to the entries' counters
+    (py_state, _), (nat_state, _) = t.sides
+    py = [(e.counter.packets, e.counter.bytes)
+          for e in py_state.resolve_table("MrcIngress.uplink").entries()]
+    nat = [(e.counter.packets, e.counter.bytes)
+           for e in nat_state.resolve_table("MrcIngress.uplink").entries()]
+    assert nat == py == [(30, 30 * len(frames[0]))]
+    # a change to one table reloads that table only (the others keep their hits)
+    t.each(lambda s: s.resolve_table("MrcIngress.downlink").clear())
+    t.process(2, frames[0])
+    t.sides[1][1].sync()
+    nat = [e.counter.packets for e in nat_state.resolve_table("MrcIngress.uplink").entries()]
+    assert nat == [31]
