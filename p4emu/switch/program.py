@@ -66,6 +66,8 @@ def ir_loader(cpu_port: int | None, native: bool | None = None) -> Loader:
                 native_program = load_native(program)
             except NativeUnsupported as exc:
                 log.warning("native pipeline refused, running the Python one: %s", exc)
+            except (OSError, RuntimeError) as exc:  # no compiler, no writable cache ...
+                log.warning("native pipeline not built, running the Python one: %s", exc)
             else:
                 return program.info, lambda state: NativePipeline(native_program, state,
                                                                   cpu_port=cpu_port)

@@ -52,24 +52,27 @@ static int64_t p4_select(st_t *st, tbl_t *t, int g, uint64_t hash) {
         return (int64_t)t->slots[g][hash % (uint64_t)t->nslots[g]] * GMEM_WORDS;
     }
     uint64_t count = 0;
-    int64_t a = t->gstart[g], b = t->gstart[g + 1];
-    int64_t up[256];
-    int64_t nm = b - a;
-    if (nm > 256) nm = 256;
+    int64_t a = t->gstart[g], b = t->gstart[g + 1], nm = b - a;
+    uint8_t small[256], *up = nm <= 256 ? small : malloc((size_t)nm);
+    if (!up) { PyErr_NoMemory(); return -2; }
+    int64_t res = -1;
     for (int64_t m = 0; m < nm; m++) {
         uint64_t *r = t->gmem + (a + m) * GMEM_WORDS;
         int ok = 1;
-        if ((int64_t)r[1] >= 0) { ok = p4_port_up(st, r[1]); if (ok < 0) return -2; }
-        up[m] = ok;
+        if ((int64_t)r[1] >= 0) { ok = p4_port_up(st, r[1]); if (ok < 0) { res = -2; goto done; } }
+        up[m] = (uint8_t)ok;
         if (ok) count += r[2];
     }
-    if (!count) return -1;
-    uint64_t n = hash % count;
-    for (int64_t m = 0; m < nm; m++) {
-        if (!up[m]) continue;
-        uint64_t w = t->gmem[(a + m) * GMEM_WORDS + 2];
-        if (n < w) return (a + m) * GMEM_WORDS;
-        n -= w;
+    if (count) {
+        uint64_t n = hash % count;
+        for (int64_t m = 0; m < nm; m++) {
+            if (!up[m]) continue;
+            uint64_t w = t->gmem[(a + m) * GMEM_WORDS + 2];
+            if (n < w) { res = (a + m) * GMEM_WORDS; break; }
+            n -= w;
+        }
     }
-    return -1;
+done:
+    if (up != small) free(up);
+    return res;
 }
