@@ -9,7 +9,6 @@ import importlib.machinery
 import importlib.util
 import os
 import subprocess
-import sys
 import sysconfig
 import tempfile
 from pathlib import Path
@@ -62,5 +61,3 @@ def _compile(code: str, out: Path, name: str) -> None:
             raise RuntimeError(f"native build failed ({keep}):\n{r.stderr[-4000:]}")
         os.replace(so_tmp, out)  # atomic: concurrent builders of one source agree
 
-
-_ = sys  # (sys.version is part of EXTENSION_SUFFIXES' ABI tag)

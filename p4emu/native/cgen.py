@@ -22,7 +22,7 @@ from p4emu.native.cexpr import ExprC, scalar
 from p4emu.native.cparser import ParserC
 from p4emu.native.cstmt import StmtC, ctype
 from p4emu.native.ctables import TableC, TableShape
-from p4emu.native.errors import refuse
+from p4emu.native.errors import NativeUnsupported, refuse
 
 RT = Path(__file__).with_name("rt")
 ROLES = ("parser", "verify", "ingress", "egress", "compute", "deparser")
@@ -109,7 +109,7 @@ class CGen(ExprC, StmtC, TableC, ParserC):
             else:
                 try:
                     fields.append(f"{ctype(ft)} f_{fname};")
-                except Exception:
+                except NativeUnsupported:
                     raise refuse(f"the field {t.name}.{fname} of type {ft}") from None
         if not fields:
             fields.append("uint8_t unused_;")

@@ -12,7 +12,7 @@ from __future__ import annotations
 from p4emu.ir import blocks as B
 from p4emu.ir import expressions as I
 from p4emu.ir import parser_states as PS
-from p4emu.lang.types import BitsT, BoolT, StructT, VarbitT
+from p4emu.lang.types import BitsT, StructT, VarbitT
 from p4emu.native.cexpr import scalar, unsigned
 from p4emu.native.errors import refuse
 
@@ -146,5 +146,3 @@ class ParserC:
         return ["static int prog_deparse_(st_t *st, pkt_t *P, uint8_t *out, size_t *o) {",
                 *self.lines, "}"]
 
-
-_ = BoolT  # bool fields are 1-bit values (scalar() maps them)
