@@ -225,3 +225,19 @@ def test_entry_hit_counters_come_back_to_python(program):
     t.sides[1][1].sync()
     nat = [e.counter.packets for e in nat_state.resolve_table("MrcIngress.uplink").entries()]
     assert nat == [31]
+
+
+def test_process_tells_on_enqueue_and_uses_queue_depth(program):
+    t = Twins(program)
+    t.each(set_up)
+    t.each(lambda s: s.resolve_table("MrcIngress.port_thresholds").insert(TableEntry(
+        (Exact(13),), action=ActionCall(s.resolve_action("MrcIngress.set_thresholds").id,
+                                        (100, 3)))))
+    queued: list[list] = [[], []]
+    for (_, pipe), seen in zip(t.sides, queued, strict=True):
+        pipe.on_enqueue = lambda job, seen=seen: seen.append((job.port, job.priority))
+        pipe.queue_depth = 4  # ECN marks on port 13 (threshold 3)
+        pipe.priority_queues = 1  # priority 1 (ACKs, trimmed) is dropped
+    for k in range(40):
+        t.process(2, with_src_port(mrc_packets()[0], 1000 + k), k)
+    assert queued[1] == queued[0] and len(queued[0]) == 40
