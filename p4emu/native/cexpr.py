@@ -56,11 +56,24 @@ def wrap_signed(c: str, w: int) -> str:
     return f"p4_sx((uint64_t)({c}), {w})"
 
 
+def has_call(e: object) -> bool:
+    """Whether expression `e` contains a call (whose effects must run even when the
+    checker folded its value)."""
+    if isinstance(e, I.Call):
+        return True
+    if isinstance(e, I.Expr):
+        return any(has_call(getattr(e, f)) for f in e.__dataclass_fields__
+                   if f not in ("type", "loc", "const", "binding"))
+    if isinstance(e, tuple):
+        return any(has_call(x) for x in e)
+    return False
+
+
 class ExprC:
     """`self` is the `CGen`."""
 
     def expr(self, e: I.Expr) -> str:
-        if e.const is not None and not isinstance(e.type, StructT) and not isinstance(e, I.Call):
+        if e.const is not None and not isinstance(e.type, StructT) and not has_call(e):
             if isinstance(e.type, InfIntT):
                 return lit(e.const, BitsT(64))
             return lit(e.const, scalar(e.type, e.loc))

@@ -154,6 +154,7 @@ class StmtC:
                 self.stmt(case.body)
                 self.line("break;")
                 self.ind -= 1
+        self.line(";  /* a label needs a statement after it */")
         self.line("}")
 
     def _s_Exit(self, s: S.Exit) -> None:
