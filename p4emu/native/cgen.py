@@ -135,12 +135,12 @@ class CGen(ExprC, StmtC, TableC, ParserC):
         init = []
         for d in block.locals:
             if isinstance(d, B.LocalVar):
-                if isinstance(d.type, StructT):
-                    raise refuse(f"{block.name}: the variable {d.name} of type {d.type}", d.loc)
                 c = f"lv_{len(self.frame_fields)}"
-                self.frame_fields.append(f"{ctype(d.type)} {c};")
+                struct = isinstance(d.type, StructT)
+                decl = self.ctype_of(d.type) if struct else ctype(d.type)
+                self.frame_fields.append(f"{decl} {c};")
                 self.names[id(d.binding)] = f"P->{c}"
-                init.append((f"P->{c}", d.init))
+                init.append((f"P->{c}", d.init, struct))
             elif isinstance(d, B.LocalTable):
                 self.table_decls[id(d.binding)] = d.table
             elif isinstance(d, B.LocalInstance):
@@ -151,8 +151,13 @@ class CGen(ExprC, StmtC, TableC, ParserC):
                 raise refuse(f"{block.name}: the value set {d.decl.name}", d.decl.loc)
         lines = []
         saved, self.lines, self.ind = self.lines, [], 1
-        for c, e in init:
-            self.line(f"{c} = {self.expr(e) if e is not None else '0'};")
+        for c, e, struct in init:  # a frame's variables start from zero at each apply
+            if struct:
+                self.line(f"memset(&{c}, 0, sizeof {c});")
+                if e is not None:
+                    self.copy_struct(c, e, e.loc)
+            else:
+                self.line(f"{c} = {self.expr(e) if e is not None else '0'};")
         lines, self.lines = self.lines, saved
         return lines
 

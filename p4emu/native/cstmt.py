@@ -14,7 +14,7 @@ from p4emu.compiler.scope import ActionB, ExternFuncB, InstB
 from p4emu.ir import expressions as I
 from p4emu.ir import statements as S
 from p4emu.lang.types import BitsT, BoolT, EnumT, ErrorT, StructT, TupleT
-from p4emu.native.cexpr import mask, scalar, unsigned
+from p4emu.native.cexpr import has_call, mask, scalar, unsigned
 from p4emu.native.errors import refuse
 
 HASHES = {"crc16": "p4_crc16", "crc32": "p4_crc32", "crc16_custom": "p4_crc16",
@@ -81,12 +81,44 @@ class StmtC:
         self.line("}")
 
     def _declare(self, name: str, t, binding, init: I.Expr | None, loc) -> None:
-        if isinstance(t, StructT):
-            raise refuse(f"a local variable of type {t}", loc)
         c = self.fresh("v_" + "".join(ch if ch.isalnum() else "_" for ch in name))
+        if isinstance(t, StructT):
+            self.line(f"{self.ctype_of(t)} {c}; memset(&{c}, 0, sizeof {c});")
+            self.names[id(binding)] = c
+            if init is not None:
+                self.copy_struct(c, init, loc)
+            return
         value = self.expr(init) if init is not None else "0"
         self.line(f"{ctype(t)} {c} = {value};")
         self.names[id(binding)] = c
+
+    def copy_struct(self, target: str, value: I.Expr, loc) -> None:
+        """`target = value` for a header or struct: a copy of another one (validity
+        too), a list or `{f = ...}` expression (built apart first, as the Python `build`
+        does, so `h = {h.b, h.a}` swaps), `{#}` or the default value."""
+        if isinstance(value, (I.Field, I.VarRef)):
+            self.line(f"{target} = {self.expr(value)};")
+            return
+        if isinstance(value, (I.InvalidHeader, I.DefaultValue)):
+            self.line(f"memset(&{target}, 0, sizeof {target});")
+            return
+        if not isinstance(value, (I.ListExpr, I.StructExpr)) or has_call(value):
+            raise refuse(f"a {value.type} value built from {type(value).__name__}", loc)
+        t = value.type
+        parts = value.items if isinstance(value, I.ListExpr) else value.values
+        tmp = self.fresh("agg")
+        self.line(f"{{ {self.ctype_of(t)} {tmp}; memset(&{tmp}, 0, sizeof {tmp});")
+        self.ind += 1
+        for (fname, ftype), part in zip(t.fields, parts, strict=True):
+            if isinstance(ftype, StructT):
+                self.copy_struct(f"{tmp}.f_{fname}", part, loc)
+            else:
+                self.line(f"{tmp}.f_{fname} = {self.expr(part)};")
+        if t.kind == "header":
+            self.line(f"{tmp}.valid = 1;")
+        self.line(f"{target} = {tmp};")
+        self.ind -= 1
+        self.line("}")
 
     def _s_VarDecl(self, s: S.VarDecl) -> None:
         self._declare(s.name, s.type, s.binding, s.init, s.loc)
@@ -99,9 +131,9 @@ class StmtC:
             raise refuse("a header stack index", s.loc)
         t = s.target
         if isinstance(t.type, StructT):
-            if not isinstance(s.value, (I.Field, I.VarRef)) or s.value.type is not t.type:
-                raise refuse(f"an assignment of {type(s.value).__name__} to a {t.type.kind}", s.loc)
-            self.line(f"{self.expr(t)} = {self.expr(s.value)};")
+            if s.value.type is not t.type:
+                raise refuse(f"an assignment of {s.value.type} to {t.type}", s.loc)
+            self.copy_struct(self.expr(t), s.value, s.loc)
             return
         value = self.expr(s.value)
         if self.expr(t) == "P->sm.f_mcast_grp" and s.value.const != 0:
@@ -253,6 +285,9 @@ class StmtC:
             raise refuse("verify() outside a parser", e.loc)
         cond, code = (self.expr(a.value) for a in e.args)
         self.line(f"if (!({cond})) {{ *err = (int)({code}); return 0; }}")
+
+    def _f_static_assert(self, e: I.Call) -> None:
+        pass  # proved at compile time (check_externs)
 
     def _f_log_msg(self, e: I.Call) -> None:
         self.line("/* log_msg: not logged by the native pipeline */")
