@@ -211,6 +211,23 @@ class ExprC:
             return wrap_signed(c, tt.width)
         return f"((uint64_t)({c}) & {mask(tt.width)})"
 
+    def _x_Call(self, e: I.Call) -> str:
+        c = e.callee
+        if (isinstance(c, I.MethodRef) and c.name == "lookahead"
+                and getattr(c.base.type, "name", "") == "packet_in" and self.block_kind == "parser"):
+            t = e.type
+            st = scalar(t, e.loc)
+            w = st.width if isinstance(st, BitsT) else 1
+            nb = (w + 7) // 8
+            if not self.in_select_key:  # checked, as Packet.peek_bits
+                self.line(f"if (P->pos + {nb} > P->dlen) {{ *err = 1; return 0; }}")
+            v = f"p4_peek(P->data, P->pos, P->dlen, {w})"
+            if isinstance(st, BoolT):
+                return f"({v} == 1)"
+            return wrap_signed(v, w) if st.signed else v
+        name = getattr(c, "name", type(c).__name__)
+        raise refuse(f"a call of {name} in an expression", e.loc)
+
     def _x_DefaultValue(self, e: I.DefaultValue) -> str:
         st = scalar(e.type, e.loc)
         return "0" if isinstance(st, BoolT) else lit(0, st)

@@ -57,6 +57,7 @@ class CGen(ExprC, StmtC, TableC, ParserC):
         self.ind = 1
         self.uid = 0
         self.in_lazy = 0
+        self.in_select_key = False
         self.block_kind = "control"
         self.deparse_max = 0
         self.functions: list[list[str]] = []

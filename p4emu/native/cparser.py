@@ -60,7 +60,12 @@ class ParserC:
         keys = []
         for k in tr.keys:
             c = self.fresh("k")
-            self.line(f"uint64_t {c} = {unsigned(self.expr(k), k.type)};")
+            self.in_select_key = True  # a lookahead here reads past the end as zeros
+            try:
+                value = unsigned(self.expr(k), k.type)
+            finally:
+                self.in_select_key = False
+            self.line(f"uint64_t {c} = {value};")
             keys.append(c)
         for case in tr.cases:
             conds = []
@@ -110,6 +115,14 @@ class ParserC:
             self.ind -= 1
             self.line("}")
             return
+        if name == "advance" and self.block_kind == "parser":
+            n = self.expr(e.args[0].value)
+            self.line(f"{{ uint64_t n_ = {n}; if (n_ % 8) {{ *err = 6; return 0; }} "
+                      f"if (P->pos + (Py_ssize_t)(n_ / 8) > P->dlen) {{ *err = {PACKET_TOO_SHORT}; return 0; }} "
+                      "P->pos += (Py_ssize_t)(n_ / 8); }")
+            return
+        if name == "lookahead" and self.block_kind == "parser" and isinstance(e.type, BitsT):
+            return  # as a statement: nothing peeked, nothing checked (as the Python emitter)
         if name == "emit" and self.block_kind == "deparser" and len(e.args) == 1:
             self._emit_value(self.expr(e.args[0].value), e.args[0].value.type, e.loc)
             return

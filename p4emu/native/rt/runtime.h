@@ -30,6 +30,14 @@ static inline void p4_putbits(uint8_t *b, uint32_t off, uint32_t w, uint64_t v) 
     }
 }
 
+static inline uint64_t p4_peek(const uint8_t *d, Py_ssize_t pos, Py_ssize_t n, unsigned nbits) {
+    /* nbits (<= 64) from byte pos on; past the end reads as zeros (select keys) */
+    unsigned nb = (nbits + 7) / 8;
+    unsigned __int128 acc = 0;
+    for (unsigned i = 0; i < nb; i++) acc = (acc << 8) | (pos + (Py_ssize_t)i < n ? d[pos + i] : 0);
+    return (uint64_t)(acc >> (nb * 8 - nbits));
+}
+
 static inline uint64_t p4_shr(uint64_t a, uint64_t b) { return b >= 64 ? 0 : a >> b; }
 static inline int64_t p4_sar(int64_t a, uint64_t b) { return b >= 64 ? (a < 0 ? -1 : 0) : a >> b; }
 static inline int64_t p4_sx(uint64_t v, unsigned w) {
