@@ -9,6 +9,7 @@ refused.
 
 from __future__ import annotations
 
+from p4emu.compiler.scope import FuncB
 from p4emu.ir import expressions as I
 from p4emu.lang.types import BitsT, BoolT, EnumT, ErrorT, InfIntT, StructT, Type
 from p4emu.native.errors import refuse
@@ -225,6 +226,8 @@ class ExprC:
             if isinstance(st, BoolT):
                 return f"({v} == 1)"
             return wrap_signed(v, w) if st.signed else v
+        if isinstance(c, I.CallableRef) and isinstance(c.binding, FuncB):
+            return self.call_function(c.binding, e, as_value=True)
         name = getattr(c, "name", type(c).__name__)
         raise refuse(f"a call of {name} in an expression", e.loc)
 

@@ -13,12 +13,13 @@ from pathlib import Path
 
 from p4emu.compiler import CompiledProgram, decode_preprocessed
 from p4emu.compiler.program import ProgramGen
-from p4emu.compiler.scope import ActionB, InstB
+from p4emu.compiler.scope import InstB
 from p4emu.ir import blocks as B
 from p4emu.lang.lexer import tokenize
 from p4emu.lang.parser import parse
-from p4emu.lang.types import BitsT, StructT
-from p4emu.native.cexpr import ExprC, scalar
+from p4emu.lang.types import StructT
+from p4emu.native.ccalls import CallC
+from p4emu.native.cexpr import ExprC
 from p4emu.native.cparser import ParserC
 from p4emu.native.cstmt import StmtC, ctype
 from p4emu.native.ctables import TableC, TableShape
@@ -46,7 +47,7 @@ def check_program(program: CompiledProgram) -> B.Program:
     return gen.checker.check_program(gen.program)
 
 
-class CGen(ExprC, StmtC, TableC, ParserC):
+class CGen(ExprC, StmtC, CallC, TableC, ParserC):
     def __init__(self, program: CompiledProgram, ir: B.Program):
         self.program = program
         self.info = program.info
@@ -63,6 +64,8 @@ class CGen(ExprC, StmtC, TableC, ParserC):
         self.functions: list[list[str]] = []
         self.protos: list[str] = []
         self.action_fns: dict[int, str] = {}
+        self.function_fns: dict[tuple, str] = {}
+        self.ret_type = None  # the function being generated returns this
         self.table_fns: dict[str, str] = {}
         self.table_decls: dict[int, object] = {}
         self.tables: list[TableShape] = []
@@ -171,35 +174,6 @@ class CGen(ExprC, StmtC, TableC, ParserC):
             self.stmt(s)
         self.line("return 0;")
         return [f"static int prog_{role}(st_t *st, pkt_t *P) {{", *self.lines, "}"]
-
-    def action_fn(self, b: ActionB) -> str:
-        if id(b) in self.action_fns:
-            return self.action_fns[id(b)]
-        fname = f"A_{len(self.action_fns)}_{b.full_name.replace('.', '_')}"
-        self.action_fns[id(b)] = fname
-        params = []
-        for i, p in enumerate(b.params):
-            if p.direction not in ("", "in"):
-                raise refuse(f"action {b.full_name}: a parameter of direction {p.direction}", p.loc)
-            st = scalar(p.type, p.loc)
-            if isinstance(st, BitsT) and st.signed:
-                raise refuse(f"action {b.full_name}: a signed parameter", p.loc)
-            params.append(f"uint64_t a_{i}")
-            self.names[id(p.binding)] = f"a_{i}"
-        sig = f"static int {fname}(st_t *st, pkt_t *P{''.join(', ' + x for x in params)})"
-        self.protos.append(sig + ";")
-        saved = (self.lines, self.ind, self.block_kind)
-        self.lines, self.ind, self.block_kind = [], 1, "control"
-        if b.body is None:
-            raise refuse(f"action {b.full_name} without a checked body")
-        for s in b.body.stmts:
-            self.stmt(s)
-        self.line("(void)st; (void)P;")
-        self.line("return 0;")
-        body = self.lines
-        self.lines, self.ind, self.block_kind = saved
-        self.functions.append([sig + " {", *body, "}"])
-        return fname
 
     # -- the module -----------------------------------------------------------------------------
     def generate(self, module_name: str) -> NativeSource:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 
-from p4emu.compiler.scope import ActionB, ExternFuncB, InstB
+from p4emu.compiler.scope import ActionB, ExternFuncB, FuncB, InstB
 from p4emu.ir import expressions as I
 from p4emu.ir import statements as S
 from p4emu.lang.types import BitsT, BoolT, EnumT, ErrorT, StructT, TupleT
@@ -194,7 +194,12 @@ class StmtC:
 
     def _s_Return(self, s: S.Return) -> None:
         if s.value is not None:
-            raise refuse("a function returning a value", s.loc)
+            if self.ret_type is None:
+                raise refuse("a return value outside a function", s.loc)
+            if isinstance(self.ret_type, StructT):
+                self.copy_struct("(*ret)", s.value, s.loc)
+            else:
+                self.line(f"*ret = {self.expr(s.value)};")
         self.line("return 0;")
 
     # -- calls --------------------------------------------------------------------------
@@ -211,7 +216,10 @@ class StmtC:
                     raise refuse(f"the extern function {c.name}", e.loc)
                 m(e)
                 return
-            raise refuse(f"a call of {c.name} (functions, sub-blocks)", e.loc)
+            if isinstance(b, FuncB):
+                self.call_function(b, e, as_value=False)
+                return
+            raise refuse(f"a call of {c.name} (sub-blocks)", e.loc)
         if isinstance(c, I.MethodRef):
             base = c.base
             bt = base.type
@@ -244,15 +252,6 @@ class StmtC:
             self.line(f"if (!{h}.valid) {{ P->len_delta += {size}; {h}.valid = 1;{zero} }}")
         else:
             self.line(f"if ({h}.valid) {{ P->len_delta -= {size}; {h}.valid = 0; }}")
-
-    def call_action(self, b: ActionB, e: I.Call) -> None:
-        fname = self.action_fn(b)
-        args = []
-        for a in e.args:
-            if a.direction not in ("", "in"):
-                raise refuse(f"an action parameter of direction {a.direction}", e.loc)
-            args.append(self.expr(a.value))
-        self.line(checked(f"{fname}(st, P{''.join(', ' + x for x in args)})"))
 
     # -- extern objects -------------------------------------------------------------------
     def extern_method(self, b: InstB, name: str, e: I.Call) -> None:
