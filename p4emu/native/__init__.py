@@ -6,13 +6,11 @@ packets through it with the interface of `p4emu.v1model.pipeline.Pipeline`, one 
 switch. Outside the subset, `load_native` raises `NativeUnsupported` with a one-line
 reason and the caller keeps the Python pipeline.
 
-The subset: bit<W>/int<W> (W <= 64), bool, enums and errors as codes; headers and structs
-(no stacks, unions, varbit); parser states with extract and select (exact, masked,
-default); controls with if, switch, assignments, slices, casts, concatenation; actions
-with directionless parameters; tables with exact/lpm/ternary keys, action profiles and
-selectors (watch ports included); mark_to_drop, counter.count, register read/write, hash,
-update/verify_checksum (crc16, crc32, csum16, xor16, identity), random, truncate; unicast
-only (no clone, resubmit, recirculate, multicast, digest, meters, direct counters).
+The subset (docs/native.md): scalars up to 64 bits, headers and structs (no stacks,
+unions, varbit), parsers with extract/select/lookahead/advance, controls, actions and
+functions, exact/lpm/ternary/optional tables with action profiles and selectors (watch
+ports included), counters, registers, hash, checksums, random, truncate; unicast only (no
+clone, resubmit, recirculate, multicast, digest, meters, direct counters).
 """
 
 from __future__ import annotations
