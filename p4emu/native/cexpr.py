@@ -95,6 +95,35 @@ class ExprC:
             raise refuse(f"a field of {bt}", e.loc)
         return f"{self.expr(e.base)}.f_{e.name}"
 
+    def _x_StackIndex(self, e: I.StackIndex) -> str:
+        i = e.index.const
+        if not isinstance(i, int) or isinstance(i, bool):
+            raise refuse("a header stack index known only at run time", e.loc)
+        if not 0 <= i < e.base.type.size:
+            raise refuse("a header stack index out of range", e.loc)
+        return f"{self.expr(e.base)}.items[{i}]"
+
+    def _x_StackProperty(self, e: I.StackProperty) -> str:
+        s = self.expr(e.base)
+        n = e.base.type.size
+        if e.name == "nextIndex":
+            return f"{s}.nxt"
+        if e.name == "lastIndex":
+            return f"(({s}.nxt - 1) & UINT64_C(0xffffffff))"
+        if e.name == "size":
+            return f"UINT64_C({n})"
+        if self.block_kind != "parser":
+            raise refuse(f"{e.name} of a header stack outside a parser", e.loc)
+        # taken once, into a pointer: the C text may be used more than once
+        elem = self.fresh("el")
+        if e.name == "next":
+            self.line(f"if ({s}.nxt >= {n}) {{ *err = 3; return 0; }}")
+            self.line(f"{self.ctype_of(e.type)} *{elem} = &{s}.items[{s}.nxt++];")
+        else:
+            self.line(f"if ({s}.nxt == 0) {{ *err = 3; return 0; }}")
+            self.line(f"{self.ctype_of(e.type)} *{elem} = &{s}.items[{s}.nxt - 1];")
+        return f"(*{elem})"
+
     def _x_HeaderQuery(self, e: I.HeaderQuery) -> str:
         bt = e.base.type
         if e.name != "isValid" or not isinstance(bt, StructT) or bt.kind != "header":

@@ -17,7 +17,7 @@ from p4emu.compiler.scope import InstB
 from p4emu.ir import blocks as B
 from p4emu.lang.lexer import tokenize
 from p4emu.lang.parser import parse
-from p4emu.lang.types import StructT
+from p4emu.lang.types import StackT, StructT
 from p4emu.native.ccalls import CallC
 from p4emu.native.cexpr import ExprC
 from p4emu.native.cparser import ParserC
@@ -73,6 +73,7 @@ class CGen(ExprC, StmtC, CallC, TableC, ParserC):
         self.counters: dict[str, int] = {}
         self.frame_fields: list[str] = []
         self.types: dict[int, str] = {}
+        self.stack_types: dict[tuple, str] = {}
         self.type_defs: list[str] = []
 
     # -- objects --------------------------------------------------------------------------
@@ -99,7 +100,15 @@ class CGen(ExprC, StmtC, CallC, TableC, ParserC):
             self.register_index(b.full_name)
 
     # -- types ------------------------------------------------------------------------------
-    def ctype_of(self, t: StructT) -> str:
+    def ctype_of(self, t: StructT | StackT) -> str:
+        if isinstance(t, StackT):  # items, then the parser's next index
+            key = (id(t.elem), t.size)
+            if key not in self.stack_types:
+                elem = self.ctype_of(t.elem)
+                name = f"K_{len(self.stack_types)}_{t.elem.name}_{t.size}"
+                self.type_defs.append(f"typedef struct {{ {elem} items[{t.size}]; uint64_t nxt; }} {name};")
+                self.stack_types[key] = name
+            return self.stack_types[key]
         if id(t) in self.types:
             return self.types[id(t)]
         if t.kind not in ("header", "struct"):
@@ -108,7 +117,7 @@ class CGen(ExprC, StmtC, CallC, TableC, ParserC):
         self.types[id(t)] = name
         fields = ["uint8_t valid;"] if t.kind == "header" else []
         for fname, ft in t.fields:
-            if isinstance(ft, StructT):
+            if isinstance(ft, (StructT, StackT)):
                 fields.append(f"{self.ctype_of(ft)} f_{fname};")
             else:
                 try:

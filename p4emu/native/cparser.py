@@ -12,7 +12,7 @@ from __future__ import annotations
 from p4emu.ir import blocks as B
 from p4emu.ir import expressions as I
 from p4emu.ir import parser_states as PS
-from p4emu.lang.types import BitsT, StructT, VarbitT
+from p4emu.lang.types import BitsT, StackT, StructT, VarbitT
 from p4emu.native.cexpr import scalar, unsigned
 from p4emu.native.errors import refuse
 
@@ -97,10 +97,12 @@ class ParserC:
             if not isinstance(t, StructT) or t.kind != "header":
                 raise refuse(f"extract into {t}", e.loc)
             nbytes = header_bits(t, e.loc) // 8
-            c = self.expr(h)
-            self.line(f"if (P->pos + {nbytes} > P->dlen) {{ *err = {PACKET_TOO_SHORT}; return 0; }}")
             self.line("{")
             self.ind += 1
+            c = self.fresh("h")
+            self.line(f"{self.ctype_of(t)} *{c} = &{self.expr(h)};")  # (`s.next` moves once)
+            c = f"(*{c})"
+            self.line(f"if (P->pos + {nbytes} > P->dlen) {{ *err = {PACKET_TOO_SHORT}; return 0; }}")
             self.line("const uint8_t *b_ = P->data + P->pos;")
             off = 0
             for fname, ft in t.fields:
@@ -129,6 +131,10 @@ class ParserC:
         raise refuse(f"packet.{name}() with {len(e.args)} arguments in a {self.block_kind}", e.loc)
 
     def _emit_value(self, c: str, t, loc) -> None:
+        if isinstance(t, StackT):
+            for i in range(t.size):
+                self._emit_value(f"{c}.items[{i}]", t.elem, loc)
+            return
         if not isinstance(t, StructT) or t.kind not in ("header", "struct"):
             raise refuse(f"emit of {t}", loc)
         if t.kind == "struct":

@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from p4emu.compiler.scope import ActionB, ExternFuncB, FuncB, InstB
 from p4emu.ir import expressions as I
 from p4emu.ir import statements as S
-from p4emu.lang.types import BitsT, BoolT, EnumT, ErrorT, StructT, TupleT
+from p4emu.lang.types import BitsT, BoolT, EnumT, ErrorT, StackT, StructT, TupleT
 from p4emu.native.cexpr import has_call, mask, scalar, unsigned
 from p4emu.native.errors import refuse
 
@@ -130,23 +130,25 @@ class StmtC:
         if s.index is not None:
             raise refuse("a header stack index", s.loc)
         t = s.target
-        if isinstance(t.type, StructT):
-            if s.value.type is not t.type:
+        if isinstance(t.type, (StructT, StackT)):
+            if s.value.type is not t.type and not isinstance(t.type, StackT):
                 raise refuse(f"an assignment of {s.value.type} to {t.type}", s.loc)
             self.copy_struct(self.expr(t), s.value, s.loc)
             return
-        value = self.expr(s.value)
-        if self.expr(t) == "P->sm.f_mcast_grp" and s.value.const != 0:
-            raise refuse("multicast (a write to standard_metadata.mcast_grp)", s.loc)
         if isinstance(t, I.Slice):
             bt = t.base.type
             if not isinstance(bt, BitsT) or bt.signed:
                 raise refuse("a slice of a signed value as a target", s.loc)
             base = self.expr(t.base)
+            value = self.expr(s.value)
             m = mask(t.hi - t.lo + 1)
             self.line(f"{base} = ({base} & ~({m} << {t.lo})) | ((({value}) & {m}) << {t.lo});")
             return
-        self.line(f"{self.expr(t)} = {value};")
+        target = self.expr(t)
+        value = self.expr(s.value)
+        if target == "P->sm.f_mcast_grp" and s.value.const != 0:
+            raise refuse("multicast (a write to standard_metadata.mcast_grp)", s.loc)
+        self.line(f"{target} = {value};")
 
     def _s_Evaluate(self, s: S.Evaluate) -> None:
         self.line(f"(void)({self.expr(s.value)});")
@@ -226,6 +228,9 @@ class StmtC:
             if isinstance(bt, StructT) and bt.kind == "header" and c.name in ("setValid", "setInvalid"):
                 self.set_validity(self.expr(base), bt, c.name == "setValid")
                 return
+            if isinstance(bt, StackT) and c.name in ("push_front", "pop_front"):
+                self.push_pop(self.expr(base), bt, e.args[0].value.const, c.name == "push_front")
+                return
             if isinstance(base, I.InstanceRef) and isinstance(base.binding, InstB):
                 kind = base.binding.kind
                 if kind == "table" and c.name == "apply":
@@ -244,6 +249,22 @@ class StmtC:
                 return
             raise refuse(f"the method {c.name} of {bt}", e.loc)
         raise refuse("an indirect call", e.loc)
+
+    def push_pop(self, s: str, t: StackT, n: int, push: bool) -> None:
+        """`Stack.push_front` / `pop_front`: elements shift, new ones are invalid."""
+        size = t.size
+        n = min(int(n), size)
+        if not n:
+            return
+        e = f"sizeof {s}.items[0]"
+        if push:
+            self.line(f"memmove(&{s}.items[{n}], &{s}.items[0], {size - n} * {e}); "
+                      f"memset(&{s}.items[0], 0, {n} * {e}); "
+                      f"{s}.nxt = {s}.nxt + {n} < {size} ? {s}.nxt + {n} : {size};")
+        else:
+            self.line(f"memmove(&{s}.items[0], &{s}.items[{n}], {size - n} * {e}); "
+                      f"memset(&{s}.items[{size - n}], 0, {n} * {e}); "
+                      f"{s}.nxt = {s}.nxt > {n} ? {s}.nxt - {n} : 0;")
 
     def set_validity(self, h: str, t: StructT, valid: bool) -> None:
         size = t.bit_width() // 8
