@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from p4emu.compiler.scope import FuncB
 from p4emu.ir import expressions as I
-from p4emu.lang.types import BitsT, BoolT, EnumT, ErrorT, InfIntT, StructT, Type
+from p4emu.lang.types import BitsT, BoolT, EnumT, ErrorT, InfIntT, StackT, StructT, Type
 from p4emu.native.errors import refuse
 
 
@@ -259,6 +259,42 @@ class ExprC:
             return self.call_function(c.binding, e, as_value=True)
         name = getattr(c, "name", type(c).__name__)
         raise refuse(f"a call of {name} in an expression", e.loc)
+
+    def _x_CompoundEq(self, e: I.CompoundEq) -> str:
+        t = e.left.type
+        ok = (I.Field, I.VarRef, I.StackIndex)
+        if not isinstance(e.left, ok) or not isinstance(e.right, ok) or isinstance(t, StructT) \
+                and t.kind == "header_union":
+            raise refuse(f"== of {type(e.left).__name__} and {type(e.right).__name__}", e.loc)
+        c = f"{self.eq_fn(t)}(&{self.expr(e.left)}, &{self.expr(e.right)})"
+        return c if e.op == "==" else f"(!{c})"
+
+    def eq_fn(self, t) -> str:
+        """The C function comparing two values of header/struct/stack type `t` (as the
+        generated classes' `equals`: invalid headers are equal whatever their fields)."""
+        key = id(t) if not isinstance(t, StackT) else (id(t.elem), t.size)
+        if key in self.eq_fns:
+            return self.eq_fns[key]
+        name = f"EQ_{len(self.eq_fns)}"
+        self.eq_fns[key] = name
+        ct = self.ctype_of(t)
+        sig = f"static int {name}(const {ct} *a, const {ct} *b)"
+        self.protos.append(sig + ";")
+        if isinstance(t, StackT):
+            body = [f"    for (int i = 0; i < {t.size}; i++) if (!{self.eq_fn(t.elem)}"
+                    "(&a->items[i], &b->items[i])) return 0;", "    return 1;"]
+        else:
+            body = []
+            if t.kind == "header":
+                body += ["    if (a->valid != b->valid) return 0;", "    if (!a->valid) return 1;"]
+            for fname, ft in t.fields:
+                if isinstance(ft, (StructT, StackT)):
+                    body.append(f"    if (!{self.eq_fn(ft)}(&a->f_{fname}, &b->f_{fname})) return 0;")
+                else:
+                    body.append(f"    if (a->f_{fname} != b->f_{fname}) return 0;")
+            body.append("    return 1;")
+        self.functions.append([sig + " {", *body, "}"])
+        return name
 
     def _x_DefaultValue(self, e: I.DefaultValue) -> str:
         st = scalar(e.type, e.loc)

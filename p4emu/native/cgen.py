@@ -74,6 +74,7 @@ class CGen(ExprC, StmtC, CallC, TableC, ParserC):
         self.frame_fields: list[str] = []
         self.types: dict[int, str] = {}
         self.stack_types: dict[tuple, str] = {}
+        self.eq_fns: dict[object, str] = {}
         self.type_defs: list[str] = []
 
     # -- objects --------------------------------------------------------------------------
