@@ -13,8 +13,8 @@ from dataclasses import dataclass
 
 from p4emu.ir import expressions as I
 from p4emu.ir.table_decls import TableDecl
-from p4emu.lang.types import BitsT, BoolT
-from p4emu.native.cexpr import unsigned
+from p4emu.lang.types import BitsT, BoolT, EnumT, ErrorT
+from p4emu.native.cexpr import scalar, unsigned
 from p4emu.native.cstmt import checked
 from p4emu.native.errors import refuse
 
@@ -62,9 +62,11 @@ class TableC:
 
     def _check_table(self, decl: TableDecl) -> None:
         for k in decl.keys:
-            if k.match_kind not in ("exact", "lpm", "ternary", "optional", "selector"):
+            if k.match_kind not in ("exact", "lpm", "ternary", "optional", "range", "selector"):
                 raise refuse(f"table {decl.name}: match kind {k.match_kind}", k.loc)
             t = k.value.type
+            if isinstance(t, (EnumT, ErrorT)):
+                t = scalar(t, k.loc)
             if not (isinstance(t, BoolT) or (isinstance(t, BitsT) and not t.signed and t.width <= 64)):
                 raise refuse(f"table {decl.name}: a key of type {t}", k.loc)
         for a in decl.attached:

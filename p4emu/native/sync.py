@@ -153,6 +153,7 @@ class Mirror:
         full = [(1 << w) - 1 for w in widths]
         groups: dict[int, int] = {}
         records: list[int] = []
+        ranges: list[int] = []
         entries = []
 
         def action_words(call) -> list[int]:
@@ -192,13 +193,18 @@ class Mirror:
         else:
             mode = M_SCAN
             levels = []
-            for _, masks, ranges, entry in table._scan:
-                if ranges:
-                    raise refuse(f"table {table.name}: range matches")
+            for _, masks, entry_ranges, entry in table._scan:
                 km, kv = [0] * nk, [0] * nk
                 for j, m, v in masks:
                     km[j], kv[j] = m, v
                 add(kv, km, 0, entry)
+                bounds, bits = [0] * (2 * nk), 0
+                for j, low, high in entry_ranges:
+                    bits |= 1 << j
+                    bounds[2 * j], bounds[2 * j + 1] = low, high
+                ranges.extend([bits] + bounds)
+            if not any(ranges[k] for k in range(0, len(ranges), 1 + 2 * nk)):
+                ranges = []
         gstart, gmem = [0], []
         profile = table.profile
         for gid in sorted(groups, key=groups.get):
@@ -214,5 +220,5 @@ class Mirror:
         def_args = list(d.args) if d is not None else []
         self.cstate.load_table(i, nk, mode, _words([m for lv in levels for m in lv]),
                                _words(records), def_action, _words(def_args),
-                               _words(gstart), _words(gmem))
+                               _words(gstart), _words(gmem), _words(ranges))
         self.loaded[i] = entries

@@ -244,16 +244,16 @@ static void *copy_bytes(PyObject *b, Py_ssize_t *words) {
     return p;
 }
 
-/* load_table(i, nk, mode, levels, records, def_action, def_args, gstart, gmem): byte
- * strings of native uint64 words (p4emu/native/sync.py) */
+/* load_table(i, nk, mode, levels, records, def_action, def_args, gstart, gmem, ranges):
+ * byte strings of native uint64 words (p4emu/native/sync.py) */
 static PyObject *state_load_table(st_t *st, PyObject *const *a, Py_ssize_t n) {
-    if (n != 9) { PyErr_SetString(PyExc_TypeError, "9 arguments"); return NULL; }
+    if (n != 10) { PyErr_SetString(PyExc_TypeError, "10 arguments"); return NULL; }
     long i = PyLong_AsLong(a[0]);
     int nk = (int)PyLong_AsLong(a[1]), mode = (int)PyLong_AsLong(a[2]);
     int def = (int)PyLong_AsLong(a[5]);
     if (PyErr_Occurred()) return NULL;
     if (i < 0 || i >= NTABLES || nk > 16) { PyErr_SetString(PyExc_IndexError, "bad table"); return NULL; }
-    for (int k = 3; k < 9; k++) if (k != 5 && !PyBytes_Check(a[k])) {
+    for (int k = 3; k < 10; k++) if (k != 5 && !PyBytes_Check(a[k])) {
         PyErr_SetString(PyExc_TypeError, "bytes expected"); return NULL; }
     tbl_t *t = &st->tbl[i];
     tbl_free(t);
@@ -272,6 +272,7 @@ static PyObject *state_load_table(st_t *st, PyObject *const *a, Py_ssize_t n) {
     t->gstart = copy_bytes(a[7], &gw);
     t->ngroups = gw > 0 ? (int)gw - 1 : 0;
     t->gmem = copy_bytes(a[8], &w);
+    if (PyBytes_GET_SIZE(a[9])) t->ranges = copy_bytes(a[9], &w);
     t->slots = calloc((size_t)t->ngroups + 1, sizeof(int32_t *));
     t->nslots = calloc((size_t)t->ngroups + 1, sizeof(int32_t));
     for (int g = 0; g < t->ngroups; g++) {

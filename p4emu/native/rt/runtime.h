@@ -113,6 +113,8 @@ typedef struct {
     uint64_t *rec;      /* n records */
     uint64_t *hits;     /* n * 2: packets, bytes since the last take_hits */
     int32_t *index; uint32_t cap;
+    uint64_t *ranges;   /* scan tables with range keys: per entry a bit per range field,
+                         * then (low, high) per key field; NULL without range keys */
     int def_action;     /* -1: none */
     uint64_t def_args[MAXA];
     /* groups: gstart[g]..gstart[g+1] members in gmem (member: action, watch (-1 none),
@@ -136,7 +138,7 @@ static inline uint64_t tbl_hash(const tbl_t *t, uint64_t level, const uint64_t *
 }
 
 static void tbl_free(tbl_t *t) {
-    free(t->levels); free(t->rec); free(t->hits); free(t->index);
+    free(t->levels); free(t->rec); free(t->hits); free(t->index); free(t->ranges);
     if (t->slots) for (int g = 0; g < t->ngroups; g++) free(t->slots[g]);
     free(t->slots); free(t->nslots); free(t->gstart); free(t->gmem);
     memset(t, 0, sizeof *t);
@@ -187,7 +189,14 @@ static int tbl_find(const tbl_t *t, const uint64_t *keys) {
         const uint64_t *r = t->rec + (size_t)e * w;
         int i = 0;
         while (i < nk && (keys[i] & r[nk + i]) == r[i]) i++;
-        if (i == nk) return e;
+        if (i < nk) continue;
+        if (t->ranges) {
+            const uint64_t *g = t->ranges + (size_t)e * (1 + 2 * nk);
+            for (i = 0; i < nk; i++)
+                if (((g[0] >> i) & 1) && (keys[i] < g[1 + 2 * i] || keys[i] > g[2 + 2 * i])) break;
+            if (i < nk) continue;
+        }
+        return e;
     }
     return -1;
 }
