@@ -6,11 +6,12 @@ packets through it with the interface of `p4emu.v1model.pipeline.Pipeline`, one 
 switch. Outside the subset, `load_native` raises `NativeUnsupported` with a one-line
 reason and the caller keeps the Python pipeline.
 
-The subset (docs/native.md): scalars up to 64 bits, headers and structs (no stacks,
-unions, varbit), parsers with extract/select/lookahead/advance, controls, actions and
-functions, exact/lpm/ternary/optional tables with action profiles and selectors (watch
-ports included), counters, registers, hash, checksums, random, truncate; unicast only (no
-clone, resubmit, recirculate, multicast, digest, meters, direct counters).
+The subset (docs/native.md): scalars up to 64 bits, headers, structs and header stacks
+(no unions, varbit), parsers with extract/select/lookahead/advance, controls, actions
+and functions, exact/lpm/ternary/optional/range tables with action profiles and
+selectors (watch ports included), counters, registers, hash, checksums, random,
+truncate; unicast only (no clone, resubmit, recirculate, multicast, digest, meters,
+direct counters).
 """
 
 from __future__ import annotations
