@@ -107,6 +107,9 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--entries", metavar="SETUP.stf",
                     help="set up from this STF file and send its packets instead")
     ap.add_argument("-I", dest="include", action="append", default=[], metavar="DIR")
+    ap.add_argument("--native", action="store_true",
+                    help="also run the compiled (C) pipeline, p4emu.native, on its own device "
+                         "with the same set-up and packets, and print both rates")
     args = ap.parse_args(argv)
     if args.packets < 1 or args.routes < 1:
         print("p4emu bench: --packets and --routes must be positive", file=sys.stderr)
@@ -125,26 +128,40 @@ def main(argv: list[str]) -> int:
     except P4CompileError as exc:
         print(str(exc), file=sys.stderr)
         return 2
-    state = DeviceState.from_program(program.info, clock_us=lambda: 0)
-    pipeline = Pipeline(program, state)
-    try:
-        if args.entries:
-            packets = stf_setup(state, args.entries)
-            scenario = f"STF set-up {args.entries}"
-        else:
-            install_l3(state, args.routes)
-            packets = l3_packets(args.routes)
-            scenario = f"L3: {args.routes} /24 routes, {NEXT_HOPS} next hops, 3 lookups/packet"
-    except (KeyError, StfError, OSError) as exc:
-        print(f"p4emu bench: {exc}", file=sys.stderr)
-        return 2
-    if not packets:
-        print("p4emu bench: no packets to send", file=sys.stderr)
-        return 2
-    measure(pipeline.process, packets, min(1000, args.packets))  # warm-up
-    seconds, out = measure(pipeline.process, packets, args.packets)
+    runs = [("python", Pipeline)]
+    if args.native:
+        from p4emu.native import NativeUnsupported, load_native
+        from p4emu.native.pipeline import NativePipeline
+
+        try:
+            load_native(program)
+        except NativeUnsupported as exc:
+            print(f"p4emu bench: --native: {exc}", file=sys.stderr)
+            return 2
+        runs.append(("native", NativePipeline))
     print(f"program: {args.program}")
-    print(f"scenario: {scenario}")
-    print(f"packets: {args.packets} in, {out} out, {seconds:.3f} s")
-    print(f"rate: {args.packets / seconds:,.0f} packets/s (one core)")
+    for label, make in runs:
+        state = DeviceState.from_program(program.info, clock_us=lambda: 0)
+        pipeline = make(program, state)
+        try:
+            if args.entries:
+                packets = stf_setup(state, args.entries)
+                scenario = f"STF set-up {args.entries}"
+            else:
+                install_l3(state, args.routes)
+                packets = l3_packets(args.routes)
+                scenario = f"L3: {args.routes} /24 routes, {NEXT_HOPS} next hops, 3 lookups/packet"
+        except (KeyError, StfError, OSError) as exc:
+            print(f"p4emu bench: {exc}", file=sys.stderr)
+            return 2
+        if not packets:
+            print("p4emu bench: no packets to send", file=sys.stderr)
+            return 2
+        measure(pipeline.process, packets, min(1000, args.packets))  # warm-up
+        seconds, out = measure(pipeline.process, packets, args.packets)
+        prefix = f"{label}: " if args.native else ""
+        if label == "python":
+            print(f"scenario: {scenario}")
+        print(f"{prefix}packets: {args.packets} in, {out} out, {seconds:.3f} s")
+        print(f"{prefix}rate: {args.packets / seconds:,.0f} packets/s (one core)")
     return 0

@@ -53,6 +53,13 @@ class ActionProfile:
         # group id -> selection slots, for groups without watch ports (whose slots only
         # change with members and groups: every change below clears it)
         self._slots: dict[int, list[Member]] = {}
+        # called after every change of members or groups (p4emu.native reloads the
+        # tables using this profile)
+        self.on_change: list[Callable[[], None]] = []
+
+    def _changed(self) -> None:
+        for hook in self.on_change:
+            hook()
 
     # --- references from table entries (a referenced object cannot be deleted)
     def ref(self, kind: str, obj_id: int) -> None:
@@ -80,6 +87,7 @@ class ActionProfile:
         validate_action_call(action, self.actions, self.allowed,
                              f"action profile {self.info.name} member {member_id}")
         self.members[member_id] = Member(member_id, action)
+        self._changed()
 
     def modify_member(self, member_id: int, action: ActionCall) -> None:
         self._slots.clear()
@@ -88,6 +96,7 @@ class ActionProfile:
         validate_action_call(action, self.actions, self.allowed,
                              f"action profile {self.info.name} member {member_id}")
         self.members[member_id] = Member(member_id, action)
+        self._changed()
 
     def delete_member(self, member_id: int) -> None:
         self._slots.clear()
@@ -96,6 +105,7 @@ class ActionProfile:
         if self._refs.get(("member", member_id)):
             raise InUse(f"action profile {self.info.name}: member {member_id} is in use")
         self.members.pop(member_id)
+        self._changed()
 
     # --- groups
     def _check_group(self, group: Group) -> None:
@@ -132,6 +142,7 @@ class ActionProfile:
             self._refs[("member", gm.member_id)] = self._refs.get(("member", gm.member_id),
                                                                   0) + 1
         self.groups[group.group_id] = group
+        self._changed()
 
     def insert_group(self, group_id: int, members: Iterable[GroupMember] = (),
                      max_size: int = 0) -> None:
@@ -160,6 +171,7 @@ class ActionProfile:
         for gm in group.members:
             self.unref("member", gm.member_id)
         del self.groups[group_id]
+        self._changed()
 
     # --- data plane
     def active_members(self, group_id: int) -> list[Member]:
@@ -198,3 +210,4 @@ class ActionProfile:
         self.members.clear()
         self.groups.clear()
         self._refs.clear()
+        self._changed()

@@ -52,4 +52,7 @@ class CounterArray:
         self.cells[index] = CounterData(packets, nbytes)
 
     def reset(self) -> None:
-        self.cells = [CounterData() for _ in range(self.info.size)]
+        # in place: p4emu.native may have made `cells` a view of a buffer its C code writes
+        cells = self.cells
+        for i in range(len(cells)):
+            cells[i] = CounterData()

@@ -54,4 +54,7 @@ class RegisterArray:
         self.values[index] = value
 
     def reset(self) -> None:
-        self.values = [0] * self.info.size
+        # in place: p4emu.native may have made `values` a buffer its C code writes
+        values = self.values
+        for i in range(len(values)):
+            values[i] = 0

@@ -89,6 +89,13 @@ class Table:
             except EntryExists:
                 pass  # a duplicate const key can never be reached: the first one wins
         self.lookup = make_lookup(self)  # per-packet lookup specialised to this table
+        # called after every control-plane change (entries, default action, meter
+        # configs): p4emu.native mirrors the table into C and reloads its copy then
+        self.on_change: list[Callable[[], None]] = []
+
+    def _changed(self) -> None:
+        for hook in self.on_change:
+            hook()
 
     # --- helpers
     def _canon_match(self, match: tuple) -> tuple:
@@ -234,6 +241,7 @@ class Table:
         entry.is_const = False
         entry.counter = CounterData(entry.counter.packets, entry.counter.bytes)
         self._add(entry)
+        self._changed()
 
     def modify(self, entry: TableEntry) -> None:
         """Replace the target, metadata, meter config and timeout; counter data is kept."""
@@ -249,6 +257,7 @@ class Table:
             old.meter.configure(entry.meter_config, self.clock_us())
         old.meter_config = entry.meter_config
         old._result = None
+        self._changed()
 
     def delete(self, entry: TableEntry) -> TableEntry:
         """Delete the entry with `entry`'s match and priority; returns the removed entry."""
@@ -258,6 +267,7 @@ class Table:
             raise EntryNotFound(f"table {self.name}: no such entry")
         removed = self._remove(ident)
         self._unref(removed)
+        self._changed()
         return removed
 
     def clear(self) -> None:
@@ -265,6 +275,7 @@ class Table:
         for ident, entry in list(self._entries.items()):
             if not entry.is_const:
                 self._unref(self._remove(ident))
+        self._changed()
 
     def get(self, match: tuple, priority: int = 0) -> TableEntry:
         entry = self._entries.get(self._identity(match, priority))
@@ -288,6 +299,7 @@ class Table:
             raise InvalidEntry(f"table {self.name} has no direct meter")
         entry.meter_config = config
         entry.meter.configure(config, self.clock_us())
+        self._changed()
 
     def set_default(self, call: ActionCall) -> None:
         if self.info.const_default_action:
@@ -298,10 +310,12 @@ class Table:
                              f"table {self.name} default")
         self.default = call
         self._miss = self._make_miss()
+        self._changed()
 
     def reset_default(self) -> None:
         self.default = self._program_default
         self._miss = self._make_miss()
+        self._changed()
 
     # --- data plane
     def _find(self, keys: tuple[int, ...]) -> TableEntry | None:

@@ -39,6 +39,9 @@ def _parse_args(argv: list[str]) -> argparse.Namespace:
                     help="egress priority queues per port, as simple_switch's flag; packets "
                          "with priority >= N are dropped (default 1, simple_switch's default)")
     ap.add_argument("-v", "--verbose", action="store_true", help="log at INFO level")
+    ap.add_argument("--native", action="store_true",
+                    help="run the compiled (C) pipeline, p4emu.native (exit 2 when the "
+                         "program is outside its subset)")
     args = ap.parse_args(argv)
     if not 1 <= args.priority_queues <= 8:
         ap.error(f"--priority-queues {args.priority_queues}: must be within 1..8")
@@ -46,17 +49,27 @@ def _parse_args(argv: list[str]) -> argparse.Namespace:
 
 
 def build_device(program_path: str, include_dirs: list[str], defines: dict[str, str],
-                 priority_queues: int = 1) -> Callable[..., tuple[DeviceState, ProcessFn]]:
+                 priority_queues: int = 1, native: bool = False
+                 ) -> Callable[..., tuple[DeviceState, ProcessFn]]:
     """Compile once; return a factory of fresh (device state, process) pairs.
 
     `priority_queues` is simple_switch's `--priority-queues` (p4c's STF driver starts it
-    without the flag, hence 1): a packet whose priority is not below it is dropped."""
+    without the flag, hence 1): a packet whose priority is not below it is dropped.
+    `native`: run p4emu.native's compiled pipeline (raises NativeUnsupported outside its
+    subset)."""
     from p4emu.compiler import load_ir
     from p4emu.frontend import compile_file
     from p4emu.v1model.pipeline import Pipeline
 
     result = compile_file(program_path, include_dirs=tuple(include_dirs), defines=defines)
     program = load_ir(result.ir)
+    make_pipeline: Callable = Pipeline
+    if native:
+        from p4emu.native import load_native
+        from p4emu.native.pipeline import NativePipeline
+
+        load_native(program)
+        make_pipeline = NativePipeline
 
     def fresh(on_enqueue: Callable[[EgressJob], None] | None = None, queue_depth: int = 0
               ) -> tuple[DeviceState, ProcessFn]:
@@ -64,7 +77,7 @@ def build_device(program_path: str, include_dirs: list[str], defines: dict[str, 
         the depth every packet meets there (STF's own: 0)."""
         clock = [0]
         state = DeviceState.from_program(program.info, clock_us=lambda: clock[0])
-        pipeline = Pipeline(program, state, priority_queues=priority_queues)
+        pipeline = make_pipeline(program, state, priority_queues=priority_queues)
         pipeline.on_enqueue = on_enqueue
         pipeline.queue_depth = queue_depth
 
@@ -115,12 +128,19 @@ def main(argv: list[str]) -> int:
 
     try:
         fresh = build_device(args.program, args.include, parse_defines(args.define),
-                             args.priority_queues)
+                             args.priority_queues, native=args.native)
     except P4CompileError as exc:
         print(str(exc), file=sys.stderr)
         return 2
     except OSError as exc:
         print(f"p4emu stf: {exc.filename}: {exc.strerror}", file=sys.stderr)
+        return 2
+    except Exception as exc:
+        from p4emu.native import NativeUnsupported
+
+        if not isinstance(exc, NativeUnsupported):
+            raise
+        print(f"p4emu stf: --native: {exc}", file=sys.stderr)
         return 2
     try:
         results, errors = run_files(fresh, args.stf)

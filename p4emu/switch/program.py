@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import os
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -45,13 +46,31 @@ class LoadedProgram:
 Loader = Callable[[bytes], tuple[ProgramInfo, Callable[[DeviceState], DataplanePipeline]]]
 
 
-def ir_loader(cpu_port: int | None) -> Loader:
-    """The real loader: device config = the IR `p4emu compile -o` writes."""
+def ir_loader(cpu_port: int | None, native: bool | None = None) -> Loader:
+    """The real loader: device config = the IR `p4emu compile -o` writes.
+
+    `native` (default: the environment's P4EMU_NATIVE=1): run p4emu.native's compiled
+    pipeline when the program is inside its subset, else (logged) the Python one."""
+    if native is None:
+        native = os.environ.get("P4EMU_NATIVE") == "1"
 
     def load(device_config: bytes):
         from p4emu.v1model.pipeline import Pipeline
 
         program = _compiled(device_config)
+        if native:
+            from p4emu.native import NativeUnsupported, load_native
+            from p4emu.native.pipeline import NativePipeline
+
+            try:
+                native_program = load_native(program)
+            except NativeUnsupported as exc:
+                log.warning("native pipeline refused, running the Python one: %s", exc)
+            except (OSError, RuntimeError) as exc:  # no compiler, no writable cache ...
+                log.warning("native pipeline not built, running the Python one: %s", exc)
+            else:
+                return program.info, lambda state: NativePipeline(native_program, state,
+                                                                  cpu_port=cpu_port)
         return program.info, lambda state: Pipeline(program, state, cpu_port=cpu_port)
 
     return load
