@@ -43,8 +43,8 @@ lint:
 
 bench:
 	@echo "== bench: p4emu pipeline, p4emu switch, endpoint, fabric bring-up"
-	@$(PY) -m p4emu bench
-	@$(PY) -m p4emu bench p4src/mrc.p4 --entries scripts/bench_mrc.stf
+	@$(PY) -m p4emu bench --pipeline both
+	@$(PY) -m p4emu bench p4src/mrc.p4 --entries scripts/bench_mrc.stf --pipeline both
 	@$(PY) scripts/bench_switch.py
 	@$(PY) scripts/bench_endpoint.py
 	@$(PY) scripts/bench_fabric.py

@@ -13,6 +13,7 @@ from pathlib import Path
 from experiments import registry
 from experiments.config import ENGINES, FIGURES, TARGETS, ExperimentError, Options
 from experiments.validity import short_label
+from p4emu.switch.program import PIPELINES
 
 log = logging.getLogger(__name__)
 
@@ -81,6 +82,9 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--fail-at", default=None,
                    help="failover: virtual times at which the core link, then the plane "
                         "fail, e.g. 400us,900us (default 1ms,2.4ms)")
+    p.add_argument("--pipeline", choices=PIPELINES, default=None,
+                   help="sim: the switches' P4 pipeline: auto (p4emu's compiled C one where "
+                        "the program allows, else Python; the default), native or python")
     p.add_argument("--modes", type=lambda t: tuple(m for m in t.split(",") if m),
                    default=None, help="the modes to run, e.g. ecmp,ev (default: all)")
     p.add_argument("--figures", choices=FIGURES, default="own",
@@ -100,7 +104,7 @@ def options(args: argparse.Namespace) -> Options:
                    rate=args.rate, mtu=args.mtu, incast_n=args.senders, engine=args.engine,
                    spec=args.spec, queue_depth=args.queue_depth, trim=args.trim, ecn=args.ecn,
                    delay=args.delay, modes=args.modes, figures=args.figures,
-                   duration=args.duration, fail_at=args.fail_at)
+                   duration=args.duration, fail_at=args.fail_at, pipeline=args.pipeline)
 
 
 def main(args: argparse.Namespace) -> int:

@@ -70,6 +70,7 @@ class Options:
     figures: str = "own"
     duration: str | None = None  # permutation, failover: each flow's length at the link rate, "1.5ms"
     fail_at: str | None = None  # failover: when the link, then the plane fail, "400us,900us"
+    pipeline: str | None = None  # sim: the switches' P4 pipeline (auto, native, python)
 
 
 def parse_rate(text: str) -> int:
@@ -163,6 +164,7 @@ class Setup:
     engine: str = "lab"  # lab | sim (virtual time: every time below is virtual)
     link_delay_s: float = 0.0  # propagation per link (sim; the lab's links have none)
     figures: str = "own"  # sim: "lab" when the lab's figures run on the simulator
+    pipeline: str = "auto"  # sim: the switches' P4 pipeline (auto, native, python)
     # receivers give trimmed packets' resends turns at the host link's rate (endpoint/
     # README.md, "Resend turns"); the simulator's figures do, the lab's NACK at once
     pace_resends: bool = False

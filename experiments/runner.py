@@ -125,6 +125,12 @@ def _fabric_options(opts: Options, setup: Setup) -> Setup:
             raise ExperimentError("--delay applies to the simulator (--engine sim): the "
                                   "lab's links have no delay of their own")
         changes["link_delay_s"] = parse_delay(opts.delay)
+    if opts.pipeline is not None:
+        if opts.engine != "sim":
+            raise ExperimentError("--pipeline applies to the simulator (--engine sim): the "
+                                  "lab's p4emu switches take it as `p4emu switch ... -- "
+                                  "--pipeline`")
+        changes["pipeline"] = opts.pipeline
     return replace(setup, **changes)
 
 

@@ -107,9 +107,10 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--entries", metavar="SETUP.stf",
                     help="set up from this STF file and send its packets instead")
     ap.add_argument("-I", dest="include", action="append", default=[], metavar="DIR")
-    ap.add_argument("--native", action="store_true",
-                    help="also run the compiled (C) pipeline, p4emu.native, on its own device "
-                         "with the same set-up and packets, and print both rates")
+    ap.add_argument("--pipeline", choices=("python", "native", "both"), default="python",
+                    help="the generated Python pipeline (default), p4emu.native's compiled "
+                         "C one, or both, each on its own device with the same set-up and "
+                         "packets")
     args = ap.parse_args(argv)
     if args.packets < 1 or args.routes < 1:
         print("p4emu bench: --packets and --routes must be positive", file=sys.stderr)
@@ -128,15 +129,15 @@ def main(argv: list[str]) -> int:
     except P4CompileError as exc:
         print(str(exc), file=sys.stderr)
         return 2
-    runs = [("python", Pipeline)]
-    if args.native:
+    runs = [] if args.pipeline == "native" else [("python", Pipeline)]
+    if args.pipeline != "python":
         from p4emu.native import NativeUnsupported, load_native
         from p4emu.native.pipeline import NativePipeline
 
         try:
             load_native(program)
         except NativeUnsupported as exc:
-            print(f"p4emu bench: --native: {exc}", file=sys.stderr)
+            print(f"p4emu bench: --pipeline {args.pipeline}: {exc}", file=sys.stderr)
             return 2
         runs.append(("native", NativePipeline))
     print(f"program: {args.program}")
@@ -159,8 +160,8 @@ def main(argv: list[str]) -> int:
             return 2
         measure(pipeline.process, packets, min(1000, args.packets))  # warm-up
         seconds, out = measure(pipeline.process, packets, args.packets)
-        prefix = f"{label}: " if args.native else ""
-        if label == "python":
+        prefix = f"{label}: " if args.pipeline == "both" else ""
+        if label == runs[0][0]:
             print(f"scenario: {scenario}")
         print(f"{prefix}packets: {args.packets} in, {out} out, {seconds:.3f} s")
         print(f"{prefix}rate: {args.packets / seconds:,.0f} packets/s (one core)")

@@ -9,7 +9,8 @@ Targets: ``p4emu`` compiles tests/p4/switch/l3_qdepth.p4 (an L3 LPM forwarder, a
 tutorials' basic.p4) and runs `python -m p4emu switch` as a separate process; ``bmv2``
 compiles the same program with p4c-bm2-ss and runs `simple_switch_grpc` (logging off) with
 the same arguments, pushed over the same P4Runtime client and driven by the same senders;
-``both`` runs one after the other and prints p4emu's packet rates over BMv2's.
+``both`` runs one after the other and prints p4emu's packet rates over BMv2's. `--pipeline`
+chooses p4emu's P4 pipeline (auto: the compiled C one where the program allows).
 """
 
 from __future__ import annotations
@@ -193,7 +194,7 @@ L3_PROGRAM = REPO / "tests/p4/switch/l3_qdepth.p4"
 L3_FORWARD = "MyIngress.ipv4_forward"  # its routes' action
 
 
-def start_switch(target: str, grpc_port: int, build_dir: Path):
+def start_switch(target: str, grpc_port: int, build_dir: Path, pipeline: str = "auto"):
     """The switch process of `target` on the two ports, and what to push to it."""
     from controller.p4rt_codec import load_p4info
     from lab.target import compile_program
@@ -204,6 +205,8 @@ def start_switch(target: str, grpc_port: int, build_dir: Path):
     p4info = load_p4info(compiled.p4info)
     cmd = switch_command(target, 1, {1: SW1, 2: SW2}, grpc_port, free_port(), 255, None, None,
                          QueueOptions(priority_queues=1))
+    if target == "p4emu":
+        cmd += ["--pipeline", pipeline]  # a target option: switch_args ends after "--"
     proc = subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     return proc, p4info, compiled.device_config.read_bytes()
 
@@ -212,10 +215,12 @@ def measure(target: str, args: argparse.Namespace, build_dir: Path) -> dict:
     """Build the namespaces, run one switch of `target`, measure, tear down."""
     proc = None
     results: dict[str, object] = {"target": target}
+    if target == "p4emu":
+        results["pipeline"] = args.pipeline
     try:
         build()
         grpc_port = free_port()
-        proc, p4info, device_config = start_switch(target, grpc_port, build_dir)
+        proc, p4info, device_config = start_switch(target, grpc_port, build_dir, args.pipeline)
         stub, entry, table_size = push_and_route(grpc_port, p4info, device_config)
         ping_rtt(H1, "10.0.2.2", 5)  # warm-up
         for frame_size in (64, 1500):
@@ -250,6 +255,8 @@ def main() -> int:
     parser.add_argument("--entries", type=int, default=2000)
     parser.add_argument("--batch", type=int, default=500)
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--pipeline", choices=("auto", "native", "python"), default="auto",
+                        help="p4emu's P4 pipeline (p4emu switch -- --pipeline)")
     args = parser.parse_args()
     if os.geteuid() != 0:
         print("bench_switch: needs root (network namespaces)", file=sys.stderr)

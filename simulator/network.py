@@ -23,6 +23,7 @@ from endpoint.wire import ETH_IP_UDP_LEN, HEADER_LEN, payload_fit
 from fabric_model.model import Fabric, Link
 from fabric_model.spec import parse_duration
 from fabric_model.spray import SPRAY_MODES
+from p4emu.switch.program import PIPELINES
 from p4emu.switch.traffic_manager import QueueSettings
 from simulator.controller import SimController
 from simulator.hosts import FlowSpec, SimFlow, SimHost
@@ -66,6 +67,9 @@ class SimSettings:
     # receivers give each trimmed packet's resend a turn at their link's rate
     # (`endpoint.core.receiver.ResendPacer`); off: every NACK asks for it at once
     pace_resends: bool = True
+    # the switches' P4 pipeline: auto (p4emu's compiled C one where the program allows,
+    # else the generated Python one), native or python (`p4emu.switch.program.ir_loader`)
+    pipeline: str = "auto"
 
     def __post_init__(self) -> None:
         checks = [(self.link_rate_bps > 0, f"link rate {self.link_rate_bps:g} b/s"),
@@ -77,7 +81,8 @@ class SimSettings:
                   (self.trim_threshold >= 0 and self.ecn_threshold >= 0, "thresholds < 0"),
                   (self.spray in SPRAY_MODES, f"spray mode {self.spray!r}"),
                   (self.probe_interval_s > 0 and self.miss_limit >= 1, "probe settings"),
-                  (self.sample_interval_s > 0, f"sample interval {self.sample_interval_s:g}")]
+                  (self.sample_interval_s > 0, f"sample interval {self.sample_interval_s:g}"),
+                  (self.pipeline in PIPELINES, f"pipeline {self.pipeline!r}")]
         for ok, what in checks:
             if not ok:
                 raise ValueError(f"simulator: bad {what}")
@@ -137,7 +142,7 @@ class SimNetwork:
         self.loop = EventLoop()
         self.rng = random.Random(s.seed)
         self._shared_payload = b""
-        self.program = program or compiled()
+        self.program = program or compiled(pipeline=s.pipeline)
         self.wires: dict[tuple[str, int], Wire] = {}  # (sender node, port/NIC) -> wire
         self._down_ports: dict[str, set[int]] = {name: set() for name in fabric.switches}
         self.switches = {

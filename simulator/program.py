@@ -23,13 +23,14 @@ class CompiledProgram:
 
 
 @functools.cache
-def compiled(source: Path = DEFAULT_PROGRAM) -> CompiledProgram:
+def compiled(source: Path = DEFAULT_PROGRAM, pipeline: str = "auto") -> CompiledProgram:
     """`source` through p4emu's front end (as `p4emu compile`), with the loader that
-    hands every switch its own pipeline, as `p4emu switch` does."""
+    hands every switch its own pipeline, as `p4emu switch` does (`pipeline`: which one,
+    `p4emu.switch.program.ir_loader`)."""
     from p4emu.frontend import compile_file
 
     result = compile_file(str(source))
     p4info = result.p4info
     if isinstance(p4info, str | bytes):
         p4info = text_format.Parse(p4info, p4info_pb2.P4Info())
-    return CompiledProgram(p4info, result.ir, ir_loader(CPU_PORT))
+    return CompiledProgram(p4info, result.ir, ir_loader(CPU_PORT, pipeline))

@@ -102,7 +102,7 @@ class SimSession:
                            probe_interval_s=s.probe_interval, miss_limit=s.miss_limit,
                            seed=s.seed,
                            link_model=LinkModel.VETH if s.figures == "lab" else LinkModel.WIRE,
-                           pace_resends=s.pace_resends)
+                           pace_resends=s.pace_resends, pipeline=s.pipeline)
 
     # --- observation --------------------------------------------------------------------
     def counters(self, switches: list[str] | None = None) -> FabricCounters:

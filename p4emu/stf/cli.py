@@ -39,9 +39,10 @@ def _parse_args(argv: list[str]) -> argparse.Namespace:
                     help="egress priority queues per port, as simple_switch's flag; packets "
                          "with priority >= N are dropped (default 1, simple_switch's default)")
     ap.add_argument("-v", "--verbose", action="store_true", help="log at INFO level")
-    ap.add_argument("--native", action="store_true",
-                    help="run the compiled (C) pipeline, p4emu.native (exit 2 when the "
-                         "program is outside its subset)")
+    ap.add_argument("--pipeline", choices=("python", "native"), default="python",
+                    help="the generated Python pipeline (default, the reference) or "
+                         "p4emu.native's compiled C one (exit 2 when the program is outside "
+                         "its subset)")
     args = ap.parse_args(argv)
     if not 1 <= args.priority_queues <= 8:
         ap.error(f"--priority-queues {args.priority_queues}: must be within 1..8")
@@ -128,7 +129,7 @@ def main(argv: list[str]) -> int:
 
     try:
         fresh = build_device(args.program, args.include, parse_defines(args.define),
-                             args.priority_queues, native=args.native)
+                             args.priority_queues, native=args.pipeline == "native")
     except P4CompileError as exc:
         print(str(exc), file=sys.stderr)
         return 2
@@ -140,7 +141,7 @@ def main(argv: list[str]) -> int:
 
         if not isinstance(exc, NativeUnsupported):
             raise
-        print(f"p4emu stf: --native: {exc}", file=sys.stderr)
+        print(f"p4emu stf: --pipeline native: {exc}", file=sys.stderr)
         return 2
     try:
         results, errors = run_files(fresh, args.stf)

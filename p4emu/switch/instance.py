@@ -136,7 +136,7 @@ class SwitchInstance:
         settings = QueueSettings(opts.queue_depth, opts.queue_rate, opts.line_rate,
                                  opts.priority_queues, dict(opts.priority_depths))
         self.tm = TrafficManager(self.core, self.ports, settings, self.pcaps)
-        loader = ir_loader(opts.cpu_port)
+        loader = ir_loader(opts.cpu_port, opts.pipeline)
         if opts.program:
             load_initial_program(opts.program, loader, self.core)
         try:

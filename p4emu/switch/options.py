@@ -10,6 +10,7 @@ import argparse
 from dataclasses import dataclass, field
 
 from cmdline import OneLineParser, UsageError
+from p4emu.switch.program import PIPELINES
 
 LOG_LEVELS = {"trace": 5, "debug": 10, "info": 20, "warn": 30, "warning": 30, "error": 40,
               "critical": 50, "off": 100}
@@ -33,6 +34,7 @@ class SwitchOptions:
     line_rate: float = 0.0
     priority_queues: int = 1
     priority_depths: dict[int, int] = field(default_factory=dict)  # priority -> depth
+    pipeline: str = "auto"  # p4emu.switch.program.PIPELINES
 
 
 def _port_at_iface(text: str) -> tuple[int, str]:
@@ -123,6 +125,9 @@ def _target_parser() -> argparse.ArgumentParser:
     p.add_argument("--drop-port", type=int, default=None)
     p.add_argument("--load-modules")
     p.add_argument("--enable-swap", action="store_true")
+    p.add_argument("--pipeline", choices=PIPELINES, default="auto",
+                   help="auto: p4emu's compiled C pipeline where the program allows, else "
+                        "the generated Python one; p4emu only")
     _add_queue_options(p)
     return p
 
@@ -137,7 +142,7 @@ def parse_switch_args(argv: list[str]) -> SwitchOptions:
     t = _target_parser().parse_args(target_args)
     opts = SwitchOptions(device_id=a.device_id, log_console=a.log_console,
                          log_file=a.log_file, pcap_dir=a.pcap, no_p4=a.no_p4,
-                         program=a.program, thrift_port=a.thrift_port)
+                         program=a.program, thrift_port=a.thrift_port, pipeline=t.pipeline)
     if opts.device_id < 0:
         raise UsageError(f"--device-id {opts.device_id} must be >= 0")
     for number, iface in a.interface:

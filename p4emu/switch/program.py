@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import functools
 import logging
-import os
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -46,34 +45,49 @@ class LoadedProgram:
 Loader = Callable[[bytes], tuple[ProgramInfo, Callable[[DeviceState], DataplanePipeline]]]
 
 
-def ir_loader(cpu_port: int | None, native: bool | None = None) -> Loader:
-    """The real loader: device config = the IR `p4emu compile -o` writes.
+# which P4 pipeline runs a loaded program: p4emu.native's compiled C one, the generated
+# Python one, or (auto) the C one where the program is inside its subset and it builds
+PIPELINES = ("auto", "native", "python")
 
-    `native` (default: the environment's P4EMU_NATIVE=1): run p4emu.native's compiled
-    pipeline when the program is inside its subset, else (logged) the Python one."""
-    if native is None:
-        native = os.environ.get("P4EMU_NATIVE") == "1"
+
+def ir_loader(cpu_port: int | None, pipeline: str = "auto") -> Loader:
+    """The real loader: device config = the IR `p4emu compile -o` writes; `pipeline` one
+    of PIPELINES. "native" refuses a program it cannot compile (the reason goes back to
+    the client that pushed it); "auto" then logs why and runs the Python pipeline."""
+    if pipeline not in PIPELINES:
+        raise ValueError(f"pipeline {pipeline!r}: expected one of {', '.join(PIPELINES)}")
 
     def load(device_config: bytes):
         from p4emu.v1model.pipeline import Pipeline
 
         program = _compiled(device_config)
-        if native:
-            from p4emu.native import NativeUnsupported, load_native
-            from p4emu.native.pipeline import NativePipeline
+        if pipeline != "python":
+            native = _native_program(program, required=pipeline == "native")
+            if native is not None:
+                from p4emu.native.pipeline import NativePipeline
 
-            try:
-                native_program = load_native(program)
-            except NativeUnsupported as exc:
-                log.warning("native pipeline refused, running the Python one: %s", exc)
-            except (OSError, RuntimeError) as exc:  # no compiler, no writable cache ...
-                log.warning("native pipeline not built, running the Python one: %s", exc)
-            else:
-                return program.info, lambda state: NativePipeline(native_program, state,
+                return program.info, lambda state: NativePipeline(native, state,
                                                                   cpu_port=cpu_port)
         return program.info, lambda state: Pipeline(program, state, cpu_port=cpu_port)
 
     return load
+
+
+def _native_program(program: Any, required: bool) -> Any:
+    """p4emu.native's build of `program`, or None (logged) when it has none and is not
+    `required`; required, a ValueError with the reason."""
+    from p4emu.native import NativeUnsupported, load_native
+
+    try:
+        return load_native(program)
+    except NativeUnsupported as exc:
+        reason = f"outside the compiled pipeline's subset: {exc}"
+    except (OSError, RuntimeError) as exc:  # no compiler, no writable cache ...
+        reason = f"the compiled pipeline did not build: {str(exc).splitlines()[0]}"
+    if required:
+        raise ValueError(reason)
+    log.info("%s; running the Python pipeline", reason)
+    return None
 
 
 @functools.lru_cache(maxsize=4)
