@@ -1,0 +1,98 @@
+"""The traffic manager in C: `NativeTrafficManager`, `TrafficManager` with compiled
+egress queues (rt/tm.c) and per-packet loops (rt/tm_serve.c) of the same semantics.
+
+The Python `PortQueues`/`TrafficManager` stay the reference and the fallback; which one
+a switch runs is chosen here, in `traffic_manager_class`. Per packet, the C serve loop
+calls the compiled pipeline's egress entry point directly (a `NativePipeline`'s module
+and C State) and hands frames to `ports.send`; pcaps, the CPU port, errors, bad
+priorities and debug logging go through the Python code of `TrafficManager`.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from p4emu.native.build import build
+from p4emu.switch.queues import Dequeued, DropReason, Enqueued
+from p4emu.switch.traffic_manager import TrafficManager
+
+log = logging.getLogger(__name__)
+
+TRAFFIC_MANAGERS = ("auto", "native", "python")
+_RT = Path(__file__).parent / "rt"
+_module = None
+
+
+def tm_module():
+    """The built C module (gcc once per source, `p4emu.native.build`'s cache)."""
+    global _module
+    if _module is None:
+        source = (_RT / "tm.c").read_text() + (_RT / "tm_serve.c").read_text()
+        module = build(source)
+        module.setup(Enqueued, Dequeued, DropReason.QUEUE_FULL, DropReason.BAD_PRIORITY)
+        _module = module
+    return _module
+
+
+class NativeTrafficManager(TrafficManager):
+    """`TrafficManager` whose queues and serve loop are compiled."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        m = tm_module()
+        self._cqueues, self._offer_jobs, self._serve = m.PortQueues, m.offer_jobs, m.serve
+        super().__init__(*args, **kwargs)
+
+    def _new_queues(self, port: int):
+        return self._cqueues(self.settings.config_for(port), self.settings.priorities, port)
+
+    def _enqueue(self, port: int, jobs, queue_now: float) -> None:
+        if _base_log_debug():
+            super()._enqueue(port, jobs, queue_now)  # the per-packet debug line
+            return
+        bad = self._offer_jobs(self.queues, jobs, queue_now, self.queue)
+        for job in bad or ():
+            self._bad_priority(job)
+
+    def _serve_egress(self) -> float | None:
+        with self.core.lock:
+            program = self.core.program
+            if program is None:
+                return super()._serve_egress()
+            now = self.core.queue_clock_us()
+            now_us = self.core.clock_us()
+            pipeline = program.pipeline
+            cstate = getattr(pipeline, "cstate", None)
+            # the compiled pipeline's module function with its State: no Python frame
+            egress = pipeline._egress if cstate is not None else pipeline.egress
+            send = None if self.pcaps is not None else self.ports.send
+            return self._serve(self.queues, now, now_us, egress, cstate, send,
+                               self._transmit, self.core.cpu_port, self._egress_error)
+
+
+def _base_log_debug() -> bool:
+    return logging.getLogger("p4emu.switch.traffic_manager").isEnabledFor(logging.DEBUG)
+
+
+def traffic_manager_class(choice: str, pipeline=None) -> type[TrafficManager]:
+    """The traffic manager for `choice` (TRAFFIC_MANAGERS): "python", the reference;
+    "native", the compiled one (raises if it does not build); "auto", the compiled one
+    for a compiled pipeline (`NativePipeline`) when it builds, else (logged) Python."""
+    if choice not in TRAFFIC_MANAGERS:
+        raise ValueError(f"traffic manager {choice!r}: expected one of {', '.join(TRAFFIC_MANAGERS)}")
+    if choice == "python":
+        return TrafficManager
+    if choice == "auto":
+        from p4emu.native.pipeline import NativePipeline
+
+        if not isinstance(pipeline, NativePipeline):
+            return TrafficManager
+        try:
+            tm_module()
+        except (RuntimeError, OSError) as exc:
+            log.info("compiled traffic manager did not build (%s); running the Python one",
+                     str(exc).splitlines()[0])
+            return TrafficManager
+    else:
+        tm_module()
+    return NativeTrafficManager
