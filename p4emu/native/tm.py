@@ -14,7 +14,7 @@ import logging
 from pathlib import Path
 
 from p4emu.native.build import build
-from p4emu.switch.queues import Dequeued, DropReason, Enqueued
+from p4emu.switch.queues import Dequeued, DropReason, Enqueued, QueueConfig
 from p4emu.switch.traffic_manager import TrafficManager
 
 log = logging.getLogger(__name__)
@@ -33,6 +33,12 @@ def tm_module():
         module.setup(Enqueued, Dequeued, DropReason.QUEUE_FULL, DropReason.BAD_PRIORITY)
         _module = module
     return _module
+
+
+def compiled_port_queues(config: QueueConfig | None = None, priorities: int = 1,
+                         port: int = -1):
+    """`PortQueues(config, priorities)` compiled (`port`: the number its errors name)."""
+    return tm_module().PortQueues(config or QueueConfig(), priorities, port)
 
 
 class NativeTrafficManager(TrafficManager):
@@ -65,7 +71,10 @@ class NativeTrafficManager(TrafficManager):
             cstate = getattr(pipeline, "cstate", None)
             # the compiled pipeline's module function with its State: no Python frame
             egress = pipeline._egress if cstate is not None else pipeline.egress
-            send = None if self.pcaps is not None else self.ports.send
+            # frames go straight to the ports unless the Python _transmit has work
+            # beyond the CPU port (pcaps) or was replaced on the instance (tests do)
+            plain = self.pcaps is None and "_transmit" not in self.__dict__
+            send = self.ports.send if plain else None
             return self._serve(self.queues, now, now_us, egress, cstate, send,
                                self._transmit, self.core.cpu_port, self._egress_error)
 
