@@ -16,6 +16,7 @@ from pathlib import Path
 from p4emu.native.build import build
 from p4emu.switch.queues import Dequeued, DropReason, Enqueued, QueueConfig
 from p4emu.switch.traffic_manager import TrafficManager
+from p4emu.switch.traffic_manager import log as _tm_log
 
 log = logging.getLogger(__name__)
 
@@ -42,18 +43,54 @@ def compiled_port_queues(config: QueueConfig | None = None, priorities: int = 1,
 
 
 class NativeTrafficManager(TrafficManager):
-    """`TrafficManager` whose queues and serve loop are compiled."""
+    """`TrafficManager` whose queues and per-packet loops are compiled."""
 
     def __init__(self, *args, **kwargs) -> None:
         m = tm_module()
         self._cqueues, self._offer_jobs, self._serve = m.PortQueues, m.offer_jobs, m.serve
+        self._ingress_c = m.ingress
+        self._seen: object = None  # the program _compiled_entry_points was worked out for
+        self._entry_points: tuple | None = None
         super().__init__(*args, **kwargs)
 
     def _new_queues(self, port: int):
         return self._cqueues(self.settings.config_for(port), self.settings.priorities, port)
 
+    def _compiled_entry_points(self, program) -> tuple | None:
+        """(ingress, egress, C State) of a compiled pipeline (the native module's
+        functions, called from C without a Python frame), else None."""
+        if program is not self._seen:  # tests set core.program without install()
+            self._seen = program
+            pipeline = program.pipeline
+            cstate = getattr(pipeline, "cstate", None)
+            self._entry_points = (None if cstate is None
+                                  else (pipeline._ingress, pipeline._egress, cstate))
+        return self._entry_points
+
+    def ingress(self, port: int, frame: bytes) -> None:
+        if self.pcaps is not None or _tm_log.isEnabledFor(logging.DEBUG):
+            super().ingress(port, frame)  # pcaps, the per-packet debug line
+            return
+        with self.core.lock:
+            program = self.core.program
+            if program is None:
+                return
+            entry = self._compiled_entry_points(program)
+            if entry is None:
+                super().ingress(port, frame)
+                return
+            queue_now, now = self.core.clocks()
+            try:
+                bad = self._ingress_c(self.queues, self.queue, queue_now, entry[0], entry[2],
+                                      port, frame, now)
+            except Exception as exc:
+                self._internal_error(exc, f"ingress of a {len(frame)}-byte frame from port {port}")
+                return
+            for job in bad or ():
+                self._bad_priority(job)
+
     def _enqueue(self, port: int, jobs, queue_now: float) -> None:
-        if _base_log_debug():
+        if _tm_log.isEnabledFor(logging.DEBUG):
             super()._enqueue(port, jobs, queue_now)  # the per-packet debug line
             return
         bad = self._offer_jobs(self.queues, jobs, queue_now, self.queue)
@@ -65,22 +102,15 @@ class NativeTrafficManager(TrafficManager):
             program = self.core.program
             if program is None:
                 return super()._serve_egress()
-            now = self.core.queue_clock_us()
-            now_us = self.core.clock_us()
-            pipeline = program.pipeline
-            cstate = getattr(pipeline, "cstate", None)
-            # the compiled pipeline's module function with its State: no Python frame
-            egress = pipeline._egress if cstate is not None else pipeline.egress
+            now, now_us = self.core.clocks()
+            entry = self._compiled_entry_points(program)
+            egress, cstate = (program.pipeline.egress, None) if entry is None else entry[1:]
             # frames go straight to the ports unless the Python _transmit has work
             # beyond the CPU port (pcaps) or was replaced on the instance (tests do)
             plain = self.pcaps is None and "_transmit" not in self.__dict__
             send = self.ports.send if plain else None
             return self._serve(self.queues, now, now_us, egress, cstate, send,
                                self._transmit, self.core.cpu_port, self._egress_error)
-
-
-def _base_log_debug() -> bool:
-    return logging.getLogger("p4emu.switch.traffic_manager").isEnabledFor(logging.DEBUG)
 
 
 def traffic_manager_class(choice: str, pipeline=None) -> type[TrafficManager]:

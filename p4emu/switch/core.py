@@ -44,6 +44,12 @@ class SwitchCore:
         fraction of a µs, which the P4-visible µs would round away."""
         return (self._clock_ns() - self._start_ns) / 1000
 
+    def clocks(self) -> tuple[float, int]:
+        """(queue_clock_us(), clock_us()) from one reading of the clock: a traffic
+        manager's pass sees one instant (and reads the clock once per packet)."""
+        ns = self._clock_ns() - self._start_ns
+        return ns / 1000, ns // 1000
+
     def on_program_change(self, listener: Callable[[LoadedProgram], None]) -> None:
         self._program_listeners.append(listener)
 

@@ -174,8 +174,7 @@ class TrafficManager:
             program = self.core.program
             if program is None:
                 return  # no pipeline: drop, as simple_switch_grpc --no-p4
-            now = self.core.clock_us()
-            queue_now = self.core.queue_clock_us()
+            queue_now, now = self.core.clocks()
             try:
                 jobs = program.pipeline.ingress(port, frame, now)
             except Exception as exc:
@@ -216,8 +215,7 @@ class TrafficManager:
             if program is None:
                 ready = [q.next_ready_us() for q in self.queues.values() if q.queued]
                 return min(ready) if ready else None
-            now = self.core.queue_clock_us()
-            now_us = self.core.clock_us()
+            now, now_us = self.core.clocks()
             egress = program.pipeline.egress
             next_ready = None
             active = self.queues.items()  # the first round visits every port

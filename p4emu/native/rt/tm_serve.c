@@ -1,5 +1,6 @@
 /* The traffic manager's per-packet loops over the queues of tm.c (joined after it):
- * offer_jobs (TrafficManager._enqueue) and serve (TrafficManager._serve_egress). */
+ * offer_jobs (TrafficManager._enqueue), ingress (TrafficManager.ingress with a compiled
+ * pipeline) and serve (TrafficManager._serve_egress). */
 
 static long long attr_ll(PyObject *o, PyObject *name, PyObject **keep) {
     PyObject *v = PyObject_GetAttr(o, name);
@@ -11,13 +12,10 @@ static long long attr_ll(PyObject *o, PyObject *name, PyObject **keep) {
 
 static PyObject *s_port, *s_priority;
 
-/* offer_jobs(queues: dict, jobs, now_us, make_queue) -> [jobs of a bad priority] or None.
- * make_queue(port) creates a missing port's queues (TrafficManager.queue). */
-static PyObject *py_offer_jobs(PyObject *m, PyObject *const *a, Py_ssize_t n) {
-    if (n != 4 || !PyDict_Check(a[0])) { PyErr_SetString(PyExc_TypeError, "offer_jobs(queues, jobs, now, make_queue)"); return NULL; }
-    double now = PyFloat_AsDouble(a[2]);
-    if (now == -1.0 && PyErr_Occurred()) return NULL;
-    PyObject *seq = PySequence_Fast(a[1], "jobs: a sequence");
+/* offer each of `jobs` to its port's queues; make_queue(port) creates a missing port's
+ * queues (TrafficManager.queue). Returns the jobs of a bad priority (or None). */
+static PyObject *offer_all(PyObject *queues, PyObject *jobs, double now, PyObject *make_queue) {
+    PyObject *seq = PySequence_Fast(jobs, "jobs: a sequence");
     if (!seq) return NULL;
     PyObject *bad = NULL;
     for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(seq); i++) {
@@ -26,9 +24,9 @@ static PyObject *py_offer_jobs(PyObject *m, PyObject *const *a, Py_ssize_t n) {
         if (attr_ll(job, s_port, &port) == -1 && PyErr_Occurred()) goto fail;
         prio = attr_ll(job, s_priority, NULL);
         if (prio == -1 && PyErr_Occurred()) { Py_DECREF(port); goto fail; }
-        PyObject *q = PyDict_GetItemWithError(a[0], port);
+        PyObject *q = PyDict_GetItemWithError(queues, port);
         if (q) Py_INCREF(q);
-        else if (!PyErr_Occurred()) q = PyObject_CallOneArg(a[3], port);
+        else if (!PyErr_Occurred()) q = PyObject_CallOneArg(make_queue, port);
         Py_DECREF(port);
         if (!q) goto fail;
         if (!PyObject_TypeCheck(q, &QueuesType)) {
@@ -48,6 +46,27 @@ static PyObject *py_offer_jobs(PyObject *m, PyObject *const *a, Py_ssize_t n) {
 fail:
     Py_DECREF(seq); Py_XDECREF(bad);
     return NULL;
+}
+
+/* offer_jobs(queues: dict, jobs, queue_now, make_queue) -> [jobs of a bad priority] or None */
+static PyObject *py_offer_jobs(PyObject *m, PyObject *const *a, Py_ssize_t n) {
+    if (n != 4 || !PyDict_Check(a[0])) { PyErr_SetString(PyExc_TypeError, "offer_jobs(queues, jobs, now, make_queue)"); return NULL; }
+    double now = PyFloat_AsDouble(a[2]);
+    if (now == -1.0 && PyErr_Occurred()) return NULL;
+    return offer_all(a[0], a[1], now, a[3]);
+}
+
+/* ingress(queues, make_queue, queue_now, ingress, cstate, port, frame, now_us): the
+ * compiled pipeline's ingress entry point, then its jobs offered as offer_jobs */
+static PyObject *py_ingress(PyObject *m, PyObject *const *a, Py_ssize_t n) {
+    if (n != 8 || !PyDict_Check(a[0])) { PyErr_SetString(PyExc_TypeError, "ingress: 8 arguments"); return NULL; }
+    double now = PyFloat_AsDouble(a[2]);
+    if (now == -1.0 && PyErr_Occurred()) return NULL;
+    PyObject *jobs = PyObject_Vectorcall(a[3], a + 4, 4, NULL);
+    if (!jobs) return NULL;
+    PyObject *r = offer_all(a[0], jobs, now, a[1]);
+    Py_DECREF(jobs);
+    return r;
 }
 
 #define MAXQ 256
@@ -195,6 +214,7 @@ static PyObject *py_setup(PyObject *m, PyObject *const *a, Py_ssize_t n) {
 static PyMethodDef module_methods[] = {
     {"setup", (PyCFunction)(void (*)(void))py_setup, METH_FASTCALL, NULL},
     {"offer_jobs", (PyCFunction)(void (*)(void))py_offer_jobs, METH_FASTCALL, NULL},
+    {"ingress", (PyCFunction)(void (*)(void))py_ingress, METH_FASTCALL, NULL},
     {"serve", (PyCFunction)(void (*)(void))py_serve, METH_FASTCALL, NULL},
     {NULL}
 };
