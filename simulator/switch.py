@@ -68,11 +68,13 @@ class SimSwitch:
     # --- data plane
     def receive(self, port: int, frame: bytes) -> None:
         """A frame arrived on `port` now."""
-        self.tm.ingress(port, frame)
-        self._serve()
+        self._arm(self.tm.receive_due(port, frame))
 
     def _serve(self) -> None:
-        ready_us = self.tm.serve_due()
+        self._arm(self.tm.serve_due())
+
+    def _arm(self, ready_us: float | None) -> None:
+        """Come back when the queues next release a packet (`ready_us`, queue clock)."""
         if ready_us is not None:
             # the first whole ns at which the queue clock (ns / 1000) has reached
             # `ready_us`; ceil(ready_us * 1000) alone can round below it

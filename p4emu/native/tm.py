@@ -1,5 +1,6 @@
 """The traffic manager in C: `NativeTrafficManager`, `TrafficManager` with compiled
-egress queues (rt/tm.c) and per-packet loops (rt/tm_serve.c) of the same semantics.
+egress queues (rt/tm.c) and per-packet loops (rt/tm_serve.c, rt/tm_server.c) of the
+same semantics.
 
 The Python `PortQueues`/`TrafficManager` stay the reference and the fallback; which one
 a switch runs is chosen here, in `traffic_manager_class`. Per packet, the C serve loop
@@ -22,6 +23,7 @@ log = logging.getLogger(__name__)
 
 TRAFFIC_MANAGERS = ("auto", "native", "python")
 _RT = Path(__file__).parent / "rt"
+_SOURCES = ("tm.c", "tm_serve.c", "tm_server.c")  # queues, loops, Server and module
 _module = None
 
 
@@ -29,7 +31,7 @@ def tm_module():
     """The built C module (gcc once per source, `p4emu.native.build`'s cache)."""
     global _module
     if _module is None:
-        source = (_RT / "tm.c").read_text() + (_RT / "tm_serve.c").read_text()
+        source = "".join((_RT / name).read_text() for name in _SOURCES)
         module = build(source)
         module.setup(Enqueued, Dequeued, DropReason.QUEUE_FULL, DropReason.BAD_PRIORITY)
         _module = module
@@ -47,47 +49,58 @@ class NativeTrafficManager(TrafficManager):
 
     def __init__(self, *args, **kwargs) -> None:
         m = tm_module()
-        self._cqueues, self._offer_jobs, self._serve = m.PortQueues, m.offer_jobs, m.serve
-        self._ingress_c = m.ingress
-        self._seen: object = None  # the program _compiled_entry_points was worked out for
-        self._entry_points: tuple | None = None
+        self._cqueues, self._offer_jobs, self._server_type = m.PortQueues, m.offer_jobs, m.Server
+        self._bound: tuple = ((None, None), None)  # ((program, plain), its server)
         super().__init__(*args, **kwargs)
 
     def _new_queues(self, port: int):
         return self._cqueues(self.settings.config_for(port), self.settings.priorities, port)
 
-    def _compiled_entry_points(self, program) -> tuple | None:
-        """(ingress, egress, C State) of a compiled pipeline (the native module's
-        functions, called from C without a Python frame), else None."""
-        if program is not self._seen:  # tests set core.program without install()
-            self._seen = program
+    def _server(self, program):
+        """The C server for `program`'s pipeline, bound again when the program changes
+        (tests set core.program without install()) or `_transmit` must see every frame."""
+        # frames go straight to the ports unless the Python _transmit has work beyond
+        # the CPU port (pcaps) or was replaced on the instance (tests do)
+        plain = self.pcaps is None and "_transmit" not in self.__dict__
+        (bound_program, bound_plain), server = self._bound
+        if bound_program is not program or bound_plain != plain:
             pipeline = program.pipeline
-            cstate = getattr(pipeline, "cstate", None)
-            self._entry_points = (None if cstate is None
-                                  else (pipeline._ingress, pipeline._egress, cstate))
-        return self._entry_points
+            cstate = getattr(pipeline, "cstate", None)  # a NativePipeline's C State
+            # the compiled pipeline's module functions: called from C, no Python frame
+            ingress, egress = ((None, pipeline.egress) if cstate is None
+                               else (pipeline._ingress, pipeline._egress))
+            server = self._server_type(
+                self.queues, self.queue, ingress, egress, cstate,
+                self.ports.send if plain else None, self._transmit, self.core.cpu_port,
+                self._egress_error, self._ingress_error, self._bad_priority)
+            self._bound = ((program, plain), server)
+        return server
+
+    def _ingress_error(self, exc: Exception, where: tuple[int, bytes]) -> None:
+        port, frame = where
+        self._internal_error(exc, f"ingress of a {len(frame)}-byte frame from port {port}")
+
+    def _python_only(self) -> bool:
+        """Frames that the Python ingress handles: pcaps, the per-packet debug line."""
+        return self.pcaps is not None or _tm_log.isEnabledFor(logging.DEBUG)
 
     def ingress(self, port: int, frame: bytes) -> None:
-        if self.pcaps is not None or _tm_log.isEnabledFor(logging.DEBUG):
-            super().ingress(port, frame)  # pcaps, the per-packet debug line
-            return
         with self.core.lock:
             program = self.core.program
-            if program is None:
-                return
-            entry = self._compiled_entry_points(program)
-            if entry is None:
+            if program is None or self._python_only() or not _compiled(program):
                 super().ingress(port, frame)
                 return
             queue_now, now = self.core.clocks()
-            try:
-                bad = self._ingress_c(self.queues, self.queue, queue_now, entry[0], entry[2],
-                                      port, frame, now)
-            except Exception as exc:
-                self._internal_error(exc, f"ingress of a {len(frame)}-byte frame from port {port}")
-                return
-            for job in bad or ():
-                self._bad_priority(job)
+            self._server(program).receive(port, frame, queue_now, now)
+
+    def receive_due(self, port: int, frame: bytes) -> float | None:
+        with self.core.lock:
+            program = self.core.program
+            if (program is None or self._injected or self._python_only()
+                    or not _compiled(program)):
+                return super().receive_due(port, frame)
+            queue_now, now = self.core.clocks()
+            return self._server(program).hop(port, frame, queue_now, now)
 
     def _enqueue(self, port: int, jobs, queue_now: float) -> None:
         if _tm_log.isEnabledFor(logging.DEBUG):
@@ -103,14 +116,12 @@ class NativeTrafficManager(TrafficManager):
             if program is None:
                 return super()._serve_egress()
             now, now_us = self.core.clocks()
-            entry = self._compiled_entry_points(program)
-            egress, cstate = (program.pipeline.egress, None) if entry is None else entry[1:]
-            # frames go straight to the ports unless the Python _transmit has work
-            # beyond the CPU port (pcaps) or was replaced on the instance (tests do)
-            plain = self.pcaps is None and "_transmit" not in self.__dict__
-            send = self.ports.send if plain else None
-            return self._serve(self.queues, now, now_us, egress, cstate, send,
-                               self._transmit, self.core.cpu_port, self._egress_error)
+            return self._server(program).serve(now, now_us)
+
+
+def _compiled(program) -> bool:
+    """Whether `program` runs a compiled pipeline (a NativePipeline, with its C State)."""
+    return getattr(program.pipeline, "cstate", None) is not None
 
 
 def traffic_manager_class(choice: str, pipeline=None) -> type[TrafficManager]:

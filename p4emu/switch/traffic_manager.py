@@ -166,6 +166,11 @@ class TrafficManager:
             self.ingress(port_number, frame)
         return self._serve_egress()
 
+    def receive_due(self, port: int, frame: bytes) -> float | None:
+        """`ingress`, then `serve_due`: what a simulated switch does with each frame."""
+        self.ingress(port, frame)
+        return self.serve_due()
+
     def ingress(self, port: int, frame: bytes) -> None:
         """Run the ingress pipeline on a frame received on `port` and queue its jobs."""
         if self.pcaps is not None:

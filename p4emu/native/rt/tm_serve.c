@@ -1,6 +1,5 @@
 /* The traffic manager's per-packet loops over the queues of tm.c (joined after it):
- * offer_jobs (TrafficManager._enqueue), ingress (TrafficManager.ingress with a compiled
- * pipeline) and serve (TrafficManager._serve_egress). */
+ * offering jobs (TrafficManager._enqueue) and a serve pass (TrafficManager._serve_egress). */
 
 static long long attr_ll(PyObject *o, PyObject *name, PyObject **keep) {
     PyObject *v = PyObject_GetAttr(o, name);
@@ -11,6 +10,21 @@ static long long attr_ll(PyObject *o, PyObject *name, PyObject **keep) {
 }
 
 static PyObject *s_port, *s_priority;
+
+/* a Python callback with the pending exception (an Exception: internal error, the
+ * packet dropped) and one more argument; anything else propagates */
+static int report_error(PyObject *callback, PyObject *arg) {
+    if (!PyErr_ExceptionMatches(PyExc_Exception)) return -1;
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    PyErr_NormalizeException(&type, &value, &tb);
+    if (tb) PyException_SetTraceback(value, tb);
+    PyObject *r = PyObject_CallFunctionObjArgs(callback, value, arg, NULL);
+    Py_XDECREF(type); Py_XDECREF(value); Py_XDECREF(tb);
+    if (!r) return -1;
+    Py_DECREF(r);
+    return 0;
+}
 
 /* offer each of `jobs` to its port's queues; make_queue(port) creates a missing port's
  * queues (TrafficManager.queue). Returns the jobs of a bad priority (or None). */
@@ -54,19 +68,6 @@ static PyObject *py_offer_jobs(PyObject *m, PyObject *const *a, Py_ssize_t n) {
     double now = PyFloat_AsDouble(a[2]);
     if (now == -1.0 && PyErr_Occurred()) return NULL;
     return offer_all(a[0], a[1], now, a[3]);
-}
-
-/* ingress(queues, make_queue, queue_now, ingress, cstate, port, frame, now_us): the
- * compiled pipeline's ingress entry point, then its jobs offered as offer_jobs */
-static PyObject *py_ingress(PyObject *m, PyObject *const *a, Py_ssize_t n) {
-    if (n != 8 || !PyDict_Check(a[0])) { PyErr_SetString(PyExc_TypeError, "ingress: 8 arguments"); return NULL; }
-    double now = PyFloat_AsDouble(a[2]);
-    if (now == -1.0 && PyErr_Occurred()) return NULL;
-    PyObject *jobs = PyObject_Vectorcall(a[3], a + 4, 4, NULL);
-    if (!jobs) return NULL;
-    PyObject *r = offer_all(a[0], jobs, now, a[1]);
-    Py_DECREF(jobs);
-    return r;
 }
 
 #define MAXQ 256
@@ -127,9 +128,13 @@ static long long sent_bytes(PyObject *seq) {
     return total;
 }
 
+/* where dequeued packets go (a Server's fields) */
+typedef struct { PyObject *egress, *cstate, *send, *transmit, *cpu, *on_error; } out_t;
+
 /* one packet of port q: egress, charge with the bytes sent, frames out */
-static int serve_one(q_t *q, double ready, long long now_us, PyObject *const *a) {
-    PyObject *egress = a[3], *cstate = a[4], *send = a[5], *transmit = a[6], *cpu = a[7], *on_error = a[8];
+static int serve_one(q_t *q, double ready, long long now_us, const out_t *o) {
+    PyObject *egress = o->egress, *cstate = o->cstate, *send = o->send, *transmit = o->transmit,
+             *cpu = o->cpu, *on_error = o->on_error;
     deq_t d;
     if (q_start(q, ready, &d) < 0) return -1;
     PyObject *outs = call_egress(egress, cstate, &d, now_us);
@@ -139,15 +144,10 @@ static int serve_one(q_t *q, double ready, long long now_us, PyObject *const *a)
     long long bytes = seq ? sent_bytes(seq) : -1;
     if (bytes < 0) {  /* an internal error: TrafficManager._egress_error, packet dropped */
         Py_CLEAR(seq);
-        if (!PyErr_ExceptionMatches(PyExc_Exception)) return -1;
-        PyObject *type, *value, *tb;
-        PyErr_Fetch(&type, &value, &tb);
-        PyErr_NormalizeException(&type, &value, &tb);
-        if (tb) PyException_SetTraceback(value, tb);
-        PyObject *r = PyObject_CallFunction(on_error, "OL", value, q->port);
-        Py_XDECREF(type); Py_XDECREF(value); Py_XDECREF(tb);
-        if (!r) return -1;
-        Py_DECREF(r);
+        PyObject *port = PyLong_FromLongLong(q->port);
+        int r = port ? report_error(on_error, port) : -1;
+        Py_XDECREF(port);
+        if (r < 0) return -1;
         bytes = 0;
     }
     q_charge(q, d.start, bytes);
@@ -158,22 +158,17 @@ static int serve_one(q_t *q, double ready, long long now_us, PyObject *const *a)
     return rc;
 }
 
-/* serve(queues: dict, now, now_us, egress, cstate, send, transmit, cpu_port, on_error)
- * -> the earliest ready time after the pass, or None. The loop of _serve_egress: ports
- * in the dict's order take turns, one packet each, as of `now`, until none is due. */
-static PyObject *py_serve(PyObject *m, PyObject *const *a, Py_ssize_t n) {
-    if (n != 9 || !PyDict_Check(a[0])) { PyErr_SetString(PyExc_TypeError, "serve: 9 arguments"); return NULL; }
-    double now = PyFloat_AsDouble(a[1]);
-    long long now_us = PyLong_AsLongLong(a[2]);
-    if (PyErr_Occurred()) return NULL;
+/* the loop of _serve_egress: ports in the dict's order take turns, one packet each, as
+ * of `now`, until none is due; returns the earliest ready time after the pass, or None */
+static PyObject *serve_pass(PyObject *queues, double now, long long now_us, const out_t *o) {
     q_t *active[MAXQ];
     int na = 0, found = 0, rc = 0;
     double next = 0;
     Py_ssize_t pos = 0;
     PyObject *key, *value;
-    if (PyDict_GET_SIZE(a[0]) > MAXQ) { PyErr_SetString(PyExc_ValueError, "too many ports"); return NULL; }
+    if (PyDict_GET_SIZE(queues) > MAXQ) { PyErr_SetString(PyExc_ValueError, "too many ports"); return NULL; }
     /* a snapshot with references: egress and send may call back into Python */
-    while (PyDict_Next(a[0], &pos, &key, &value)) {
+    while (PyDict_Next(queues, &pos, &key, &value)) {
         if (!PyObject_TypeCheck(value, &QueuesType)) {
             for (int i = 0; i < na; i++) Py_DECREF(active[i]);
             PyErr_SetString(PyExc_TypeError, "not native queues"); return NULL;
@@ -193,7 +188,7 @@ static PyObject *py_serve(PyObject *m, PyObject *const *a, Py_ssize_t n) {
                 continue;
             }
             active[still++] = q;
-            if (serve_one(q, ready, now_us, a) < 0) rc = -1;
+            if (serve_one(q, ready, now_us, o) < 0) rc = -1;
         }
         na = rc < 0 ? 0 : still;
         if (rc < 0) for (int i = 0; i < still; i++) Py_DECREF(active[i]);
@@ -203,34 +198,4 @@ static PyObject *py_serve(PyObject *m, PyObject *const *a, Py_ssize_t n) {
     return PyFloat_FromDouble(next);
 }
 
-/* setup(Enqueued, Dequeued, QUEUE_FULL, BAD_PRIORITY): the Python records to return */
-static PyObject *py_setup(PyObject *m, PyObject *const *a, Py_ssize_t n) {
-    if (n != 4) { PyErr_SetString(PyExc_TypeError, "setup: 4 arguments"); return NULL; }
-    Py_XSETREF(Enqueued, Py_NewRef(a[0])); Py_XSETREF(Dequeued, Py_NewRef(a[1]));
-    Py_XSETREF(QUEUE_FULL, Py_NewRef(a[2])); Py_XSETREF(BAD_PRIORITY, Py_NewRef(a[3]));
-    Py_RETURN_NONE;
-}
-
-static PyMethodDef module_methods[] = {
-    {"setup", (PyCFunction)(void (*)(void))py_setup, METH_FASTCALL, NULL},
-    {"offer_jobs", (PyCFunction)(void (*)(void))py_offer_jobs, METH_FASTCALL, NULL},
-    {"ingress", (PyCFunction)(void (*)(void))py_ingress, METH_FASTCALL, NULL},
-    {"serve", (PyCFunction)(void (*)(void))py_serve, METH_FASTCALL, NULL},
-    {NULL}
-};
-
-static struct PyModuleDef module_def = {PyModuleDef_HEAD_INIT, "p4emu_native_module", NULL, -1, module_methods};
-
-PyMODINIT_FUNC PyInit_p4emu_native_module(void) {
-    if (PyType_Ready(&QueuesType) < 0) return NULL;
-    s_port = PyUnicode_InternFromString("port");
-    s_priority = PyUnicode_InternFromString("priority");
-    egress_kwnames = Py_BuildValue("(sssss)", "enq_timestamp", "enq_qdepth", "deq_timedelta",
-                                   "deq_qdepth", "now_us");
-    if (!s_port || !s_priority || !egress_kwnames) return NULL;
-    PyObject *mod = PyModule_Create(&module_def);
-    if (!mod) return NULL;
-    Py_INCREF(&QueuesType);
-    PyModule_AddObject(mod, "PortQueues", (PyObject *)&QueuesType);
-    return mod;
-}
+/* tm_server.c follows: the Server type and the module */

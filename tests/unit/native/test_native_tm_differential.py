@@ -70,12 +70,15 @@ class Job:
 
 
 class RandomPipeline:
-    """Frame: out port, priority, egress action (0 drop, 1 raise, 2 trim, else keep)."""
+    """Frame: out port, priority, action (0 drop, 1 raise in egress, 2 trim, 4 raise in
+    ingress, else keep)."""
 
     def __init__(self) -> None:
         self.meta: list[tuple] = []
 
     def ingress(self, port, data, now_us):
+        if data[2] == 4:
+            raise KeyError("ingress fault")
         return [Job(data[0], data[1], data)]
 
     def egress(self, job, *, enq_timestamp, enq_qdepth, deq_timedelta, deq_qdepth, now_us):
@@ -87,6 +90,23 @@ class RandomPipeline:
         if action == 1:
             raise ValueError("egress fault")
         return [(job.port, job.data[:40] if action == 2 else job.data)]
+
+
+class CompiledShapedPipeline(RandomPipeline):
+    """RandomPipeline with a NativePipeline's face (cstate, module-style _ingress and
+    _egress): the compiled traffic manager calls these from C."""
+
+    cstate = object()
+
+    def _ingress(self, cstate, port, data, now_us):
+        assert cstate is self.cstate
+        return self.ingress(port, data, now_us)
+
+    def _egress(self, cstate, job, enq_timestamp, enq_qdepth, deq_timedelta, deq_qdepth,
+                now_us):
+        assert cstate is self.cstate
+        return self.egress(job, enq_timestamp=enq_timestamp, enq_qdepth=enq_qdepth,
+                           deq_timedelta=deq_timedelta, deq_qdepth=deq_qdepth, now_us=now_us)
 
 
 class _Program:
@@ -106,7 +126,7 @@ class _Ports:
         return True
 
 
-def _tm_trace(cls, seed: int):
+def _tm_trace(cls, pipeline_class, seed: int):
     rng = random.Random(seed)
     clock = [0]
     core = SwitchCore(cpu_port=CPU, clock_ns=lambda: clock[0])
@@ -115,7 +135,7 @@ def _tm_trace(cls, seed: int):
     ports = _Ports()
     tm = cls(core, ports, QueueSettings(depth=5, line_rate_bps=1e10, priorities=2,
                                         priority_depths={1: 9}))
-    pipeline = RandomPipeline()
+    pipeline = pipeline_class()
     core.program = _Program(pipeline)
     returns = []
     for i in range(2500):
@@ -132,21 +152,27 @@ def _tm_trace(cls, seed: int):
         for _ in range(rng.choice([0, 1, 1, 2, 5])):
             out = rng.choice([1, 2, 3, 4, CPU, 9])
             prio = rng.choice([0, 0, 1, 1, 2])
-            action = rng.choice([0, 1, 2, 3, 3, 3, 3, 3])
+            action = rng.choice([0, 1, 2, 3, 3, 3, 3, 3, 4])
             frame = bytes([out, prio, action]) + i.to_bytes(4, "big") + bytes(rng.randrange(60, 1500))
-            tm.ingress(rng.randrange(1, 5), frame)
+            if rng.random() < 0.5:
+                tm.ingress(rng.randrange(1, 5), frame)
+            else:  # the simulator's way: ingress and serve at one instant
+                returns.append(tm.receive_due(rng.randrange(1, 5), frame))
         returns.append(tm.serve_due())
     drops = {n: dict(q.drops) for n, q in tm.queues.items()}
-    return (returns, ports.sent, packet_ins, pipeline.meta, drops, tm.pipeline_errors,
+    return (returns, ports.sent, packet_ins, pipeline.meta, drops,
+            (tm.pipeline_errors, tm.last_pipeline_error),
             sorted(tm._bad_priority_ports), {n: q.busy_until_us for n, q in tm.queues.items()})
 
 
+@pytest.mark.parametrize("pipeline_class", [RandomPipeline, CompiledShapedPipeline])
 @pytest.mark.parametrize("seed", range(4))
-def test_traffic_managers_agree_frame_for_frame(seed, caplog):
-    caplog.set_level(logging.CRITICAL)  # the egress faults log tracebacks
-    python, native = _tm_trace(TrafficManager, seed), _tm_trace(NativeTrafficManager, seed)
-    returns, sent, packet_ins, meta, drops, errors, _, _ = python
-    assert len(sent) > 1000 and packet_ins and errors > 10 and len(meta) > 1000
+def test_traffic_managers_agree_frame_for_frame(seed, pipeline_class, caplog):
+    caplog.set_level(logging.CRITICAL)  # the pipeline faults log tracebacks
+    python = _tm_trace(TrafficManager, pipeline_class, seed)
+    native = _tm_trace(NativeTrafficManager, pipeline_class, seed)
+    returns, sent, packet_ins, meta, drops, (errors, _), _, _ = python
+    assert len(sent) > 1000 and packet_ins and errors > 100 and len(meta) > 1000
     assert sum(d for per_port in drops.values() for d in per_port.values()) > 50
     for part_python, part_native in zip(python, native, strict=True):
         assert part_python == part_native
