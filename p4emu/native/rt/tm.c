@@ -1,10 +1,11 @@
 /* The traffic manager's egress queues and serve loop in C: the semantics of
  * p4emu/switch/queues.py (PortQueues, the reference) and of TrafficManager's offer loop
  * and _serve_egress, line for line, so that records are the same either way.
- * p4emu/native/tm.py builds it (p4emu.native.build: gcc, cache keyed by source hash).
- * Per packet the only calls back into Python are the pipeline's egress (the native
- * module's egress entry point, FASTCALL, when the pipeline is compiled) and the send of
- * each frame; errors, the CPU port and pcaps go through the Python TrafficManager. */
+ * p4emu/native/tm.py joins it with tm_serve.c and tm_server.c and builds the three
+ * (p4emu.native.build: gcc, cache keyed by source hash).
+ * Per packet the only calls out of C are the pipeline's ingress and egress (the native
+ * module's FASTCALL entry points when the pipeline is compiled) and the send of each
+ * frame; errors, the CPU port and pcaps go through the Python TrafficManager. */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <structmember.h>
@@ -299,4 +300,4 @@ static PyTypeObject QueuesType = {
     .tp_new = queues_new, .tp_methods = queues_methods, .tp_members = queues_members,
     .tp_getset = queues_getset, .tp_doc = "one egress port's strict-priority FIFOs and server",
 };
-/* tm_serve.c follows (p4emu/native/tm.py joins the two files) */
+/* tm_serve.c follows (p4emu/native/tm.py joins the files) */

@@ -47,3 +47,14 @@ def test_phase_records_are_identical_with_either_traffic_manager(mode):
     assert python_kinds == {TrafficManager} and native_kinds == {NativeTrafficManager}
     assert python_hops > 10_000  # real traffic, not an empty run
     assert (native_hash, native_hops) == (python_hash, python_hops)
+
+
+def test_the_choice_is_by_name_and_auto_needs_a_compiled_pipeline():
+    from p4emu.native.tm import traffic_manager_class
+    from simulator.network import SimSettings
+
+    assert traffic_manager_class("python", object()) is TrafficManager
+    assert traffic_manager_class("auto", object()) is TrafficManager  # not a NativePipeline
+    assert traffic_manager_class("native") is NativeTrafficManager
+    with pytest.raises(ValueError, match="traffic manager 'c'"):
+        SimSettings(traffic_manager="c")
