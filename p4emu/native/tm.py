@@ -72,7 +72,8 @@ class NativeTrafficManager(TrafficManager):
             server = self._server_type(
                 self.queues, self.queue, ingress, egress, cstate,
                 self.ports.send if plain else None, self._transmit, self.core.cpu_port,
-                self._egress_error, self._ingress_error, self._bad_priority)
+                self._egress_error, self._ingress_error, self._bad_priority,
+                *self.core.clock_source())
             self._bound = ((program, plain), server)
         return server
 
@@ -90,8 +91,7 @@ class NativeTrafficManager(TrafficManager):
             if program is None or self._python_only() or not _compiled(program):
                 super().ingress(port, frame)
                 return
-            queue_now, now = self.core.clocks()
-            self._server(program).receive(port, frame, queue_now, now)
+            self._server(program).receive(port, frame)  # as of core.clocks()
 
     def receive_due(self, port: int, frame: bytes) -> float | None:
         with self.core.lock:
@@ -99,8 +99,7 @@ class NativeTrafficManager(TrafficManager):
             if (program is None or self._injected or self._python_only()
                     or not _compiled(program)):
                 return super().receive_due(port, frame)
-            queue_now, now = self.core.clocks()
-            return self._server(program).hop(port, frame, queue_now, now)
+            return self._server(program).hop(port, frame)  # as of core.clocks()
 
     def _enqueue(self, port: int, jobs, queue_now: float) -> None:
         if _tm_log.isEnabledFor(logging.DEBUG):
@@ -115,8 +114,7 @@ class NativeTrafficManager(TrafficManager):
             program = self.core.program
             if program is None:
                 return super()._serve_egress()
-            now, now_us = self.core.clocks()
-            return self._server(program).serve(now, now_us)
+            return self._server(program).serve()  # as of core.clocks()
 
 
 def _compiled(program) -> bool:

@@ -50,6 +50,11 @@ class SwitchCore:
         ns = self._clock_ns() - self._start_ns
         return ns / 1000, ns // 1000
 
+    def clock_source(self) -> tuple[Callable[[], int], int]:
+        """(clock_ns, the reading at switch start): what `clocks` computes from, for a
+        compiled traffic manager that reads the clock itself."""
+        return self._clock_ns, self._start_ns
+
     def on_program_change(self, listener: Callable[[LoadedProgram], None]) -> None:
         self._program_listeners.append(listener)
 

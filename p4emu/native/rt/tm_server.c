@@ -4,11 +4,12 @@
 
 typedef struct {
     PyObject_HEAD
-    PyObject *queues, *make_queue, *ingress, *on_ingress_error, *on_bad;
+    PyObject *queues, *make_queue, *ingress, *on_ingress_error, *on_bad, *clock_ns;
+    long long start_ns;
     out_t out;
 } srv_t;
 
-#define SRV_FIELDS(X) X(queues) X(make_queue) X(ingress) X(on_ingress_error) X(on_bad) \
+#define SRV_FIELDS(X) X(queues) X(make_queue) X(ingress) X(on_ingress_error) X(on_bad) X(clock_ns) \
     X(out.egress) X(out.cstate) X(out.send) X(out.transmit) X(out.cpu) X(out.on_error)
 
 static int srv_traverse(srv_t *s, visitproc visit, void *arg) {
@@ -30,19 +31,25 @@ static void srv_dealloc(srv_t *s) {
 }
 
 /* Server(queues, make_queue, ingress, egress, cstate, send, transmit, cpu_port,
- *        on_egress_error, on_ingress_error, on_bad_priority): see serve() for the egress
- * side; ingress None: not a compiled pipeline (TrafficManager.ingress does it) */
+ *        on_egress_error, on_ingress_error, on_bad_priority, clock_ns, start_ns).
+ * egress: the native module's FASTCALL entry point with the C State (cstate not None),
+ * else pipeline.egress(job, **metadata); send None: every frame through transmit
+ * (TrafficManager._transmit); ingress None: not a compiled pipeline (TrafficManager.ingress
+ * does it); clock_ns, start_ns: SwitchCore.clock_source(). */
 static PyObject *srv_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
-    PyObject *v[11];
-    if (!PyArg_UnpackTuple(args, "Server", 11, 11, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
-                           &v[6], &v[7], &v[8], &v[9], &v[10])) return NULL;
+    PyObject *v[13];
+    if (!PyArg_UnpackTuple(args, "Server", 13, 13, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
+                           &v[6], &v[7], &v[8], &v[9], &v[10], &v[11], &v[12])) return NULL;
     if (!PyDict_Check(v[0])) { PyErr_SetString(PyExc_TypeError, "queues: a dict"); return NULL; }
+    long long start_ns = PyLong_AsLongLong(v[12]);
+    if (start_ns == -1 && PyErr_Occurred()) return NULL;
     srv_t *s = (srv_t *)type->tp_alloc(type, 0);
     if (!s) return NULL;
     s->queues = Py_NewRef(v[0]); s->make_queue = Py_NewRef(v[1]); s->ingress = Py_NewRef(v[2]);
     s->out = (out_t){Py_NewRef(v[3]), Py_NewRef(v[4]), Py_NewRef(v[5]), Py_NewRef(v[6]),
                      Py_NewRef(v[7]), Py_NewRef(v[8])};
     s->on_ingress_error = Py_NewRef(v[9]); s->on_bad = Py_NewRef(v[10]);
+    s->clock_ns = Py_NewRef(v[11]); s->start_ns = start_ns;
     return (PyObject *)s;
 }
 
@@ -72,39 +79,60 @@ static int srv_receive(srv_t *s, PyObject *port, PyObject *frame, double queue_n
     return 0;
 }
 
-static int srv_clock_args(PyObject *const *a, double *now, long long *now_us) {
-    *now = PyFloat_AsDouble(a[0]);
-    *now_us = PyLong_AsLongLong(a[1]);
-    return PyErr_Occurred() ? -1 : 0;
+/* SwitchCore.clocks(): (ns / 1000, ns // 1000) of one reading, as Python computes them
+ * (a correctly rounded division of an exact double; a floor division) */
+static int srv_clocks(srv_t *s, double *now, PyObject **now_us) {
+    PyObject *r = PyObject_CallNoArgs(s->clock_ns);
+    if (!r) return -1;
+    long long ns = PyLong_AsLongLong(r);
+    Py_DECREF(r);
+    if (ns == -1 && PyErr_Occurred()) return -1;
+    ns -= s->start_ns;
+    if (ns > (1LL << 53) || ns < -(1LL << 53)) {  /* where the double would round */
+        PyErr_SetString(PyExc_OverflowError, "clock beyond 2**53 ns"); return -1;
+    }
+    long long us = ns / 1000;
+    if (ns % 1000 < 0) us--;
+    *now = (double)ns / 1000.0;
+    *now_us = PyLong_FromLongLong(us);
+    return *now_us ? 0 : -1;
 }
 
-/* receive(port, frame, queue_now, now_us) */
+/* receive(port, frame): TrafficManager.ingress, as of a reading of the switch's clock */
 static PyObject *srv_receive_m(srv_t *s, PyObject *const *a, Py_ssize_t n) {
-    double now; long long now_us;
-    if (n != 4) { PyErr_SetString(PyExc_TypeError, "receive(port, frame, queue_now, now_us)"); return NULL; }
-    if (srv_clock_args(a + 2, &now, &now_us) < 0 || srv_receive(s, a[0], a[1], now, a[3]) < 0) return NULL;
+    double now; PyObject *now_us;
+    if (n != 2) { PyErr_SetString(PyExc_TypeError, "receive(port, frame)"); return NULL; }
+    if (srv_clocks(s, &now, &now_us) < 0) return NULL;
+    int r = srv_receive(s, a[0], a[1], now, now_us);
+    Py_DECREF(now_us);
+    if (r < 0) return NULL;
     Py_RETURN_NONE;
 }
 
-/* serve(now, now_us) -> next ready time or None (the module's serve) */
-static PyObject *srv_serve_m(srv_t *s, PyObject *const *a, Py_ssize_t n) {
-    double now; long long now_us;
-    if (n != 2) { PyErr_SetString(PyExc_TypeError, "serve(now, now_us)"); return NULL; }
-    if (srv_clock_args(a, &now, &now_us) < 0) return NULL;
-    return serve_pass(s->queues, now, now_us, &s->out);
+/* serve(): a serve pass as of a reading of the switch's clock; the next ready time or None */
+static PyObject *srv_serve_m(srv_t *s, PyObject *unused) {
+    double now; PyObject *now_us;
+    if (srv_clocks(s, &now, &now_us) < 0) return NULL;
+    long long us = PyLong_AsLongLong(now_us);
+    Py_DECREF(now_us);
+    return serve_pass(s->queues, now, us, &s->out);
 }
 
-/* hop(port, frame, queue_now, now_us): receive, then serve as of the same instant */
+/* hop(port, frame): receive, then serve, as of one reading of the clock */
 static PyObject *srv_hop_m(srv_t *s, PyObject *const *a, Py_ssize_t n) {
-    double now; long long now_us;
-    if (n != 4) { PyErr_SetString(PyExc_TypeError, "hop(port, frame, queue_now, now_us)"); return NULL; }
-    if (srv_clock_args(a + 2, &now, &now_us) < 0 || srv_receive(s, a[0], a[1], now, a[3]) < 0) return NULL;
-    return serve_pass(s->queues, now, now_us, &s->out);
+    double now; PyObject *now_us;
+    if (n != 2) { PyErr_SetString(PyExc_TypeError, "hop(port, frame)"); return NULL; }
+    if (srv_clocks(s, &now, &now_us) < 0) return NULL;
+    PyObject *r = NULL;
+    long long us = PyLong_AsLongLong(now_us);
+    if (srv_receive(s, a[0], a[1], now, now_us) == 0) r = serve_pass(s->queues, now, us, &s->out);
+    Py_DECREF(now_us);
+    return r;
 }
 
 static PyMethodDef srv_methods[] = {
     {"receive", (PyCFunction)(void (*)(void))srv_receive_m, METH_FASTCALL, "ingress of one frame"},
-    {"serve", (PyCFunction)(void (*)(void))srv_serve_m, METH_FASTCALL, "serve due egress"},
+    {"serve", (PyCFunction)srv_serve_m, METH_NOARGS, "serve due egress"},
     {"hop", (PyCFunction)(void (*)(void))srv_hop_m, METH_FASTCALL, "receive, then serve"},
     {NULL}
 };
