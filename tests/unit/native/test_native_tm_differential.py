@@ -126,7 +126,20 @@ class _Ports:
         return True
 
 
-def _tm_trace(cls, pipeline_class, seed: int):
+class _Pcaps:
+    """PortPcaps' hooks, recorded."""
+
+    def __init__(self) -> None:
+        self.log: list[tuple[str, int, bytes]] = []
+
+    def received(self, port, frame):
+        self.log.append(("rx", port, frame))
+
+    def sent(self, port, frame):
+        self.log.append(("tx", port, frame))
+
+
+def _tm_trace(cls, pipeline_class, seed: int, pcaps: _Pcaps | None = None):
     rng = random.Random(seed)
     clock = [0]
     core = SwitchCore(cpu_port=CPU, clock_ns=lambda: clock[0])
@@ -134,7 +147,7 @@ def _tm_trace(cls, pipeline_class, seed: int):
     core.packet_in = packet_ins.append
     ports = _Ports()
     tm = cls(core, ports, QueueSettings(depth=5, line_rate_bps=1e10, priorities=2,
-                                        priority_depths={1: 9}))
+                                        priority_depths={1: 9}), pcaps)
     pipeline = pipeline_class()
     core.program = _Program(pipeline)
     returns = []
@@ -176,3 +189,28 @@ def test_traffic_managers_agree_frame_for_frame(seed, pipeline_class, caplog):
     assert sum(d for per_port in drops.values() for d in per_port.values()) > 50
     for part_python, part_native in zip(python, native, strict=True):
         assert part_python == part_native
+
+
+def test_pcaps_see_the_same_frames_both_ways(caplog):
+    caplog.set_level(logging.CRITICAL)
+    python_pcaps, native_pcaps = _Pcaps(), _Pcaps()
+    python = _tm_trace(TrafficManager, CompiledShapedPipeline, 7, python_pcaps)
+    native = _tm_trace(NativeTrafficManager, CompiledShapedPipeline, 7, native_pcaps)
+    assert python == native
+    assert {kind for kind, _, _ in python_pcaps.log} == {"rx", "tx"}
+    assert python_pcaps.log == native_pcaps.log
+
+
+def test_a_dropped_native_traffic_manager_is_collected():
+    """The C Server holds the traffic manager's bound methods (a cycle the GC must see)."""
+    import gc
+    import weakref
+
+    core = SwitchCore(cpu_port=CPU, clock_ns=lambda: 0)
+    tm = NativeTrafficManager(core, _Ports(), QueueSettings())
+    core.program = _Program(CompiledShapedPipeline())
+    tm.receive_due(1, bytes([2, 0, 3, 0, 0, 0, 0]) + bytes(60))
+    ref = weakref.ref(tm)
+    del tm, core
+    gc.collect()
+    assert ref() is None
