@@ -1,6 +1,7 @@
 """Simulator speed: packet-hops per wall-clock second and memory, for growing fat-trees.
 
     python scripts/bench_sim.py [--k 4,6,8,12] [--seconds 20e-6] [--mode ev]
+        [--traffic-manager auto|native|python]
 
 Each run is one phase of the permutation experiment on the simulator (`mrclab sim
 permutation --spec fattree:k=K`: the same pairs, senders and records), flows sized for
@@ -15,12 +16,14 @@ import argparse
 import resource
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 from experiments import permutation, runner
 from experiments.config import Options
 from experiments.sim.session import SimSession
 from fabric_model.spec import parse_spec
+from p4emu.native.tm import TRAFFIC_MANAGERS
 from simulator.program import compiled
 
 
@@ -28,6 +31,10 @@ class TimedSession(SimSession):
     """A `SimSession` that also adds up the CPU time of its event loops."""
 
     cpu_s = 0.0
+    traffic_manager = "auto"
+
+    def settings(self):
+        return replace(super().settings(), traffic_manager=self.traffic_manager)
 
     def _run(self, *args, **kwargs):
         started = time.process_time()
@@ -42,6 +49,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--k", default="4,6,8,12")  # issue 29, goal 6: the cost as k grows
     ap.add_argument("--seconds", type=float, default=20e-6)
     ap.add_argument("--mode", default="ev")
+    ap.add_argument("--traffic-manager", choices=TRAFFIC_MANAGERS, default="auto",
+                    help="the switches' traffic manager: compiled (auto, native) or python")
     args = ap.parse_args(argv)
     try:
         ks = [int(k) for k in args.k.split(",")]
@@ -56,6 +65,7 @@ def main(argv: list[str] | None = None) -> int:
         fabric = parse_spec(spec)
         session = TimedSession(fabric, setup, Path("."), lambda name: None)
         session.set_spray(args.mode)
+        session.traffic_manager = args.traffic_manager
         plan = permutation.traffic(setup, fabric, args.seconds)
         t0 = time.perf_counter()
         run = session.run_flows(args.mode, plan, timeout=1.0)

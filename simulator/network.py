@@ -23,6 +23,7 @@ from endpoint.wire import ETH_IP_UDP_LEN, HEADER_LEN, payload_fit
 from fabric_model.model import Fabric, Link
 from fabric_model.spec import parse_duration
 from fabric_model.spray import SPRAY_MODES
+from p4emu.native.tm import TRAFFIC_MANAGERS
 from p4emu.switch.program import PIPELINES
 from p4emu.switch.traffic_manager import QueueSettings
 from simulator.controller import SimController
@@ -70,6 +71,9 @@ class SimSettings:
     # the switches' P4 pipeline: auto (p4emu's compiled C one where the program allows,
     # else the generated Python one), native or python (`p4emu.switch.program.ir_loader`)
     pipeline: str = "auto"
+    # their traffic manager: auto (compiled with a compiled pipeline, where it builds),
+    # native or python (`p4emu.native.tm.traffic_manager_class`); records the same
+    traffic_manager: str = "auto"
 
     def __post_init__(self) -> None:
         checks = [(self.link_rate_bps > 0, f"link rate {self.link_rate_bps:g} b/s"),
@@ -82,7 +86,9 @@ class SimSettings:
                   (self.spray in SPRAY_MODES, f"spray mode {self.spray!r}"),
                   (self.probe_interval_s > 0 and self.miss_limit >= 1, "probe settings"),
                   (self.sample_interval_s > 0, f"sample interval {self.sample_interval_s:g}"),
-                  (self.pipeline in PIPELINES, f"pipeline {self.pipeline!r}")]
+                  (self.pipeline in PIPELINES, f"pipeline {self.pipeline!r}"),
+                  (self.traffic_manager in TRAFFIC_MANAGERS,
+                   f"traffic manager {self.traffic_manager!r}")]
         for ok, what in checks:
             if not ok:
                 raise ValueError(f"simulator: bad {what}")
@@ -149,7 +155,7 @@ class SimNetwork:
             name: SimSwitch(name, sw.device_id, sorted(sw.ports), self.loop, self.program,
                             s.queues(), self._switch_transmit(name),
                             lambda port, down=self._down_ports[name]: port not in down,
-                            random.Random(f"{s.seed}/{name}"))
+                            random.Random(f"{s.seed}/{name}"), s.traffic_manager)
             for name, sw in fabric.switches.items()}
         nics: dict[str, dict[int, NicQueue]] = {name: {} for name in fabric.hosts}
         self.hosts: dict[str, SimHost] = {}

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from p4.v1 import p4runtime_pb2
 
 from endpoint.sim.events import DeadlineTimer, EventLoop
+from p4emu.native.tm import traffic_manager_class
 from p4emu.switch import packet_io
 from p4emu.switch.core import SwitchCore
 from p4emu.switch.entity_writes import EntityWriter
@@ -44,16 +45,19 @@ class SimPorts:
 class SimSwitch:
     def __init__(self, name: str, device_id: int, ports: list[int], loop: EventLoop,
                  program: CompiledProgram, queues: QueueSettings, transmit: Transmit,
-                 port_up: Callable[[int], bool], rng: random.Random) -> None:
+                 port_up: Callable[[int], bool], rng: random.Random,
+                 traffic_manager: str = "auto") -> None:
         """`rng`: what the P4 program's random() draws from (the simulator seeds one per
-        switch, so the same seed repeats a run)."""
+        switch, so the same seed repeats a run); `traffic_manager`: see
+        `p4emu.native.tm.traffic_manager_class`."""
         self.name = name
         self.loop = loop
         self.core = SwitchCore(device_id, CPU_PORT, clock_ns=lambda: round(loop.now * 1e9))
         self.core.port_up = port_up
-        self.tm = TrafficManager(self.core, SimPorts(ports, transmit, loop.now), queues)
         loaded = build_program(program.loader, program.p4info, program.device_config, 1,
                                port_up=port_up, clock_us=self.core.clock_us, rng=rng)
+        tm_class = traffic_manager_class(traffic_manager, loaded.pipeline)
+        self.tm: TrafficManager = tm_class(self.core, SimPorts(ports, transmit, loop.now), queues)
         self.core.install(loaded)
         self.writer = EntityWriter(loaded.state, loaded.encodings)
         self._timer = DeadlineTimer(loop, self._serve)
@@ -64,11 +68,13 @@ class SimSwitch:
     # --- data plane
     def receive(self, port: int, frame: bytes) -> None:
         """A frame arrived on `port` now."""
-        self.tm.ingress(port, frame)
-        self._serve()
+        self._arm(self.tm.receive_due(port, frame))
 
     def _serve(self) -> None:
-        ready_us = self.tm.serve_due()
+        self._arm(self.tm.serve_due())
+
+    def _arm(self, ready_us: float | None) -> None:
+        """Come back when the queues next release a packet (`ready_us`, queue clock)."""
         if ready_us is not None:
             # the first whole ns at which the queue clock (ns / 1000) has reached
             # `ready_us`; ceil(ready_us * 1000) alone can round below it

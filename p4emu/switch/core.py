@@ -44,6 +44,17 @@ class SwitchCore:
         fraction of a µs, which the P4-visible µs would round away."""
         return (self._clock_ns() - self._start_ns) / 1000
 
+    def clocks(self) -> tuple[float, int]:
+        """(queue_clock_us(), clock_us()) from one reading of the clock: a traffic
+        manager's pass sees one instant (and reads the clock once per packet)."""
+        ns = self._clock_ns() - self._start_ns
+        return ns / 1000, ns // 1000
+
+    def clock_source(self) -> tuple[Callable[[], int], int]:
+        """(clock_ns, the reading at switch start): what `clocks` computes from, for a
+        compiled traffic manager that reads the clock itself."""
+        return self._clock_ns, self._start_ns
+
     def on_program_change(self, listener: Callable[[LoadedProgram], None]) -> None:
         self._program_listeners.append(listener)
 

@@ -164,6 +164,10 @@ class PortQueues:
             self.busy_until_us, dequeued.start_us + self.config.service_time_us(sent_bytes)
         )
 
+    def reconfigure(self) -> None:
+        """Called after `config` changed in place; these queues read it at each use (the
+        compiled ones, `p4emu.native.tm`, copy it then)."""
+
     def clear(self) -> int:
         """Drop everything queued; returns how many packets were discarded."""
         dropped = self.depth

@@ -81,15 +81,19 @@ class TrafficManager:
     def queue(self, port: int) -> PortQueues:
         q = self.queues.get(port)
         if q is None:
-            q = self.queues[port] = PortQueues(self.settings.config_for(port),
-                                               self.settings.priorities)
+            q = self.queues[port] = self._new_queues(port)
         return q
+
+    def _new_queues(self, port: int) -> PortQueues:
+        """One port's queues: the Python model here (`p4emu.native.tm` compiles them)."""
+        return PortQueues(self.settings.config_for(port), self.settings.priorities)
 
     def set_depth(self, depth: int, port: int | None = None,
                   priority: int | None = None) -> None:
         """Depth of one priority's FIFO, or (priority None) of all the port's FIFOs."""
         for number, q in self._targets(port):
             _set_depth(q.config, depth, priority)
+            q.reconfigure()
             self.settings.per_port[number] = q.config
         if port is None:  # ports created later get it too
             _set_depth(self.settings, depth, priority)
@@ -98,6 +102,7 @@ class TrafficManager:
     def set_rate(self, rate_pps: float, port: int | None = None) -> None:
         for number, q in self._targets(port):
             q.config.rate_pps = rate_pps
+            q.reconfigure()
             self.settings.per_port[number] = q.config
         if port is None:
             self.settings.rate_pps = rate_pps
@@ -106,6 +111,7 @@ class TrafficManager:
     def set_line_rate(self, bps: float, port: int | None = None) -> None:
         for number, q in self._targets(port):
             q.config.line_rate_bps = bps
+            q.reconfigure()
             self.settings.per_port[number] = q.config
         if port is None:
             self.settings.line_rate_bps = bps
@@ -160,6 +166,11 @@ class TrafficManager:
             self.ingress(port_number, frame)
         return self._serve_egress()
 
+    def receive_due(self, port: int, frame: bytes) -> float | None:
+        """`ingress`, then `serve_due`: what a simulated switch does with each frame."""
+        self.ingress(port, frame)
+        return self.serve_due()
+
     def ingress(self, port: int, frame: bytes) -> None:
         """Run the ingress pipeline on a frame received on `port` and queue its jobs."""
         if self.pcaps is not None:
@@ -168,26 +179,31 @@ class TrafficManager:
             program = self.core.program
             if program is None:
                 return  # no pipeline: drop, as simple_switch_grpc --no-p4
-            now = self.core.clock_us()
-            queue_now = self.core.queue_clock_us()
+            queue_now, now = self.core.clocks()
             try:
                 jobs = program.pipeline.ingress(port, frame, now)
             except Exception as exc:
                 self._internal_error(exc, f"ingress of a {len(frame)}-byte frame from port {port}")
                 return
-            for job in jobs:
-                result = self.queue(job.port).offer(job, priority=job.priority,
-                                                    now_us=queue_now)
-                if isinstance(result, Enqueued):
-                    log.debug("port %d -> queue %d prio %d depth %d", port, job.port,
-                              job.priority, result.enq_qdepth)
-                elif result == DropReason.BAD_PRIORITY:
-                    # as BMv2, an error; once per port, then only counted (port_stats)
-                    first = job.port not in self._bad_priority_ports
-                    self._bad_priority_ports.add(job.port)
-                    log.log(logging.ERROR if first else logging.DEBUG,
-                            "priority %d >= %d queues: packet to port %d dropped",
-                            job.priority, len(self.queue(job.port).fifos), job.port)
+            self._enqueue(port, jobs, queue_now)
+
+    def _enqueue(self, port: int, jobs, queue_now: float) -> None:
+        """Offer the jobs of a frame received on `port` to their egress queues."""
+        for job in jobs:
+            result = self.queue(job.port).offer(job, priority=job.priority, now_us=queue_now)
+            if isinstance(result, Enqueued):
+                log.debug("port %d -> queue %d prio %d depth %d", port, job.port,
+                          job.priority, result.enq_qdepth)
+            elif result == DropReason.BAD_PRIORITY:
+                self._bad_priority(job)
+
+    def _bad_priority(self, job) -> None:
+        # as BMv2, an error; once per port, then only counted (port_stats)
+        first = job.port not in self._bad_priority_ports
+        self._bad_priority_ports.add(job.port)
+        log.log(logging.ERROR if first else logging.DEBUG,
+                "priority %d >= %d queues: packet to port %d dropped",
+                job.priority, len(self.queue(job.port).fifos), job.port)
 
     def _serve_egress(self) -> float | None:
         """Serve every port whose server is free and whose head has arrived, as of one
@@ -204,8 +220,7 @@ class TrafficManager:
             if program is None:
                 ready = [q.next_ready_us() for q in self.queues.values() if q.queued]
                 return min(ready) if ready else None
-            now = self.core.queue_clock_us()
-            now_us = self.core.clock_us()
+            now, now_us = self.core.clocks()
             egress = program.pipeline.egress
             next_ready = None
             active = self.queues.items()  # the first round visits every port
@@ -228,13 +243,16 @@ class TrafficManager:
                             deq_timedelta=dequeued.deq_timedelta,
                             deq_qdepth=dequeued.deq_qdepth, now_us=now_us)
                     except Exception as exc:
-                        self._internal_error(exc, f"egress to port {number}")
+                        self._egress_error(exc, number)
                         outputs = []
                     q.charge(dequeued, sum(len(data) for _, data in outputs))
                     for out_port, data in outputs:
                         self._transmit(out_port, data, dequeued.start_us)
                 active = still
             return next_ready
+
+    def _egress_error(self, exc: Exception, port: int) -> None:
+        self._internal_error(exc, f"egress to port {port}")
 
     def _internal_error(self, exc: Exception, where: str) -> None:
         """Count, log at error level with the traceback, remember the last one."""

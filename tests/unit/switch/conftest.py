@@ -7,10 +7,12 @@ import pytest
 from google.protobuf import text_format
 from p4.v1 import p4runtime_pb2_grpc
 
+from p4emu.native.tm import NativeTrafficManager, compiled_port_queues
 from p4emu.switch.core import SwitchCore
 from p4emu.switch.dataplane_loop import DataplaneLoop
 from p4emu.switch.grpc_server import serve
 from p4emu.switch.ports import PortSet
+from p4emu.switch.queues import PortQueues
 from p4emu.switch.traffic_manager import QueueSettings, TrafficManager
 
 from .fake_program import CPU_PORT, DEVICE_CONFIG, DEVICE_ID, fake_loader, make_info, make_p4info
@@ -61,3 +63,15 @@ def config_files(tmp_path, p4info):
     bin_path = tmp_path / "fake.bin"
     bin_path.write_bytes(DEVICE_CONFIG)
     return str(p4info_path), str(bin_path)
+
+
+# the Python queues and traffic manager (the reference) and the compiled ones
+# (p4emu.native.tm): the tests of either run against both
+@pytest.fixture(params=["python", "native"])
+def make_queues(request):
+    return PortQueues if request.param == "python" else compiled_port_queues
+
+
+@pytest.fixture(params=["python", "native"])
+def tm_class(request):
+    return TrafficManager if request.param == "python" else NativeTrafficManager

@@ -20,16 +20,16 @@ from p4emu.switch.dataplane_loop import DataplaneLoop
 from p4emu.switch.ports import PortSet
 from p4emu.switch.program import build_program, ir_loader
 from p4emu.switch.runtime_control import RuntimeCommands, RuntimeControlServer
-from p4emu.switch.traffic_manager import QueueSettings, TrafficManager
+from p4emu.switch.traffic_manager import QueueSettings
 
 DIVIDE = Path(__file__).resolve().parents[1] / "v1model" / "programs" / "divide.p4"
 
 
 @pytest.fixture
-def divide_switch():
+def divide_switch(tm_class):
     result = compile_file(str(DIVIDE))
     core = SwitchCore(device_id=1, cpu_port=None)
-    tm = TrafficManager(core, PortSet(), QueueSettings())
+    tm = tm_class(core, PortSet(), QueueSettings())
     core.install(build_program(ir_loader(None), result.p4info, result.ir, 1,
                                port_up=lambda port: True, clock_us=core.clock_us))
     sent: list[tuple[int, bytes]] = []

@@ -7,8 +7,8 @@ import pytest
 from p4emu.switch.queues import DropReason, Enqueued, PortQueues, QueueConfig
 
 
-def test_depth_limit_drops_tail_and_counts():
-    q = PortQueues(QueueConfig(depth=3))
+def test_depth_limit_drops_tail_and_counts(make_queues):
+    q = make_queues(QueueConfig(depth=3))
     results = [q.offer(i, priority=0, now_us=0) for i in range(5)]
     assert [isinstance(r, Enqueued) for r in results] == [True, True, True, False, False]
     assert results[3] == DropReason.QUEUE_FULL
@@ -16,9 +16,9 @@ def test_depth_limit_drops_tail_and_counts():
     assert q.depth == 3
 
 
-def test_a_priority_can_have_its_own_depth():
+def test_a_priority_can_have_its_own_depth(make_queues):
     # as BMv2's set_queue_depth DEPTH PORT PRIO: a deep queue for small trimmed headers
-    q = PortQueues(QueueConfig(depth=2, priority_depths={1: 5}), priorities=2)
+    q = make_queues(QueueConfig(depth=2, priority_depths={1: 5}), priorities=2)
     data = [q.offer(i, priority=0, now_us=0) for i in range(3)]
     headers = [q.offer(i, priority=1, now_us=0) for i in range(6)]
     assert [isinstance(r, Enqueued) for r in data] == [True, True, False]
@@ -26,9 +26,9 @@ def test_a_priority_can_have_its_own_depth():
     assert q.drops[DropReason.QUEUE_FULL] == 2 and q.depth == 7
 
 
-def test_qdepth_counts_only_the_packets_own_priority_queue():
+def test_qdepth_counts_only_the_packets_own_priority_queue(make_queues):
     # BMv2 >= 1.15.1: enq_qdepth / deq_qdepth are the size of the packet's priority FIFO
-    q = PortQueues(QueueConfig(depth=10), priorities=2)
+    q = make_queues(QueueConfig(depth=10), priorities=2)
     depths = [q.offer(i, priority=i % 2, now_us=0).enq_qdepth for i in range(5)]
     assert depths == [0, 0, 1, 1, 2]
     header = q.pop(10)
@@ -39,15 +39,15 @@ def test_qdepth_counts_only_the_packets_own_priority_queue():
     assert data.priority == 0 and data.deq_qdepth == 2
 
 
-def test_bad_priority_dropped():
-    q = PortQueues(priorities=2)
+def test_bad_priority_dropped(make_queues):
+    q = make_queues(priorities=2)
     assert q.offer("x", priority=2, now_us=0) == DropReason.BAD_PRIORITY
     assert q.drops[DropReason.BAD_PRIORITY] == 1
     assert q.depth == 0
 
 
-def test_strict_priority_serves_highest_value_first():
-    q = PortQueues(QueueConfig(rate_pps=1000), priorities=3)
+def test_strict_priority_serves_highest_value_first(make_queues):
+    q = make_queues(QueueConfig(rate_pps=1000), priorities=3)
     for item, prio in [("low", 0), ("mid", 1), ("high", 2), ("low2", 0)]:
         q.offer(item, priority=prio, now_us=0)
     served = []
@@ -62,8 +62,8 @@ def test_strict_priority_serves_highest_value_first():
     assert served == ["high", "mid", "low", "low2"]
 
 
-def test_rate_limit_spaces_departures_and_sets_deq_metadata():
-    q = PortQueues(QueueConfig(rate_pps=1000))  # 1 ms per packet
+def test_rate_limit_spaces_departures_and_sets_deq_metadata(make_queues):
+    q = make_queues(QueueConfig(rate_pps=1000))  # 1 ms per packet
     for i in range(3):
         q.offer(i, priority=0, now_us=0)
     first = q.pop(0)
@@ -77,9 +77,9 @@ def test_rate_limit_spaces_departures_and_sets_deq_metadata():
     assert q.next_ready_us() == 2000
 
 
-def test_line_rate_charges_by_size_so_small_packets_go_faster():
+def test_line_rate_charges_by_size_so_small_packets_go_faster(make_queues):
     cfg = QueueConfig(line_rate_bps=8_000_000)  # 1 byte per µs
-    q = PortQueues(cfg)
+    q = make_queues(cfg)
     q.offer("big", priority=0, now_us=0)
     q.offer("small", priority=0, now_us=0)
     big = q.pop(0)
@@ -91,14 +91,14 @@ def test_line_rate_charges_by_size_so_small_packets_go_faster():
     assert cfg.service_time_us(64) == pytest.approx(64)
 
 
-def test_service_time_is_max_of_rate_and_line_rate():
+def test_service_time_is_max_of_rate_and_line_rate(make_queues):
     cfg = QueueConfig(rate_pps=10_000, line_rate_bps=8_000_000)
     assert cfg.service_time_us(64) == pytest.approx(100)  # packet rate dominates
     assert cfg.service_time_us(1500) == pytest.approx(1500)  # line rate dominates
 
 
-def test_unlimited_queue_serves_immediately_and_idle_server_waits_for_arrival():
-    q = PortQueues()
+def test_unlimited_queue_serves_immediately_and_idle_server_waits_for_arrival(make_queues):
+    q = make_queues()
     assert q.pop(0) is None and q.next_ready_us() is None
     q.offer("a", priority=0, now_us=50)
     d = q.pop(60)
@@ -107,18 +107,18 @@ def test_unlimited_queue_serves_immediately_and_idle_server_waits_for_arrival():
     assert q.next_ready_us() is None
 
 
-def test_clear_discards_everything():
-    q = PortQueues(priorities=2)
+def test_clear_discards_everything(make_queues):
+    q = make_queues(priorities=2)
     q.offer(1, priority=0, now_us=0)
     q.offer(2, priority=1, now_us=0)
     assert q.clear() == 2 and q.depth == 0
 
 
-def test_start_service_at_the_ready_time_is_pop():
+def test_start_service_at_the_ready_time_is_pop(make_queues):
     """The traffic manager reads next_ready_us once and starts service at it: the same
     packet and metadata as pop at any later clock."""
     def filled() -> PortQueues:
-        q = PortQueues(QueueConfig(rate_pps=1000), priorities=2)
+        q = make_queues(QueueConfig(rate_pps=1000), priorities=2)
         q.offer("low", priority=0, now_us=0)
         q.offer("high", priority=1, now_us=300.5)
         q.offer("low2", priority=0, now_us=400)

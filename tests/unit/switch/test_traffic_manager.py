@@ -13,7 +13,7 @@ from p4emu.switch.core import SwitchCore
 from p4emu.switch.dataplane_loop import DataplaneLoop
 from p4emu.switch.ports import PortSet
 from p4emu.switch.queues import DropReason
-from p4emu.switch.traffic_manager import QueueSettings, TrafficManager
+from p4emu.switch.traffic_manager import QueueSettings
 
 CPU = 9
 
@@ -47,7 +47,7 @@ class _Program:
 
 
 @pytest.fixture
-def running():
+def running(tm_class):
     core = SwitchCore(cpu_port=CPU)
     received: list[bytes] = []
     got_all = threading.Event()
@@ -57,7 +57,7 @@ def running():
         got_all.set() if len(received) >= 6 else None
 
     core.packet_in = packet_in
-    tm = TrafficManager(core, PortSet(), QueueSettings(depth=4, priorities=3))
+    tm = tm_class(core, PortSet(), QueueSettings(depth=4, priorities=3))
     pipeline = PriorityPipeline()
     core.program = _Program(pipeline)  # type: ignore[assignment]
     loop = DataplaneLoop([tm])
@@ -126,13 +126,13 @@ class _ToPortPipeline:
         return [(job.port, job.data)]
 
 
-def test_serve_due_returns_the_earliest_ready_time_after_serving():
+def test_serve_due_returns_the_earliest_ready_time_after_serving(tm_class):
     """On a virtual clock: one pass serves what is due on every port and says when the
     next packet is (the same answer as asking every queue after the pass)."""
     clock = [0]
     core = SwitchCore(clock_ns=lambda: clock[0])
     ports = _VirtualPorts([1, 2, 3])
-    tm = TrafficManager(core, ports, QueueSettings(depth=8, line_rate_bps=8e6))  # 1 B/µs
+    tm = tm_class(core, ports, QueueSettings(depth=8, line_rate_bps=8e6))  # 1 B/µs
     core.program = _Program(_ToPortPipeline())  # type: ignore[assignment]
     assert tm.serve_due() is None
     for frame in (bytes([1]) * 100, bytes([1]) * 10, bytes([2]) * 40, bytes([2]) * 5):

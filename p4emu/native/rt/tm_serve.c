@@ -1,0 +1,201 @@
+/* The traffic manager's per-packet loops over the queues of tm.c (joined after it):
+ * offering jobs (TrafficManager._enqueue) and a serve pass (TrafficManager._serve_egress). */
+
+static long long attr_ll(PyObject *o, PyObject *name, PyObject **keep) {
+    PyObject *v = PyObject_GetAttr(o, name);
+    if (!v) return -1;
+    long long r = PyLong_AsLongLong(v);
+    if (keep) *keep = v; else Py_DECREF(v);
+    return r;
+}
+
+static PyObject *s_port, *s_priority;
+
+/* a Python callback with the pending exception (an Exception: internal error, the
+ * packet dropped) and one more argument; anything else propagates */
+static int report_error(PyObject *callback, PyObject *arg) {
+    if (!PyErr_ExceptionMatches(PyExc_Exception)) return -1;
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    PyErr_NormalizeException(&type, &value, &tb);
+    if (tb) PyException_SetTraceback(value, tb);
+    PyObject *r = PyObject_CallFunctionObjArgs(callback, value, arg, NULL);
+    Py_XDECREF(type); Py_XDECREF(value); Py_XDECREF(tb);
+    if (!r) return -1;
+    Py_DECREF(r);
+    return 0;
+}
+
+/* offer each of `jobs` to its port's queues; make_queue(port) creates a missing port's
+ * queues (TrafficManager.queue). Returns the jobs of a bad priority (or None). */
+static PyObject *offer_all(PyObject *queues, PyObject *jobs, double now, PyObject *make_queue) {
+    PyObject *seq = PySequence_Fast(jobs, "jobs: a sequence");
+    if (!seq) return NULL;
+    PyObject *bad = NULL;
+    for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(seq); i++) {
+        PyObject *job = PySequence_Fast_GET_ITEM(seq, i), *port = NULL;
+        long long prio;
+        if (attr_ll(job, s_port, &port) == -1 && PyErr_Occurred()) goto fail;
+        prio = attr_ll(job, s_priority, NULL);
+        if (prio == -1 && PyErr_Occurred()) { Py_DECREF(port); goto fail; }
+        PyObject *q = PyDict_GetItemWithError(queues, port);
+        if (q) Py_INCREF(q);
+        else if (!PyErr_Occurred()) q = PyObject_CallOneArg(make_queue, port);
+        Py_DECREF(port);
+        if (!q) goto fail;
+        if (!PyObject_TypeCheck(q, &QueuesType)) {
+            Py_DECREF(q); PyErr_SetString(PyExc_TypeError, "not native queues"); goto fail;
+        }
+        long long qd;
+        int r = q_offer((q_t *)q, job, prio, now, &qd);
+        Py_DECREF(q);
+        if (r < 0) goto fail;
+        if (r == 2) {  /* logged by the Python side, once per port at error level */
+            if (!bad && !(bad = PyList_New(0))) goto fail;
+            if (PyList_Append(bad, job) < 0) goto fail;
+        }
+    }
+    Py_DECREF(seq);
+    return bad ? bad : Py_NewRef(Py_None);
+fail:
+    Py_DECREF(seq); Py_XDECREF(bad);
+    return NULL;
+}
+
+/* offer_jobs(queues: dict, jobs, queue_now, make_queue) -> [jobs of a bad priority] or None */
+static PyObject *py_offer_jobs(PyObject *m, PyObject *const *a, Py_ssize_t n) {
+    if (n != 4 || !PyDict_Check(a[0])) { PyErr_SetString(PyExc_TypeError, "offer_jobs(queues, jobs, now, make_queue)"); return NULL; }
+    double now = PyFloat_AsDouble(a[2]);
+    if (now == -1.0 && PyErr_Occurred()) return NULL;
+    return offer_all(a[0], a[1], now, a[3]);
+}
+
+#define MAXQ 256
+
+/* egress of one dequeued packet: the native module's FASTCALL entry point with the C
+ * State when there is one (cstate not None), else pipeline.egress(job, **metadata) */
+static PyObject *call_egress(PyObject *egress, PyObject *cstate, deq_t *d, long long now_us) {
+    PyObject *v[7] = {cstate, d->item, PyLong_FromLongLong(d->enq_ts), PyLong_FromLongLong(d->enq_qdepth),
+                      PyLong_FromLongLong(d->deq_td), PyLong_FromLongLong(d->deq_qdepth),
+                      PyLong_FromLongLong(now_us)};
+    PyObject *r = NULL;
+    if (v[2] && v[3] && v[4] && v[5] && v[6]) {
+        if (cstate != Py_None) r = PyObject_Vectorcall(egress, v, 7, NULL);
+        else r = PyObject_Vectorcall(egress, v + 1, 1, egress_kwnames);
+    }
+    for (int i = 2; i < 7; i++) Py_XDECREF(v[i]);
+    return r;
+}
+
+/* frames out: send(port, frame, start_us) (the ports' send), or transmit(...) (the
+ * Python TrafficManager._transmit: the CPU port, pcaps) for the CPU port or when send
+ * is None */
+static int emit(PyObject *out, PyObject *send, PyObject *transmit, PyObject *cpu_port, double start) {
+    PyObject *pair = out;
+    if (!PyTuple_Check(pair) || PyTuple_GET_SIZE(pair) != 2) {
+        PyErr_SetString(PyExc_TypeError, "egress output: (port, frame)"); return -1;
+    }
+    PyObject *port = PyTuple_GET_ITEM(pair, 0), *frame = PyTuple_GET_ITEM(pair, 1);
+    PyObject *target = send;
+    if (send == Py_None) target = transmit;
+    else if (cpu_port != Py_None) {
+        int eq = PyObject_RichCompareBool(port, cpu_port, Py_EQ);
+        if (eq < 0) return -1;
+        if (eq) target = transmit;
+    }
+    PyObject *t = PyFloat_FromDouble(start);
+    if (!t) return -1;
+    PyObject *args[3] = {port, frame, t};
+    PyObject *r = PyObject_Vectorcall(target, args, 3, NULL);
+    Py_DECREF(t);
+    if (!r) return -1;
+    Py_DECREF(r);
+    return 0;
+}
+
+/* sum of the outputs' frame lengths; -1 on error */
+static long long sent_bytes(PyObject *seq) {
+    long long total = 0;
+    for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(seq); i++) {
+        PyObject *pair = PySequence_Fast_GET_ITEM(seq, i);
+        if (!PyTuple_Check(pair) || PyTuple_GET_SIZE(pair) != 2) {
+            PyErr_SetString(PyExc_TypeError, "egress output: (port, frame)"); return -1;
+        }
+        Py_ssize_t len = PyObject_Length(PyTuple_GET_ITEM(pair, 1));
+        if (len < 0) return -1;
+        total += len;
+    }
+    return total;
+}
+
+/* where dequeued packets go (a Server's fields) */
+typedef struct { PyObject *egress, *cstate, *send, *transmit, *cpu, *on_error; } out_t;
+
+/* one packet of port q: egress, charge with the bytes sent, frames out */
+static int serve_one(q_t *q, double ready, long long now_us, const out_t *o) {
+    PyObject *egress = o->egress, *cstate = o->cstate, *send = o->send, *transmit = o->transmit,
+             *cpu = o->cpu, *on_error = o->on_error;
+    deq_t d;
+    if (q_start(q, ready, &d) < 0) return -1;
+    PyObject *outs = call_egress(egress, cstate, &d, now_us);
+    Py_DECREF(d.item);
+    PyObject *seq = NULL;
+    if (outs) { seq = PySequence_Fast(outs, "egress: a sequence"); Py_DECREF(outs); }
+    long long bytes = seq ? sent_bytes(seq) : -1;
+    if (bytes < 0) {  /* an internal error: TrafficManager._egress_error, packet dropped */
+        Py_CLEAR(seq);
+        PyObject *port = PyLong_FromLongLong(q->port);
+        int r = port ? report_error(on_error, port) : -1;
+        Py_XDECREF(port);
+        if (r < 0) return -1;
+        bytes = 0;
+    }
+    q_charge(q, d.start, bytes);
+    int rc = 0;
+    for (Py_ssize_t i = 0; seq && i < PySequence_Fast_GET_SIZE(seq) && rc == 0; i++)
+        rc = emit(PySequence_Fast_GET_ITEM(seq, i), send, transmit, cpu, d.start);
+    Py_XDECREF(seq);
+    return rc;
+}
+
+/* the loop of _serve_egress: ports in the dict's order take turns, one packet each, as
+ * of `now`, until none is due; returns the earliest ready time after the pass, or None */
+static PyObject *serve_pass(PyObject *queues, double now, long long now_us, const out_t *o) {
+    q_t *active[MAXQ];
+    int na = 0, found = 0, rc = 0;
+    double next = 0;
+    Py_ssize_t pos = 0;
+    PyObject *key, *value;
+    if (PyDict_GET_SIZE(queues) > MAXQ) { PyErr_SetString(PyExc_ValueError, "too many ports"); return NULL; }
+    /* a snapshot with references: egress and send may call back into Python */
+    while (PyDict_Next(queues, &pos, &key, &value)) {
+        if (!PyObject_TypeCheck(value, &QueuesType)) {
+            for (int i = 0; i < na; i++) Py_DECREF(active[i]);
+            PyErr_SetString(PyExc_TypeError, "not native queues"); return NULL;
+        }
+        if (((q_t *)value)->queued) active[na++] = (q_t *)Py_NewRef(value);
+    }
+    while (na) {
+        int still = 0;
+        for (int i = 0; i < na; i++) {
+            q_t *q = active[i];
+            double ready;
+            if (rc < 0 || !q->queued || !q_next_ready(q, &ready)) { Py_DECREF(q); continue; }
+            if (ready > now) {
+                if (!found || ready < next) next = ready;
+                found = 1;
+                Py_DECREF(q);
+                continue;
+            }
+            active[still++] = q;
+            if (serve_one(q, ready, now_us, o) < 0) rc = -1;
+        }
+        na = rc < 0 ? 0 : still;
+        if (rc < 0) for (int i = 0; i < still; i++) Py_DECREF(active[i]);
+    }
+    if (rc < 0) return NULL;
+    if (!found) Py_RETURN_NONE;
+    return PyFloat_FromDouble(next);
+}
+
+/* tm_server.c follows: the Server type and the module */

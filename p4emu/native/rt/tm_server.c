@@ -1,0 +1,179 @@
+/* Server: one traffic manager's per-packet entry points with their targets bound once
+ * (queues, the compiled pipeline's ingress/egress and C State, the ports' send and the
+ * Python callbacks for the rare cases), then the module (joined after tm_serve.c). */
+
+typedef struct {
+    PyObject_HEAD
+    PyObject *queues, *make_queue, *ingress, *on_ingress_error, *on_bad, *clock_ns;
+    long long start_ns;
+    out_t out;
+} srv_t;
+
+#define SRV_FIELDS(X) X(queues) X(make_queue) X(ingress) X(on_ingress_error) X(on_bad) X(clock_ns) \
+    X(out.egress) X(out.cstate) X(out.send) X(out.transmit) X(out.cpu) X(out.on_error)
+
+static int srv_traverse(srv_t *s, visitproc visit, void *arg) {
+#define VISIT(f) Py_VISIT(s->f);
+    SRV_FIELDS(VISIT)
+    return 0;
+}
+
+static int srv_clear(srv_t *s) {
+#define CLEAR(f) Py_CLEAR(s->f);
+    SRV_FIELDS(CLEAR)
+    return 0;
+}
+
+static void srv_dealloc(srv_t *s) {
+    PyObject_GC_UnTrack(s);
+    srv_clear(s);
+    Py_TYPE(s)->tp_free((PyObject *)s);
+}
+
+/* Server(queues, make_queue, ingress, egress, cstate, send, transmit, cpu_port,
+ *        on_egress_error, on_ingress_error, on_bad_priority, clock_ns, start_ns).
+ * egress: the native module's FASTCALL entry point with the C State (cstate not None),
+ * else pipeline.egress(job, **metadata); send None: every frame through transmit
+ * (TrafficManager._transmit); ingress None: not a compiled pipeline (TrafficManager.ingress
+ * does it); clock_ns, start_ns: SwitchCore.clock_source(). */
+static PyObject *srv_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
+    PyObject *v[13];
+    if (!PyArg_UnpackTuple(args, "Server", 13, 13, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
+                           &v[6], &v[7], &v[8], &v[9], &v[10], &v[11], &v[12])) return NULL;
+    if (!PyDict_Check(v[0])) { PyErr_SetString(PyExc_TypeError, "queues: a dict"); return NULL; }
+    long long start_ns = PyLong_AsLongLong(v[12]);
+    if (start_ns == -1 && PyErr_Occurred()) return NULL;
+    srv_t *s = (srv_t *)type->tp_alloc(type, 0);
+    if (!s) return NULL;
+    s->queues = Py_NewRef(v[0]); s->make_queue = Py_NewRef(v[1]); s->ingress = Py_NewRef(v[2]);
+    s->out = (out_t){Py_NewRef(v[3]), Py_NewRef(v[4]), Py_NewRef(v[5]), Py_NewRef(v[6]),
+                     Py_NewRef(v[7]), Py_NewRef(v[8])};
+    s->on_ingress_error = Py_NewRef(v[9]); s->on_bad = Py_NewRef(v[10]);
+    s->clock_ns = Py_NewRef(v[11]); s->start_ns = start_ns;
+    return (PyObject *)s;
+}
+
+/* TrafficManager.ingress with a compiled pipeline: its ingress entry point, the jobs
+ * offered; a bad priority goes to on_bad(job), an exception of ingress to
+ * on_ingress_error(exc, (port, frame)) */
+static int srv_receive(srv_t *s, PyObject *port, PyObject *frame, double queue_now, PyObject *now_us) {
+    if (s->ingress == Py_None) { PyErr_SetString(PyExc_TypeError, "not a compiled pipeline"); return -1; }
+    PyObject *args[4] = {s->out.cstate, port, frame, now_us};
+    PyObject *jobs = PyObject_Vectorcall(s->ingress, args, 4, NULL);
+    if (!jobs) {
+        PyObject *where = PyTuple_Pack(2, port, frame);
+        if (!where) return -1;
+        int r = report_error(s->on_ingress_error, where);
+        Py_DECREF(where);
+        return r;
+    }
+    PyObject *bad = offer_all(s->queues, jobs, queue_now, s->make_queue);
+    Py_DECREF(jobs);
+    if (!bad) return -1;
+    for (Py_ssize_t i = 0; bad != Py_None && i < PyList_GET_SIZE(bad); i++) {
+        PyObject *r = PyObject_CallOneArg(s->on_bad, PyList_GET_ITEM(bad, i));
+        if (!r) { Py_DECREF(bad); return -1; }
+        Py_DECREF(r);
+    }
+    Py_DECREF(bad);
+    return 0;
+}
+
+/* SwitchCore.clocks(): (ns / 1000, ns // 1000) of one reading, as Python computes them
+ * (a correctly rounded division of an exact double; a floor division) */
+static int srv_clocks(srv_t *s, double *now, PyObject **now_us) {
+    PyObject *r = PyObject_CallNoArgs(s->clock_ns);
+    if (!r) return -1;
+    long long ns = PyLong_AsLongLong(r);
+    Py_DECREF(r);
+    if (ns == -1 && PyErr_Occurred()) return -1;
+    ns -= s->start_ns;
+    if (ns > (1LL << 53) || ns < -(1LL << 53)) {  /* where the double would round */
+        PyErr_SetString(PyExc_OverflowError, "clock beyond 2**53 ns"); return -1;
+    }
+    long long us = ns / 1000;
+    if (ns % 1000 < 0) us--;
+    *now = (double)ns / 1000.0;
+    *now_us = PyLong_FromLongLong(us);
+    return *now_us ? 0 : -1;
+}
+
+/* receive(port, frame): TrafficManager.ingress, as of a reading of the switch's clock */
+static PyObject *srv_receive_m(srv_t *s, PyObject *const *a, Py_ssize_t n) {
+    double now; PyObject *now_us;
+    if (n != 2) { PyErr_SetString(PyExc_TypeError, "receive(port, frame)"); return NULL; }
+    if (srv_clocks(s, &now, &now_us) < 0) return NULL;
+    int r = srv_receive(s, a[0], a[1], now, now_us);
+    Py_DECREF(now_us);
+    if (r < 0) return NULL;
+    Py_RETURN_NONE;
+}
+
+/* serve(): a serve pass as of a reading of the switch's clock; the next ready time or None */
+static PyObject *srv_serve_m(srv_t *s, PyObject *unused) {
+    double now; PyObject *now_us;
+    if (srv_clocks(s, &now, &now_us) < 0) return NULL;
+    long long us = PyLong_AsLongLong(now_us);
+    Py_DECREF(now_us);
+    return serve_pass(s->queues, now, us, &s->out);
+}
+
+/* hop(port, frame): receive, then serve, as of one reading of the clock */
+static PyObject *srv_hop_m(srv_t *s, PyObject *const *a, Py_ssize_t n) {
+    double now; PyObject *now_us;
+    if (n != 2) { PyErr_SetString(PyExc_TypeError, "hop(port, frame)"); return NULL; }
+    if (srv_clocks(s, &now, &now_us) < 0) return NULL;
+    PyObject *r = NULL;
+    long long us = PyLong_AsLongLong(now_us);
+    if (srv_receive(s, a[0], a[1], now, now_us) == 0) r = serve_pass(s->queues, now, us, &s->out);
+    Py_DECREF(now_us);
+    return r;
+}
+
+static PyMethodDef srv_methods[] = {
+    {"receive", (PyCFunction)(void (*)(void))srv_receive_m, METH_FASTCALL, "ingress of one frame"},
+    {"serve", (PyCFunction)srv_serve_m, METH_NOARGS, "serve due egress"},
+    {"hop", (PyCFunction)(void (*)(void))srv_hop_m, METH_FASTCALL, "receive, then serve"},
+    {NULL}
+};
+
+static PyTypeObject ServerType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "p4emu_tm.Server", .tp_basicsize = sizeof(srv_t),
+    .tp_dealloc = (destructor)srv_dealloc, .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
+    .tp_traverse = (traverseproc)srv_traverse, .tp_clear = (inquiry)srv_clear,
+    .tp_new = srv_new, .tp_methods = srv_methods,
+    .tp_doc = "a traffic manager's per-packet entry points, bound",
+};
+
+/* setup(Enqueued, Dequeued, QUEUE_FULL, BAD_PRIORITY): the Python records to return */
+static PyObject *py_setup(PyObject *m, PyObject *const *a, Py_ssize_t n) {
+    if (n != 4) { PyErr_SetString(PyExc_TypeError, "setup: 4 arguments"); return NULL; }
+    Py_XSETREF(Enqueued, Py_NewRef(a[0])); Py_XSETREF(Dequeued, Py_NewRef(a[1]));
+    Py_XSETREF(QUEUE_FULL, Py_NewRef(a[2])); Py_XSETREF(BAD_PRIORITY, Py_NewRef(a[3]));
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef module_methods[] = {
+    {"setup", (PyCFunction)(void (*)(void))py_setup, METH_FASTCALL, NULL},
+    {"offer_jobs", (PyCFunction)(void (*)(void))py_offer_jobs, METH_FASTCALL, NULL},
+    {NULL}
+};
+
+static struct PyModuleDef module_def = {PyModuleDef_HEAD_INIT, "p4emu_native_module", NULL, -1, module_methods};
+
+PyMODINIT_FUNC PyInit_p4emu_native_module(void) {
+    if (PyType_Ready(&QueuesType) < 0 || PyType_Ready(&ServerType) < 0) return NULL;
+    s_port = PyUnicode_InternFromString("port");
+    s_priority = PyUnicode_InternFromString("priority");
+    egress_kwnames = Py_BuildValue("(sssss)", "enq_timestamp", "enq_qdepth", "deq_timedelta",
+                                   "deq_qdepth", "now_us");
+    if (!s_port || !s_priority || !egress_kwnames) return NULL;
+    PyObject *mod = PyModule_Create(&module_def);
+    if (!mod) return NULL;
+    Py_INCREF(&QueuesType);
+    PyModule_AddObject(mod, "PortQueues", (PyObject *)&QueuesType);
+    Py_INCREF(&ServerType);
+    PyModule_AddObject(mod, "Server", (PyObject *)&ServerType);
+    return mod;
+}

@@ -1,0 +1,146 @@
+"""The traffic manager in C: `NativeTrafficManager`, `TrafficManager` with compiled
+egress queues (rt/tm.c) and per-packet loops (rt/tm_serve.c, rt/tm_server.c) of the
+same semantics.
+
+The Python `PortQueues`/`TrafficManager` stay the reference and the fallback; which one
+a switch runs is chosen here, in `traffic_manager_class`. Per packet, the C serve loop
+calls the compiled pipeline's egress entry point directly (a `NativePipeline`'s module
+and C State) and hands frames to `ports.send`; pcaps, the CPU port, errors, bad
+priorities and debug logging go through the Python code of `TrafficManager`.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from p4emu.native.build import build
+from p4emu.switch.queues import Dequeued, DropReason, Enqueued, QueueConfig
+from p4emu.switch.traffic_manager import TrafficManager
+from p4emu.switch.traffic_manager import log as _tm_log
+
+log = logging.getLogger(__name__)
+
+TRAFFIC_MANAGERS = ("auto", "native", "python")
+_RT = Path(__file__).parent / "rt"
+_SOURCES = ("tm.c", "tm_serve.c", "tm_server.c")  # queues, loops, Server and module
+_module = None
+
+
+def tm_module():
+    """The built C module (gcc once per source, `p4emu.native.build`'s cache)."""
+    global _module
+    if _module is None:
+        source = "".join((_RT / name).read_text() for name in _SOURCES)
+        module = build(source)
+        module.setup(Enqueued, Dequeued, DropReason.QUEUE_FULL, DropReason.BAD_PRIORITY)
+        _module = module
+    return _module
+
+
+def compiled_port_queues(config: QueueConfig | None = None, priorities: int = 1,
+                         port: int = -1):
+    """`PortQueues(config, priorities)` compiled (`port`: the number its errors name)."""
+    return tm_module().PortQueues(config or QueueConfig(), priorities, port)
+
+
+class NativeTrafficManager(TrafficManager):
+    """`TrafficManager` whose queues and per-packet loops are compiled."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        m = tm_module()
+        self._cqueues, self._offer_jobs, self._server_type = m.PortQueues, m.offer_jobs, m.Server
+        self._bound: tuple = ((None, None), None)  # ((program, plain), its server)
+        super().__init__(*args, **kwargs)
+
+    def _new_queues(self, port: int):
+        return self._cqueues(self.settings.config_for(port), self.settings.priorities, port)
+
+    def _server(self, program):
+        """The C server for `program`'s pipeline, bound again when the program changes
+        (tests set core.program without install()) or `_transmit` must see every frame."""
+        # frames go straight to the ports unless the Python _transmit has work beyond
+        # the CPU port (pcaps) or was replaced on the instance (tests do)
+        plain = self.pcaps is None and "_transmit" not in self.__dict__
+        (bound_program, bound_plain), server = self._bound
+        if bound_program is not program or bound_plain != plain:
+            pipeline = program.pipeline
+            cstate = getattr(pipeline, "cstate", None)  # a NativePipeline's C State
+            # the compiled pipeline's module functions: called from C, no Python frame
+            ingress, egress = ((None, pipeline.egress) if cstate is None
+                               else (pipeline._ingress, pipeline._egress))
+            server = self._server_type(
+                self.queues, self.queue, ingress, egress, cstate,
+                self.ports.send if plain else None, self._transmit, self.core.cpu_port,
+                self._egress_error, self._ingress_error, self._bad_priority,
+                *self.core.clock_source())
+            self._bound = ((program, plain), server)
+        return server
+
+    def _ingress_error(self, exc: Exception, where: tuple[int, bytes]) -> None:
+        port, frame = where
+        self._internal_error(exc, f"ingress of a {len(frame)}-byte frame from port {port}")
+
+    def _python_only(self) -> bool:
+        """Frames that the Python ingress handles: pcaps, the per-packet debug line."""
+        return self.pcaps is not None or _tm_log.isEnabledFor(logging.DEBUG)
+
+    def ingress(self, port: int, frame: bytes) -> None:
+        with self.core.lock:
+            program = self.core.program
+            if program is None or self._python_only() or not _compiled(program):
+                super().ingress(port, frame)
+                return
+            self._server(program).receive(port, frame)  # as of core.clocks()
+
+    def receive_due(self, port: int, frame: bytes) -> float | None:
+        with self.core.lock:
+            program = self.core.program
+            if (program is None or self._injected or self._python_only()
+                    or not _compiled(program)):
+                return super().receive_due(port, frame)
+            return self._server(program).hop(port, frame)  # as of core.clocks()
+
+    def _enqueue(self, port: int, jobs, queue_now: float) -> None:
+        if _tm_log.isEnabledFor(logging.DEBUG):
+            super()._enqueue(port, jobs, queue_now)  # the per-packet debug line
+            return
+        bad = self._offer_jobs(self.queues, jobs, queue_now, self.queue)
+        for job in bad or ():
+            self._bad_priority(job)
+
+    def _serve_egress(self) -> float | None:
+        with self.core.lock:
+            program = self.core.program
+            if program is None:
+                return super()._serve_egress()
+            return self._server(program).serve()  # as of core.clocks()
+
+
+def _compiled(program) -> bool:
+    """Whether `program` runs a compiled pipeline (a NativePipeline, with its C State)."""
+    return getattr(program.pipeline, "cstate", None) is not None
+
+
+def traffic_manager_class(choice: str, pipeline=None) -> type[TrafficManager]:
+    """The traffic manager for `choice` (TRAFFIC_MANAGERS): "python", the reference;
+    "native", the compiled one (raises if it does not build); "auto", the compiled one
+    for a compiled pipeline (`NativePipeline`) when it builds, else (logged) Python."""
+    if choice not in TRAFFIC_MANAGERS:
+        raise ValueError(f"traffic manager {choice!r}: expected one of {', '.join(TRAFFIC_MANAGERS)}")
+    if choice == "python":
+        return TrafficManager
+    if choice == "auto":
+        from p4emu.native.pipeline import NativePipeline
+
+        if not isinstance(pipeline, NativePipeline):
+            return TrafficManager
+        try:
+            tm_module()
+        except (RuntimeError, OSError) as exc:
+            log.info("compiled traffic manager did not build (%s); running the Python one",
+                     str(exc).splitlines()[0])
+            return TrafficManager
+    else:
+        tm_module()
+    return NativeTrafficManager
