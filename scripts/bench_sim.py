@@ -1,7 +1,7 @@
 """Simulator speed: packet-hops per wall-clock second and memory, for growing fat-trees.
 
     python scripts/bench_sim.py [--k 4,6,8,12] [--seconds 20e-6] [--mode ev]
-        [--traffic-manager auto|native|python]
+        [--pipeline auto|native|python] [--traffic-manager auto|native|python]
 
 Each run is one phase of the permutation experiment on the simulator (`mrclab sim
 permutation --spec fattree:k=K`: the same pairs, senders and records), flows sized for
@@ -24,6 +24,7 @@ from experiments.config import Options
 from experiments.sim.session import SimSession
 from fabric_model.spec import parse_spec
 from p4emu.native.tm import TRAFFIC_MANAGERS
+from p4emu.switch.program import PIPELINES
 from simulator.program import compiled
 
 
@@ -49,6 +50,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--k", default="4,6,8,12")  # issue 29, goal 6: the cost as k grows
     ap.add_argument("--seconds", type=float, default=20e-6)
     ap.add_argument("--mode", default="ev")
+    ap.add_argument("--pipeline", choices=PIPELINES, default="auto",
+                    help="the switches' P4 pipeline: compiled (auto, native) or python")
     ap.add_argument("--traffic-manager", choices=TRAFFIC_MANAGERS, default="auto",
                     help="the switches' traffic manager: compiled (auto, native) or python")
     args = ap.parse_args(argv)
@@ -57,11 +60,12 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError:
         ap.error(f"--k {args.k!r}: comma-separated even numbers")
     t0 = time.perf_counter()
-    compiled()
+    compiled(pipeline=args.pipeline)
     print(f"compile mrc.p4 once: {time.perf_counter() - t0:.1f} s")
     for k in ks:
         spec = f"fattree:k={k}"
-        _, setup = runner.plan(Options("permutation", engine="sim", spec=spec))
+        _, setup = runner.plan(Options("permutation", engine="sim", spec=spec,
+                                       pipeline=args.pipeline))
         fabric = parse_spec(spec)
         session = TimedSession(fabric, setup, Path("."), lambda name: None)
         session.set_spray(args.mode)
