@@ -1,16 +1,18 @@
-"""Permutation: every host of a fat-tree k=4 sends to a distinct host of another pod, all
-links at one rate; spray modes ecmp, ev, random and source in one run, same pairs and seed.
+"""Permutation: every host of a fat-tree (the lab's k=4, the simulator's k=8, or --spec) sends
+to a distinct host of another pod, all links at one rate; spray modes ecmp, ev, random and
+source in one run, same pairs and seed.
 
 What to see: ECMP hashes whole flows onto paths, so some core links carry two flows and
 others none (flows at half rate); per-packet spraying (ev, random) fills every path evenly
-on average, but a hash (or a draw) puts a window of a few packets unevenly on 4 paths;
+on average, but a hash (or a draw) puts a window of a few packets unevenly on the paths;
 `source` is MRC's own design (paths chosen by the sender): the sender binds each EV to one
-of the 4 paths (a source route, `--route`) and takes them in turn, so every path gets the
+of the paths (a source route, `--route`) and takes them in turn, so every path gets the
 same share of each window.
 Goodput is measured while every flow runs, from a warm-up to the first finish: the
-steady state the anchors describe. Jumbo frames at a few Mb/s make the emulated RTT
-150-250 ms, so slow start and DCTCP's convergence take ~10 RTTs, about 2 s; the report
-also gives each flow's whole-transfer goodput (bytes / completion time), start included.
+steady state the anchors describe. In the lab, jumbo frames at a few Mb/s make the
+emulated RTT 150-250 ms, so slow start and DCTCP's convergence take ~10 RTTs, about 2 s;
+the report also gives each flow's whole-transfer goodput (bytes / completion time), start
+included.
 """
 
 from __future__ import annotations
