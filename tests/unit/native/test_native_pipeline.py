@@ -149,12 +149,17 @@ def test_registers_and_counters_are_shared_with_the_control_plane(program):
         assert state.registers["queue_depth_est"].get(11) == 9  # trimmed: not in the data queue
 
 
+def ecn_at_3_on_port_13(state) -> None:
+    """Port 13 marks above 3 packets (trims above 100): queue depths the tests set reach it."""
+    state.resolve_table("MrcIngress.port_thresholds").insert(TableEntry(
+        (Exact(13),), action=ActionCall(state.resolve_action("MrcIngress.set_thresholds").id,
+                                        (100, 3))))
+
+
 def test_ingress_and_egress_as_the_traffic_manager_calls_them(program):
     t = Twins(program)
     t.each(set_up)
-    t.each(lambda s: s.resolve_table("MrcIngress.port_thresholds").insert(TableEntry(
-        (Exact(13),), action=ActionCall(s.resolve_action("MrcIngress.set_thresholds").id,
-                                        (100, 3)))))
+    t.each(ecn_at_3_on_port_13)
     frames = [with_src_port(mrc_packets()[0], 1000 + k) for k in range(40)]
     for k, frame in enumerate(frames):
         (py_job,) = t.sides[0][1].ingress(2, frame, k)
@@ -230,9 +235,7 @@ def test_entry_hit_counters_come_back_to_python(program):
 def test_process_tells_on_enqueue_and_uses_queue_depth(program):
     t = Twins(program)
     t.each(set_up)
-    t.each(lambda s: s.resolve_table("MrcIngress.port_thresholds").insert(TableEntry(
-        (Exact(13),), action=ActionCall(s.resolve_action("MrcIngress.set_thresholds").id,
-                                        (100, 3)))))
+    t.each(ecn_at_3_on_port_13)
     queued: list[list] = [[], []]
     for (_, pipe), seen in zip(t.sides, queued, strict=True):
         pipe.on_enqueue = lambda job, seen=seen: seen.append((job.port, job.priority))
