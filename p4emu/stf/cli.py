@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from cmdline import OneLineParser
 from p4emu.compile_cmd import parse_defines
+from p4emu.native.errors import NativeUnsupported
 from p4emu.runtime.device import DeviceState
 from p4emu.stf.parser import StfError, parse_stf
 from p4emu.stf.runner import FileResult, ProcessFn, run_commands
@@ -136,11 +137,7 @@ def main(argv: list[str]) -> int:
     except OSError as exc:
         print(f"p4emu stf: {exc.filename}: {exc.strerror}", file=sys.stderr)
         return 2
-    except Exception as exc:
-        from p4emu.native import NativeUnsupported
-
-        if not isinstance(exc, NativeUnsupported):
-            raise
+    except NativeUnsupported as exc:
         print(f"p4emu stf: --pipeline native: {exc}", file=sys.stderr)
         return 2
     try:
