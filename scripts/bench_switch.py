@@ -10,7 +10,8 @@ tutorials' basic.p4) and runs `python -m p4emu switch` as a separate process; ``
 compiles the same program with p4c-bm2-ss and runs `simple_switch_grpc` (logging off) with
 the same arguments, pushed over the same P4Runtime client and driven by the same senders;
 ``both`` runs one after the other and prints p4emu's packet rates over BMv2's. `--pipeline`
-chooses p4emu's P4 pipeline (auto: the compiled C one where the program allows).
+chooses p4emu's P4 pipeline (auto: the compiled C one where the program allows),
+`--traffic-manager` its queues and per-packet loops (auto: the compiled C ones).
 """
 
 from __future__ import annotations
@@ -194,7 +195,8 @@ L3_PROGRAM = REPO / "tests/p4/switch/l3_qdepth.p4"
 L3_FORWARD = "MyIngress.ipv4_forward"  # its routes' action
 
 
-def start_switch(target: str, grpc_port: int, build_dir: Path, pipeline: str = "auto"):
+def start_switch(target: str, grpc_port: int, build_dir: Path, pipeline: str = "auto",
+                 traffic_manager: str = "auto"):
     """The switch process of `target` on the two ports, and what to push to it."""
     from controller.p4rt_codec import load_p4info
     from lab.target import compile_program
@@ -206,7 +208,8 @@ def start_switch(target: str, grpc_port: int, build_dir: Path, pipeline: str = "
     cmd = switch_command(target, 1, {1: SW1, 2: SW2}, grpc_port, free_port(), 255, None, None,
                          QueueOptions(priority_queues=1))
     if target == "p4emu":
-        cmd += ["--pipeline", pipeline]  # a target option: switch_args ends after "--"
+        # target options: switch_args ends after "--"
+        cmd += ["--pipeline", pipeline, "--traffic-manager", traffic_manager]
     proc = subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     return proc, p4info, compiled.device_config.read_bytes()
 
@@ -217,10 +220,12 @@ def measure(target: str, args: argparse.Namespace, build_dir: Path) -> dict:
     results: dict[str, object] = {"target": target}
     if target == "p4emu":
         results["pipeline"] = args.pipeline
+        results["traffic_manager"] = args.traffic_manager
     try:
         build()
         grpc_port = free_port()
-        proc, p4info, device_config = start_switch(target, grpc_port, build_dir, args.pipeline)
+        proc, p4info, device_config = start_switch(target, grpc_port, build_dir, args.pipeline,
+                                                    args.traffic_manager)
         stub, entry, table_size = push_and_route(grpc_port, p4info, device_config)
         ping_rtt(H1, "10.0.2.2", 5)  # warm-up
         for frame_size in (64, 1500):
@@ -257,6 +262,9 @@ def main() -> int:
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--pipeline", choices=("auto", "native", "python"), default="auto",
                         help="p4emu's P4 pipeline (p4emu switch -- --pipeline)")
+    parser.add_argument("--traffic-manager", choices=("auto", "native", "python"),
+                        default="auto", help="p4emu's traffic manager (p4emu switch -- "
+                        "--traffic-manager)")
     args = parser.parse_args()
     if os.geteuid() != 0:
         print("bench_switch: needs root (network namespaces)", file=sys.stderr)

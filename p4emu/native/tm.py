@@ -15,6 +15,7 @@ import logging
 from pathlib import Path
 
 from p4emu.native.build import build
+from p4emu.switch.ports import Port, PortSet, frame_problem
 from p4emu.switch.queues import Dequeued, DropReason, Enqueued, QueueConfig
 from p4emu.switch.traffic_manager import TrafficManager
 from p4emu.switch.traffic_manager import log as _tm_log
@@ -23,7 +24,8 @@ log = logging.getLogger(__name__)
 
 TRAFFIC_MANAGERS = ("auto", "native", "python")
 _RT = Path(__file__).parent / "rt"
-_SOURCES = ("tm.c", "tm_serve.c", "tm_server.c")  # queues, loops, Server and module
+# queues, port sockets, loops, Server and module
+_SOURCES = ("tm.c", "tm_ports.c", "tm_serve.c", "tm_server.c")
 _module = None
 
 
@@ -74,6 +76,10 @@ class NativeTrafficManager(TrafficManager):
                 self.ports.send if plain else None, self._transmit, self.core.cpu_port,
                 self._egress_error, self._ingress_error, self._bad_priority,
                 *self.core.clock_source())
+            if plain and isinstance(self.ports, PortSet):  # real sockets: their I/O in C
+                for number, port in self.ports.ports.items():
+                    if port.sock is not None:
+                        server.bind_port(number, port.sock.fileno(), port.stats.counters)
             self._bound = ((program, plain), server)
         return server
 
@@ -84,6 +90,25 @@ class NativeTrafficManager(TrafficManager):
     def _python_only(self) -> bool:
         """Frames that the Python ingress handles: pcaps, the per-packet debug line."""
         return self.pcaps is not None or _tm_log.isEnabledFor(logging.DEBUG)
+
+    def receive(self, port: Port) -> None:
+        """PortSet.receive and the ingress of each frame in C (recvmmsg: one system call
+        for a burst) when the pipeline is compiled and no Python path is asked for."""
+        with self.core.lock:
+            program = self.core.program
+            in_c = (program is not None and not self._python_only() and _compiled(program)
+                    and isinstance(self.ports, PortSet) and port.sock is not None)
+            if in_c:
+                try:
+                    dropped = self._server(program).receive_port(port.number)
+                except OSError as exc:  # the interface went away
+                    self.ports.log_receive_failed(port, exc)
+                    return
+        if not in_c:
+            super().receive(port)
+            return
+        for length in dropped or ():
+            self.ports.log_dropped(port, frame_problem(length))
 
     def ingress(self, port: int, frame: bytes) -> None:
         with self.core.lock:
@@ -125,7 +150,10 @@ def _compiled(program) -> bool:
 def traffic_manager_class(choice: str, pipeline=None) -> type[TrafficManager]:
     """The traffic manager for `choice` (TRAFFIC_MANAGERS): "python", the reference;
     "native", the compiled one (raises if it does not build); "auto", the compiled one
-    for a compiled pipeline (`NativePipeline`) when it builds, else (logged) Python."""
+    when it builds (else, logged, Python) unless `pipeline` is given and is not compiled
+    (a `NativePipeline`), where it gains nothing. A switch whose program comes later over
+    P4Runtime passes no pipeline: the compiled one runs any program, a Python pipeline's
+    ingress and egress through their Python entry points."""
     if choice not in TRAFFIC_MANAGERS:
         raise ValueError(f"traffic manager {choice!r}: expected one of {', '.join(TRAFFIC_MANAGERS)}")
     if choice == "python":
@@ -133,7 +161,7 @@ def traffic_manager_class(choice: str, pipeline=None) -> type[TrafficManager]:
     if choice == "auto":
         from p4emu.native.pipeline import NativePipeline
 
-        if not isinstance(pipeline, NativePipeline):
+        if pipeline is not None and not isinstance(pipeline, NativePipeline):
             return TrafficManager
         try:
             tm_module()

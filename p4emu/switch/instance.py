@@ -16,6 +16,7 @@ from google.protobuf import text_format
 from google.rpc import code_pb2
 from p4.config.v1 import p4info_pb2
 
+from p4emu.native.tm import traffic_manager_class
 from p4emu.switch.core import SwitchCore
 from p4emu.switch.dataplane_loop import DataplaneLoop
 from p4emu.switch.device_config import device_data, foreign_config_reason
@@ -135,7 +136,12 @@ class SwitchInstance:
         self.core.port_up = self.monitor.is_up
         settings = QueueSettings(opts.queue_depth, opts.queue_rate, opts.line_rate,
                                  opts.priority_queues, dict(opts.priority_depths))
-        self.tm = TrafficManager(self.core, self.ports, settings, self.pcaps)
+        try:
+            tm_class = traffic_manager_class(opts.traffic_manager)
+        except (RuntimeError, OSError) as exc:
+            raise StartupError(f"--traffic-manager {opts.traffic_manager}: "
+                               f"{str(exc).splitlines()[0]}") from None
+        self.tm = tm_class(self.core, self.ports, settings, self.pcaps)
         loader = ir_loader(opts.cpu_port, opts.pipeline)
         if opts.program:
             load_initial_program(opts.program, loader, self.core)

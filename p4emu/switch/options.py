@@ -10,6 +10,7 @@ import argparse
 from dataclasses import dataclass, field
 
 from cmdline import OneLineParser, UsageError
+from p4emu.native.tm import TRAFFIC_MANAGERS
 from p4emu.switch.program import PIPELINES
 
 LOG_LEVELS = {"trace": 5, "debug": 10, "info": 20, "warn": 30, "warning": 30, "error": 40,
@@ -35,6 +36,7 @@ class SwitchOptions:
     priority_queues: int = 1
     priority_depths: dict[int, int] = field(default_factory=dict)  # priority -> depth
     pipeline: str = "auto"  # p4emu.switch.program.PIPELINES
+    traffic_manager: str = "auto"  # p4emu.native.tm.TRAFFIC_MANAGERS
 
 
 def _port_at_iface(text: str) -> tuple[int, str]:
@@ -128,6 +130,9 @@ def _target_parser() -> argparse.ArgumentParser:
     p.add_argument("--pipeline", choices=PIPELINES, default="auto",
                    help="auto: p4emu's compiled C pipeline where the program allows, else "
                         "the generated Python one; p4emu only")
+    p.add_argument("--traffic-manager", choices=TRAFFIC_MANAGERS, default="auto",
+                   help="auto: p4emu's compiled C queues and per-packet loops when they "
+                        "build, else the Python ones; p4emu only")
     _add_queue_options(p)
     return p
 
@@ -142,7 +147,8 @@ def parse_switch_args(argv: list[str]) -> SwitchOptions:
     t = _target_parser().parse_args(target_args)
     opts = SwitchOptions(device_id=a.device_id, log_console=a.log_console,
                          log_file=a.log_file, pcap_dir=a.pcap, no_p4=a.no_p4,
-                         program=a.program, thrift_port=a.thrift_port, pipeline=t.pipeline)
+                         program=a.program, thrift_port=a.thrift_port, pipeline=t.pipeline,
+                         traffic_manager=t.traffic_manager)
     if opts.device_id < 0:
         raise UsageError(f"--device-id {opts.device_id} must be >= 0")
     for number, iface in a.interface:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 import socket
 import struct
+from array import array
 from dataclasses import dataclass, field
 
 log = logging.getLogger(__name__)
@@ -27,14 +28,32 @@ MIN_FRAME = 14  # an Ethernet header
 RECV_BUFFER = 65536
 
 
-@dataclass
+class _Counter:
+    """One field of PortStats: a slot of its counters array."""
+
+    def __init__(self, index: int) -> None:
+        self.index = index
+
+    def __get__(self, stats: PortStats, owner=None) -> int:
+        return stats.counters[self.index]
+
+    def __set__(self, stats: PortStats, value: int) -> None:
+        stats.counters[self.index] = value
+
+
 class PortStats:
-    rx_packets: int = 0
-    rx_bytes: int = 0
-    tx_packets: int = 0
-    tx_bytes: int = 0
-    rx_dropped: int = 0  # malformed or oversized on receive
-    tx_errors: int = 0
+    """A port's counters, kept in one array('Q') that a compiled traffic manager
+    (`p4emu.native.tm`) counts into when it does the port's I/O; the order is its own."""
+
+    rx_packets = _Counter(0)
+    rx_bytes = _Counter(1)
+    tx_packets = _Counter(2)
+    tx_bytes = _Counter(3)
+    rx_dropped = _Counter(4)  # malformed or oversized on receive
+    tx_errors = _Counter(5)
+
+    def __init__(self) -> None:
+        self.counters = array("Q", bytes(8 * 6))
 
 
 @dataclass
@@ -69,12 +88,12 @@ def open_interface(iface: str) -> socket.socket:
     return sock
 
 
-def frame_problem(frame: bytes) -> str | None:
-    """Why a received frame cannot enter the pipeline, or None."""
-    if len(frame) < MIN_FRAME:
-        return f"runt frame of {len(frame)} bytes"
-    if len(frame) > MAX_FRAME:
-        return f"oversized frame of {len(frame)} bytes (> {MAX_FRAME})"
+def frame_problem(length: int) -> str | None:
+    """Why a received frame of `length` bytes cannot enter the pipeline, or None."""
+    if length < MIN_FRAME:
+        return f"runt frame of {length} bytes"
+    if length > MAX_FRAME:
+        return f"oversized frame of {length} bytes (> {MAX_FRAME})"
     return None
 
 
@@ -102,19 +121,27 @@ class PortSet:
             except (BlockingIOError, InterruptedError):
                 break
             except OSError as exc:  # the interface went away
-                log.warning("port %d (%s): receive failed: %s", port.number, port.iface, exc)
+                self.log_receive_failed(port, exc)
                 break
             if addr[2] == PACKET_OUTGOING:
                 continue
-            problem = frame_problem(data)
+            problem = frame_problem(len(data))
             if problem is not None:
                 port.stats.rx_dropped += 1
-                log.warning("port %d (%s): dropped %s", port.number, port.iface, problem)
+                self.log_dropped(port, problem)
                 continue
             port.stats.rx_packets += 1
             port.stats.rx_bytes += len(data)
             frames.append(data)
         return frames
+
+    @staticmethod
+    def log_dropped(port: Port, problem: str) -> None:
+        log.warning("port %d (%s): dropped %s", port.number, port.iface, problem)
+
+    @staticmethod
+    def log_receive_failed(port: Port, exc: OSError) -> None:
+        log.warning("port %d (%s): receive failed: %s", port.number, port.iface, exc)
 
     def send(self, number: int, frame: bytes, start_us: float | None = None) -> bool:
         """Transmit on port `number` now (`start_us`, when the queue began serving it,

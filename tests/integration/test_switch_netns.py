@@ -283,7 +283,7 @@ def cli(thrift_port: int, *command: str) -> str:
 
 
 @contextlib.contextmanager
-def switch_process(topo: Hosts, tmp_path: Path):
+def switch_process(topo: Hosts, tmp_path: Path, traffic_manager: str = "auto"):
     """`python -m p4emu switch --no-p4` on the hosts' switch ports, as Mininet starts it;
     yields (process, gRPC port, thrift port, log file)."""
     import grpc
@@ -295,7 +295,8 @@ def switch_process(topo: Hosts, tmp_path: Path):
     proc = subprocess.Popen(
         [PYTHON, "-m", "p4emu", "switch", "--device-id", "1", *ifaces, "--thrift-port",
          str(thrift_port), "--log-file", str(log_file), "--no-p4", "--",
-         "--grpc-server-addr", f"127.0.0.1:{grpc_port}", "--cpu-port", "255"],
+         "--grpc-server-addr", f"127.0.0.1:{grpc_port}", "--cpu-port", "255",
+         "--traffic-manager", traffic_manager],
         cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     try:
         channel = grpc.insecure_channel(f"127.0.0.1:{grpc_port}")
@@ -311,11 +312,22 @@ def switch_process(topo: Hosts, tmp_path: Path):
             proc.wait()
 
 
-@pytest.fixture
-def l3_switch(l3_hosts, tmp_path):
+# the compiled traffic manager does a port's I/O in C (recvmmsg, send, counters); the
+# Python one is the reference
+@pytest.fixture(params=["native", "python"])
+def l3_switch(l3_hosts, tmp_path, request):
     config = compile_config("l3_qdepth", tmp_path)
-    with switch_process(l3_hosts, tmp_path) as (proc, grpc_port, thrift_port, log_file):
+    with switch_process(l3_hosts, tmp_path, request.param) as (proc, grpc_port, thrift_port,
+                                                               log_file):
         yield proc, grpc_port, thrift_port, config, log_file
+
+
+def _port_stats(thrift_port: int) -> dict[int, dict[str, int]]:
+    lines = cli(thrift_port, "port_stats").splitlines()
+    header = lines[0].split()
+    assert header[0] == "port", lines
+    rows = [line.split() for line in lines[1:] if line.split() and line.split()[0].isdigit()]
+    return {int(row[0]): dict(zip(header[1:], map(int, row[1:]), strict=True)) for row in rows}
 
 
 def test_l3_program_forwards_counts_and_reports_queue_depth(l3_hosts, l3_switch):
@@ -354,13 +366,27 @@ def test_l3_program_forwards_counts_and_reports_queue_depth(l3_hosts, l3_switch)
             return int(out.strip().rsplit("=", 1)[1]), out
 
         assert wait_for(lambda: max_qdepth()[0] >= 20), max_qdepth()[1]
-        stats = cli(thrift_port, "port_stats")
-        assert stats.splitlines()[0].split()[0] == "port"
+        stats = _port_stats(thrift_port)
+        assert stats[1]["rx_pkts"] >= 53 and stats[2]["tx_pkts"] >= 13, stats
+        assert stats[1]["rx_bytes"] >= 53 * 60 and stats[2]["tx_bytes"] >= 13 * 60, stats
+        # every frame to port 2 is sent, dropped by its slow queue or still in it
+        assert stats[2]["tx_pkts"] + stats[2]["q_drop"] + stats[2]["q_depth"] == 53, stats
+        # runts and frames over 9216 bytes are dropped on receive and counted
+        for iface, ns in ((l3_hosts.sw1, None), ("eth0", l3_hosts.h1)):
+            prefix = ("ip", "netns", "exec", ns) if ns else ()
+            sh(*prefix, "ip", "link", "set", iface, "mtu", "12000")
+        in_ns(l3_hosts.h1, PYTHON, "-c",
+              "import socket\n"
+              "s=socket.socket(socket.AF_PACKET,socket.SOCK_RAW)\n"
+              "s.bind(('eth0',0))\n"
+              "s.send(b'\\xff'*6+b'\\x00'*5+b'\\x01'+b'\\x08\\x00'+bytes(10000))\n")
+        assert wait_for(lambda: _port_stats(thrift_port)[1]["rx_drop"] == 1)
     finally:
         p4sh.teardown()
     assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
     log = log_file.read_text()
     assert "pipeline set" in log
+    assert "port 1 (" in log and "dropped oversized frame of 10014 bytes" in log, log
 
 
 # --------------------------------------------------------------------- watch ports

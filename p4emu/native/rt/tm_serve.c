@@ -87,16 +87,18 @@ static PyObject *call_egress(PyObject *egress, PyObject *cstate, deq_t *d, long 
     return r;
 }
 
-/* frames out: send(port, frame, start_us) (the ports' send), or transmit(...) (the
- * Python TrafficManager._transmit: the CPU port, pcaps) for the CPU port or when send
- * is None */
-static int emit(PyObject *out, PyObject *send, PyObject *transmit, PyObject *cpu_port, double start) {
+/* frames out: on a bound port's socket (tm_ports.c), else send(port, frame, start_us)
+ * (the ports' send), or transmit(...) (the Python TrafficManager._transmit: the CPU
+ * port, pcaps) for the CPU port or when send is None */
+static int emit(PyObject *out, PyObject *send, PyObject *transmit, PyObject *cpu_port, double start,
+                port_io_t *io) {
     PyObject *pair = out;
     if (!PyTuple_Check(pair) || PyTuple_GET_SIZE(pair) != 2) {
         PyErr_SetString(PyExc_TypeError, "egress output: (port, frame)"); return -1;
     }
     PyObject *port = PyTuple_GET_ITEM(pair, 0), *frame = PyTuple_GET_ITEM(pair, 1);
     PyObject *target = send;
+    if (send != Py_None && io_send(io, port, frame)) return 0;
     if (send == Py_None) target = transmit;
     else if (cpu_port != Py_None) {
         int eq = PyObject_RichCompareBool(port, cpu_port, Py_EQ);
@@ -129,7 +131,7 @@ static long long sent_bytes(PyObject *seq) {
 }
 
 /* where dequeued packets go (a Server's fields) */
-typedef struct { PyObject *egress, *cstate, *send, *transmit, *cpu, *on_error; } out_t;
+typedef struct { PyObject *egress, *cstate, *send, *transmit, *cpu, *on_error; port_io_t *io; } out_t;
 
 /* one packet of port q: egress, charge with the bytes sent, frames out */
 static int serve_one(q_t *q, double ready, long long now_us, const out_t *o) {
@@ -153,7 +155,7 @@ static int serve_one(q_t *q, double ready, long long now_us, const out_t *o) {
     q_charge(q, d.start, bytes);
     int rc = 0;
     for (Py_ssize_t i = 0; seq && i < PySequence_Fast_GET_SIZE(seq) && rc == 0; i++)
-        rc = emit(PySequence_Fast_GET_ITEM(seq, i), send, transmit, cpu, d.start);
+        rc = emit(PySequence_Fast_GET_ITEM(seq, i), send, transmit, cpu, d.start, o->io);
     Py_XDECREF(seq);
     return rc;
 }

@@ -27,6 +27,7 @@ static int srv_clear(srv_t *s) {
 static void srv_dealloc(srv_t *s) {
     PyObject_GC_UnTrack(s);
     srv_clear(s);
+    io_free(s->out.io);
     Py_TYPE(s)->tp_free((PyObject *)s);
 }
 
@@ -130,7 +131,59 @@ static PyObject *srv_hop_m(srv_t *s, PyObject *const *a, Py_ssize_t n) {
     return r;
 }
 
+/* bind_port(port, fd, counters): the port's frames go out on socket `fd` from C and
+ * receive_port(port) reads it; counters: its PortStats' array('Q') */
+static PyObject *srv_bind_port_m(srv_t *s, PyObject *const *a, Py_ssize_t n) {
+    if (n != 3) { PyErr_SetString(PyExc_TypeError, "bind_port(port, fd, counters)"); return NULL; }
+    long port = PyLong_AsLong(a[0]);
+    int fd = (int)PyLong_AsLong(a[1]);
+    if (PyErr_Occurred()) return NULL;
+    if (!s->out.io && !(s->out.io = io_new())) return NULL;
+    if (io_bind(s->out.io, port, fd, a[2]) < 0) return NULL;
+    Py_RETURN_NONE;
+}
+
+/* receive_port(port): PortSet.receive, then TrafficManager.ingress of each frame, as of
+ * a reading of the clock per frame. Returns None, or the lengths of the frames dropped
+ * as runts or oversized (counted; the caller logs them); OSError if the receive failed */
+static PyObject *srv_receive_port_m(srv_t *s, PyObject *port) {
+    long number = PyLong_AsLong(port);
+    if (number == -1 && PyErr_Occurred()) return NULL;
+    port_io_t *io = s->out.io;
+    if (!io || number < 0 || number >= MAXPORT || io->fd[number] < 0) {
+        PyErr_Format(PyExc_ValueError, "port %ld is not bound", number); return NULL;
+    }
+    unsigned long long *c = io_counters(io, (int)number);
+    int got;
+    if (io_read(io->fd[number], &got) < 0) return PyErr_SetFromErrno(PyExc_OSError);
+    PyObject *dropped = NULL;
+    for (int i = 0; i < got; i++) {
+        if (rx_addr[i].sll_pkttype == PACKET_OUTGOING) continue;  /* kernels before 4.20 */
+        unsigned int len = rx_msgs[i].msg_len;
+        if (len < MIN_FRAME || len > MAX_FRAME) {
+            c[RX_DROPPED]++;
+            PyObject *l = PyLong_FromUnsignedLong(len);
+            if (!l || (!dropped && !(dropped = PyList_New(0))) || PyList_Append(dropped, l) < 0) {
+                Py_XDECREF(l); Py_XDECREF(dropped); return NULL;
+            }
+            Py_DECREF(l);
+            continue;
+        }
+        c[RX_PACKETS]++;
+        c[RX_BYTES] += len;
+        PyObject *frame = PyBytes_FromStringAndSize(rx_buf[i], len);
+        double now; PyObject *now_us;
+        if (!frame || srv_clocks(s, &now, &now_us) < 0) { Py_XDECREF(frame); Py_XDECREF(dropped); return NULL; }
+        int r = srv_receive(s, port, frame, now, now_us);
+        Py_DECREF(frame); Py_DECREF(now_us);
+        if (r < 0) { Py_XDECREF(dropped); return NULL; }
+    }
+    return dropped ? dropped : Py_NewRef(Py_None);
+}
+
 static PyMethodDef srv_methods[] = {
+    {"bind_port", (PyCFunction)(void (*)(void))srv_bind_port_m, METH_FASTCALL, "send and receive a port in C"},
+    {"receive_port", (PyCFunction)srv_receive_port_m, METH_O, "receive and ingress a bound port's frames"},
     {"receive", (PyCFunction)(void (*)(void))srv_receive_m, METH_FASTCALL, "ingress of one frame"},
     {"serve", (PyCFunction)srv_serve_m, METH_NOARGS, "serve due egress"},
     {"hop", (PyCFunction)(void (*)(void))srv_hop_m, METH_FASTCALL, "receive, then serve"},

@@ -60,6 +60,19 @@ def test_the_switch_takes_pipeline_as_a_target_option():
         parse_switch_args(["--no-p4", "--", "--pipeline", "fast"])
 
 
+def test_the_switch_takes_traffic_manager_as_a_target_option():
+    from p4emu.native.tm import NativeTrafficManager, traffic_manager_class
+
+    assert parse_switch_args(["--no-p4"]).traffic_manager == "auto"
+    opts = parse_switch_args(["--no-p4", "--", "--traffic-manager", "python"])
+    assert opts.traffic_manager == "python"
+    with pytest.raises(UsageError, match="--traffic-manager"):
+        parse_switch_args(["--no-p4", "--", "--traffic-manager", "c"])
+    # a switch's program comes later over P4Runtime: auto takes the compiled one, which
+    # serves a Python pipeline too
+    assert traffic_manager_class("auto") is NativeTrafficManager
+
+
 def test_experiments_take_pipeline_on_the_simulator_only():
     setup = runner.plan(Options("permutation", engine="sim", quick=True,
                                 pipeline="python"))[1]

@@ -59,6 +59,6 @@ def test_pcap_files_readable_by_scapy(tmp_path):
 
 
 def test_frame_checks():
-    assert frame_problem(b"\x00" * 13).startswith("runt")
-    assert frame_problem(b"\x00" * (MAX_FRAME + 1)).startswith("oversized")
-    assert frame_problem(b"\x00" * 60) is None
+    assert frame_problem(13).startswith("runt")
+    assert frame_problem(MAX_FRAME + 1).startswith("oversized")
+    assert frame_problem(60) is None
