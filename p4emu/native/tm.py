@@ -15,7 +15,7 @@ import logging
 from pathlib import Path
 
 from p4emu.native.build import build
-from p4emu.switch.ports import Port, PortSet, frame_problem
+from p4emu.switch.ports import Port, PortSet
 from p4emu.switch.queues import Dequeued, DropReason, Enqueued, QueueConfig
 from p4emu.switch.traffic_manager import TrafficManager
 from p4emu.switch.traffic_manager import log as _tm_log
@@ -24,8 +24,8 @@ log = logging.getLogger(__name__)
 
 TRAFFIC_MANAGERS = ("auto", "native", "python")
 _RT = Path(__file__).parent / "rt"
-# queues, port sockets, loops, Server and module
-_SOURCES = ("tm.c", "tm_ports.c", "tm_serve.c", "tm_server.c")
+# queues, port sockets, per-packet loops, Server, EventLoop and the module
+_SOURCES = ("tm.c", "tm_ports.c", "tm_serve.c", "tm_server.c", "tm_loop.c", "tm_module.c")
 _module = None
 
 
@@ -76,7 +76,7 @@ class NativeTrafficManager(TrafficManager):
                 self.ports.send if plain else None, self._transmit, self.core.cpu_port,
                 self._egress_error, self._ingress_error, self._bad_priority,
                 *self.core.clock_source())
-            if plain and isinstance(self.ports, PortSet):  # real sockets: their I/O in C
+            if plain and _plain_sockets(self.ports):  # their I/O in C
                 for number, port in self.ports.ports.items():
                     if port.sock is not None:
                         server.bind_port(number, port.sock.fileno(), port.stats.counters)
@@ -91,24 +91,35 @@ class NativeTrafficManager(TrafficManager):
         """Frames that the Python ingress handles: pcaps, the per-packet debug line."""
         return self.pcaps is not None or _tm_log.isEnabledFor(logging.DEBUG)
 
+    def fast_path(self):
+        """The compiled server a `DataplaneLoop` in C may drive for the current program
+        without calling back (its port I/O in C, egress in C), or None: no program, a
+        Python pipeline, pcaps or debug logging (read here: the log level is the one the
+        switch started with), ports that are not plain sockets, a simulator's clock.
+        Call with core.lock held."""
+        program = self.core.program
+        if (program is None or self._python_only() or not _compiled(program)
+                or not _plain_sockets(self.ports) or not self.core.real_time):
+            return None
+        return self._server(program)
+
     def receive(self, port: Port) -> None:
         """PortSet.receive and the ingress of each frame in C (recvmmsg: one system call
         for a burst) when the pipeline is compiled and no Python path is asked for."""
         with self.core.lock:
             program = self.core.program
             in_c = (program is not None and not self._python_only() and _compiled(program)
-                    and isinstance(self.ports, PortSet) and port.sock is not None)
+                    and _plain_sockets(self.ports) and port.sock is not None)
             if in_c:
                 try:
                     dropped = self._server(program).receive_port(port.number)
                 except OSError as exc:  # the interface went away
-                    self.ports.log_receive_failed(port, exc)
+                    self.ports.report(port, exc)
                     return
         if not in_c:
             super().receive(port)
-            return
-        for length in dropped or ():
-            self.ports.log_dropped(port, frame_problem(length))
+        elif dropped:
+            self.ports.report(port, dropped)
 
     def ingress(self, port: int, frame: bytes) -> None:
         with self.core.lock:
@@ -140,6 +151,13 @@ class NativeTrafficManager(TrafficManager):
             if program is None:
                 return super()._serve_egress()
             return self._server(program).serve()  # as of core.clocks()
+
+
+def _plain_sockets(ports) -> bool:
+    """Whether `ports` receive and send as PortSet does (not a simulator's or a test's)."""
+    kind = type(ports)
+    return (isinstance(ports, PortSet) and kind.receive is PortSet.receive
+            and kind.send is PortSet.send)
 
 
 def _compiled(program) -> bool:

@@ -50,6 +50,11 @@ class SwitchCore:
         ns = self._clock_ns() - self._start_ns
         return ns / 1000, ns // 1000
 
+    @property
+    def real_time(self) -> bool:
+        """Whether the clock is time.monotonic's (a lab switch), not a simulator's."""
+        return self._clock_ns is time.monotonic_ns
+
     def clock_source(self) -> tuple[Callable[[], int], int]:
         """(clock_ns, the reading at switch start): what `clocks` computes from, for a
         compiled traffic manager that reads the clock itself."""

@@ -10,6 +10,11 @@ process switch.
 Only the loop thread touches the selector and the switches' queues outside `core.lock`;
 other threads change the set of switches through `add`/`remove`, which the loop carries
 out between two waits.
+
+The loop's inner part runs in C when p4emu's compiled traffic manager builds
+(`p4emu.native.tm`'s EventLoop: epoll, receive, ingress, serve and timers without a
+Python frame per packet for a switch whose `fast_path()` allows it); it returns here when
+the wake-up pipe is readable. Without a C compiler, the selector loop below does it all.
 """
 
 from __future__ import annotations
@@ -51,17 +56,20 @@ class TrafficManager(Protocol):
 class DataplaneLoop:
     """The thread, the selector and the wake-up pipe shared by the switches it serves."""
 
-    def __init__(self, tms: Iterable[TrafficManager] = ()) -> None:
+    def __init__(self, tms: Iterable[TrafficManager] = (), native: bool | None = None) -> None:
+        """`native`: the inner loop in C (True: or raise; None: when it builds)."""
         self._selector = selectors.DefaultSelector()
         self._wake_r, self._wake_w = os.pipe()
         os.set_blocking(self._wake_r, False)
         os.set_blocking(self._wake_w, False)
         self._selector.register(self._wake_r, selectors.EVENT_READ, None)
+        self._events = _event_loop(self._wake_r, native)
+        self._slots: dict[TrafficManager, int] = {}  # the EventLoop's slot of each switch
         # switch -> monotonic time its queues next release a packet (None: empty)
         self._deadlines: dict[TrafficManager, float | None] = {}
         self._woken: deque[TrafficManager] = deque()
         # a wake-up byte is in the pipe: a burst of PacketOuts costs one write and one
-        # wake-up, not one each (cleared before the pipe is drained, so none is lost)
+        # wake-up, not one each (cleared once the pipe is drained: _drain_wake)
         self._wake_pending = False
         self._changes: deque[tuple[Callable[[], None], threading.Event]] = deque()
         self._stop = threading.Event()
@@ -72,6 +80,11 @@ class DataplaneLoop:
     @property
     def tms(self) -> list[TrafficManager]:
         return list(self._deadlines)
+
+    @property
+    def native(self) -> bool:
+        """Whether the inner loop runs in C."""
+        return self._events is not None
 
     # --- any thread
     def add(self, tm: TrafficManager) -> None:
@@ -109,6 +122,7 @@ class DataplaneLoop:
         self._apply_changes()
         for tm in self.tms:
             tm.loop = None
+        self._events = None  # closes its epoll descriptor
         self._selector.close()
         os.close(self._wake_r)
         os.close(self._wake_w)
@@ -135,19 +149,55 @@ class DataplaneLoop:
                 done.set()
 
     def _attach(self, tm: TrafficManager) -> None:
+        self._deadlines[tm] = 0.0  # serve it on the next round
+        if self._events is not None:
+            ports = [(port.sock.fileno(), number, port)
+                     for number, port in tm.ports.ports.items() if port.sock is not None]
+            self._slots[tm] = self._events.add(
+                tm, tm.core.lock, tm.core, ports, getattr(tm, "fast_path", None),
+                getattr(tm.ports, "report", None), self._report_error)
+            return
         for port in tm.ports.ports.values():
             self._selector.register(port.sock, selectors.EVENT_READ, (tm, port))
-        self._deadlines[tm] = 0.0  # serve it on the next round
 
     def _detach(self, tm: TrafficManager) -> None:
         if tm not in self._deadlines:
             return
         del self._deadlines[tm]
+        slot = self._slots.pop(tm, None)
+        if slot is not None:
+            self._events.remove(slot)
+            return
         for key in list(self._selector.get_map().values()):
             if key.data is not None and key.data[0] is tm:
                 self._selector.unregister(key.fileobj)
 
     def _run(self) -> None:
+        if self._events is not None:
+            self._run_native()
+        else:
+            self._run_selector()
+
+    def _run_native(self) -> None:
+        """The C loop serves until woken; here: the wake-up, changes, injected frames."""
+        events = self._events
+        while not self._stop.is_set():
+            try:
+                events.run(IDLE_WAIT_S)
+                self._drain_wake()
+                self._apply_changes()
+                while self._woken:
+                    tm = self._woken.popleft()
+                    slot = self._slots.get(tm)
+                    if slot is not None:  # not removed meanwhile
+                        events.set_deadline(slot, self._guarded(tm, tm.serve))
+            except Exception:  # the data plane must survive any one bad packet or bug
+                log.exception("data-plane loop error")
+
+    def _report_error(self, tm: TrafficManager, exc: Exception) -> None:
+        log.error("data-plane loop error (device %d)", tm.core.device_id, exc_info=exc)
+
+    def _run_selector(self) -> None:
         due: set[TrafficManager] = set()
         while not self._stop.is_set():
             try:
@@ -193,9 +243,31 @@ class DataplaneLoop:
         return self._selector.select(timeout)
 
     def _drain_wake(self) -> None:
-        self._wake_pending = False
+        # drained first, then cleared: a wake() between the two wrote nothing or a byte
+        # the next wait sees, and its switch is in _woken, which is read after this. (The
+        # other order lost a wake-up for good: a byte written after the flag was cleared
+        # and read here left the flag set and the pipe empty, and every later wake()
+        # returned early; the loop in C waits for that byte.)
         try:
             while os.read(self._wake_r, 4096):
                 pass
         except BlockingIOError:
             pass
+        self._wake_pending = False
+
+
+def _event_loop(wake_fd: int, native: bool | None):
+    """The C inner loop (`native` None: if the compiled traffic manager builds)."""
+    if native is False:
+        return None
+    from p4emu.native.tm import tm_module
+
+    try:
+        module = tm_module()
+    except (RuntimeError, OSError) as exc:
+        if native:
+            raise
+        log.info("data-plane loop in Python: the compiled one did not build (%s)",
+                 str(exc).splitlines()[0])
+        return None
+    return module.EventLoop(wake_fd)

@@ -123,7 +123,7 @@ class PortSet:
             except OSError as exc:  # the interface went away
                 self.log_receive_failed(port, exc)
                 break
-            if addr[2] == PACKET_OUTGOING:
+            if addr and addr[2] == PACKET_OUTGOING:  # (no address: a socket pair's)
                 continue
             problem = frame_problem(len(data))
             if problem is not None:
@@ -142,6 +142,15 @@ class PortSet:
     @staticmethod
     def log_receive_failed(port: Port, exc: OSError) -> None:
         log.warning("port %d (%s): receive failed: %s", port.number, port.iface, exc)
+
+    def report(self, port: Port, trouble: OSError | list[int]) -> None:
+        """Log what a receive done elsewhere (in C) met: a failure, or the lengths of the
+        frames it dropped (already counted)."""
+        if isinstance(trouble, OSError):
+            self.log_receive_failed(port, trouble)
+            return
+        for length in trouble:
+            self.log_dropped(port, frame_problem(length) or f"frame of {length} bytes")
 
     def send(self, number: int, frame: bytes, start_us: float | None = None) -> bool:
         """Transmit on port `number` now (`start_us`, when the queue began serving it,

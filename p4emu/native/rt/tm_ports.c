@@ -88,6 +88,7 @@ static int io_read(int fd, int *got) {
         rx_msgs[i].msg_hdr = (struct msghdr){.msg_name = &rx_addr[i], .msg_namelen = sizeof(rx_addr[i]),
                                              .msg_iov = &rx_iov[i], .msg_iovlen = 1};
         rx_msgs[i].msg_len = 0;
+        rx_addr[i].sll_pkttype = PACKET_HOST;  /* sockets without one (AF_UNIX) leave it */
     }
     int n = recvmmsg(fd, rx_msgs, RX_BATCH, MSG_DONTWAIT | MSG_TRUNC, NULL);
     if (n < 0) {

@@ -1,6 +1,6 @@
 /* Server: one traffic manager's per-packet entry points with their targets bound once
- * (queues, the compiled pipeline's ingress/egress and C State, the ports' send and the
- * Python callbacks for the rare cases), then the module (joined after tm_serve.c). */
+ * (queues, the compiled pipeline's ingress/egress and C State, the ports' sockets or
+ * send and the Python callbacks for the rare cases); joined after tm_serve.c. */
 
 typedef struct {
     PyObject_HEAD
@@ -199,34 +199,3 @@ static PyTypeObject ServerType = {
     .tp_doc = "a traffic manager's per-packet entry points, bound",
 };
 
-/* setup(Enqueued, Dequeued, QUEUE_FULL, BAD_PRIORITY): the Python records to return */
-static PyObject *py_setup(PyObject *m, PyObject *const *a, Py_ssize_t n) {
-    if (n != 4) { PyErr_SetString(PyExc_TypeError, "setup: 4 arguments"); return NULL; }
-    Py_XSETREF(Enqueued, Py_NewRef(a[0])); Py_XSETREF(Dequeued, Py_NewRef(a[1]));
-    Py_XSETREF(QUEUE_FULL, Py_NewRef(a[2])); Py_XSETREF(BAD_PRIORITY, Py_NewRef(a[3]));
-    Py_RETURN_NONE;
-}
-
-static PyMethodDef module_methods[] = {
-    {"setup", (PyCFunction)(void (*)(void))py_setup, METH_FASTCALL, NULL},
-    {"offer_jobs", (PyCFunction)(void (*)(void))py_offer_jobs, METH_FASTCALL, NULL},
-    {NULL}
-};
-
-static struct PyModuleDef module_def = {PyModuleDef_HEAD_INIT, "p4emu_native_module", NULL, -1, module_methods};
-
-PyMODINIT_FUNC PyInit_p4emu_native_module(void) {
-    if (PyType_Ready(&QueuesType) < 0 || PyType_Ready(&ServerType) < 0) return NULL;
-    s_port = PyUnicode_InternFromString("port");
-    s_priority = PyUnicode_InternFromString("priority");
-    egress_kwnames = Py_BuildValue("(sssss)", "enq_timestamp", "enq_qdepth", "deq_timedelta",
-                                   "deq_qdepth", "now_us");
-    if (!s_port || !s_priority || !egress_kwnames) return NULL;
-    PyObject *mod = PyModule_Create(&module_def);
-    if (!mod) return NULL;
-    Py_INCREF(&QueuesType);
-    PyModule_AddObject(mod, "PortQueues", (PyObject *)&QueuesType);
-    Py_INCREF(&ServerType);
-    PyModule_AddObject(mod, "Server", (PyObject *)&ServerType);
-    return mod;
-}

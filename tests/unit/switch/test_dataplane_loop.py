@@ -80,10 +80,17 @@ def make_switch(device_id: int, line_rate_bps: float = 0.0) -> tuple[TrafficMana
     return TrafficManager(core, ports, QueueSettings(line_rate_bps=line_rate_bps)), ports
 
 
+# the loop's inner part in C (p4emu.native.tm's EventLoop) and in Python
+@pytest.fixture(params=[True, False], ids=["c", "python"])
+def native(request):
+    return request.param
+
+
 @pytest.fixture
-def two_switches():
+def two_switches(native):
     (tm_a, ports_a), (tm_b, ports_b) = make_switch(1), make_switch(2, line_rate_bps=80_000)
-    loop = DataplaneLoop([tm_a, tm_b])
+    loop = DataplaneLoop([tm_a, tm_b], native=native)
+    assert loop.native == native
     loop.start()
     try:
         yield loop, (tm_a, ports_a), (tm_b, ports_b)
@@ -139,8 +146,8 @@ def test_injected_frames_reach_the_switch_they_were_injected_into(two_switches):
     assert ports_b.far[1].recv(100) == b"out-b"
 
 
-def test_a_switch_added_to_a_running_loop_is_served():
-    loop = DataplaneLoop()
+def test_a_switch_added_to_a_running_loop_is_served(native):
+    loop = DataplaneLoop(native=native)
     loop.start()
     tm, ports = make_switch(3)
     try:
@@ -150,3 +157,37 @@ def test_a_switch_added_to_a_running_loop_is_served():
     finally:
         loop.stop()
         ports.close()
+
+
+def test_a_wake_up_during_the_drain_is_not_lost(monkeypatch):
+    """A wake() whose byte the drain reads must not leave the loop deaf to later ones:
+    the loop in C waits for that byte (the flag was once cleared before the drain)."""
+    import os
+    import select
+
+    from p4emu.switch import dataplane_loop
+
+    loop = DataplaneLoop(native=False)  # not started: the test plays the loop thread
+    (tm_a, ports_a), (tm_b, ports_b) = make_switch(1), make_switch(2)
+    real_read = os.read
+    raced = []
+
+    def read_with_a_wake_in_between(fd, n):
+        if not raced:  # another thread's wake() lands while the loop drains
+            raced.append(True)
+            loop.wake(tm_b)
+        return real_read(fd, n)
+
+    try:
+        loop.wake(tm_a)
+        monkeypatch.setattr(dataplane_loop.os, "read", read_with_a_wake_in_between)
+        loop._drain_wake()
+        monkeypatch.setattr(dataplane_loop.os, "read", real_read)
+        assert list(loop._woken) == [tm_a, tm_b]  # both are served after the drain
+        loop._woken.clear()
+        loop.wake(tm_a)  # a later wake-up makes the pipe readable
+        assert select.select([loop._wake_r], [], [], 0)[0]
+    finally:
+        loop.stop()
+        ports_a.close()
+        ports_b.close()
