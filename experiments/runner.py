@@ -30,7 +30,7 @@ from experiments.validity import Verdict, combine
 log = logging.getLogger(__name__)
 
 # fallback ladder for --rate auto, fastest first (bits/s per link)
-AUTO_RATES = {"p4emu": (8e6, 6e6, 4e6, 3e6, 2e6, 1.5e6, 1e6, 5e5),
+AUTO_RATES = {"p4emu": (16e6, 12e6, 8e6, 6e6, 4e6, 3e6, 2e6, 1.5e6, 1e6, 5e5),
               "bmv2": (12e6, 8e6, 6e6, 4e6, 2e6, 1e6, 5e5)}
 CALIBRATION_S = 2.5
 # --rate auto: the ev-sprayed flows must carry this share of the link rate, or the CPU,
