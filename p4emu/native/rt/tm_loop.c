@@ -348,11 +348,5 @@ static PyMethodDef loop_methods[] = {
     {NULL}
 };
 
-static PyTypeObject EventLoopType = {
-    PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "p4emu_tm.EventLoop", .tp_basicsize = sizeof(loop_t),
-    .tp_dealloc = (destructor)loop_dealloc, .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
-    .tp_traverse = (traverseproc)loop_traverse, .tp_clear = (inquiry)loop_clear,
-    .tp_new = loop_new, .tp_methods = loop_methods,
-    .tp_doc = "a data-plane loop's epoll, receive and serve in C",
-};
+static PyTypeObject EventLoopType = GC_TYPE("EventLoop", loop_t, loop,
+                                            "a data-plane loop's epoll, receive and serve in C");

@@ -190,12 +190,16 @@ static PyMethodDef srv_methods[] = {
     {NULL}
 };
 
-static PyTypeObject ServerType = {
-    PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "p4emu_tm.Server", .tp_basicsize = sizeof(srv_t),
-    .tp_dealloc = (destructor)srv_dealloc, .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
-    .tp_traverse = (traverseproc)srv_traverse, .tp_clear = (inquiry)srv_clear,
-    .tp_new = srv_new, .tp_methods = srv_methods,
-    .tp_doc = "a traffic manager's per-packet entry points, bound",
-};
+/* a type whose instances hold Python references: PREFIX_new, _dealloc, _traverse,
+ * _clear and _methods make it (tm_loop.c's EventLoop is one too) */
+#define GC_TYPE(NAME, CTYPE, PREFIX, DOC) {                                                 \
+    PyVarObject_HEAD_INIT(NULL, 0)                                                         \
+    .tp_name = "p4emu_tm." NAME, .tp_basicsize = sizeof(CTYPE),                            \
+    .tp_dealloc = (destructor)PREFIX##_dealloc,                                            \
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,                                   \
+    .tp_traverse = (traverseproc)PREFIX##_traverse, .tp_clear = (inquiry)PREFIX##_clear,   \
+    .tp_new = PREFIX##_new, .tp_methods = PREFIX##_methods, .tp_doc = DOC }
+
+static PyTypeObject ServerType = GC_TYPE("Server", srv_t, srv,
+                                         "a traffic manager's per-packet entry points, bound");
 
