@@ -12,34 +12,16 @@ priorities and debug logging go through the Python code of `TrafficManager`.
 from __future__ import annotations
 
 import logging
-from pathlib import Path
 
-from p4emu.native.build import build
+from p4emu.native.tm_build import tm_module
 from p4emu.switch.ports import Port, PortSet
-from p4emu.switch.queues import Dequeued, DropReason, Enqueued, QueueConfig
+from p4emu.switch.queues import QueueConfig
 from p4emu.switch.traffic_manager import TrafficManager
 from p4emu.switch.traffic_manager import log as _tm_log
 
 log = logging.getLogger(__name__)
 
 TRAFFIC_MANAGERS = ("auto", "native", "python")
-_RT = Path(__file__).parent / "rt"
-# queues, port sockets, per-packet loops, Server, EventLoop and the module
-_SOURCES = ("tm.c", "tm_ports.c", "tm_serve.c", "tm_server.c", "tm_loop.c", "tm_module.c")
-_module = None
-
-
-def tm_module():
-    """The built C module (gcc once per source, `p4emu.native.build`'s cache)."""
-    global _module
-    if _module is None:
-        source = "".join((_RT / name).read_text() for name in _SOURCES)
-        module = build(source)
-        module.setup(Enqueued, Dequeued, DropReason.QUEUE_FULL, DropReason.BAD_PRIORITY)
-        _module = module
-    return _module
-
-
 def compiled_port_queues(config: QueueConfig | None = None, priorities: int = 1,
                          port: int = -1):
     """`PortQueues(config, priorities)` compiled (`port`: the number its errors name)."""

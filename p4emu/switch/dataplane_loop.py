@@ -260,7 +260,7 @@ def _event_loop(wake_fd: int, native: bool | None):
     """The C inner loop (`native` None: if the compiled traffic manager builds)."""
     if native is False:
         return None
-    from p4emu.native.tm import tm_module
+    from p4emu.native.tm_build import tm_module
 
     try:
         module = tm_module()
