@@ -1,6 +1,7 @@
 """The traffic manager in C: `NativeTrafficManager`, `TrafficManager` with compiled
 egress queues (rt/tm.c) and per-packet loops (rt/tm_serve.c, rt/tm_server.c) of the
-same semantics.
+same semantics, and for a lab switch its ports' receive and send (rt/tm_ports.c) and the
+`fast_path()` that lets the data-plane loop in C (rt/tm_loop.c) drive it.
 
 The Python `PortQueues`/`TrafficManager` stay the reference and the fallback; which one
 a switch runs is chosen here, in `traffic_manager_class`. Per packet, the C serve loop
