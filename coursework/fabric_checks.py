@@ -11,6 +11,7 @@ from endpoint.report import ReceiverReport, SenderReport
 from fabric_model.controller_command import controller_args
 from lab.counters import switch_counters
 from lab.lab import Lab
+from lab.transfers import once_delivering
 from topologies.traffic import BackgroundPing
 
 BLAST_PACKETS, BLAST_PPS = 2000, 1000  # well within what p4emu's fabric forwards whole
@@ -116,15 +117,16 @@ def endpoint_transfer_with_failure(ws: Workspace, target: str) -> tuple[bool, st
     with exercise_lab(ws, target, spray="ev") as lab:
         dst_ip = lab.fabric.hosts["h16"].nics[0].ip
         core, agg = _core_on_path(lab, "h1", dst_ip)
+        # cut once 1,000 of the ~6,000 packets have reached h16: mid-transfer on any machine
+        cut = once_delivering(lab, "h16", 1000, lambda: lab.set_link(core, agg, up=False))
         received, (sent,) = transfer(lab, ["h1"], "h16", "8M", policy=ws.path("recovery.py"),
-                                     during=lambda: (time.sleep(1.0),
-                                                     lab.set_link(core, agg, up=False)))
+                                     during=cut)
     done = sent.completion_time_s
     intact = received.stats.messages_ok == 1
     delivered = f"intact in {done:.1f} s" if intact and done \
         else f"NOT delivered ({sent.error or 'incomplete'})"
     retired = len(sent.pool.evs_retired)
-    detail = (f"8 MB h1->h16, {core}-{agg} cut after 1 s: {delivered}, EVs retired "
+    detail = (f"8 MB h1->h16, {core}-{agg} cut mid-transfer: {delivered}, EVs retired "
               f"{retired}, timeouts {sent.counters.timeouts}")
     ok = intact and retired > 0 and sent.counters.timeouts <= 4
     return ok, detail

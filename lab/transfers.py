@@ -13,12 +13,14 @@ import hashlib
 import json
 import subprocess
 import sys
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from endpoint.report import BlastStats, ReceiverReport, SenderReport
 from fabric_model.places import REPO_ROOT
+from lab.counters import switch_counters
 from lab.lab import Lab
 
 ENDPOINT = (sys.executable, "-m", "endpoint")
@@ -33,6 +35,27 @@ class TransferResult:
     receiver: ReceiverReport  # `recv --json`
     senders: list[SenderReport]  # `send --json` of each sender, in the senders' order
     digests: set[str]  # sha256 of every message the receiver wrote
+
+
+def once_delivering(lab: Lab, dst: str, packets: int, then: Callable[[], object],
+                    timeout: float = 20.0, poll_s: float = 0.02) -> Callable[[], object]:
+    """A `during` for `transfer`: `then()` once `packets` more have left the switch port
+    of `dst`'s first NIC (its P4 egress counter). A failure meant for the middle of a
+    transfer lands there however fast the machine forwards (a fixed delay missed an
+    8 MB transfer that took 0.7 s once the switches ran in C). After `timeout` s without
+    them, `then()` all the same."""
+    nic = lab.fabric.hosts[dst].nics[0]
+
+    def sent() -> int:
+        return switch_counters(lab, nic.switch).ports[nic.switch_port].tx_packets
+
+    def during() -> object:
+        start, deadline = sent(), time.monotonic() + timeout
+        while sent() - start < packets and time.monotonic() < deadline:
+            time.sleep(poll_s)
+        return then()
+
+    return during
 
 
 def transfer(lab: Lab, senders: Sequence[str], dst: str, size: str, workdir: Path, *,

@@ -18,7 +18,7 @@ from fabric_model.generators import PortBases
 from fabric_model.places import REPO_ROOT
 from fabric_model.spray import SPRAY_MODES
 from lab.lab import Lab, LabConfig
-from lab.transfers import blast
+from lab.transfers import blast, once_delivering
 from tests.targets import integration_target
 
 from .fabric import (
@@ -230,16 +230,15 @@ def test_transfer_survives_a_core_link_failure(lab, tmp_path):
     dst_agg = sorted(peers_with_role(lab, dst_edge, "agg"))[0]
     core = sorted(peers_with_role(lab, dst_agg, "core"))[0]
 
-    def fail_link():
-        time.sleep(1.0)  # a duration: the link fails one second into the transfer
-        lab.set_link(core, dst_agg, up=False)
-
+    # the link fails once 1,000 of the ~6,000 packets have reached h16: mid-transfer
+    fail_link = once_delivering(lab, "h16", 1000,
+                                lambda: lab.set_link(core, dst_agg, up=False))
     try:
         received, (sent,) = run_transfer(lab, tmp_path, ["h1"], "h16", "8M", during=fail_link)
     finally:
         lab.set_link(core, dst_agg, up=True)
     c, pool = sent.counters, sent.pool
-    print(f"\n8 MB with {core}-{dst_agg} down after 1 s: {sent.completion_time_s:.1f} s, "
+    print(f"\n8 MB with {core}-{dst_agg} down mid-transfer: {sent.completion_time_s:.1f} s, "
           f"EVs retired {len(pool.evs_retired)}, reinstated {pool.evs_reinstated}, "
           f"unretired {pool.evs_unretired}, retransmits {c.retransmits} "
           f"(NACK {c.nack_retransmits}), duplicates {received.stats.duplicates}, "
