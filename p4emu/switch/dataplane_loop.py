@@ -130,10 +130,17 @@ class DataplaneLoop:
     def _change(self, change: Callable[[], None]) -> None:
         """Run `change` in the loop thread between two waits (here, when it is not running)."""
         thread = self._thread
-        if thread is None or not thread.is_alive() or thread is threading.current_thread():
+        if thread is None or not thread.is_alive():
             change()
             return
         done = threading.Event()
+        if thread is threading.current_thread():
+            if self._events is None:
+                change()
+            else:  # called back from inside the C loop, which holds its switches: after it
+                self._changes.append((change, done))
+                self.wake()
+            return
         self._changes.append((change, done))
         self.wake()
         if not done.wait(CHANGE_TIMEOUT_S):

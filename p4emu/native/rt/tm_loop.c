@@ -26,10 +26,16 @@ typedef struct { PyObject *port; int slot, number, fd; } fd_entry_t;
 
 typedef struct {
     PyObject_HEAD
-    int epfd;
+    int epfd, running;  /* running: inside run(), which holds pointers into slots and fds */
     slot_t *slots; int nslots;
     fd_entry_t *fds; int nfds;
 } loop_t;
+
+static int not_running(loop_t *l) {
+    if (!l->running) return 0;
+    PyErr_SetString(PyExc_RuntimeError, "EventLoop: switches are added and removed between runs");
+    return -1;
+}
 
 static long long mono_ns(void) {
     struct timespec ts;
@@ -92,6 +98,7 @@ static PyObject *loop_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
  * at again IDLE later). */
 static PyObject *loop_add(loop_t *l, PyObject *args) {
     PyObject *tm, *lock, *core, *ports, *fast_path, *trouble, *on_error;
+    if (not_running(l) < 0) return NULL;
     if (!PyArg_ParseTuple(args, "OOOOOOO", &tm, &lock, &core, &ports, &fast_path, &trouble, &on_error)) return NULL;
     PyObject *seq = PySequence_Fast(ports, "ports: a sequence of (fd, number, port)");
     if (!seq) return NULL;
@@ -150,6 +157,7 @@ static slot_t *slot_arg(loop_t *l, PyObject *arg) {
 
 /* remove(slot): its sockets leave the epoll set (before they are closed) */
 static PyObject *loop_remove(loop_t *l, PyObject *arg) {
+    if (not_running(l) < 0) return NULL;
     slot_t *s = slot_arg(l, arg);
     if (!s) return NULL;
     int idx = (int)(s - l->slots);
@@ -295,7 +303,17 @@ static int slot_serve(slot_t *s) {
 }
 
 /* run(idle_seconds): serve until the wake-up fd is readable (not drained here) */
+static PyObject *loop_serve(loop_t *l, PyObject *arg);
+
 static PyObject *loop_run(loop_t *l, PyObject *arg) {
+    if (not_running(l) < 0) return NULL;
+    l->running = 1;
+    PyObject *r = loop_serve(l, arg);
+    l->running = 0;
+    return r;
+}
+
+static PyObject *loop_serve(loop_t *l, PyObject *arg) {
     double idle = PyFloat_AsDouble(arg);
     if (idle == -1.0 && PyErr_Occurred()) return NULL;
     long long idle_ns = (long long)(idle * 1e9);

@@ -191,3 +191,34 @@ def test_a_wake_up_during_the_drain_is_not_lost(monkeypatch):
         loop.stop()
         ports_a.close()
         ports_b.close()
+
+
+def test_a_switch_removed_from_inside_the_loop_is_removed_after_its_round(native):
+    """A change asked for by code the loop itself runs (a switch's serve) must not pull
+    a switch out from under the round that is serving it (the C loop holds them)."""
+    (tm_a, ports_a), (tm_b, ports_b) = make_switch(1), make_switch(2)
+    removed = []
+    serve = tm_a.serve
+
+    def serve_then_remove_b():
+        if not removed:
+            removed.append(True)
+            loop.remove(tm_b)
+        return serve()
+
+    tm_a.serve = serve_then_remove_b  # before the loop takes its entry points
+    loop = DataplaneLoop([tm_a, tm_b], native=native)
+    loop.start()
+    try:
+        ports_a.far[1].send(b"to-a2")
+        assert ports_a.far[2].recv(100) == b"to-a2"
+        deadline = time.monotonic() + 2
+        while len(loop.tms) != 1 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert loop.tms == [tm_a] and tm_b.loop is None
+        ports_a.far[2].send(b"still")
+        assert ports_a.far[1].recv(100) == b"still"
+    finally:
+        loop.stop()
+        ports_a.close()
+        ports_b.close()
