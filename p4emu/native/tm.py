@@ -88,18 +88,16 @@ class NativeTrafficManager(TrafficManager):
 
     def receive(self, port: Port) -> None:
         """PortSet.receive and the ingress of each frame in C (recvmmsg: one system call
-        for a burst) when the pipeline is compiled and no Python path is asked for."""
+        for a burst) where `fast_path()` allows, else the Python way."""
         with self.core.lock:
-            program = self.core.program
-            in_c = (program is not None and not self._python_only() and _compiled(program)
-                    and _plain_sockets(self.ports) and port.sock is not None)
-            if in_c:
+            server = self.fast_path() if port.sock is not None else None
+            if server is not None:
                 try:
-                    dropped = self._server(program).receive_port(port.number)
+                    dropped = server.receive_port(port.number)
                 except OSError as exc:  # the interface went away
                     self.ports.report(port, exc)
                     return
-        if not in_c:
+        if server is None:
             super().receive(port)
         elif dropped:
             self.ports.report(port, dropped)

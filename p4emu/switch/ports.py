@@ -121,14 +121,13 @@ class PortSet:
             except (BlockingIOError, InterruptedError):
                 break
             except OSError as exc:  # the interface went away
-                self.log_receive_failed(port, exc)
+                self.report(port, exc)
                 break
             if addr and addr[2] == PACKET_OUTGOING:  # (no address: a socket pair's)
                 continue
-            problem = frame_problem(len(data))
-            if problem is not None:
+            if frame_problem(len(data)) is not None:
                 port.stats.rx_dropped += 1
-                self.log_dropped(port, problem)
+                self.report(port, [len(data)])
                 continue
             port.stats.rx_packets += 1
             port.stats.rx_bytes += len(data)
@@ -136,21 +135,15 @@ class PortSet:
         return frames
 
     @staticmethod
-    def log_dropped(port: Port, problem: str) -> None:
-        log.warning("port %d (%s): dropped %s", port.number, port.iface, problem)
-
-    @staticmethod
-    def log_receive_failed(port: Port, exc: OSError) -> None:
-        log.warning("port %d (%s): receive failed: %s", port.number, port.iface, exc)
-
-    def report(self, port: Port, trouble: OSError | list[int]) -> None:
-        """Log what a receive done elsewhere (in C) met: a failure, or the lengths of the
-        frames it dropped (already counted)."""
+    def report(port: Port, trouble: OSError | list[int]) -> None:
+        """Log what a receive met (here or in C): a failure, or the lengths of the frames
+        it dropped (already counted)."""
         if isinstance(trouble, OSError):
-            self.log_receive_failed(port, trouble)
+            log.warning("port %d (%s): receive failed: %s", port.number, port.iface, trouble)
             return
         for length in trouble:
-            self.log_dropped(port, frame_problem(length) or f"frame of {length} bytes")
+            log.warning("port %d (%s): dropped %s", port.number, port.iface,
+                        frame_problem(length) or f"frame of {length} bytes")
 
     def send(self, number: int, frame: bytes, start_us: float | None = None) -> bool:
         """Transmit on port `number` now (`start_us`, when the queue began serving it,

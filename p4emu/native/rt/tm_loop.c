@@ -11,6 +11,8 @@
 #include <time.h>
 
 #define WAKE_TAG UINT64_MAX
+
+static PyObject *s_program;  /* "program", interned at module init: read per round */
 #define MAX_EVENTS 64
 
 typedef struct {
@@ -91,6 +93,16 @@ static PyObject *loop_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
     return (PyObject *)l;
 }
 
+/* slot `idx`'s sockets leave the epoll set (before they are closed); the slot is free */
+static void slot_release(loop_t *l, int idx) {
+    for (int e = 0; e < l->nfds; e++)
+        if (l->fds[e].slot == idx && l->fds[e].port) {
+            epoll_ctl(l->epfd, EPOLL_CTL_DEL, l->fds[e].fd, NULL);
+            Py_CLEAR(l->fds[e].port); l->fds[e].slot = -1;
+        }
+    slot_clear(&l->slots[idx]);
+}
+
 /* add(tm, lock, core, ports, fast_path, port_trouble, on_error) -> slot.
  * ports: [(fd, number, Port)]; fast_path: None, or a callable giving the compiled Server
  * to use for core.program (or None); port_trouble(port, dropped lengths | OSError);
@@ -138,12 +150,7 @@ static PyObject *loop_add(loop_t *l, PyObject *args) {
     Py_DECREF(seq);
     return PyLong_FromLong(idx);
 fail:
-    for (int e = 0; e < l->nfds; e++)
-        if (l->fds[e].slot == idx && l->fds[e].port) {
-            epoll_ctl(l->epfd, EPOLL_CTL_DEL, l->fds[e].fd, NULL);
-            Py_CLEAR(l->fds[e].port); l->fds[e].slot = -1;
-        }
-    slot_clear(s);
+    slot_release(l, idx);
     Py_DECREF(seq);
     return NULL;
 }
@@ -161,12 +168,7 @@ static PyObject *loop_remove(loop_t *l, PyObject *arg) {
     slot_t *s = slot_arg(l, arg);
     if (!s) return NULL;
     int idx = (int)(s - l->slots);
-    for (int e = 0; e < l->nfds; e++)
-        if (l->fds[e].slot == idx && l->fds[e].port) {
-            epoll_ctl(l->epfd, EPOLL_CTL_DEL, l->fds[e].fd, NULL);
-            Py_CLEAR(l->fds[e].port); l->fds[e].slot = -1;
-        }
-    slot_clear(s);
+    slot_release(l, idx);
     Py_RETURN_NONE;
 }
 
@@ -203,7 +205,7 @@ static int slot_failed(slot_t *s, long long idle_ns) {
 static int slot_server(slot_t *s, srv_t **server) {
     *server = NULL;
     if (!s->fast_path) return 0;
-    PyObject *program = PyObject_GetAttrString(s->core, "program");
+    PyObject *program = PyObject_GetAttr(s->core, s_program);
     if (!program) return -1;
     if (program != s->program) {  /* a new program (or the first look): ask again */
         PyObject *r = PyObject_CallNoArgs(s->fast_path);

@@ -21,9 +21,10 @@ PyMODINIT_FUNC PyInit_p4emu_native_module(void) {
         || PyType_Ready(&EventLoopType) < 0) return NULL;
     s_port = PyUnicode_InternFromString("port");
     s_priority = PyUnicode_InternFromString("priority");
+    s_program = PyUnicode_InternFromString("program");
     egress_kwnames = Py_BuildValue("(sssss)", "enq_timestamp", "enq_qdepth", "deq_timedelta",
                                    "deq_qdepth", "now_us");
-    if (!s_port || !s_priority || !egress_kwnames) return NULL;
+    if (!s_port || !s_priority || !s_program || !egress_kwnames) return NULL;
     PyObject *mod = PyModule_Create(&module_def);
     if (!mod) return NULL;
     Py_INCREF(&QueuesType);
