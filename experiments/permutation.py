@@ -37,7 +37,7 @@ MODES = ("ecmp", "ev", "random", "source")
 SPEC = "fattree:k=4"
 # per link, jumbo frames: the fastest each target keeps faithful on a 2-core machine
 # (docs/experiments.md, "Why the defaults")
-DEFAULT_RATE = {"p4emu": 3_000_000, "bmv2": 2_000_000}
+DEFAULT_RATE = {"p4emu": 8_000_000, "bmv2": 2_000_000}
 WARMUP_S = {True: 1.0, False: 2.0}  # by --quick; ~10 RTTs in the full run
 TAKES_DURATION = True  # --duration sets the flows' length
 
@@ -57,6 +57,9 @@ SIM_WARMUP_S = {True: 50e-6, False: 150e-6}
 # with these). K at about half a BDP (~44 packets of 4 KiB at 100 Gb/s), trimming at
 # three quarters, a BDP of buffer: 192 KiB per port.
 SIM_QUEUES = {"queue_depth": 48, "trim_threshold": 32, "ecn_threshold": 24}
+# The lab's, in jumbo frames: a CPU stall of an emulated switch (1-3 frame times) must not
+# cross ECN on its own (docs/experiments.md, "Why the defaults")
+LAB_QUEUES = {"queue_depth": 64, "trim_threshold": 16, "ecn_threshold": 8}
 
 
 def setup(opts: Options) -> Setup:
@@ -73,11 +76,8 @@ def setup(opts: Options) -> Setup:
                      phases=[(m, 15.0 if opts.quick else 600.0) for m in MODES])
     seconds = _duration(opts, 4.0 if opts.quick else 10.0, WARMUP_S[opts.quick])
     return Setup(experiment=NAME, target=opts.target, spec=opts.spec or SPEC, seed=opts.seed,
-                 quick=opts.quick, rate_bps=DEFAULT_RATE[opts.target], queue_depth=64,
-                 mtu=JUMBO_MTU,
-                 # in jumbo frames: a CPU stall of an emulated switch (1-3 frame times)
-                 # must not cross ECN on its own (docs/experiments.md, "Why the defaults")
-                 trim_threshold=16, ecn_threshold=8,
+                 quick=opts.quick, rate_bps=DEFAULT_RATE[opts.target], mtu=JUMBO_MTU,
+                 **LAB_QUEUES,
                  params={"modes": list(MODES), "seconds": seconds,
                          "warmup_s": WARMUP_S[opts.quick]},
                  phases=[(m, seconds + 8) for m in MODES])

@@ -1,7 +1,7 @@
 """Planes: a multi-plane fat-tree (2 planes of k=4 unless --spec says otherwise; every host
 has one NIC per plane) under the permutation of the permutation experiment, ev spraying, in
-one run: the senders use one plane, then all planes, then all with plane 1 failing at
-t = 1 s (all of its agg-core links).
+one run: the senders use one plane, then all planes, then all with plane 1 failing
+3 s in (2 s with --quick; all of its agg-core links).
 
 What to see: each plane adds what a host can send; when a whole plane fails the senders
 retire its EVs and carry on over the others at about their rate. Goodput is normalised
@@ -10,9 +10,8 @@ to one plane's link rate (P planes: up to P).
 
 from __future__ import annotations
 
-from experiments import flowstats, metrics, plans, plots
-from experiments.config import ExperimentError, Options, Setup, simulator_defaults
-from experiments.permutation import SIM_QUEUES
+from experiments import flowstats, metrics, permutation, plans, plots
+from experiments.config import JUMBO_MTU, ExperimentError, Options, Setup, simulator_defaults
 from experiments.plans import Flow, Timed
 from experiments.records import FailureEvents, PhaseWithEvents
 from experiments.validity import Verdict
@@ -22,13 +21,18 @@ NAME = "planes"
 ENGINES = ("lab", "sim")
 TITLE = "Multi-plane fabric: 1 plane vs all, and a plane failing"
 SPEC = "multiplane:planes=2,base=fattree:k=4"
-DEFAULT_RATE = 500_000  # 40 switches on 2 cores: half the single-plane experiments' rate
+# The permutation's frames, queues and thresholds; with two planes the fabric carries
+# twice its packets, so half its rate per link
+DEFAULT_RATE = {target: bps // 2 for target, bps in permutation.DEFAULT_RATE.items()}
 CASES = ("1 plane", "all planes", "all planes, 1 failed")
 MODES: tuple[str, ...] = ()  # its cases are not --modes: each needs the one before
 # after the failure, the share of the surviving planes' capacity flows keep (issue 29)
 SURVIVING_SHARE = 0.85
-FAIL_AT = 1.0
 BIN_S = 0.1
+# by --quick: the flows' length at the link rate, the warm-up (the permutation's: ~10
+# RTTs), when the plane fails, and how long after it the surviving rate is measured from
+LAB_TIMES = {True: {"seconds": 5.0, "warmup_s": 1.0, "fail_at": 2.0, "settle_s": 1.0},
+             False: {"seconds": 10.0, "warmup_s": 2.0, "fail_at": 3.0, "settle_s": 1.5}}
 
 
 # The simulator (--engine sim): flows of 300 us (quick; 800 us) at 100 Gb/s per plane,
@@ -42,20 +46,18 @@ def setup(opts: Options) -> Setup:
     if opts.engine == "sim":
         seconds = SIM_SECONDS[opts.quick]
         return Setup(experiment=NAME, target=opts.target, spec=opts.spec or SPEC, seed=opts.seed,
-                     quick=opts.quick, **{**simulator_defaults(), **SIM_QUEUES},
+                     quick=opts.quick, **{**simulator_defaults(), **permutation.SIM_QUEUES},
                      params={"cases": list(CASES), "seconds": seconds, "fail_at": 100e-6,
                              "failed_plane": 1, "warmup_s": 50e-6, "bin_s": 10e-6,
                              "settle_s": 50e-6,
                              "min_window_s": seconds / 10},
                      phases=[(c, 60.0) for c in CASES])
-    seconds = 3.0 if opts.quick else 8.0
+    times = LAB_TIMES[opts.quick]
     return Setup(experiment=NAME, target=opts.target, spec=opts.spec or SPEC, seed=opts.seed,
-                 quick=opts.quick, rate_bps=DEFAULT_RATE, queue_depth=64,
-                 trim_threshold=32, ecn_threshold=16,
-                 params={"cases": list(CASES), "seconds": seconds, "fail_at": FAIL_AT,
-                         "failed_plane": 1, "warmup_s": 0.5, "bin_s": BIN_S,
-                         "settle_s": 1.0},
-                 phases=[(c, seconds * 2 + 12) for c in CASES])
+                 quick=opts.quick, rate_bps=DEFAULT_RATE[opts.target], mtu=JUMBO_MTU,
+                 **permutation.LAB_QUEUES,
+                 params={"cases": list(CASES), **times, "failed_plane": 1, "bin_s": BIN_S},
+                 phases=[(c, times["seconds"] * 2 + 12) for c in CASES])
 
 
 def traffic(setup: Setup, fabric, seconds: float, planes: tuple[int, ...] | None = None

@@ -180,10 +180,10 @@ def run(opts: Options, outdir: Path) -> dict:
         spec=setup.spec, target=setup.target, program=DEFAULT_PROGRAM, spray="ecmp",
         build_dir=default_build_dir() / "experiments",  # compiled program kept between runs
         bases=PortBases(*EXPERIMENT_PORTS),
-        # a process per switch: on shards a switch's packets wait behind its shard-mates'
-        # and their gRPC threads, and 1-4 % of the permutation's ACKs came later than the
-        # queues explain (unfaithful); 0.04 % this way (docs/lab-capacity.md)
-        switch_processes=0,
+        # one switch process per core (the lab's default): since the data-plane loop runs
+        # in C, the permutation at 8 Mb/s takes 55-60 % of the CPU this way against 68-79 %
+        # with a process per switch, both with no late ACKs (docs/lab-capacity.md)
+        switch_processes=None,
         queues=QueueOptions(depth=setup.queue_depth, line_rate_bps=setup.rate_bps,
                             high_priority_depth=setup.high_priority_depth, mtu=setup.mtu),
         controller_args=controller_args(trim_threshold=setup.trim_threshold,

@@ -162,9 +162,9 @@ def test_planes_judges_the_surviving_capacity_of_any_number_of_planes(after, met
     setup = planes.setup(Options("planes", quick=True,
                                  spec="multiplane:planes=4,base=fattree:k=4"))
     cases = {"1 plane": 1.0, "all planes": 3.6, "all planes, 1 failed": after}
-    rate = setup.link_rate
-    raw = {"cases": {case: PhaseWithEvents(run([flow("h1", "h13", share * rate, 3.0),
-                                                flow("h2", "h14", share * rate, 3.0)]))
+    rate, seconds = setup.link_rate, setup.params["seconds"]
+    raw = {"cases": {case: PhaseWithEvents(run([flow("h1", "h13", share * rate, seconds),
+                                                flow("h2", "h14", share * rate, seconds)]))
                      for case, share in cases.items()}}
     a = planes.analyse(setup, raw)
     assert a["planes"] == 4
