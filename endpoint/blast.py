@@ -104,7 +104,7 @@ def blast(plane: Plane, plan: BlastPlan, link: FrameSink | None = None) -> Blast
     Frames are built CHUNK at a time before they are sent: Scapy takes 50-200 µs a packet,
     which would otherwise compete, while pacing, with the switch processes on a small
     machine and limit the rate."""
-    link = link or RawLink(plane.iface)
+    link = link or RawLink(plane.iface, accept=frozenset())  # sends only
     gap = 1.0 / plan.rate_pps if plan.rate_pps > 0 else 0.0
     todo = frames(plane, plan)
     start = time.monotonic()

@@ -1,7 +1,8 @@
 """Layer-2 I/O for MRC: Ethernet/IPv4/UDP framing and AF_PACKET sockets.
 
 Data never goes through the kernel UDP stack: frames are built here and sent on an AF_PACKET
-socket; a classic BPF filter hands only IPv4/UDP/port-4793 frames to Python. A UDP socket
+socket; a classic BPF filter hands only IPv4/UDP/port-4793 frames to Python, and of those
+only what goes to the socket's end of a connection (`RawLink`'s `accept`). A UDP socket
 bound to port 4793 with a drop-everything filter (`PortGuard`) keeps the kernel from
 answering MRC packets with ICMP port-unreachable, without any packet reaching it.
 """
@@ -16,7 +17,15 @@ import socket
 import struct
 from dataclasses import dataclass
 
-from endpoint.wire import ETH_IP_UDP_LEN, HEADER_LEN, MRC_UDP_PORT, MalformedPacket, MrcHeader
+from endpoint.wire import (
+    ETH_IP_UDP_LEN,
+    HEADER_LEN,
+    MRC_UDP_PORT,
+    MRC_VERSION,
+    MalformedPacket,
+    MrcHeader,
+    MsgType,
+)
 
 log = logging.getLogger(__name__)
 
@@ -32,21 +41,46 @@ _ETH = struct.Struct("!6s6sH")
 _IP = struct.Struct("!BBHHHBBH4s4s")
 _UDP = struct.Struct("!HHHH")
 
-# Classic BPF (sock_filter: code, jt, jf, k): accept IPv4, UDP, first fragment, dport 4793.
-_MRC_FILTER = [
-    (0x28, 0, 0, 12),  # ldh [12]          ethertype
-    (0x15, 0, 8, ETH_P_IP),  # jeq IPv4
-    (0x30, 0, 0, 23),  # ldb [23]          IP protocol
-    (0x15, 0, 6, 17),  # jeq UDP
-    (0x28, 0, 0, 20),  # ldh [20]          flags + fragment offset
-    (0x45, 4, 0, 0x1FFF),  # jset fragment offset -> drop
-    (0xB1, 0, 0, 14),  # ldxb 4*([14]&0xf) IP header length
-    (0x48, 0, 0, 16),  # ldh [x+16]        UDP destination port
-    (0x15, 0, 1, MRC_UDP_PORT),  # jeq 4793
-    (0x06, 0, 0, 0x40000),  # ret accept
-    (0x06, 0, 0, 0),  # ret drop
-]
-_DROP_ALL = [(0x06, 0, 0, 0)]
+# Classic BPF instructions (sock_filter: code, jt, jf, k)
+_LDH, _LDB, _LDH_X, _LDB_X, _LDXB_MSH = 0x28, 0x30, 0x48, 0x50, 0xB1
+_LD_LEN, _TXA, _TAX, _ADD, _JEQ, _JGE_X, _JSET, _RET = (0x80, 0x87, 0x07, 0x04, 0x15,
+                                                       0x3D, 0x45, 0x06)
+_ACCEPT, _DROP = "accept", "drop"
+
+
+def mrc_filter(accept: frozenset[MsgType] | None = None) -> list[tuple[int, int, int, int]]:
+    """A classic BPF program passing IPv4 UDP frames to port 4793 (first fragments only).
+
+    With `accept`, well-formed MRC frames of the other types are dropped too: a host's
+    sender and receiver each have a socket on the same interface, and without this each
+    would wake up for, copy and parse every frame of the other. A frame too short for an
+    MRC header, or of another version, still reaches Python, which counts it."""
+    code: list[tuple[int, int | str, int | str, int]] = [
+        (_LDH, 0, 0, 12),  # ethertype
+        (_JEQ, 0, _DROP, ETH_P_IP),
+        (_LDB, 0, 0, 23),  # IP protocol
+        (_JEQ, 0, _DROP, 17),
+        (_LDH, 0, 0, 20),  # flags + fragment offset
+        (_JSET, _DROP, 0, 0x1FFF),
+        (_LDXB_MSH, 0, 0, 14),  # X = IP header length
+        (_LDH_X, 0, 0, 16),  # UDP destination port
+        (_JEQ, 0, _DROP, MRC_UDP_PORT)]
+    others = sorted(set(MsgType) - accept) if accept is not None else []
+    if others:
+        code += [(_TXA, 0, 0, 0), (_ADD, 0, 0, 14 + 8 + 1), (_TAX, 0, 0, 0),  # X = end of byte 0
+                 (_LD_LEN, 0, 0, 0), (_JGE_X, 0, _ACCEPT, 0),  # shorter: Python judges it
+                 (_LDXB_MSH, 0, 0, 14),
+                 (_LDB_X, 0, 0, 14 + 8)]  # MRC version and type
+        code += [(_JEQ, _DROP, 0, MRC_VERSION << 4 | t) for t in others]
+    code += [(_RET, 0, 0, 0x40000), (_RET, 0, 0, 0)]
+    labels = {_ACCEPT: len(code) - 2, _DROP: len(code) - 1}
+
+    def offset(at: int, target: int | str) -> int:
+        return target if isinstance(target, int) else labels[target] - at - 1
+    return [(op, offset(i, jt), offset(i, jf), k) for i, (op, jt, jf, k) in enumerate(code)]
+
+
+_DROP_ALL = [(_RET, 0, 0, 0)]
 
 
 def _attach_filter(sock: socket.socket, program: list[tuple[int, int, int, int]]) -> None:
@@ -155,14 +189,16 @@ def parse_frame(frame: bytes) -> ParsedFrame:
 
 
 class RawLink:
-    """A non-blocking AF_PACKET socket on one interface that sees only MRC frames."""
+    """A non-blocking AF_PACKET socket on one interface that sees only MRC frames, and of
+    those only the types in `accept` (`endpoint.wire.TO_SENDER`, `TO_RECEIVER`; None: all)."""
 
-    def __init__(self, iface: str, rcvbuf: int = 8 << 20) -> None:
+    def __init__(self, iface: str, rcvbuf: int = 8 << 20,
+                 accept: frozenset[MsgType] | None = None) -> None:
         self.iface = iface
         self.send_drops = 0
         self.sock = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(ETH_P_ALL))
         try:
-            _attach_filter(self.sock, _MRC_FILTER)
+            _attach_filter(self.sock, mrc_filter(accept))
             for opt in (socket.SO_RCVBUF, socket.SO_SNDBUF):
                 self.sock.setsockopt(socket.SOL_SOCKET, opt, rcvbuf)
             try:

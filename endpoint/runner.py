@@ -25,7 +25,7 @@ from endpoint.report import (
     SenderReport,
     SenderSettings,
 )
-from endpoint.wire import MalformedPacket, MsgType, payload_fit
+from endpoint.wire import TO_RECEIVER, TO_SENDER, MalformedPacket, MsgType, payload_fit
 
 log = logging.getLogger(__name__)
 
@@ -97,7 +97,7 @@ def run_sender(planes: list[Plane], data: bytes, cfg: SenderConfig, timeout: flo
     try:
         for p in planes:
             if p.iface not in links:
-                links[p.iface] = RawLink(p.iface)
+                links[p.iface] = RawLink(p.iface, accept=TO_SENDER)
         builders = [FrameBuilder(FrameAddress.of(p.src_mac, p.next_hop_mac, p.src_ip, p.dst_ip))
                     for p in planes]
         # A reply belongs to the plane of the interface it came in on and the peer it came from.
@@ -184,7 +184,7 @@ def run_receiver(ifaces: list[str], on_message: Callable[[Message], None], count
     After the last message the receiver keeps answering for `linger` seconds of silence, so
     a sender whose final ACKs were lost still hears them again."""
     receiver = MrcReceiver(cfg)
-    links = [RawLink(i) for i in ifaces]
+    links = [RawLink(i, accept=TO_RECEIVER) for i in ifaces]
     guard = PortGuard()
     messages: list[Message] = []
     garbage = 0

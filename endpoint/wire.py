@@ -40,6 +40,12 @@ class MsgType(IntEnum):
     PROBE_REPLY = 4
 
 
+# Which end of a connection each type goes to: a host's sender and receiver share its
+# interfaces, and each reads only its own (endpoint.netio.RawLink's `accept`)
+TO_RECEIVER = frozenset({MsgType.DATA, MsgType.PROBE})
+TO_SENDER = frozenset({MsgType.ACK, MsgType.NACK, MsgType.PROBE_REPLY})
+
+
 class Flag(IntFlag):
     TRIMMED = 0x01
     ECN_ECHO = 0x02

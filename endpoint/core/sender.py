@@ -275,6 +275,12 @@ class MrcSender:
                 # sent before it, so the timer waits for it.
                 deadline = max(tx.sent_at, self._last_progress, self._last_turn) + rto
                 bucket = lost_timeout
+                if deadline > now:
+                    # every later transmission is later in send order too, so its timer
+                    # runs out no sooner: nothing after this one is due (and the scan,
+                    # once per wake-up, stays short with a large window)
+                    next_check = min(next_check, deadline)
+                    break
             if deadline <= now:
                 bucket.append(tx)
             else:

@@ -258,3 +258,47 @@ except BlockingIOError:
 """
     out = a.run("sh", "-c", f'cd {ROOT} && exec {PY} -c "$0"', probe, check=False)
     assert out.stdout.strip() == "quiet", out.stdout + out.stderr
+
+
+def test_a_senders_and_a_receivers_sockets_each_get_only_their_ends_frames(lab, unique):
+    """The kernel filter splits a host's MRC frames between its sender and its receiver:
+    each wakes up only for its own (before, each parsed and dropped the other's: twice the
+    endpoints' work in the experiments). A frame too short to judge reaches both."""
+    a, b, if_a, if_b = _pair(lab, unique)
+    listen = f"""
+from endpoint.netio import RawLink, parse_frame
+from endpoint.wire import TO_RECEIVER, TO_SENDER, MalformedPacket, MsgType
+import time
+links = {{'sender': RawLink({if_b!r}, accept=TO_SENDER),
+          'receiver': RawLink({if_b!r}, accept=TO_RECEIVER),
+          'any': RawLink({if_b!r})}}
+print('ready', flush=True)
+time.sleep(1.0)
+for name, link in links.items():
+    seen = []
+    for frame in link.recv_batch():
+        try:
+            seen.append(MsgType(parse_frame(frame).header.type).name)
+        except MalformedPacket:
+            seen.append('short')
+    print(name, ' '.join(seen))
+"""
+    proc = lab.track(b.popen(PY, "-c", listen, cwd=ROOT, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True))
+    assert proc.stdout.readline().strip() == "ready", proc.stderr.read()
+    send = f"""
+from endpoint.netio import FrameAddress, FrameBuilder, RawLink
+from endpoint.wire import MrcHeader, MsgType
+link = RawLink({if_a!r}, accept=frozenset())
+build = FrameBuilder(FrameAddress.of('02:00:00:00:00:01', '02:00:00:00:00:02', '10.79.0.1',
+                                     '10.79.0.2')).build
+for t in MsgType:
+    link.send(build(MrcHeader(type=t, conn=1), bytes(10)))
+link.send(build(MrcHeader(type=MsgType.DATA, conn=1))[:14 + 20 + 8])  # UDP header, no MRC
+"""
+    out = a.run("sh", "-c", f'cd {ROOT} && exec {PY} -c "$0"', send, check=False)
+    assert out.returncode == 0, out.stderr
+    lines = dict(line.split(" ", 1) for line in proc.communicate(timeout=10)[0].splitlines())
+    assert lines["sender"].split() == ["ACK", "NACK", "PROBE_REPLY", "short"]
+    assert lines["receiver"].split() == ["DATA", "PROBE", "short"]
+    assert lines["any"].split() == ["DATA", "ACK", "NACK", "PROBE", "PROBE_REPLY", "short"]
