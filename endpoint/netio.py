@@ -10,6 +10,7 @@ answering MRC packets with ICMP port-unreachable, without any packet reaching it
 from __future__ import annotations
 
 import errno
+import functools
 import ipaddress
 import logging
 import select
@@ -161,7 +162,14 @@ class ParsedFrame:
 
     @property
     def peer_ip(self) -> str:
-        return str(ipaddress.IPv4Address(self.addr.src_ip))
+        return ip_text(self.addr.src_ip)
+
+
+@functools.lru_cache(maxsize=4096)
+def ip_text(raw: bytes) -> str:
+    """Dotted quad of a packed IPv4 address (a receiver names each packet's peer: the
+    ipaddress module took a tenth of its time)."""
+    return str(ipaddress.IPv4Address(raw))
 
 
 def parse_frame(frame: bytes) -> ParsedFrame:

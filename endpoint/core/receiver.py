@@ -29,7 +29,16 @@ from collections.abc import Hashable
 from dataclasses import dataclass, field
 
 from endpoint.core.packets import Outgoing
-from endpoint.wire import ETH_IP_UDP_LEN, HEADER_LEN, Flag, MrcHeader, MsgType
+from endpoint.wire import (
+    ECN_ECHO,
+    ETH_IP_UDP_LEN,
+    HEADER_LEN,
+    LAST,
+    RETX,
+    TRIMMED,
+    MrcHeader,
+    MsgType,
+)
 
 log = logging.getLogger(__name__)
 
@@ -216,7 +225,7 @@ class MrcReceiver:
     def _on_data(self, conn: _Connection, hdr: MrcHeader, payload: bytes | memoryview,
                  ce: bool, now: float, link: Hashable) -> list[Outgoing]:
         psn = hdr.psn
-        trimmed = bool(hdr.flags & Flag.TRIMMED)
+        trimmed = bool(hdr.flags & TRIMMED)
         expected = min(conn.mss, conn.length - psn * conn.mss) if psn < conn.npkts else -1
         if expected < 0 or hdr.offset != psn * conn.mss or hdr.length != expected \
                 or (not trimmed and len(payload) != expected):
@@ -237,7 +246,7 @@ class MrcReceiver:
             self.stats.max_resend_wait = max(self.stats.max_resend_wait, wait)
             return [self._reply(conn, hdr, ce, MsgType.NACK, 0,
                                 reserved=min(round(wait * 1e9), MAX_RESEND_WAIT_NS))]
-        if hdr.flags & Flag.LAST:
+        if hdr.flags & LAST:
             if psn != conn.npkts - 1:
                 self.stats.invalid += 1
                 return []
@@ -267,12 +276,12 @@ class MrcReceiver:
             if got[base + i]:
                 bitmap |= 1 << i
         self.stats.acks_sent += 1
-        return self._reply(conn, hdr, ce, MsgType.ACK, bitmap, Flag.RETX if duplicate else 0)
+        return self._reply(conn, hdr, ce, MsgType.ACK, bitmap, RETX if duplicate else 0)
 
     @staticmethod
     def _reply(conn: _Connection, hdr: MrcHeader, ce: bool, mtype: MsgType,
                bitmap: int, flags: int = 0, reserved: int = 0) -> Outgoing:
-        flags |= Flag.ECN_ECHO if ce else 0
+        flags |= ECN_ECHO if ce else 0
         return Outgoing(MrcHeader(mtype, flags, hdr.ev, conn.conn, hdr.psn, conn.cum, bitmap,
                                   hdr.length, hdr.qmax, hdr.ts, reserved=reserved))
 

@@ -51,7 +51,7 @@ from endpoint.core.recovery import LossLedger, LostRecord, ReorderWindow
 from endpoint.core.rtt import QueueExplainedDelay, RttEstimator, RttQuantile
 from endpoint.core.sack import SendScoreboard, Transmission
 from endpoint.core.sender_config import SenderConfig, SenderStats
-from endpoint.wire import Flag, MrcHeader, MsgType, sacked_psns
+from endpoint.wire import ECN_ECHO, LAST, RETX, MrcHeader, MsgType, sacked_psns
 
 log = logging.getLogger(__name__)
 
@@ -396,7 +396,7 @@ class MrcSender:
         offset = psn * self.cfg.mss
         length = min(self.cfg.mss, self.length - offset)
         last = psn == self.npkts - 1
-        flags = (Flag.LAST if last else 0) | (Flag.RETX if retx else 0)
+        flags = (LAST if last else 0) | (RETX if retx else 0)
         hdr = self._header(MsgType.DATA, st, now, flags=flags, psn=psn, offset=offset,
                            length=length, reserved=self.crc if last else 0)
         self.board.on_sent(Transmission(psn, now, st, retx))
@@ -465,7 +465,7 @@ class MrcSender:
             self.queue_delay.update(age, self.rtt.min_rtt, hdr.qmax)
         if st is not None and age is not None and hdr.type == MsgType.ACK:
             self._delivered(st, echoed_send_time(now, hdr.ts))
-        ecn = bool(hdr.flags & Flag.ECN_ECHO)
+        ecn = bool(hdr.flags & ECN_ECHO)
         high_q = self.cfg.qmax_threshold > 0 and hdr.qmax >= self.cfg.qmax_threshold
         is_nack = hdr.type == MsgType.NACK
         marked = ecn or high_q or is_nack
@@ -501,7 +501,7 @@ class MrcSender:
         else:
             self.stats.acks += 1
             if self._ledger.records:
-                verdict = self._ledger.on_ack(hdr.psn, hdr.ts, bool(hdr.flags & Flag.RETX), age)
+                verdict = self._ledger.on_ack(hdr.psn, hdr.ts, bool(hdr.flags & RETX), age)
                 if verdict is not None:
                     self._on_spurious(*verdict, now)
                 elif (rec := self._ledger.resend_acked(hdr.psn, hdr.ts)) and rec.by_timeout:
