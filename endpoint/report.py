@@ -40,6 +40,7 @@ class SenderCounters:
     timeouts: int = 0  # RTO events
     timeouts_undone: int = 0  # their window cuts undone: shown spurious
     timeouts_spurious: int = 0  # every packet they resent had arrived after all
+    tail_probes: int = 0  # packets resent after a silence of ~2 RTTs to draw an ACK
     nacks: int = 0  # trimmed packets the receiver reported
     acks: int = 0
     ecn_echoes: int = 0

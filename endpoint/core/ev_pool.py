@@ -312,6 +312,23 @@ class EvPool:
             soonest = avoid
         return None, soonest
 
+    def away_from(self, now: float, silent: set[EvState]) -> EvState:
+        """An EV for a tail probe: the next usable one round-robin that no silent packet is
+        on, nor on the same source route; not a recycled one (those delivered before the
+        silence, maybe over what has failed since). The pool's own choice when none is."""
+        routes = {(st.plane, st.route) for st in silent if st.route}
+        nplanes = len(self.planes)
+        for k in range(nplanes):
+            plane = (self._next_plane + k) % nplanes
+            states, start = self.planes[plane], self._cursor[plane]
+            for i in range(len(states)):
+                st = states[(start + i) % len(states)]
+                if st.usable and st.penalty_until <= now and st not in silent \
+                        and (plane, st.route) not in routes:
+                    self._cursor[plane] = (start + i + 1) % len(states)
+                    return self._use(st)
+        return self._choose(now)
+
     def _use(self, st: EvState) -> EvState:
         st.sent += 1
         self.used.add((st.plane, st.ev))

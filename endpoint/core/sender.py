@@ -115,6 +115,7 @@ class MrcSender:
         self._first_sent = array("d", [-1.0]) * self.npkts  # compact: messages can be big
         self._avoid: dict[int, EvState] = {}
         self._timed_out: set[int] = set()  # PSNs to resend on the freshest path
+        self._last_tail_probe = -math.inf
         # (silence began, give up at): the last call before giving up, see `_last_call`
         self._give_up: tuple[float, float] | None = None
         self._probe_seq = 0
@@ -143,6 +144,8 @@ class MrcSender:
                 out.append(self._open_probe(now))
             return out
         self._detect_losses(now)
+        if (tail := self._tail_probe(now)) is not None:
+            out.append(tail)
         self._fit_window_to_planes(now)
         self.pool.expire_probes(now, self.cfg.max_probe_backoff)
         for st in self.pool.due_probes(now):
@@ -223,9 +226,10 @@ class MrcSender:
         else:
             times.append(self._next_check)
             if self.board.inflight:
-                oldest = next(iter(self.board.inflight.values()))
-                times.append(max(oldest.sent_at, self._last_progress, self._last_turn)
-                             + self.current_rto())
+                timer = self._timer_at()
+                times.append(timer)
+                if self.cfg.tail_probe and self.rtt.samples:
+                    times.append(min(timer, self._tail_probe_at()))
             if self.board.pending and self._slots_used() < self._window():
                 times.append(self._paced_until)  # only pacing holds the next packet back
             if self._held:
@@ -253,6 +257,38 @@ class MrcSender:
             return self.cfg.initial_rto
         return recovery.expected_rtt(st.rtt, self.rtt, self.rtt_hi, self.cfg.reorder_margin) \
             + self.reorder.extra
+
+    def _timer_at(self) -> float:
+        """When the retransmission timer runs out (packets in flight)."""
+        oldest = next(iter(self.board.inflight.values()))
+        return max(oldest.sent_at, self._last_progress, self._last_turn) + self.current_rto()
+
+    def _tail_probe_at(self) -> float:
+        """When silence calls for a tail loss probe: two smoothed RTTs, and at least the
+        recent high quantile of the RTT, after the last feedback or probe (RFC 8985's PTO,
+        with the tail of a software fabric's delay in it), and not before a turn the
+        receiver gave a resend has come, as the timer. Never sooner than half the timer's
+        floor: on a path of no delay (a simulated veth) the RTT is 0."""
+        return max(self._last_heard, self._last_tail_probe, self._last_turn) \
+            + max(2 * self.rtt.srtt, self.rtt_hi.value, self.cfg.min_rto / 2)
+
+    def _tail_probe(self, now: float) -> Outgoing | None:
+        """RACK's tail loss probe: after a silence, the oldest packet in flight again, on an
+        EV none of the silent packets is on. When a whole window was lost (every packet of
+        it on a failed link, or its ACKs back over it) no later ACK can reveal it and only
+        the timer would, after its backoff; the probe's ACK lets RACK judge all the rest at
+        once. Not on the path that delivered last: before a failure that is often the
+        failed one (measured: both probes of a stall lost on it)."""
+        if not self.cfg.tail_probe or not self.board.inflight or not self.rtt.samples:
+            return None
+        at = self._tail_probe_at()
+        if now < at or at >= self._timer_at():  # the timer acts first: no probe
+            return None
+        tx = next(iter(self.board.inflight.values()))
+        self._last_tail_probe = now
+        self.stats.tail_probes += 1
+        silent = {t.ev for t in self.board.inflight.values()}
+        return self._data(tx.psn, True, now, self.pool.away_from(now, silent))
 
     def _detect_losses(self, now: float) -> None:
         rto = self.current_rto()
@@ -383,10 +419,12 @@ class MrcSender:
         self.stats.probes_sent += 1
         return Outgoing(self._header(MsgType.PROBE, st, now, psn=self._probe_seq), b"", st.plane)
 
-    def _data(self, psn: int, retx: bool, now: float) -> Outgoing:
+    def _data(self, psn: int, retx: bool, now: float, st: EvState | None = None) -> Outgoing:
+        """Send `psn` (on `st`, or where the pool chooses)."""
         avoid = self._avoid.pop(psn, None) if retx else None
-        st = None
-        if psn in self._timed_out:
+        if st is not None:
+            self._timed_out.discard(psn)
+        elif psn in self._timed_out:
             # A timeout's resend goes where packets last got through: at a transfer's tail
             # no later ACK would reveal a second loss, only another timeout.
             self._timed_out.discard(psn)

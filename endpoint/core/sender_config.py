@@ -52,6 +52,9 @@ class SenderConfig:
     echo_window: bool | None = None
     # a marked ACK recycles its EV unless the marks steer it away (ev_pool.EvPool)
     recycle_marked: bool = False
+    # after ~2 RTTs of silence, resend the oldest packet in flight on the freshest path
+    # (`MrcSender._tail_probe`); off: only the retransmission timer acts on a silent window
+    tail_probe: bool = True
 
     def window_settings(self) -> dict[str, float]:
         """The window's keyword arguments beyond cwnd and its bounds: only those set, so a
@@ -73,6 +76,7 @@ class SenderStats:
     nack_retransmits: int = 0
     loss_retransmits: int = 0
     timeouts: int = 0
+    tail_probes: int = 0  # packets resent after a silence to draw an ACK (`_tail_probe`)
     acks: int = 0
     nacks: int = 0
     ecn_echoes: int = 0

@@ -170,7 +170,7 @@ def test_source_routed_packets_carry_their_evs_route_and_a_lost_one_retires_its_
 
 
 def test_a_timeout_across_several_source_routes_retires_none_of_them():
-    tx, rx = make(routes=ROUTES)
+    tx, rx = make(routes=ROUTES, tail_probe=False)  # the timer alone
     now = establish(tx, rx)
     outs = tx.poll(now)
     assert len({o.header.route for o in outs}) == 4
@@ -180,7 +180,7 @@ def test_a_timeout_across_several_source_routes_retires_none_of_them():
 
 
 def test_rto_when_nothing_comes_back_then_idle_failure():
-    tx, rx = make(idle_timeout=0.5)
+    tx, rx = make(idle_timeout=0.5, tail_probe=False)  # the timer alone
     now = establish(tx, rx)
     first = tx.poll(now)
     deadline = tx.next_deadline()
@@ -202,6 +202,51 @@ def test_rto_when_nothing_comes_back_then_idle_failure():
     assert now + 0.5 < t <= now + 0.5 + 0.5 / 3 + 1e-9
 
 
+def test_a_silent_window_draws_a_tail_probe_whose_ack_lets_rack_resend_the_rest():
+    """A whole window lost (every packet on a failed link, or its ACK back over it): no
+    later ACK reveals it, so after ~2 RTTs of silence the oldest packet goes again on the
+    path that delivered last, and its ACK lets RACK judge the others, long before the
+    timer (which would then back off)."""
+    tx, rx = make(min_rto=10 * RTT)
+    now = establish(tx, rx)
+    deliver(tx, rx, tx.poll(now), now + RTT)  # a window's history: srtt, recycled EVs
+    now += RTT
+    tx.cc.cwnd = 4.0
+    lost = tx.poll(now)
+    assert len(lost) == 4
+    rto_at = now + tx.current_rto()
+    t = tx.next_deadline()
+    assert now < t < rto_at
+    (probe,) = tx.poll(t)
+    oldest = lost[0].header
+    assert probe.header.type == MsgType.DATA and probe.header.psn == oldest.psn
+    # on none of the silent packets' EVs (the recycled ones delivered before the silence)
+    assert probe.header.flags & Flag.RETX
+    assert probe.header.ev not in {o.header.ev for o in lost}
+    assert tx.stats.tail_probes == 1 and tx.stats.timeouts == 0
+    assert tx.poll(t + RTT / 10) == []  # one probe per silence
+    deliver(tx, rx, [probe], t + RTT)
+    resent = tx.poll(t + RTT)
+    assert tx.stats.losses_by_reorder == len(lost) - 1 and tx.stats.timeouts == 0
+    assert resent and {o.header.psn for o in resent} <= {o.header.psn for o in lost[1:]}
+    assert all(o.header.flags & Flag.RETX for o in resent)
+
+
+def test_a_tail_probe_waits_for_a_turn_the_receiver_gave():
+    tx, rx = make()
+    now = establish(tx, rx)
+    outs = tx.poll(now)
+    trimmed = outs[0].header
+    trimmed.flags |= Flag.TRIMMED
+    (nack,) = rx.on_packet("p", trimmed, b"", False, now + RTT / 4)
+    turn = now + 50 * RTT
+    nack.header.reserved = round((turn - now - RTT / 4) * 1e9)
+    tx.on_packet(outs[0].plane, nack.header, now + RTT / 4)
+    assert tx._tail_probe_at() > turn
+    assert all(o.header.psn == 0 for o in tx.poll(turn - RTT))
+    assert tx.stats.tail_probes == 0
+
+
 def test_a_last_probe_answered_keeps_the_sender_going():
     tx, rx = make(idle_timeout=0.5)
     now = establish(tx, rx)
@@ -221,7 +266,7 @@ def test_a_last_probe_answered_keeps_the_sender_going():
 
 
 def test_backed_off_timer_stays_under_a_third_of_idle_timeout_so_a_stall_is_survived():
-    tx, rx = make(idle_timeout=3.0, min_rto=0.2, max_rto=0.5)
+    tx, rx = make(idle_timeout=3.0, min_rto=0.2, max_rto=0.5, tail_probe=False)
     now = establish(tx, rx)
     tx.poll(now)
     blackout_end = now + 1.8  # nothing comes back until then
@@ -238,7 +283,7 @@ def test_backed_off_timer_stays_under_a_third_of_idle_timeout_so_a_stall_is_surv
 
 
 def test_timeout_shown_spurious_by_the_late_original_restores_the_window():
-    tx, rx = make()
+    tx, rx = make(tail_probe=False)  # the timer alone
     now = establish(tx, rx)
     first = tx.poll(now)  # a stall holds all of them past the RTO
     cwnd = tx.cc.cwnd
@@ -253,7 +298,7 @@ def test_timeout_shown_spurious_by_the_late_original_restores_the_window():
 
 
 def test_timeout_overtaken_by_its_resent_copy_is_spurious_though_its_cut_stands():
-    tx, rx = make(3000)
+    tx, rx = make(3000, tail_probe=False)  # the timer alone
     now = establish(tx, rx)
     first = tx.poll(now)  # a stall holds all three past the RTO
     t = tx.next_deadline()
@@ -269,7 +314,7 @@ def test_timeout_overtaken_by_its_resent_copy_is_spurious_though_its_cut_stands(
 
 
 def test_timeout_whose_packet_was_trimmed_recovered_no_loss():
-    tx, rx = make(1000)
+    tx, rx = make(1000, tail_probe=False)  # the timer alone
     now = establish(tx, rx)
     (first,) = tx.poll(now)
     t = tx.next_deadline()
