@@ -226,10 +226,9 @@ class MrcSender:
         else:
             times.append(self._next_check)
             if self.board.inflight:
-                timer = self._timer_at()
-                times.append(timer)
+                times.append(self._timer_at())
                 if self.cfg.tail_probe and self.rtt.samples:
-                    times.append(min(timer, self._tail_probe_at()))
+                    times.append(self._tail_probe_at())
             if self.board.pending and self._slots_used() < self._window():
                 times.append(self._paced_until)  # only pacing holds the next packet back
             if self._held:

@@ -185,7 +185,9 @@ sendp(frames, iface='{if_a}', verbose=False)
     _check_transfer(res, recv, tmp_path, 2 << 20)
     rstats = _received(tmp_path)
     assert rstats.garbage >= 30  # random payloads that are not MRC headers
-    assert rstats.stats.unknown_conn >= 20 and rstats.stats.invalid >= 5
+    # the DATA of no connection, and the opens of 0 bytes per packet; the ACKs never reach
+    # a receiver's socket (the kernel filter keeps what goes to a sender from it)
+    assert rstats.stats.unknown_conn >= 20 and rstats.stats.invalid >= 3
 
 
 def test_capture_dissects_with_scapy_layer(lab, unique, tmp_path):
