@@ -49,7 +49,7 @@ from __future__ import annotations
 import math
 import random
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Container
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Protocol
@@ -293,15 +293,18 @@ class EvPool:
         states = self.planes[self._next_plane]
         return self._use(states[self._cursor[self._next_plane] % len(states)])
 
-    def _choose_in_plane(self, plane: int, now: float,
-                         avoid: EvState | None) -> tuple[EvState | None, EvState | None]:
+    def _choose_in_plane(self, plane: int, now: float, avoid: EvState | None,
+                         excluded: Container[EvState] = frozenset()
+                         ) -> tuple[EvState | None, EvState | None]:
+        """The next usable, unpenalised EV of `plane` round-robin (not `avoid`, none of
+        `excluded`), or None and the soonest a penalty lets one go."""
         states = self.planes[plane]
         n = len(states)
         start = self._cursor[plane]
         soonest: EvState | None = None
         for i in range(n):
             st = states[(start + i) % n]
-            if not st.usable or st is avoid:
+            if not st.usable or st is avoid or st in excluded:
                 continue
             if st.penalty_until <= now:
                 self._cursor[plane] = (start + i + 1) % n
@@ -317,16 +320,13 @@ class EvPool:
         on, nor on the same source route; not a recycled one (those delivered before the
         silence, maybe over what has failed since). The pool's own choice when none is."""
         routes = {(st.plane, st.route) for st in silent if st.route}
+        excluded = silent | {st for st in self.all() if (st.plane, st.route) in routes}
         nplanes = len(self.planes)
         for k in range(nplanes):
-            plane = (self._next_plane + k) % nplanes
-            states, start = self.planes[plane], self._cursor[plane]
-            for i in range(len(states)):
-                st = states[(start + i) % len(states)]
-                if st.usable and st.penalty_until <= now and st not in silent \
-                        and (plane, st.route) not in routes:
-                    self._cursor[plane] = (start + i + 1) % len(states)
-                    return self._use(st)
+            pick, _ = self._choose_in_plane((self._next_plane + k) % nplanes, now, None,
+                                            excluded)
+            if pick is not None:
+                return self._use(pick)
         return self._choose(now)
 
     def _use(self, st: EvState) -> EvState:

@@ -52,8 +52,9 @@ class SenderConfig:
     echo_window: bool | None = None
     # a marked ACK recycles its EV unless the marks steer it away (ev_pool.EvPool)
     recycle_marked: bool = False
-    # after ~2 RTTs of silence, resend the oldest packet in flight on the freshest path
-    # (`MrcSender._tail_probe`); off: only the retransmission timer acts on a silent window
+    # after ~2 RTTs of silence, resend the oldest packet in flight on an EV none of the
+    # silent packets is on (`MrcSender._tail_probe`); off: only the retransmission timer
+    # acts on a silent window
     tail_probe: bool = True
 
     def window_settings(self) -> dict[str, float]:
