@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Benchmark one p4emu switch between two network namespaces (root needed); prints figures.
 
-Measures: packets/s forwarded h1 -> h2 (64 B and 1500 B frames, offered as fast as a
-Python sender can), added latency (ping RTT through the switch vs a direct veth pair),
+Measures: packets/s forwarded h1 -> h2 (64 B and 1500 B UDP frames, offered as fast as a
+Python sender can, counted by a UDP socket that h2 reads as iperf's server does), added latency (ping RTT through the switch vs a direct veth pair),
 and the P4Runtime write rate (table entries/s, one per Write and batched).
 
 Targets: ``p4emu`` compiles tests/p4/switch/l3_qdepth.p4 (an L3 LPM forwarder, as
@@ -142,18 +142,24 @@ def write_rate(stub, entry, count: int, batch: int) -> tuple[float, float]:
 
 
 # ------------------------------------------------------------------ traffic
+# The sink is a bound UDP socket. veth hands a frame to the destination's stack inside the
+# switch's send(2), so whatever h2's kernel does per frame is billed to the switch: with
+# no socket on the port it routed an ICMP port-unreachable for every frame (the rate limit
+# then sends few), and a packet tap cloned each one: 19 % of p4emu's CPU at 1500 B
+# (docs/lab-capacity.md, session 17).
 RECEIVER = """
 import socket, time, sys
-s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(3))
-s.bind(("eth0", 0)); s.settimeout(0.2)
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 8 << 20)
+s.bind(("0.0.0.0", 4793)); s.settimeout(0.2)
+buf = bytearray(65536)
 end = time.time() + float(sys.argv[1]); n = 0; first = last = None
 while time.time() < end:
     try:
-        data, addr = s.recvfrom(65535)
+        s.recv_into(buf)
     except socket.timeout:
         continue
-    if addr[2] != 4 and len(data) > 37 and data[23] == 17 and data[36:38] == b"\\x12\\xb9":
-        n += 1; last = time.time(); first = first or last
+    n += 1; last = time.time(); first = first or last
 print(n, first or 0, last or 0)
 """
 
