@@ -212,8 +212,7 @@ def run(opts: Options, outdir: Path) -> dict:
         if opts.rate == "auto":
             calibration = calibrate(session, module, setup, progress)
             setup = setup.at_rate(calibration["chosen_bps"], "auto")
-            session.setup = setup
-        session.set_rates(setup.rate_bps, setup.fabric_rate_bps or setup.rate_bps)
+        session.run_at(setup)
         raw = module.run(session, setup)
         _Stop.check()
     finally:
@@ -317,7 +316,7 @@ def calibrate(session, module: Experiment, setup: Setup, progress: Progress) -> 
             continue
         progress.note(f"calibrating: {bps / 1e6:g} Mb/s per link")
         trial = setup.at_rate(bps)
-        session.set_rates(trial.rate_bps, trial.fabric_rate_bps or trial.rate_bps)
+        session.run_at(trial)
         flows = module.traffic(trial, session.fabric, CALIBRATION_S)
         result = session.run_flows(f"calibrate-{bps}", flows, timeout=CALIBRATION_S * 4 + 10)
         done = all(f.ok for f in result.flows)
@@ -337,9 +336,11 @@ def calibrate(session, module: Experiment, setup: Setup, progress: Progress) -> 
         if faithful:
             progress.note(f"--rate auto: {bps / 1e6:g} Mb/s per link is faithful here")
             return {"chosen_bps": bps, "trials": trials}
+    if not trials:
+        raise ExperimentError("--rate auto: no rate to try")
+    why = "; ".join(f"{t['rate_bps'] / 1e6:g} Mb/s: {t['reasons']}" for t in trials)
     raise ExperimentError(f"--rate auto: no rate down to {trials[-1]['rate_bps'] / 1e6:g} "
-                          "Mb/s ran faithfully on this machine" if trials else
-                          "--rate auto: no rate to try")
+                          f"Mb/s ran faithfully on this machine ({why})")
 
 
 def trial_failures(verdict: Verdict, done: bool, filled: float) -> list[str]:

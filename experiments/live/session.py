@@ -45,8 +45,12 @@ class Session:
         self.lab.ask("spray", mode=mode)
         self._spray = mode
 
-    def set_rates(self, host_bps: int | None, fabric_bps: int | None) -> None:
-        fabric_ops.apply_rates(self.lab, host_bps, fabric_bps)
+    def run_at(self, setup: Setup) -> None:
+        """Traffic from now on runs at `setup`'s link rates, and its phases are paced and
+        judged by them (a --rate auto trial's: judged by the session's first rate, a
+        slower trial's ACKs all looked late)."""
+        self.setup = setup
+        fabric_ops.apply_rates(self.lab, setup.rate_bps, setup.fabric_rate_bps or setup.rate_bps)
 
     def set_thresholds(self, trim: int, ecn: int, spray: str) -> float:
         """Restart the controller with new trim/ECN thresholds; returns seconds taken."""

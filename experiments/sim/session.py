@@ -69,7 +69,6 @@ class SimSession:
         self.note = note or (lambda line: None)
         self._spray = "ecmp"
         self._thresholds = (setup.trim_threshold, setup.ecn_threshold)
-        self._rates = (setup.rate_bps, setup.fabric_rate_bps or setup.rate_bps)
         self._net: SimNetwork | None = None  # the phase running, or the last one
         self._past_events: list[Reconvergence] = []  # the controller's, of the phases before
         self.packet_hops = 0
@@ -84,8 +83,9 @@ class SimSession:
     def set_spray(self, mode: str) -> None:
         self._spray = mode
 
-    def set_rates(self, host_bps: int | None, fabric_bps: int | None) -> None:
-        self._rates = (host_bps or self._rates[0], fabric_bps or self._rates[1])
+    def run_at(self, setup: Setup) -> None:
+        """The next phases run at `setup`'s link rates."""
+        self.setup = setup
 
     def set_thresholds(self, trim: int, ecn: int, spray: str) -> float:
         self._thresholds = (trim, ecn)
@@ -94,7 +94,7 @@ class SimSession:
 
     def settings(self) -> SimSettings:
         s = self.setup
-        return SimSettings(link_rate_bps=self._rates[0], fabric_rate_bps=self._rates[1],
+        return SimSettings(link_rate_bps=s.rate_bps, fabric_rate_bps=s.fabric_rate_bps or s.rate_bps,
                            link_delay_s=s.link_delay_s,
                            mtu=s.mtu, queue_depth=s.queue_depth,
                            trim_threshold=self._thresholds[0],

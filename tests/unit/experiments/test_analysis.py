@@ -7,11 +7,13 @@ from dataclasses import replace
 
 import pytest
 
-from experiments import failure, flowstats, incast, permutation, planes, signals
-from experiments.config import Options
+from experiments import failure, flowstats, incast, permutation, planes, runner, signals
+from experiments.config import ExperimentError, Options
+from experiments.progress import Progress
 from experiments.records import FailureEvents, PhaseWithEvents, PortCounters
 from experiments.runner import MIN_FILL, trial_failures
 from fabric_model.reconvergence import Reconvergence
+from fabric_model.spec import parse_spec
 
 from .synthetic import T0, failed, flow, receiver, run, verdict
 
@@ -155,6 +157,52 @@ def test_a_rate_auto_trial_passes_only_when_faithful_complete_and_the_links_fill
     assert trial_failures(ok, False, 0.9) == ["a flow did not complete"]
     cpu = replace(verdict(False), reasons=["CPU 98% busy (limit 97%)"])
     assert trial_failures(cpu, True, 0.9) == ["CPU 98% busy (limit 97%)"]
+
+
+class CalibrationSession:
+    """A session whose flows fill 90 % of the links at 6 Mb/s and below, half above; it
+    records the rate each phase ran at and the setup it was judged by."""
+
+    def __init__(self, setup) -> None:
+        self.setup, self.rate, self.phases = setup, None, []
+        self.fabric = parse_spec(setup.spec)
+
+    def set_spray(self, mode: str) -> None:
+        assert mode == "ev"
+
+    def run_at(self, setup) -> None:
+        self.setup, self.rate = setup, setup.rate_bps
+
+    def run_flows(self, name: str, plan, timeout: float):
+        self.phases.append((self.rate, self.setup.rate_bps))
+        fill = 0.9 if self.rate <= 6_000_000 else 0.5
+        return run([flow(f"h{i}", f"h{i + 8}", fill * self.rate, 3.0) for i in range(4)])
+
+
+def test_rate_auto_runs_and_judges_each_trial_at_its_own_rate():
+    module, setup = runner.plan(Options("permutation", quick=True, rate="auto",
+                                        target="p4emu"))
+    session = CalibrationSession(setup)
+    chosen = runner.calibrate(session, module, setup, Progress("permutation", [], write=lambda line: None))
+    assert chosen["chosen_bps"] == 6_000_000
+    # the pacing and the late-ACK bound of a trial are its rate's (they were the
+    # session's first rate: every ACK of a slower trial looked late)
+    assert session.phases == [(r, r) for r in (16_000_000, 12_000_000, 8_000_000,
+                                                 6_000_000)]
+    assert [t["faithful"] for t in chosen["trials"]] == [False, False, False, True]
+
+
+def test_rate_auto_says_why_every_rate_failed():
+    module, setup = runner.plan(Options("permutation", quick=True, rate="auto",
+                                        target="p4emu"))
+    session = CalibrationSession(setup)
+    session.run_flows = lambda name, plan, timeout: run([])  # nothing filled the links
+    with pytest.raises(ExperimentError) as err:
+        runner.calibrate(session, module, setup, Progress("permutation", [], write=lambda line: None))
+    message = str(err.value)
+    assert "no rate down to 0.5 Mb/s" in message
+    assert "16 Mb/s: flows filled 0% of the link rate" in message
+    assert "\n" not in message
 
 
 @pytest.mark.parametrize("after, met", [(2.7, True), (2.4, False)])
