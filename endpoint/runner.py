@@ -85,7 +85,7 @@ def sender_report(sender: MrcSender, planes: list[Plane], elapsed: float,
                       rtt_p99_ms=round(sender.rtt_hi.value * 1e3, 3),
                       queue_delay_counts=list(sender.queue_delay.counts),
                       reorder_window_ms=round(sender.reorder.extra * 1e3, 3),
-                      rto_ms=round(sender.current_rto() * 1e3, 3)))
+                      rto_ms=round(sender.loss.rto() * 1e3, 3)))
 
 
 def run_sender(planes: list[Plane], data: bytes, cfg: SenderConfig, timeout: float,

@@ -19,7 +19,8 @@ Recovery:
 - Loss (RACK-like): a PSN is lost when a packet sent after it was acked and it is older than
   `recovery.expected_rtt` (smoothed RTTs, the recent 99th percentile) plus an adaptive
   reordering window; or at the RTO (at least the recent peak RTT), counted from the latest
-  of its send, the last ACK with progress and the latest resend turn a NACK gave. Spurious
+  of its send, the last ACK with progress and the latest resend turn a NACK gave; a tail
+  loss probe before the RTO (`loss_detection.LossDetector` times all three). Spurious
   losses (Eifel `ts` echo, RETX-flagged duplicate ACK) widen the window and undo the
   retirement they caused.
 - Retirement: a lost PSN is resent on another EV. Its EV is blamed only when nothing sent
@@ -43,9 +44,9 @@ import zlib
 from array import array
 from collections.abc import Callable
 
-from endpoint.core import recovery
-from endpoint.core.congestion import DctcpWindow
+from endpoint.core.congestion import DctcpWindow, PlaneShare
 from endpoint.core.ev_pool import EvPolicy, EvPool, EvState, PlaneRules
+from endpoint.core.loss_detection import LossDetector
 from endpoint.core.packets import Outgoing, echoed_send_time, ts_age, ts_grid, ts_us
 from endpoint.core.recovery import LossLedger, LostRecord, ReorderWindow
 from endpoint.core.rtt import QueueExplainedDelay, RttEstimator, RttQuantile
@@ -105,25 +106,18 @@ class MrcSender:
         self._last_heard = now
         self._open_at = now
         self._open_backoff = cfg.initial_rto
-        self._rto_backoff = 1
-        self._last_progress = now
-        self._last_turn = now  # the latest turn a NACK gave a resend (`receiver.ResendPacer`)
-        self._rack_seq = 0  # send order of the latest-sent transmission known delivered
-        self._next_check = math.inf
+        self.loss = LossDetector(cfg, self.rtt, self.rtt_hi, self.reorder, now)
         self._lost_since: dict[int, float] = {}  # PSN -> first send time of a lost packet
         self._ledger = LossLedger()  # inferred losses, until shown real or spurious
         self._first_sent = array("d", [-1.0]) * self.npkts  # compact: messages can be big
         self._avoid: dict[int, EvState] = {}
         self._timed_out: set[int] = set()  # PSNs to resend on the freshest path
-        self._last_tail_probe = -math.inf
         # (silence began, give up at): the last call before giving up, see `_last_call`
         self._give_up: tuple[float, float] | None = None
         self._probe_seq = 0
         self._paced_until = 0.0  # no DATA before this (a trim at the one-packet window)
         self._held: list[tuple[float, int]] = []  # (turn, PSN): trimmed, resent at its turn
-        self._planes_in_use = planes  # the planes the window is sized for
-        self._set_aside = 0.0  # window of the planes left out, until they return
-        self._suspect_since: dict[int, float] = {}  # plane -> when it turned suspect
+        self.plane_share = PlaneShare(planes)
 
     # ----------------------------------------------------------------- timers and output
     def poll(self, now: float) -> list[Outgoing]:
@@ -164,47 +158,16 @@ class MrcSender:
         return out
 
     def _fit_window_to_planes(self, now: float) -> None:
-        """Set aside the share of the window of planes left out (suspect), and give it back
-        as they return. One window covers every plane: left whole when a plane of four
-        fails, it puts a third more on each survivor, and the marks that follow cut it for
-        hundreds of microseconds to well below what the survivors carry (simulated, 4 planes
-        of k=4 at 100 Gb/s: 0.83 of capacity to 0.40, where 3/4 would keep 0.63). What was
-        set aside comes back as it was, not scaled with the window since: a plane suspected
-        by mistake (a slow one whose ACKs come late) then leaves the window where it would
-        have been. A plane counts as left out once suspect for an RTT: a congestion loss
-        makes a working plane suspect until its next ACK, and setting aside its share each
-        time cost 8 planes with one failed 1.7 points of the survivors' capacity. Off on
-        the lab's fabrics (`SenderConfig.window_follows_planes`), where a plane whose
-        packets wait for a CPU looks failed now and then: halving the window there slowed
-        flows that a slow plane then held up at their tail."""
+        """Set aside the window's share of planes left out, and give it back as they
+        return (`congestion.PlaneShare`); off on the lab's fabrics
+        (`SenderConfig.window_follows_planes`), where a plane whose packets wait for a
+        CPU looks failed now and then: halving the window there slowed flows that a slow
+        plane then held up at their tail."""
         total = len(self.pool.planes)
         if not self.cfg.window_follows_planes or total == 1:
             return  # (one plane is never left out: nothing to do on every packet)
-        trusted = self.pool.trusted_planes()
-        since = self._suspect_since
-        for plane in range(total):
-            if trusted is None or plane in trusted:
-                since.pop(plane, None)
-            else:
-                since.setdefault(plane, now)
-        hold = self.rtt.srtt
-        serving = total - sum(1 for t in since.values() if now - t >= hold)
-        before = self._planes_in_use
-        if serving == before:
-            return
-        cc = self.cc
-        if serving < before:
-            share = cc.cwnd * (before - serving) / before
-            cc.cwnd = max(1.0, cc.cwnd - share)
-            self._set_aside += share
-        else:
-            share = self._set_aside * (serving - before) / (total - before)
-            cc.cwnd = min(cc.max_cwnd, cc.cwnd + share)
-            self._set_aside -= share
-        if cc.ssthresh != math.inf:
-            cc.ssthresh = cc.cwnd
-        self._planes_in_use = serving
-        self.stats.window_plane_refits += 1
+        if self.plane_share.refit(self.cc, self.pool.trusted_planes(), self.rtt.srtt, now):
+            self.stats.window_plane_refits += 1
 
     def _window(self) -> int:
         """Packets allowed in flight."""
@@ -224,11 +187,9 @@ class MrcSender:
         if self.opening:
             times.append(self._open_at)
         else:
-            times.append(self._next_check)
+            times.append(self.loss.next_check)
             if self.board.inflight:
-                times.append(self._timer_at())
-                if self.cfg.tail_probe and self.rtt.samples:
-                    times.append(self._tail_probe_at())
+                times += self.loss.deadlines(self._last_heard, self._oldest_inflight())
             if self.board.pending and self._slots_used() < self._window():
                 times.append(self._paced_until)  # only pacing holds the next packet back
             if self._held:
@@ -238,38 +199,8 @@ class MrcSender:
                 times.append(probe)
         return min(times)
 
-    def current_rto(self) -> float:
-        """The retransmission timeout now, backoff included, at most a third of
-        `idle_timeout` (never below the timer without backoff).
-
-        The sender gives up after `idle_timeout` of silence: a backed-off timer past it
-        would stop trying before a fabric that stalled for a few seconds worked again, so
-        the cap lets it try at least three times first. `max_rto` is no cap here: RTTs of
-        a CPU-bound emulated fabric reach it (endpoint/README.md, "Why the window is so")."""
-        cfg = self.cfg
-        base = recovery.retransmission_timeout(self.rtt, self.rtt_hi, self.reorder.extra,
-                                               cfg.min_rto, cfg.max_rto, cfg.initial_rto)
-        return min(base * self._rto_backoff, max(base, cfg.idle_timeout / 3))
-
-    def _expected_rtt(self, st: EvState) -> float:
-        if not self.rtt.samples:
-            return self.cfg.initial_rto
-        return recovery.expected_rtt(st.rtt, self.rtt, self.rtt_hi, self.cfg.reorder_margin) \
-            + self.reorder.extra
-
-    def _timer_at(self) -> float:
-        """When the retransmission timer runs out (packets in flight)."""
-        oldest = next(iter(self.board.inflight.values()))
-        return max(oldest.sent_at, self._last_progress, self._last_turn) + self.current_rto()
-
-    def _tail_probe_at(self) -> float:
-        """When silence calls for a tail loss probe: two smoothed RTTs, and at least the
-        recent high quantile of the RTT, after the last feedback or probe (RFC 8985's PTO,
-        with the tail of a software fabric's delay in it), and not before a turn the
-        receiver gave a resend has come, as the timer. Never sooner than half the timer's
-        floor: on a path of no delay (a simulated veth) the RTT is 0."""
-        return max(self._last_heard, self._last_tail_probe, self._last_turn) \
-            + max(2 * self.rtt.srtt, self.rtt_hi.value, self.cfg.min_rto / 2)
+    def _oldest_inflight(self) -> Transmission:
+        return next(iter(self.board.inflight.values()))
 
     def _tail_probe(self, now: float) -> Outgoing | None:
         """RACK's tail loss probe: after a silence, the oldest packet in flight again, on an
@@ -278,49 +209,17 @@ class MrcSender:
         the timer would, after its backoff; the probe's ACK lets RACK judge all the rest at
         once. Not on the path that delivered last: before a failure that is often the
         failed one (measured: both probes of a stall lost on it)."""
-        if not self.cfg.tail_probe or not self.board.inflight or not self.rtt.samples:
+        if not self.board.inflight:
             return None
-        at = self._tail_probe_at()
-        if now < at or at >= self._timer_at():  # the timer acts first: no probe
+        tx = self._oldest_inflight()
+        if not self.loss.tail_probe_due(now, self._last_heard, tx):
             return None
-        tx = next(iter(self.board.inflight.values()))
-        self._last_tail_probe = now
         self.stats.tail_probes += 1
         silent = {t.ev for t in self.board.inflight.values()}
         return self._data(tx.psn, True, now, self.pool.away_from(now, silent))
 
     def _detect_losses(self, now: float) -> None:
-        rto = self.current_rto()
-        floor = self.rtt.min_rtt if self.rtt.samples else 0.0
-        lost_reorder: list[Transmission] = []
-        lost_timeout: list[Transmission] = []
-        next_check = math.inf
-        self.reorder.decay(now, self.rtt.srtt)
-        for tx in self.board.inflight.values():  # oldest first
-            if tx.sent_at + floor > now:
-                next_check = min(next_check, tx.sent_at + floor)
-                break  # younger than the shortest RTT: nothing after it can be judged yet
-            if tx.seq < self._rack_seq:
-                deadline = tx.sent_at + min(self._expected_rtt(tx.ev), rto)
-                bucket = lost_reorder
-            else:
-                # Like TCP's timer, restarted by every ACK that brings progress: a queue
-                # that suddenly deepens delays ACKs without any loss. A turn the receiver
-                # gave a resend is progress to come: its ACK will let RACK judge what was
-                # sent before it, so the timer waits for it.
-                deadline = max(tx.sent_at, self._last_progress, self._last_turn) + rto
-                bucket = lost_timeout
-                if deadline > now:
-                    # every later transmission is later in send order too, so its timer
-                    # runs out no sooner: nothing after this one is due (and the scan,
-                    # once per wake-up, stays short with a large window)
-                    next_check = min(next_check, deadline)
-                    break
-            if deadline <= now:
-                bucket.append(tx)
-            else:
-                next_check = min(next_check, deadline)
-        self._next_check = next_check
+        lost_reorder, lost_timeout = self.loss.scan(self.board.inflight.values(), now)
         for tx in lost_reorder:
             self.stats.losses_by_reorder += 1
             self.cc.on_feedback(True, now, self.rtt.srtt, loss=True)
@@ -328,8 +227,7 @@ class MrcSender:
         if lost_timeout:
             self.stats.timeouts += 1
             self.stats.losses_by_timeout += len(lost_timeout)
-            self.cc.on_timeout(first=self._rto_backoff == 1)
-            self._rto_backoff = min(self._rto_backoff * 2, 64)
+            self.cc.on_timeout(first=self.loss.on_timeout())
             log.debug("RTO at %.6f: %d packets", now, len(lost_timeout))
             timeout = self._ledger.open_timeout(len(lost_timeout))
             # Losses on every path still in use share no path to blame: the cause is common
@@ -399,7 +297,7 @@ class MrcSender:
         return Outgoing(hdr, b"", st.plane)
 
     def _probe(self, st: EvState, now: float) -> Outgoing:
-        self.pool.start_probe(st, now, max(2 * self.current_rto(), self.cfg.min_rto))
+        self.pool.start_probe(st, now, max(2 * self.loss.rto(), self.cfg.min_rto))
         return self._header_probe(st, now)
 
     def _last_call(self, now: float) -> list[Outgoing]:
@@ -407,7 +305,7 @@ class MrcSender:
         plane on the EVs that delivered last (a few per plane) and wait one RTO. Any
         answer resets the silence, so the sender never gives up while a plane delivers
         to a live receiver, whatever EVs it happened to be trying."""
-        wait = max(self.current_rto(), self.cfg.min_rto)
+        wait = max(self.loss.rto(), self.cfg.min_rto)
         self._give_up = (self._last_heard, now + wait)
         log.info("receiver silent for %.3f s: last probes on every plane", now - self._last_heard)
         return [self._header_probe(st, now) for plane in range(len(self.pool.planes))
@@ -527,7 +425,7 @@ class MrcSender:
                 # the receiver's turn for this resend (`receiver.ResendPacer`)
                 turn = now + hdr.reserved * 1e-9
                 heapq.heappush(self._held, (turn, hdr.psn))
-                self._last_turn = max(self._last_turn, turn)
+                self.loss.on_turn(turn)
                 queued = True
             else:
                 queued = self.board.mark_lost(hdr.psn, front=True)
@@ -545,15 +443,14 @@ class MrcSender:
                     self.cc.confirm_timeout()  # a real loss: the timeout's cut stands
             tx = self.board.deliver(hdr.psn)
             if tx is not None and ts_us(tx.sent_at) == hdr.ts:  # this very transmission
-                self._rack_seq = max(self._rack_seq, tx.seq)
+                self.loss.on_delivered(tx)
             for psn in sacked_psns(hdr.ack, hdr.offset):
                 if psn < self.npkts:
                     self.board.deliver(psn)
         self.board.deliver_through(hdr.ack)
         newly = self.board.delivered_count - before
         if newly:
-            self._rto_backoff = 1
-            self._last_progress = now
+            self.loss.on_progress(now)
             self._note_recoveries(now)
         elif not is_nack:
             self.stats.stale_acks += 1

@@ -43,7 +43,7 @@ class SenderConfig:
     # packets grow to its BDP). A first window of a whole BDP has nothing to probe for.
     init_ssthresh: float | None = None
     # set aside the window's share of a plane left out (suspect) until it returns
-    # (`MrcSender._fit_window_to_planes`); the simulator's datacenter senders do
+    # (`congestion.PlaneShare`); the simulator's datacenter senders do
     window_follows_planes: bool = False
     # seconds of queueing below which the window grows in proportion (DctcpWindow's
     # proportional increase); None: additive increase only

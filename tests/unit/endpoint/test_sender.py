@@ -109,7 +109,7 @@ def test_a_nack_that_gives_a_turn_resends_at_the_turn_whatever_the_window():
     trimmed = outs[2].header
     trimmed.flags |= Flag.TRIMMED
     (nack,) = rx.on_packet("p", trimmed, b"", False, now + RTT / 4)
-    rto = tx.current_rto()
+    rto = tx.loss.rto()
     turn = now + RTT / 4 + 3 * rto  # the receiver's resends are booked that far ahead
     nack.header.reserved = round((turn - now - RTT / 4) * 1e9)
     tx.on_packet(outs[2].plane, nack.header, now + RTT / 4)
@@ -122,7 +122,7 @@ def test_a_nack_that_gives_a_turn_resends_at_the_turn_whatever_the_window():
     assert [o.header.psn for o in resend] == [2]
     assert resend[0].header.flags & Flag.RETX and len(tx.board.inflight) > tx.cc.cwnd
     assert tx.stats.timeouts == 0
-    tx.poll(turn + tx.current_rto() * 1.01)
+    tx.poll(turn + tx.loss.rto() * 1.01)
     assert tx.stats.timeouts == 1  # deferred, not disabled
 
 
@@ -214,7 +214,7 @@ def test_a_silent_window_draws_a_tail_probe_whose_ack_lets_rack_resend_the_rest(
     tx.cc.cwnd = 4.0
     lost = tx.poll(now)
     assert len(lost) == 4
-    rto_at = now + tx.current_rto()
+    rto_at = now + tx.loss.rto()
     t = tx.next_deadline()
     assert now < t < rto_at
     (probe,) = tx.poll(t)
@@ -242,7 +242,7 @@ def test_a_tail_probe_waits_for_a_turn_the_receiver_gave():
     turn = now + 50 * RTT
     nack.header.reserved = round((turn - now - RTT / 4) * 1e9)
     tx.on_packet(outs[0].plane, nack.header, now + RTT / 4)
-    assert tx._tail_probe_at() > turn
+    assert tx.loss.tail_probe_at(tx._last_heard) > turn
     assert all(o.header.psn == 0 for o in tx.poll(turn - RTT))
     assert tx.stats.tail_probes == 0
 
@@ -275,7 +275,7 @@ def test_backed_off_timer_stays_under_a_third_of_idle_timeout_so_a_stall_is_surv
         data = [o for o in tx.poll(t) if o.header.type == MsgType.DATA]
         if tx.failed or (t >= blackout_end and data):
             break
-        assert tx.current_rto() <= 3.0 / 3
+        assert tx.loss.rto() <= 3.0 / 3
     # Backoff alone (0.2, 0.4, 0.8, 1.6 s) would wait until 3.0 s: given up by then.
     assert not tx.failed and tx.stats.timeouts >= 4 and t < now + 3.0
     deliver(tx, rx, data, t + RTT)  # the retry after the blackout gets through
@@ -425,8 +425,8 @@ def test_loss_deadline_covers_rtt_quantile_and_rto_follows_it():
         tx.rtt.update(age)
         tx.rtt_hi.update(age)
     st = tx.pool.planes[0][0]
-    assert tx._expected_rtt(st) >= 20 * RTT
-    assert tx.current_rto() >= 1.5 * 20 * RTT
+    assert tx.loss.expected_rtt(st) >= 20 * RTT
+    assert tx.loss.rto() >= 1.5 * 20 * RTT
 
 
 def test_retired_ev_that_delivers_a_later_packet_is_put_back():
