@@ -2,7 +2,7 @@
 
 import pytest
 
-from endpoint.core.congestion import DctcpWindow
+from endpoint.core.congestion import DctcpWindow, PlaneShare
 from endpoint.core.sender import MrcSender
 from endpoint.core.sender_config import SenderConfig, emulated_fabric_config
 
@@ -75,3 +75,17 @@ def test_only_a_source_routed_sender_gets_the_delay_target():
     routed = transfer_config(args, fabric=fabric, **common)
     assert routed.delay_target == 5e-6
     assert MrcSender(b"x" * 5000, 1, routed).cc.delay_target == 5e-6
+
+
+def test_a_plane_counts_as_left_out_only_after_an_rtt_suspect_and_gets_its_share_back():
+    share, cc = PlaneShare(4), DctcpWindow(cwnd=40, min_cwnd=1, max_cwnd=1000)
+    cc.ssthresh = 40
+    rtt = 0.01
+    assert not share.refit(cc, frozenset({0, 2, 3}), rtt, 0.0)  # a congestion loss: wait
+    assert not share.refit(cc, None, rtt, 0.005)  # its next ACK cleared it: nothing moved
+    assert not share.refit(cc, frozenset({0, 2, 3}), rtt, 0.02)
+    assert share.refit(cc, frozenset({0, 2, 3}), rtt, 0.04)  # suspect for an RTT: out
+    assert (cc.cwnd, share.set_aside, share.in_use, cc.ssthresh) == (30, 10, 3, 30)
+    cc.cwnd = 24  # marks since: the share set aside does not shrink with the window
+    assert share.refit(cc, None, rtt, 0.06)
+    assert (cc.cwnd, share.set_aside, share.in_use, cc.ssthresh) == (34, 0, 4, 34)
