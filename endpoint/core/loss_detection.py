@@ -65,7 +65,14 @@ class LossDetector:
 
     def timer_at(self, oldest: Transmission) -> float:
         """When the retransmission timer runs out, `oldest` being the oldest in flight."""
-        return max(oldest.sent_at, self.last_progress, self.last_turn) + self.rto()
+        return self._timer_from(oldest.sent_at, self.rto())
+
+    def _timer_from(self, sent_at: float, rto: float) -> float:
+        """The timer of a packet sent at `sent_at`: like TCP's, restarted by every ACK that
+        brings progress (a queue that suddenly deepens delays ACKs without any loss); and
+        a turn the receiver gave a resend is progress to come: its ACK will let RACK judge
+        what was sent before it, so the timer waits for it."""
+        return max(sent_at, self.last_progress, self.last_turn) + rto
 
     def tail_probe_at(self, last_heard: float) -> float:
         """When silence calls for a tail loss probe: two smoothed RTTs, and at least the
@@ -114,11 +121,7 @@ class LossDetector:
                 deadline = tx.sent_at + min(self.expected_rtt(tx.ev), rto)
                 bucket = lost_reorder
             else:
-                # Like TCP's timer, restarted by every ACK that brings progress: a queue
-                # that suddenly deepens delays ACKs without any loss. A turn the receiver
-                # gave a resend is progress to come: its ACK will let RACK judge what was
-                # sent before it, so the timer waits for it.
-                deadline = max(tx.sent_at, self.last_progress, self.last_turn) + rto
+                deadline = self._timer_from(tx.sent_at, rto)
                 bucket = lost_timeout
                 if deadline > now:
                     # every later transmission is later in send order too, so its timer
