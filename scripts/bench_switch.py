@@ -2,8 +2,10 @@
 """Benchmark one p4emu switch between two network namespaces (root needed); prints figures.
 
 Measures: packets/s forwarded h1 -> h2 (64 B and 1500 B UDP frames, offered as fast as a
-Python sender can, counted by a UDP socket that h2 reads as iperf's server does), added latency (ping RTT through the switch vs a direct veth pair),
-and the P4Runtime write rate (table entries/s, one per Write and batched).
+Python sender can, counted by a UDP socket that h2 reads as iperf's server does; the frames
+its full buffer dropped are printed beside), added latency (ping RTT through the switch vs
+a direct veth pair), and the P4Runtime write rate (table entries/s, one per Write and
+batched).
 
 Targets: ``p4emu`` compiles tests/p4/switch/l3_qdepth.p4 (an L3 LPM forwarder, as
 tutorials' basic.p4) and runs `python -m p4emu switch` as a separate process; ``bmv2``
@@ -149,6 +151,10 @@ def write_rate(stub, entry, count: int, batch: int) -> tuple[float, float]:
 # (docs/lab-capacity.md, session 17).
 RECEIVER = """
 import socket, time, sys
+def rcvbuf_errors():  # UDP datagrams this namespace dropped at a full socket buffer
+    lines = [l.split() for l in open("/proc/net/snmp") if l.startswith("Udp:")]
+    return int(lines[1][lines[0].index("RcvbufErrors")])
+dropped0 = rcvbuf_errors()
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 8 << 20)
 s.bind(("0.0.0.0", 4793)); s.settimeout(0.2)
@@ -160,7 +166,7 @@ while time.time() < end:
     except socket.timeout:
         continue
     n += 1; last = time.time(); first = first or last
-print(n, first or 0, last or 0)
+print(n, first or 0, last or 0, rcvbuf_errors() - dropped0)
 """
 
 SENDER = """
@@ -178,17 +184,19 @@ print(n)
 """
 
 
-def throughput(size: int, duration: float) -> tuple[float, float, int, int]:
+def throughput(size: int, duration: float) -> tuple[float, float, int, int, int]:
+    """(offered packets/s, forwarded packets/s, sent, received, dropped by the sink)"""
     receiver = subprocess.Popen(["ip", "netns", "exec", H2, PY, "-c", RECEIVER,
                                  str(duration + 2.0)], stdout=subprocess.PIPE, text=True)
     time.sleep(0.3)
     sender = ns(H1, PY, "-c", SENDER, str(size), str(duration))
     out, _ = receiver.communicate(timeout=duration + 30)
     sent = int(sender.stdout.strip())
-    received, first, last = out.split()
+    received, first, last, dropped = out.split()
     received_n = int(received)
     span = max(float(last) - float(first), 1e-6)
-    return sent / duration, received_n / span if received_n > 1 else 0.0, sent, received_n
+    return (sent / duration, received_n / span if received_n > 1 else 0.0, sent, received_n,
+            int(dropped))
 
 
 def ping_rtt(netns: str, dst: str, count: int = 50) -> float:
@@ -235,10 +243,11 @@ def measure(target: str, args: argparse.Namespace, build_dir: Path) -> dict:
         stub, entry, table_size = push_and_route(grpc_port, p4info, device_config)
         ping_rtt(H1, "10.0.2.2", 5)  # warm-up
         for frame_size in (64, 1500):
-            offered, forwarded, sent, received = throughput(frame_size, args.duration)
+            offered, forwarded, sent, received, dropped = throughput(frame_size, args.duration)
             results[f"pps_{frame_size}B"] = round(forwarded)
             results[f"offered_pps_{frame_size}B"] = round(offered)
             results[f"delivered_{frame_size}B"] = f"{received}/{sent}"
+            results[f"sink_dropped_{frame_size}B"] = dropped
         through = ping_rtt(H1, "10.0.2.2")
         direct = ping_rtt(D1, "10.9.0.2")
         results["rtt_switch_ms"] = through

@@ -47,8 +47,8 @@ class Session:
 
     def run_at(self, setup: Setup) -> None:
         """Traffic from now on runs at `setup`'s link rates, and its phases are paced and
-        judged by them (a --rate auto trial's: judged by the session's first rate, a
-        slower trial's ACKs all looked late)."""
+        judged by them: a --rate auto trial by its own rate (judged by a faster rate's
+        late-ACK bound, every ACK of a slower trial looks late)."""
         self.setup = setup
         fabric_ops.apply_rates(self.lab, setup.rate_bps, setup.fabric_rate_bps or setup.rate_bps)
 

@@ -94,7 +94,8 @@ class SimSession:
 
     def settings(self) -> SimSettings:
         s = self.setup
-        return SimSettings(link_rate_bps=s.rate_bps, fabric_rate_bps=s.fabric_rate_bps or s.rate_bps,
+        return SimSettings(link_rate_bps=s.rate_bps,
+                           fabric_rate_bps=s.fabric_rate_bps or s.rate_bps,
                            link_delay_s=s.link_delay_s,
                            mtu=s.mtu, queue_depth=s.queue_depth,
                            trim_threshold=self._thresholds[0],
