@@ -179,4 +179,10 @@ def sack_bitmap(cum_ack: int, received: set[int] | frozenset[int]) -> int:
 
 def sacked_psns(cum_ack: int, bitmap: int) -> list[int]:
     """The PSNs a SACK bitmap reports as received."""
-    return [cum_ack + 1 + i for i in range(32) if bitmap >> i & 1]
+    psns = []
+    bitmap &= 0xFFFFFFFF
+    while bitmap:  # set bits only: a sender reads one on every ACK, and most have 0-3
+        low = bitmap & -bitmap
+        psns.append(cum_ack + low.bit_length())
+        bitmap ^= low
+    return psns

@@ -271,10 +271,11 @@ class MrcReceiver:
     def _ack(self, conn: _Connection, hdr: MrcHeader, ce: bool,
              duplicate: bool = False) -> Outgoing:
         bitmap = 0
-        got, base = conn.got, conn.cum + 1
-        for i in range(min(32, conn.npkts - base)):
-            if got[base + i]:
-                bitmap |= 1 << i
+        ahead = conn.got[conn.cum + 1:conn.cum + 33]
+        i = ahead.find(1)
+        while i >= 0:  # the set PSNs only, found in C: an ACK's bitmap mostly has 0-3
+            bitmap |= 1 << i
+            i = ahead.find(1, i + 1)
         self.stats.acks_sent += 1
         return self._reply(conn, hdr, ce, MsgType.ACK, bitmap, RETX if duplicate else 0)
 

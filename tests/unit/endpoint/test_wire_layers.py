@@ -136,3 +136,6 @@ def test_sack_bitmap_roundtrip():
     bitmap = sack_bitmap(10, received)
     assert bitmap & 1 and bitmap >> 1 & 1 and not bitmap >> 2 & 1
     assert sacked_psns(10, bitmap) == [11, 12, 20, 42]  # 43 and 99 are past the 32 PSNs
+    assert sacked_psns(10, 0) == []
+    assert sacked_psns(10, 0xFFFFFFFF) == list(range(11, 43))  # every bit, in order
+    assert sacked_psns(10, 1 << 40 | 1) == [11]  # only the field's 32 bits count
