@@ -319,8 +319,7 @@ class EvPool:
         """An EV for a tail probe: the next usable one round-robin that no silent packet is
         on, nor on the same source route; not a recycled one (those delivered before the
         silence, maybe over what has failed since). The pool's own choice when none is."""
-        routes = {(st.plane, st.route) for st in silent if st.route}
-        excluded = silent | {st for st in self.all() if (st.plane, st.route) in routes}
+        excluded = {mate for st in silent for mate in self._route_mates(st)}
         nplanes = len(self.planes)
         for k in range(nplanes):
             pick, _ = self._choose_in_plane((self._next_plane + k) % nplanes, now, None,
