@@ -84,7 +84,7 @@ class FabricController:
         self.routing = routing
         self.next_hops = routing(self.fabric, down)
         self.monitor = LinkMonitor(self.fabric, probe_interval, miss_limit, initially_down=down,
-                                   verdict=verdict)
+                                   verdict=verdict, to_group=self.codec.probes_to_group)
         self._links = self.monitor.links
         self._monitor_lock = threading.Lock()
         self._link_events: queue.Queue[LinkEvent | None] = queue.Queue()
@@ -147,7 +147,8 @@ class FabricController:
         with self._state_lock:
             hops = self.next_hops[name]
             policy = self.policy
-        return desired_state(self.fabric.switches[name], hops, policy)
+        return desired_state(self.fabric.switches[name], hops, policy,
+                             self.monitor.probe_group(name))
 
     def _on_primary(self, session: SwitchSession) -> None:
         with self._monitor_lock:

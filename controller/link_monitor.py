@@ -44,48 +44,67 @@ def default_probe_interval(fabric: Fabric, budget_per_s: float = PROBE_BUDGET_PE
 
 @dataclass(frozen=True)
 class Probe:
-    """One probe to send: `frame` out of `switch`'s `port`."""
+    """One PacketOut: `frame` out of `switch`'s `port`, or out of every port of its probe
+    group when `port` is None."""
 
     switch: str
-    port: int
+    port: int | None
     frame: bytes
 
 
 class LinkMonitor(ProbeLiveness):
     def __init__(self, fabric: Fabric, interval: float, miss_limit: int = 3,
                  initially_down: set[LinkId] = frozenset(),
-                 verdict: VerdictFactory = LinkVerdict) -> None:
+                 verdict: VerdictFactory = LinkVerdict, to_group: bool = False) -> None:
+        """`to_group`: each probing switch gets one frame a round, which its program
+        replicates to its probe group (`probe_group`); else one frame per link."""
         self.links = {link_id(lk): lk for lk in fabric.fabric_links()}
         super().__init__(list(self.links), interval, miss_limit, initially_down=initially_down,
                          verdict=verdict)
         self._fabric = fabric
-        self._by_sender = {lid[0]: lid for lid in self.links}
+        self._by_receiver = {lid[1]: lid for lid in self.links}
         self._by_device = {sw.device_id: sw.name for sw in fabric.switches.values()}
+        ports: dict[str, set[int]] = {}
+        for (sender, port), _ in self.links:
+            ports.setdefault(sender, set()).add(port)
+        # switch -> the ports it probes from (each link is probed from one end)
+        self._probe_ports = {name: frozenset(p) for name, p in ports.items()}
+        self.to_group = to_group
+
+    def probe_group(self, switch: str) -> frozenset[int]:
+        """The ports of `switch`'s probe group: those it probes, when probes go to groups."""
+        return self._probe_ports.get(switch, frozenset()) if self.to_group else frozenset()
 
     def probes(self, now: float, ts_ms: int) -> tuple[list[LinkEvent], list[Probe]]:
         """Judge the last round, then this round's probes (`ts_ms` stamps them)."""
         events, due = self.start_round(now)
+        seqs: dict[str, dict[int, int]] = {}
+        for ((sender, port), _), seq in due:
+            seqs.setdefault(sender, {})[port] = seq
         probes = []
-        for link, seq in due:
-            sender, port = link[0]
+        for sender, by_port in seqs.items():
             device = self._fabric.switches[sender].device_id
-            probes.append(Probe(sender, port, probe_frame(device, port, seq, ts_ms)))
+            if self.to_group:
+                probes.append(Probe(sender, None, probe_frame(device, by_port, ts_ms)))
+            else:
+                probes += [Probe(sender, port, probe_frame(device, {port: seq}, ts_ms))
+                           for port, seq in by_port.items()]
         return events, probes
 
     def answered(self, receiver: str, ingress_port: int | None, payload: bytes,
                  now: float) -> LinkEvent | None:
-        """A frame reached the controller from `receiver`'s `ingress_port`: if it is the
-        answer to a probe of the link ending there, count it."""
+        """A frame reached the controller from `receiver`'s `ingress_port`: if it is a
+        probe of the link ending there, count its answer."""
         probe = parse_probe(payload)
         if probe is None:
             return None
-        device_id, port, seq, _ = probe
-        sender = self._by_device.get(device_id)
-        link = self._by_sender.get((sender, port)) if sender else None
-        if link is None:
-            return None
-        if link[1] != (receiver, ingress_port):
-            log.warning("probe from %s:%d arrived at %s:%s, expected %s:%d", sender, port,
-                        receiver, ingress_port, *link[1])
+        link = self._by_receiver.get((receiver, ingress_port))
+        sender = self._by_device.get(probe.device_id)
+        seq = probe.seqs.get(link[0][1]) if link is not None and link[0][0] == sender else None
+        if seq is None:
+            expected = "no link" if link is None else "{}:{}".format(*link[0])
+            log.warning("probe from %s ports %s arrived at %s:%s, expected from %s",
+                        sender or f"device {probe.device_id}", sorted(probe.seqs), receiver,
+                        ingress_port, expected)
             return None
         return self.probe_answered(link, seq, now)

@@ -122,11 +122,18 @@ class Codec:
         self.a_thresholds = ids.action(A_SET_THRESHOLDS)
         self._packet_out_ids = ids.packet_metadata("packet_out")
         self._packet_in_names = {v: k for k, v in ids.packet_metadata("packet_in").items()}
+        # mrc.p4 replicates a PacketOut to the switch's probe group; a program without the
+        # field (an older copy of it) gets one PacketOut per probed port
+        self.probes_to_group = "probe_group" in self._packet_out_ids
 
     # --- packet I/O -----------------------------------------------------------------------
-    def packet_out_metadata(self, port: int) -> dict[int, bytes]:
-        """PacketOut metadata (id -> bytes) sending a frame out of `port` (a link probe)."""
-        return {mid: encode_uint(port if name == "egress_port" else 0)
+    def packet_out_metadata(self, port: int | None) -> dict[int, bytes]:
+        """PacketOut metadata (id -> bytes) sending a frame out of `port`, or with None to
+        the ports of the switch's probe group (only when `probes_to_group`)."""
+        if port is None and not self.probes_to_group:
+            raise ValueError("the program's packet_out header has no probe_group field")
+        values = {"egress_port": port or 0, "probe_group": int(port is None)}
+        return {mid: encode_uint(values.get(name, 0))
                 for name, mid in self._packet_out_ids.items()}
 
     def packet_in_port(self, metadata: dict[int, bytes]) -> int | None:
@@ -176,6 +183,12 @@ class Codec:
                     # member id == its port, so the member watches its own port
                     group.members.add(member_id=member_id, weight=weight,
                                       watch_port=encode_uint(member_id))
+        elif op.kind is Kind.MULTICAST:
+            group = entity.packet_replication_engine_entry.multicast_group_entry
+            group.multicast_group_id = op.key  # type: ignore[assignment]
+            if op.type is not OpType.DELETE:
+                for port in sorted(op.value):  # type: ignore[arg-type]
+                    group.replicas.add(port=encode_uint(port), instance=0)
         elif op.kind is Kind.SPRAY:
             entry = entity.table_entry
             entry.table_id = self.t_spray
@@ -213,6 +226,9 @@ class Codec:
             p4runtime_pb2.ActionProfileMember(action_profile_id=self.ap_uplink))))
         entities.append(p4runtime_pb2.Entity(action_profile_group=(
             p4runtime_pb2.ActionProfileGroup(action_profile_id=self.ap_uplink))))
+        entities.append(p4runtime_pb2.Entity(packet_replication_engine_entry=(
+            p4runtime_pb2.PacketReplicationEngineEntry(
+                multicast_group_entry=p4runtime_pb2.MulticastGroupEntry()))))  # id 0: all
         return entities
 
     def parse_state(self, entities: list[p4runtime_pb2.Entity]) -> SwitchState:
@@ -227,6 +243,14 @@ class Codec:
                 state.groups[g.group_id] = frozenset((m.member_id, m.weight) for m in g.members)
             elif which == "table_entry":
                 self._parse_table_entry(entity.table_entry, state)
+            elif which == "packet_replication_engine_entry":
+                pre = entity.packet_replication_engine_entry
+                if pre.WhichOneof("type") == "multicast_group_entry":
+                    g = pre.multicast_group_entry
+                    # a replica's port in either P4Runtime form
+                    state.multicast[g.multicast_group_id] = frozenset(
+                        decode_uint(r.port) if r.WhichOneof("port_kind") == "port"
+                        else r.egress_port for r in g.replicas)
         return state
 
     def _parse_table_entry(self, entry: p4runtime_pb2.TableEntry, state: SwitchState) -> None:

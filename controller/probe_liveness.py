@@ -34,28 +34,45 @@ import struct
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 from controller.link_verdict import LinkVerdict
 from controller.next_hops import LinkId
 
 PROBE_ETHERTYPE = 0x88B5
 PROBE_DST_MAC = bytes.fromhex("0180c200000e")  # link-local multicast, never bridged
-_PROBE = struct.Struct("!IIII")
+# After the Ethernet header: the sending switch's device id, a timestamp (ms) and the number
+# of probed ports, then per port its number and the probe number of its link. One frame
+# can probe every link of a switch (the data plane replicates it to each port).
+_PROBE_HEAD = struct.Struct("!IIH")
+_PROBE_PORT = struct.Struct("!HI")
 DELAY_HALF_LIFE = 1.0  # s: how fast the memory of a slow answer fades
 
 
-def probe_frame(device_id: int, port: int, seq: int, ts_ms: int) -> bytes:
+class ProbeFrame(NamedTuple):
+    device_id: int
+    ts_ms: int
+    seqs: dict[int, int]  # probed port -> its link's probe number
+
+
+def probe_frame(device_id: int, seqs: dict[int, int], ts_ms: int) -> bytes:
+    """The frame probing the links of `device_id`'s ports in `seqs` (port -> probe number)."""
     src_mac = b"\x02\x00" + device_id.to_bytes(4, "big")
+    body = b"".join(_PROBE_PORT.pack(port, seq & 0xFFFFFFFF) for port, seq in seqs.items())
     return (PROBE_DST_MAC + src_mac + PROBE_ETHERTYPE.to_bytes(2, "big")
-            + _PROBE.pack(device_id, port, seq & 0xFFFFFFFF, ts_ms & 0xFFFFFFFF))
+            + _PROBE_HEAD.pack(device_id, ts_ms & 0xFFFFFFFF, len(seqs)) + body)
 
 
-def parse_probe(frame: bytes) -> tuple[int, int, int, int] | None:
-    """(device_id, port, seq, ts) of a probe frame, None for anything else."""
-    if len(frame) < 14 + _PROBE.size or frame[12:14] != PROBE_ETHERTYPE.to_bytes(2, "big"):
+def parse_probe(frame: bytes) -> ProbeFrame | None:
+    """The probe a frame carries; None for anything else, a short or a truncated probe."""
+    if len(frame) < 14 + _PROBE_HEAD.size or frame[12:14] != PROBE_ETHERTYPE.to_bytes(2, "big"):
         return None
-    return _PROBE.unpack_from(frame, 14)
+    device_id, ts_ms, count = _PROBE_HEAD.unpack_from(frame, 14)
+    start = 14 + _PROBE_HEAD.size
+    if len(frame) < start + count * _PROBE_PORT.size:
+        return None
+    seqs = dict(_PROBE_PORT.iter_unpack(frame[start:start + count * _PROBE_PORT.size]))
+    return ProbeFrame(device_id, ts_ms, seqs)
 
 
 class LinkStatus(StrEnum):

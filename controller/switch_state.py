@@ -24,6 +24,7 @@ from fabric_model.model import SwitchNode
 from fabric_model.spray import SPRAY_MODES
 
 MAX_GROUP_PORT = 31
+PROBE_GROUP = 1  # mrc.p4's multicast group of the ports a switch probes (headers.p4)
 MAX_SALT = (1 << 32) - 1  # set_spray_mode's salt is bit<32>
 THRESHOLD_NEVER = (1 << 19) - 1  # 19-bit threshold no queue reaches
 
@@ -63,10 +64,11 @@ class SwitchState:
     thresholds: dict[int, tuple[int, int]] = field(default_factory=dict)  # port -> (trim, ecn)
     spray_mode: int | None = None  # None: not known (forces a write)
     spray_salt: int | None = None  # written with spray_mode, in the same default entry
+    multicast: dict[int, frozenset[int]] = field(default_factory=dict)  # group id -> ports
 
     def entry_count(self) -> int:
         return (len(self.members) + len(self.groups) + len(self.downlink) + len(self.uplink)
-                + len(self.source_label) + len(self.thresholds) + 1)
+                + len(self.source_label) + len(self.thresholds) + len(self.multicast) + 1)
 
 
 @dataclass(frozen=True)
@@ -97,15 +99,18 @@ def hash_salt(device_id: int) -> int:
 
 def build_switch_state(
     ports: list[int], next_hops: dict[str, frozenset[int]], policy: ForwardingPolicy,
-    salt: int = 0,
+    salt: int = 0, probe_ports: frozenset[int] = frozenset(),
 ) -> SwitchState:
     """Desired state from one switch's per-destination next-hop port sets.
 
     One next hop → `downlink` /32 entry; several → `uplink` /32 entry to the group of
     those ports, every member weight 1. The source-route label table maps label L → port L
-    for every port. `salt` is the switch's hash salt (`hash_salt`).
+    for every port. `salt` is the switch's hash salt (`hash_salt`). `probe_ports`, when
+    any, are the multicast group PROBE_GROUP that replicates one probe to each of them.
     """
     state = SwitchState(spray_mode=policy.spray_mode, spray_salt=salt)
+    if probe_ports:
+        state.multicast[PROBE_GROUP] = probe_ports
     for ip, hops in next_hops.items():
         prefix = (ip_to_int(ip), 32)
         if len(hops) == 1:
@@ -127,7 +132,9 @@ def build_switch_state(
 
 
 def desired_state(switch: SwitchNode, next_hops: dict[str, frozenset[int]],
-                  policy: ForwardingPolicy) -> SwitchState:
-    """What `switch` should hold: its routes from `next_hops`, the policy, its salt."""
+                  policy: ForwardingPolicy, probe_ports: frozenset[int] = frozenset()
+                  ) -> SwitchState:
+    """What `switch` should hold: its routes from `next_hops`, the policy, its salt, and
+    the probe group of `probe_ports` (the ports it probes; none: no group)."""
     return build_switch_state(sorted(switch.ports), next_hops, policy,
-                              hash_salt(switch.device_id))
+                              hash_salt(switch.device_id), probe_ports)

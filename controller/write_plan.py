@@ -4,6 +4,7 @@ P4Runtime does not order the updates inside one WriteRequest, so dependent updat
 separate phases, each one batch:
   1 member inserts/modifies   2 group inserts/modifies   3 table inserts/modifies
   4 table deletes             5 group deletes             6 member deletes
+(multicast groups go with the tables).
 Inserting the replacement entry (phase 3) before deleting the old one (phase 4) means a
 destination moving between `downlink` and `uplink` is never without a route.
 """
@@ -30,17 +31,19 @@ class Kind(StrEnum):
     SOURCE_LABEL = "source_label"
     THRESHOLDS = "thresholds"
     SPRAY = "spray"
+    MULTICAST = "multicast"
 
 
 @dataclass(frozen=True)
 class Op:
     type: OpType
     kind: Kind
-    key: object  # member id, group id, prefix, label, port; None for spray
-    value: object = None  # port, member-id set, group id, (trim, ecn), (mode, salt)
+    key: object  # member id, group id, prefix, label, port, multicast group; None for spray
+    value: object = None  # port, member-id set, group id, (trim, ecn), (mode, salt), ports
 
 
-TABLE_KINDS = (Kind.DOWNLINK, Kind.UPLINK, Kind.SOURCE_LABEL, Kind.THRESHOLDS)
+# written with the tables: the multicast groups depend on nothing, nothing depends on them
+TABLE_KINDS = (Kind.DOWNLINK, Kind.UPLINK, Kind.SOURCE_LABEL, Kind.THRESHOLDS, Kind.MULTICAST)
 
 
 def _diff_map(kind: Kind, current: dict, desired: dict) -> tuple[list[Op], list[Op]]:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from controller.link_monitor import LinkMonitor
 from controller.link_verdict import LinkVerdict
 from controller.next_hops import link_id
 from controller.probe_liveness import LinkStatus
@@ -133,10 +132,7 @@ def _sim(ws: Workspace, flows: list[tuple[str, str]], size: int, until: float):
 
     verdict = _student(ws)
     net = SimNetwork(parse_spec(SPEC), SimSettings(probe_interval_s=PROBE_S,
-                                                   miss_limit=MISS_LIMIT))
-    # the simulator's controller builds the project's monitor; the check puts the
-    # student's rule in its place before probing starts
-    net.controller.monitor = LinkMonitor(net.fabric, PROBE_S, MISS_LIMIT, verdict=verdict)
+                                                   miss_limit=MISS_LIMIT), verdict=verdict)
     net.start()
     for i, (src, dst) in enumerate(flows):
         for k in range(STARTS):

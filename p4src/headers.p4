@@ -11,6 +11,7 @@
 #endif
 
 const bit<9>  DROP_PORT       = 511;   // what mark_to_drop writes into egress_spec
+const bit<16> PROBE_GROUP     = 1;     // multicast group of the ports a switch probes
 
 const bit<16> ETHERTYPE_IPV4  = 0x0800;
 const bit<16> ETHERTYPE_PROBE = 0x88B5;
@@ -53,10 +54,13 @@ const bit<32> TRIM_BYTES       = 82;
 const bit<16> TRIMMED_IPV4_LEN = 68;
 const bit<16> TRIMMED_UDP_LEN  = 48;
 
+// probe_group 1: replicate the frame to multicast group PROBE_GROUP (the ports this switch
+// probes, kept by the controller) instead of sending it out of egress_port.
 @controller_header("packet_out")
 header packet_out_t {
     bit<9> egress_port;
-    bit<7> _pad;
+    bit<1> probe_group;
+    bit<6> _pad;
 }
 
 @controller_header("packet_in")

@@ -14,9 +14,10 @@ from __future__ import annotations
 import logging
 
 from controller.link_monitor import LinkMonitor
+from controller.link_verdict import LinkVerdict
 from controller.next_hops import compute_next_hops
 from controller.p4rt_codec import Codec, P4Ids
-from controller.probe_liveness import LinkEvent, LinkStatus
+from controller.probe_liveness import LinkEvent, LinkStatus, VerdictFactory
 from controller.switch_state import ForwardingPolicy, SwitchState, desired_state
 from controller.write_plan import apply_ops, plan
 from endpoint.sim.events import EventLoop
@@ -31,10 +32,12 @@ log = logging.getLogger(__name__)
 class SimController:
     def __init__(self, loop: EventLoop, fabric: Fabric, switches: dict[str, SimSwitch],
                  program: CompiledProgram, policy: ForwardingPolicy,
-                 probe_interval: float, miss_limit: int, write_delay: float) -> None:
+                 probe_interval: float, miss_limit: int, write_delay: float,
+                 verdict: VerdictFactory = LinkVerdict) -> None:
         self.loop, self.fabric, self.switches, self.policy = loop, fabric, switches, policy
         self.codec = Codec(P4Ids(program.p4info))
-        self.monitor = LinkMonitor(fabric, probe_interval, miss_limit)
+        self.monitor = LinkMonitor(fabric, probe_interval, miss_limit, verdict=verdict,
+                                   to_group=self.codec.probes_to_group)
         self.write_delay = write_delay
         self.next_hops = compute_next_hops(fabric)
         self.installed: dict[str, SwitchState] = {name: SwitchState() for name in switches}
@@ -50,7 +53,8 @@ class SimController:
 
     def _program(self, name: str) -> int:
         current = self.installed[name]
-        desired = desired_state(self.fabric.switches[name], self.next_hops[name], self.policy)
+        desired = desired_state(self.fabric.switches[name], self.next_hops[name], self.policy,
+                                self.monitor.probe_group(name))
         written = 0
         for phase in plan(current, desired):
             self.switches[name].write([self.codec.update(op) for op in phase])

@@ -15,6 +15,8 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
+from controller.link_verdict import LinkVerdict
+from controller.probe_liveness import VerdictFactory
 from controller.switch_state import ForwardingPolicy
 from endpoint.core.sender import MrcSender
 from endpoint.core.sender_config import SenderConfig
@@ -142,7 +144,10 @@ def _seconds(text: str | None, default: float) -> float:
 
 class SimNetwork:
     def __init__(self, fabric: Fabric, settings: SimSettings | None = None,
-                 program: CompiledProgram | None = None) -> None:
+                 program: CompiledProgram | None = None,
+                 verdict: VerdictFactory = LinkVerdict) -> None:
+        """`verdict(miss_limit, up_after, up)` makes each link's down/up rule for the
+        controller (the liveness exercise passes a student's)."""
         self.fabric = fabric
         self.settings = s = settings or SimSettings()
         self.loop = EventLoop()
@@ -168,7 +173,7 @@ class SimNetwork:
                                        s.link_rate_bps if s.pace_resends else 0.0)
         self.controller = SimController(self.loop, fabric, self.switches, self.program,
                                         s.policy(), s.probe_interval_s, s.miss_limit,
-                                        s.write_delay_s)
+                                        s.write_delay_s, verdict)
         self.flows: list[SimFlow] = []
         self._first_running = 0  # flows before this index are done
 

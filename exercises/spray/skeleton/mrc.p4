@@ -23,7 +23,9 @@
  *   MrcEgress.tx_packets      counter packets_and_bytes[512] per egress port
  *   MrcEgress.trimmed         counter packets[512]: packets this switch trimmed, per egress port
  *   MrcEgress.ecn_marked      counter packets[512]: packets this switch marked CE
- *   packet_out {egress_port:9, _pad:7} / packet_in {ingress_port:9, _pad:7}; CPU port CPU_PORT.
+ *   packet_out {egress_port:9, probe_group:1, _pad:6}: probe_group 1 replicates to multicast
+ *                             group PROBE_GROUP (1), the ports the controller probes from
+ *                             this switch; packet_in {ingress_port:9, _pad:7}; CPU port CPU_PORT.
  */
 
 #include <core.p4>
@@ -198,8 +200,13 @@ control MrcIngress(inout headers_t hdr,
 
         if (hdr.cpu_out.isValid()) {
             // Controller frames (link probes) skip routing; high priority keeps probes
-            // flowing through congestion, so a loaded link is not declared dead.
-            standard_metadata.egress_spec = hdr.cpu_out.egress_port;
+            // flowing through congestion, so a loaded link is not declared dead. One frame
+            // to the probe group probes every link of this switch (one PacketOut a round).
+            if (hdr.cpu_out.probe_group == 1) {
+                standard_metadata.mcast_grp = PROBE_GROUP;
+            } else {
+                standard_metadata.egress_spec = hdr.cpu_out.egress_port;
+            }
             standard_metadata.priority = PRIO_HIGH;
             hdr.cpu_out.setInvalid();
         } else if (standard_metadata.ingress_port == CPU_PORT) {

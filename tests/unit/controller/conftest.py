@@ -28,7 +28,9 @@ def _add_table(info, tid, name, key, kind, width, action_ids, impl=0):
     table.size = 1024
 
 
-def mrc_p4info() -> p4info_pb2.P4Info:
+def mrc_p4info(probe_group: bool = True) -> p4info_pb2.P4Info:
+    """mrc.p4's P4Info; without `probe_group`, that of a program whose packet_out header has
+    no probe_group field (an older copy of mrc.p4)."""
     info = p4info_pb2.P4Info()
     _add_action(info, 0x01000001, "MrcIngress.forward", [("port", 9)])
     _add_action(info, 0x01000002, "MrcIngress.drop")
@@ -57,15 +59,22 @@ def mrc_p4info() -> p4info_pb2.P4Info:
         counter.preamble.id, counter.preamble.name = cid, name
         counter.spec.unit = p4info_pb2.CounterSpec.Unit.Value(unit)
         counter.size = 8 if name.endswith("drops") else 512
-    for mid, name, field in ((0x40000001, "packet_out", "egress_port"),
-                             (0x40000002, "packet_in", "ingress_port")):
+    out_fields = ([("egress_port", 9), ("probe_group", 1), ("_pad", 6)] if probe_group
+                  else [("egress_port", 9), ("_pad", 7)])
+    for mid, name, fields in ((0x40000001, "packet_out", out_fields),
+                              (0x40000002, "packet_in", [("ingress_port", 9), ("_pad", 7)])):
         header = info.controller_packet_metadata.add()
         header.preamble.id, header.preamble.name = mid, name
-        header.metadata.add(id=1, name=field, bitwidth=9)
-        header.metadata.add(id=2, name="_pad", bitwidth=7)
+        for i, (field, width) in enumerate(fields, start=1):
+            header.metadata.add(id=i, name=field, bitwidth=width)
     return info
 
 
 @pytest.fixture
 def p4info() -> p4info_pb2.P4Info:
     return mrc_p4info()
+
+
+@pytest.fixture
+def p4info_without_probe_group() -> p4info_pb2.P4Info:
+    return mrc_p4info(probe_group=False)

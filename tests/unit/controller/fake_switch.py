@@ -17,6 +17,9 @@ def entity_key(entity: p4runtime_pb2.Entity) -> tuple:
         return (which, entity.action_profile_member.member_id)
     if which == "action_profile_group":
         return (which, entity.action_profile_group.group_id)
+    if which == "packet_replication_engine_entry":
+        return (which, entity.packet_replication_engine_entry.multicast_group_entry
+                .multicast_group_id)
     raise ValueError(which)
 
 

@@ -10,7 +10,7 @@ from controller.fabric import FabricController
 from controller.next_hops import link_id
 from controller.p4rt_codec import Codec, P4Ids
 from controller.probe_liveness import LinkEvent, LinkStatus, parse_probe
-from controller.switch_state import ForwardingPolicy, ip_to_int
+from controller.switch_state import PROBE_GROUP, ForwardingPolicy, ip_to_int
 from fabric_model.spec import parse_spec
 from fabric_model.spray import SPRAY_MODES
 from fabric_model.topology_file import TopologyFile
@@ -131,21 +131,58 @@ def test_spray_mode_change_writes_one_update_per_switch(running):
     assert salts == {name: sw.device_id for name, sw in ctl.fabric.switches.items()}
 
 
-def test_probes_travel_and_answers_are_matched(running):
+def _answer(ctl, sender, port, payload):
+    """Deliver `payload`, sent out of `sender`'s `port`, as the far end's PacketIn; the
+    link it probed."""
+    peer = ctl.fabric.switches[sender].ports[port]
+    ctl._on_packet_in(ctl.sessions[peer.node], payload, {1: bytes([peer.port])})
+    return link_id(ctl.fabric.find_link(sender, peer.node)), peer
+
+
+def test_one_probe_a_round_per_switch_for_its_probe_group(running):
+    """mrc.p4 replicates a PacketOut to the switch's probe group: a1 gets one a round, to
+    the group of the ports it probes, and each copy answers for its own link."""
     ctl = running
+    a1 = ctl.fabric.switches["a1"]
+    probed = {port for (sw, port), _ in ctl.monitor.links if sw == "a1"}
+    assert len(probed) == 4  # a1 probes its 2 core links and its 2 edge links
+    assert _read_state(ctl, "a1").multicast == {PROBE_GROUP: frozenset(probed)}
     assert _wait(lambda: len(ctl.sessions["a1"].packets_out) >= 2)
+    rounds = len(ctl.sessions["a1"].packets_out)
     payload, metadata = ctl.sessions["a1"].packets_out[-1]
-    device_id, port, seq, _ = parse_probe(payload)
-    assert device_id == ctl.fabric.switches["a1"].device_id
-    peer = ctl.fabric.switches["a1"].ports[port]
-    link = link_id(ctl.fabric.find_link("a1", peer.node))
-    assert metadata[1] == bytes([port])  # egress_port
-    receiver = ctl.sessions[peer.node]
-    ctl._on_packet_in(receiver, payload, {1: bytes([peer.port])})
-    assert ctl.monitor._links[link].verdict.answered == seq
-    # a probe seen on the wrong port is not taken as an answer
-    ctl._on_packet_in(receiver, payload, {1: bytes([peer.port + 1])})
-    assert ctl.monitor._links[link].verdict.answered == seq
+    assert metadata == {1: b"\x00", 2: b"\x01", 3: b"\x00"}  # egress_port, probe_group
+    device_id, _, seqs = parse_probe(payload)
+    assert device_id == a1.device_id and set(seqs) == probed
+    for port in probed:
+        link, peer = _answer(ctl, "a1", port, payload)
+        assert ctl.monitor._links[link].verdict.answered == seqs[port]
+    # a copy seen on a port whose link does not end at a1 is not taken as an answer
+    link, peer = _answer(ctl, "a1", min(probed), payload)
+    other = ctl.sessions[peer.node]
+    before = {lk: st.verdict.answered for lk, st in ctl.monitor._links.items()}
+    ctl._on_packet_in(other, payload, {1: bytes([peer.port + 1])})
+    assert {lk: st.verdict.answered for lk, st in ctl.monitor._links.items()} == before
+    # every round's PacketOut went to the group; edge and core switches probe nothing (k=4's
+    # links are probed from the aggregation side)
+    assert all(md == metadata for _, md in ctl.sessions["a1"].packets_out[:rounds])
+    assert not ctl.sessions["e1"].packets_out and not ctl.sessions["c1"].packets_out
+
+
+def test_a_program_without_probe_groups_gets_one_probe_per_link(p4info_without_probe_group):
+    ctl = _controller(p4info_without_probe_group)
+    ctl.start()
+    try:
+        assert _wait(ctl.ready.is_set)
+        assert _read_state(ctl, "a1").multicast == {}
+        assert _wait(lambda: len(ctl.sessions["a1"].packets_out) >= 4)
+        for payload, metadata in ctl.sessions["a1"].packets_out[:4]:
+            device_id, _, seqs = parse_probe(payload)
+            ((port, seq),) = seqs.items()
+            assert metadata == {1: bytes([port]), 2: b"\x00"}  # egress_port, _pad
+            link, _ = _answer(ctl, "a1", port, payload)
+            assert ctl.monitor._links[link].verdict.answered == seq
+    finally:
+        ctl.stop()
 
 
 def test_unanswered_probes_take_links_down(p4info):

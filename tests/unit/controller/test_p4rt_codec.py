@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import pytest
 from p4.v1 import p4runtime_pb2
 
 from controller.next_hops import compute_next_hops
 from controller.p4rt_codec import Codec, P4Ids, decode_uint, encode_uint, pipeline_cookie
-from controller.switch_state import ForwardingPolicy, SwitchState, build_switch_state
+from controller.switch_state import (
+    PROBE_GROUP,
+    ForwardingPolicy,
+    SwitchState,
+    build_switch_state,
+)
 from controller.write_plan import Kind, Op, OpType, apply_ops, plan
 from fabric_model.spec import parse_spec
 from tests.unit.controller.fake_switch import FakeSession
@@ -48,7 +54,9 @@ def test_written_state_reads_back_equal(p4info):
     codec = Codec(P4Ids(p4info))
     fabric = parse_spec("fattree:k=4")
     desired = build_switch_state([1, 2, 3, 4], compute_next_hops(fabric)["a3"],
-                                 ForwardingPolicy(2, 30, 12), salt=7)
+                                 ForwardingPolicy(2, 30, 12), salt=7,
+                                 probe_ports=frozenset({1, 2, 3, 4}))
+    assert desired.multicast == {PROBE_GROUP: frozenset({1, 2, 3, 4})}
     switch = FakeSession("a3", 1, "", 1, None, None, None)
     for phase in plan(SwitchState(), desired):
         assert switch.write([codec.update(op) for op in phase]) == []
@@ -58,6 +66,39 @@ def test_written_state_reads_back_equal(p4info):
     for phase in plan(SwitchState(), desired):
         apply_ops(current, phase)
     assert current == back
+
+
+def test_probe_group_is_a_multicast_group_of_the_probed_ports(p4info):
+    codec = Codec(P4Ids(p4info))
+    insert = codec.entity(Op(OpType.INSERT, Kind.MULTICAST, PROBE_GROUP, frozenset({4, 1})))
+    group = insert.packet_replication_engine_entry.multicast_group_entry
+    assert group.multicast_group_id == PROBE_GROUP
+    assert [(r.port, r.instance) for r in group.replicas] == [(b"\x01", 0), (b"\x04", 0)]
+    delete = codec.entity(Op(OpType.DELETE, Kind.MULTICAST, PROBE_GROUP, frozenset({4, 1})))
+    assert not delete.packet_replication_engine_entry.multicast_group_entry.replicas
+    # a target may answer with the older int form of a replica's port
+    old_form = p4runtime_pb2.Entity()
+    old_group = old_form.packet_replication_engine_entry.multicast_group_entry
+    old_group.multicast_group_id = PROBE_GROUP
+    old_group.replicas.add(egress_port=2, instance=0)
+    old_group.replicas.add(egress_port=300, instance=0)
+    assert codec.parse_state([old_form]).multicast == {PROBE_GROUP: frozenset({2, 300})}
+    # the wildcard read asks for every multicast group
+    (pre,) = [e for e in codec.read_request_entities()
+              if e.WhichOneof("entity") == "packet_replication_engine_entry"]
+    assert pre.packet_replication_engine_entry.multicast_group_entry.multicast_group_id == 0
+
+
+def test_packet_out_to_a_port_or_to_the_probe_group(p4info, p4info_without_probe_group):
+    codec = Codec(P4Ids(p4info))
+    assert codec.probes_to_group
+    assert codec.packet_out_metadata(3) == {1: b"\x03", 2: b"\x00", 3: b"\x00"}
+    assert codec.packet_out_metadata(None) == {1: b"\x00", 2: b"\x01", 3: b"\x00"}
+    older = Codec(P4Ids(p4info_without_probe_group))
+    assert not older.probes_to_group
+    assert older.packet_out_metadata(3) == {1: b"\x03", 2: b"\x00"}
+    with pytest.raises(ValueError, match="no probe_group field"):
+        older.packet_out_metadata(None)
 
 
 def test_cookie_depends_on_program(p4info):

@@ -16,12 +16,23 @@ def _round(monitor, now):
 
 
 def test_probe_frame_round_trip():
-    frame = probe_frame(7, 3, 99, 123456)
+    frame = probe_frame(7, {3: 99}, 123456)
     assert frame[12:14] == b"\x88\xb5"
-    assert len(frame) == 14 + 16
-    assert parse_probe(frame) == (7, 3, 99, 123456)
+    assert len(frame) == 14 + 10 + 6
+    assert parse_probe(frame) == (7, 123456, {3: 99})
     assert parse_probe(b"\x00" * 12 + b"\x08\x00" + b"\x00" * 16) is None
     assert parse_probe(frame[:20]) is None
+
+
+def test_one_probe_frame_carries_each_ports_number():
+    """A frame for a switch's probe group numbers each port's probe by its own link (a
+    link that went down restarts its count), and a frame cut short is no probe."""
+    seqs = {1: 42, 3: 42, 4: 7, 300: 0xFFFFFFFF}
+    frame = probe_frame(0x01020304, seqs, (1 << 32) + 5)
+    assert len(frame) == 14 + 10 + 6 * len(seqs)
+    assert parse_probe(frame) == (0x01020304, 5, seqs)
+    assert parse_probe(frame[:-1]) is None
+    assert parse_probe(frame + b"\x00" * 20) == (0x01020304, 5, seqs)  # Ethernet padding
 
 
 def test_down_after_three_misses_and_up_after_two_answers():

@@ -6,6 +6,7 @@ import pytest
 
 from controller.next_hops import compute_next_hops, link_id
 from controller.switch_state import (
+    PROBE_GROUP,
     THRESHOLD_NEVER,
     ForwardingPolicy,
     SwitchState,
@@ -128,3 +129,21 @@ def test_salt_alone_differing_rewrites_the_spray_entry():
     apply_ops(current, phase)
     assert (current.spray_mode, current.spray_salt) == (1, 5)
     assert plan(current, desired) == []
+
+
+def test_probe_group_is_reconciled_like_a_table_entry():
+    """A switch that lost its probe group, holds a stale one, or holds one the program no
+    longer uses (a copy of mrc.p4 without probe groups) is brought back by the diff."""
+    group = {PROBE_GROUP: frozenset({1, 2})}
+    (phase,) = plan(SwitchState(), SwitchState(multicast=group))
+    assert [(op.type, op.kind, op.key, op.value) for op in phase] == [
+        (OpType.INSERT, Kind.MULTICAST, PROBE_GROUP, frozenset({1, 2}))]
+    stale = SwitchState(multicast={PROBE_GROUP: frozenset({1})})
+    (phase,) = plan(stale, SwitchState(multicast=group))
+    assert [(op.type, op.value) for op in phase] == [(OpType.MODIFY, frozenset({1, 2}))]
+    apply_ops(stale, phase)
+    assert stale.multicast == group and stale.entry_count() == 2
+    (phase,) = plan(stale, SwitchState())
+    assert [(op.type, op.kind) for op in phase] == [(OpType.DELETE, Kind.MULTICAST)]
+    apply_ops(stale, phase)
+    assert stale.multicast == {}
