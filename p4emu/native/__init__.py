@@ -10,7 +10,7 @@ The subset (docs/native.md): scalars up to 64 bits, headers, structs and header 
 (no unions, varbit), parsers with extract/select/lookahead/advance, controls, actions
 and functions, exact/lpm/ternary/optional/range tables with action profiles and
 selectors (watch ports included), counters, registers, hash, checksums, random,
-truncate; unicast only (no clone, resubmit, recirculate, multicast, digest, meters,
+truncate; unicast and multicast (no clone, resubmit, recirculate, digest, meters,
 direct counters).
 """
 

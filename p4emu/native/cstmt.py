@@ -146,8 +146,6 @@ class StmtC:
             return
         target = self.expr(t)
         value = self.expr(s.value)
-        if target == "P->sm.f_mcast_grp" and s.value.const != 0:
-            raise refuse("multicast (a write to standard_metadata.mcast_grp)", s.loc)
         self.line(f"{target} = {value};")
 
     def _s_Evaluate(self, s: S.Evaluate) -> None:

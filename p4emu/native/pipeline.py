@@ -65,7 +65,7 @@ class NativePipeline:
         self.mirror = Mirror(self.cstate, state, native.source.tables)
         profile_port_up = state.port_up
         self.cstate.set_callbacks(state.rng.randint, profile_port_up, self.mirror.refresh,
-                                  self.mirror.dirty)
+                                  self.mirror.dirty, state.pre.replicas)
         self.mirror.refresh()
 
     def sync(self) -> None:

@@ -4,6 +4,7 @@
  * Included after the generated program, which defines pkt_t and the prog_* functions. */
 
 #define DROP_PORT 511
+#define INSTANCE_REPLICATION 5  /* v1model instance_type of a multicast copy */
 
 typedef struct {
     PyObject_HEAD
@@ -41,7 +42,8 @@ static int check_dirty(st_t *st) {
 }
 
 /* ingress pass of a received packet (Pipeline._ingress_pass, NORMAL instance only);
- * returns 1 when it leaves for egress_spec, 0 when dropped, -1 on error */
+ * returns 1 when it leaves for egress_spec, 2 when it goes to multicast group mcast_grp,
+ * 0 when dropped, -1 on error */
 static int run_ingress(st_t *st, pkt_t *P, uint64_t port, const uint8_t *data, Py_ssize_t n,
                        uint64_t now) {
     memset(P, 0, sizeof *P);
@@ -58,10 +60,7 @@ static int run_ingress(st_t *st, pkt_t *P, uint64_t port, const uint8_t *data, P
     P->sm.f_checksum_error = (uint64_t)P->checksum_error;
     P->length = P->sm.f_packet_length;
     if (prog_ingress(st, P) < 0) return -1;
-    if (P->sm.f_mcast_grp != 0) {
-        PyErr_SetString(PyExc_RuntimeError, "native pipeline: multicast is outside the subset");
-        return -1;
-    }
+    if (P->sm.f_mcast_grp != 0) return 2;  /* before the drop port, as BMv2 */
     if (P->sm.f_egress_spec == DROP_PORT) return 0;
     P->sm.f_instance_type = 0;
     return 1;
@@ -107,6 +106,56 @@ static PyObject *run_egress(st_t *st, pkt_t *P, long long port, long long length
 
 static int get_st(PyObject *o, st_t **st);
 
+/* The (rid, port) copies of multicast group `grp` from the switch's replication engine
+ * (a call into Python: multicast frames are the controller's probes, a few a round). A
+ * new reference to a list of 2-tuples of ints, or NULL with an exception set. */
+static PyObject *mc_replicas(st_t *st, uint64_t grp) {
+    PyObject *g = PyLong_FromUnsignedLongLong(grp);
+    if (!g) return NULL;
+    PyObject *r = PyObject_CallOneArg(st->replicas, g);
+    Py_DECREF(g);
+    if (!r) return NULL;
+    PyObject *list = PySequence_List(r);
+    Py_DECREF(r);
+    return list;
+}
+
+/* One copy's rid and port; -1 with an exception set when it is not (int, int). */
+static int replica_at(PyObject *list, Py_ssize_t i, uint64_t *rid, long long *port) {
+    PyObject *item = PyList_GET_ITEM(list, i);
+    if (!PyTuple_Check(item) || PyTuple_GET_SIZE(item) != 2) {
+        PyErr_SetString(PyExc_TypeError, "replicas: (rid, port) tuples");
+        return -1;
+    }
+    *rid = PyLong_AsUnsignedLongLongMask(PyTuple_GET_ITEM(item, 0));
+    *port = PyLong_AsLongLong(PyTuple_GET_ITEM(item, 1));
+    return PyErr_Occurred() ? -1 : 0;
+}
+
+/* The jobs of a multicast packet: one per copy of its group, as Pipeline._ingress_pass
+ * makes them (instance_type REPLICATION, egress_rid the copy's rid, no truncation). */
+static PyObject *multicast_jobs(st_t *st, job_t *base) {
+    PyObject *reps = mc_replicas(st, base->pkt.sm.f_mcast_grp);
+    if (!reps) return NULL;
+    Py_ssize_t n = PyList_GET_SIZE(reps);
+    PyObject *jobs = PyList_New(n);
+    for (Py_ssize_t i = 0; jobs && i < n; i++) {
+        uint64_t rid; long long eport;
+        job_t *c = replica_at(reps, i, &rid, &eport) < 0 ? NULL
+                   : PyObject_New(job_t, &JobType);
+        if (!c) { Py_CLEAR(jobs); break; }
+        c->data = Py_NewRef(base->data);
+        c->pos = base->pos; c->priority = base->priority; c->length = base->length;
+        c->pkt_length = base->pkt_length; c->truncate = -1; c->port = eport;
+        c->pkt = base->pkt;
+        c->pkt.sm.f_instance_type = INSTANCE_REPLICATION;
+        c->pkt.sm.f_egress_rid = rid;
+        PyList_SET_ITEM(jobs, i, (PyObject *)c);
+    }
+    Py_DECREF(reps);
+    return jobs;
+}
+
 /* ingress(state, port, data, now_us) -> [Job] */
 static PyObject *py_ingress(PyObject *m, PyObject *const *a, Py_ssize_t n) {
     st_t *st;
@@ -130,6 +179,11 @@ static PyObject *py_ingress(PyObject *m, PyObject *const *a, Py_ssize_t n) {
     j->length = (long long)j->pkt.length;
     j->pkt_length = (long long)((j->pkt.length + (uint64_t)j->pkt.len_delta) & 0xFFFFFFFFu);
     j->truncate = j->pkt.trunc;
+    if (r == 2) {
+        PyObject *copies = multicast_jobs(st, j);
+        Py_DECREF(j);
+        return copies;
+    }
     PyObject *list = PyList_New(1);
     if (!list) { Py_DECREF(j); return NULL; }
     PyList_SET_ITEM(list, 0, (PyObject *)j);
@@ -171,8 +225,27 @@ static PyObject *py_process(PyObject *m, PyObject *const *a, Py_ssize_t n) {
     if (r <= 0) return r < 0 ? NULL : PyList_New(0);
     if (pq >= 0 && (long long)P.sm.f_priority >= pq) return PyList_New(0);
     long long pkt_length = (long long)((P.length + (uint64_t)P.len_delta) & 0xFFFFFFFFu);
-    return run_egress(st, &P, (long long)P.sm.f_egress_spec, (long long)P.length, pkt_length,
-                      P.trunc, d + P.pos, len - P.pos, 0, depth, 0, depth, now);
+    if (r == 1)
+        return run_egress(st, &P, (long long)P.sm.f_egress_spec, (long long)P.length,
+                          pkt_length, P.trunc, d + P.pos, len - P.pos, 0, depth, 0, depth, now);
+    /* multicast: each copy through egress in the group's order, their frames in one list */
+    PyObject *reps = mc_replicas(st, P.sm.f_mcast_grp);
+    if (!reps) return NULL;
+    PyObject *out = PyList_New(0);
+    for (Py_ssize_t i = 0; out && i < PyList_GET_SIZE(reps); i++) {
+        uint64_t rid; long long eport;
+        if (replica_at(reps, i, &rid, &eport) < 0) { Py_CLEAR(out); break; }
+        pkt_t C = P;
+        C.sm.f_instance_type = INSTANCE_REPLICATION;
+        C.sm.f_egress_rid = rid;
+        PyObject *frames = run_egress(st, &C, eport, (long long)P.length, pkt_length, -1,
+                                      d + P.pos, len - P.pos, 0, depth, 0, depth, now);
+        if (!frames || PyList_SetSlice(out, PY_SSIZE_T_MAX, PY_SSIZE_T_MAX, frames) < 0)
+            Py_CLEAR(out);
+        Py_XDECREF(frames);
+    }
+    Py_DECREF(reps);
+    return out;
 }
 
 /* ---- State: control-plane side ---------------------------------------------------- */
@@ -197,6 +270,7 @@ static void state_dealloc(st_t *st) {
     for (int i = 0; i <= NCNTS; i++) if (st->cnt[i]) PyBuffer_Release(&st->cnt_buf[i]);
     if (st->dirty) PyBuffer_Release(&st->dirty_buf);
     Py_XDECREF(st->randint); Py_XDECREF(st->port_up); Py_XDECREF(st->refresh);
+    Py_XDECREF(st->replicas);
     Py_TYPE(st)->tp_free((PyObject *)st);
 }
 
@@ -224,12 +298,13 @@ static PyObject *state_bind(st_t *st, PyObject *const *a, Py_ssize_t n, int coun
 static PyObject *state_bind_register(st_t *st, PyObject *const *a, Py_ssize_t n) { return state_bind(st, a, n, 0); }
 static PyObject *state_bind_counter(st_t *st, PyObject *const *a, Py_ssize_t n) { return state_bind(st, a, n, 1); }
 
-/* set_callbacks(randint, port_up, refresh, dirty: bytearray) */
+/* set_callbacks(randint, port_up, refresh, dirty: bytearray, replicas) */
 static PyObject *state_set_callbacks(st_t *st, PyObject *const *a, Py_ssize_t n) {
-    if (n != 4) { PyErr_SetString(PyExc_TypeError, "4 arguments"); return NULL; }
+    if (n != 5) { PyErr_SetString(PyExc_TypeError, "5 arguments"); return NULL; }
     Py_XSETREF(st->randint, Py_NewRef(a[0]));
     Py_XSETREF(st->port_up, Py_NewRef(a[1]));
     Py_XSETREF(st->refresh, Py_NewRef(a[2]));
+    Py_XSETREF(st->replicas, Py_NewRef(a[4]));
     if (st->dirty) { PyBuffer_Release(&st->dirty_buf); st->dirty = NULL; }
     if (PyObject_GetBuffer(a[3], &st->dirty_buf, PyBUF_WRITABLE) < 0) return NULL;
     st->dirty = st->dirty_buf.buf;

@@ -8,7 +8,7 @@ typedef struct {
     tbl_t tbl[NTABLES + 1];
     uint64_t *reg[NREGS + 1]; Py_ssize_t reg_n[NREGS + 1]; Py_buffer reg_buf[NREGS + 1];
     uint64_t *cnt[NCNTS + 1]; Py_ssize_t cnt_n[NCNTS + 1]; Py_buffer cnt_buf[NCNTS + 1];
-    PyObject *randint, *port_up, *refresh;
+    PyObject *randint, *port_up, *refresh, *replicas;
     Py_buffer dirty_buf; uint8_t *dirty;
 } st_t;
 
