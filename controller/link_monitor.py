@@ -30,9 +30,10 @@ FASTEST_PROBE_INTERVAL_S = 0.05
 # Probes per second the controller sends by default, all links together. In the lab a
 # probe cost 1.4 ms of software-switch CPU and 0.5 ms of the controller's on a loaded
 # machine, and about 0.3 and 0.2 ms on a quiet one since the P4Runtime streams run on
-# asyncio (docs/lab-capacity.md): 700/s is then 0.35 of this machine's 2 cores. A
-# fat-tree k=4 (32 links) is probed every 50 ms, k=8 (256 links) every 366 ms: at 50 ms
-# its probes drowned the switches, which answered too late (every link flapping).
+# asyncio (docs/lab-capacity.md), less since one PacketOut a round probes all of a
+# switch's links (k=4 idle: 0.16-0.21 cores). A fat-tree k=4 (32 links) is probed every
+# 50 ms, k=8 (256 links) every 366 ms: at 50 ms its probes drowned the switches, which
+# answered too late (every link flapping).
 PROBE_BUDGET_PER_S = 700
 
 
