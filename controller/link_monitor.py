@@ -2,9 +2,9 @@
 switch port each round, and which link an answered probe speaks for.
 
 `ProbeLiveness` holds the verdict rules; `LinkMonitor` adds the fabric: the links by the
-switch port that probes them, the probe frames (sent as PacketOut on the probing switch's
-port, coming back as PacketIn at the far end) and the check that an answer arrived where
-its link ends. The controller process drives it from its probe thread and P4Runtime
+switch port that probes them, the probe frames (a PacketOut per probing switch for its
+probe group, or per link; each copy comes back as a PacketIn at the link's far end,
+docs/wire-format.md) and the check that an answer arrived where its link ends. The controller process drives it from its probe thread and P4Runtime
 streams; the virtual-time simulator from its event loop.
 """
 

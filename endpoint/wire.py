@@ -168,12 +168,15 @@ class MrcHeader:
         return bool(self.flags & flag)
 
 
-def sack_bitmap(cum_ack: int, received: set[int] | frozenset[int]) -> int:
-    """SACK bitmap of the 32 PSNs after `cum_ack` (bit i = PSN cum_ack + 1 + i)."""
+def sack_bitmap(cum_ack: int, received: bytes | bytearray) -> int:
+    """SACK bitmap of the 32 PSNs after `cum_ack` (bit i = PSN cum_ack + 1 + i), from
+    per-PSN flags (`received[psn]` is 1 once that PSN arrived)."""
     bitmap = 0
-    for i in range(32):
-        if cum_ack + 1 + i in received:
-            bitmap |= 1 << i
+    ahead = received[cum_ack + 1:cum_ack + 33]
+    i = ahead.find(1)
+    while i >= 0:  # the set PSNs only, found in C: an ACK's bitmap mostly has 0-3
+        bitmap |= 1 << i
+        i = ahead.find(1, i + 1)
     return bitmap
 
 

@@ -38,6 +38,7 @@ from endpoint.wire import (
     TRIMMED,
     MrcHeader,
     MsgType,
+    sack_bitmap,
 )
 
 log = logging.getLogger(__name__)
@@ -270,12 +271,7 @@ class MrcReceiver:
 
     def _ack(self, conn: _Connection, hdr: MrcHeader, ce: bool,
              duplicate: bool = False) -> Outgoing:
-        bitmap = 0
-        ahead = conn.got[conn.cum + 1:conn.cum + 33]
-        i = ahead.find(1)
-        while i >= 0:  # the set PSNs only, found in C: an ACK's bitmap mostly has 0-3
-            bitmap |= 1 << i
-            i = ahead.find(1, i + 1)
+        bitmap = sack_bitmap(conn.cum, conn.got)
         self.stats.acks_sent += 1
         return self._reply(conn, hdr, ce, MsgType.ACK, bitmap, RETX if duplicate else 0)
 

@@ -1,4 +1,5 @@
--- Wireshark dissector for MRC-lite v1, the MRC Lab wire format (docs/wire-format.md).
+-- Wireshark dissectors for the MRC Lab wire formats (docs/wire-format.md): MRC-lite v1, and
+-- the controller's link probes (at the end of this file).
 -- Field names and widths follow the Scapy layer endpoint/layers.py; the tests hold them equal
 -- (tests/unit/tools/test_wireshark_dissector.py).
 -- Ethernet / IPv4 / UDP port 4793 (either direction) / 40-byte MRC header / payload.
@@ -175,3 +176,55 @@ function mrc.dissector(buf, pinfo, tree)
 end
 
 DissectorTable.get("udp.port"):add(MRC_PORT, mrc)
+
+-- The fabric controller's link probes (controller/probe_liveness.py), on EtherType 0x88B5
+-- between switches: the probing switch's device id, a timestamp (ms) and the number of
+-- probed ports, then per port its number and its link's probe number. One frame probes
+-- every link of a switch: the switch sends a copy out of each probed port.
+-- Display filters: mrclab_probe, mrclab_probe.device_id == 5, mrclab_probe.port == 3.
+local PROBE_HEAD, PROBE_PORT = 10, 6
+
+local probe = Proto("mrclab_probe", "MRC Lab link probe")
+local pf = probe.fields
+pf.device_id = ProtoField.uint32("mrclab_probe.device_id", "Probing switch (device id)", base.DEC)
+pf.ts = ProtoField.uint32("mrclab_probe.ts", "Timestamp (ms, wraps)", base.DEC)
+pf.count = ProtoField.uint16("mrclab_probe.count", "Probed ports", base.DEC)
+pf.port = ProtoField.uint16("mrclab_probe.port", "Port", base.DEC)
+pf.seq = ProtoField.uint32("mrclab_probe.seq", "Probe number of the port's link", base.DEC)
+local e_probe_short = ProtoExpert.new("mrclab_probe.short", "Truncated link probe",
+                                      expert.group.MALFORMED, expert.severity.ERROR)
+probe.experts = { e_probe_short }
+
+function probe.dissector(buf, pinfo, tree)
+    pinfo.cols.protocol = "LINK-PROBE"
+    local t = tree:add(probe, buf())
+    if buf:len() < PROBE_HEAD then
+        t:add_proto_expert_info(e_probe_short, "Truncated link probe: " .. buf:len() .. " of "
+                                .. PROBE_HEAD .. " header bytes")
+        pinfo.cols.info = "Link probe (truncated)"
+        return buf:len()
+    end
+    local device, count = buf(0, 4):uint(), buf(8, 2):uint()
+    t:add(pf.device_id, buf(0, 4))
+    t:add(pf.ts, buf(4, 4))
+    t:add(pf.count, buf(8, 2))
+    local ports = {}
+    for i = 0, count - 1 do
+        local at = PROBE_HEAD + PROBE_PORT * i
+        if at + PROBE_PORT > buf:len() then
+            t:add_proto_expert_info(e_probe_short, "Truncated link probe: " .. i .. " of "
+                                    .. count .. " ports")
+            break
+        end
+        local port, seq = buf(at, 2):uint(), buf(at + 2, 4):uint()
+        local pt = t:add(probe, buf(at, PROBE_PORT), "Port " .. port .. ": probe " .. seq)
+        pt:add(pf.port, buf(at, 2))
+        pt:add(pf.seq, buf(at + 2, 4))
+        ports[#ports + 1] = port .. ":" .. seq
+    end
+    pinfo.cols.info = string.format("Link probe from device %d, port:probe %s", device,
+                                    table.concat(ports, " "))
+    return buf:len()
+end
+
+DissectorTable.get("ethertype"):add(0x88B5, probe)

@@ -1,4 +1,5 @@
-"""tools/wireshark/mrc.lua under tshark: every field of the Scapy layer, by name and value."""
+"""tools/wireshark/mrc.lua under tshark: every field of the Scapy layer, by name and value,
+and the controller's link probes as the controller parses them."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from scapy.layers.l2 import Ether
 from scapy.packet import Raw
 from scapy.utils import wrpcap
 
+from controller.probe_liveness import parse_probe, probe_frame
 from endpoint.layers import MRC
 from tests.tshark import MISSING, assert_matches_scapy, field_values, tshark
 from tests.unit.endpoint.mrc_capture import MRC_PACKETS, sample_packets, write_sample_pcap
@@ -68,3 +70,25 @@ def test_display_filters_and_a_truncated_header(tmp_path):
     short = tmp_path / "short.pcap"
     wrpcap(str(short), [Ether() / IP() / UDP(sport=4793, dport=4793) / Raw(bytes(30))])
     assert "Truncated MRC header" in tshark(short, "-V")
+
+
+def test_link_probes_show_each_ports_probe_number(tmp_path):
+    """The controller's probe frames (EtherType 0x88B5) read as the controller parses them;
+    a frame cut inside its port list gets an error, not a Lua failure."""
+    frames = [probe_frame(5, {1: 42, 3: 42, 4: 7}, 123456), probe_frame(0xFFFFFFFF, {300: 1}, 9),
+              probe_frame(5, {1: 42, 3: 42}, 1)[:-3]]
+    pcap = tmp_path / "probes.pcap"
+    wrpcap(str(pcap), [Ether(f) for f in frames])
+    out = tshark(pcap, "-T", "fields", "-E", "separator=/t", "-E", "occurrence=a",
+                 "-e", "mrclab_probe.device_id", "-e", "mrclab_probe.ts",
+                 "-e", "mrclab_probe.port", "-e", "mrclab_probe.seq")
+    rows = [line.split("\t") for line in out.splitlines()]
+    for (device, ts, ports, seqs), frame in zip(rows[:2], frames[:2], strict=True):
+        probe = parse_probe(frame)
+        assert (int(device), int(ts)) == (probe.device_id, probe.ts_ms)
+        assert dict(zip(map(int, ports.split(",")), map(int, seqs.split(",")),
+                        strict=True)) == probe.seqs
+    assert rows[2][2:] == ["1", "42"]
+    text = tshark(pcap, "-V", "-O", "mrclab_probe")
+    assert "Truncated link probe: 1 of 2 ports" in text
+    assert "Link probe from device 5, port:probe 1:42 3:42 4:7" in tshark(pcap)
