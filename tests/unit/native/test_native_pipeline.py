@@ -2,8 +2,9 @@
 each, the same set-up, the same packets): what the STF suite cannot show. Control-plane
 changes after the pipeline is built, action-selector groups with watch ports going down,
 random() draws, registers and counters shared with P4Runtime-style reads and writes, the
-ingress/egress interface the traffic manager uses, several switches in one process, the
-build cache and the refusal of programs outside the subset."""
+ingress/egress interface the traffic manager uses, multicast copies of the probe group,
+several switches in one process, the build cache and the refusal of programs outside the
+subset."""
 
 from __future__ import annotations
 
@@ -170,6 +171,31 @@ def test_ingress_and_egress_as_the_traffic_manager_calls_them(program):
         kw = dict(enq_timestamp=5 * k, enq_qdepth=depth, deq_timedelta=k, deq_qdepth=depth,
                   now_us=k + 10)
         assert t.sides[1][1].egress(nat_job, **kw) == t.sides[0][1].egress(py_job, **kw)
+
+
+def test_a_probe_to_the_probe_group_is_copied_to_each_port_as_in_python(program):
+    """A PacketOut with probe_group set goes to multicast group 1 (PROBE_GROUP): one job
+    per copy, in the replication engine's order (by node, a node's ports ascending), each
+    leaving its own port unchanged; a later change of the group reaches the next packet,
+    and a missing group copies nothing."""
+    t = Twins(program)
+    t.each(lambda state: state.pre.insert_group(1, [(0, 3), (0, 1), (7, 4)]))
+    probe = bytes.fromhex("0180c200000e02000000000788b5000000070001e240000100030000002a")
+    packet_out = bytes.fromhex("0040") + probe  # egress_port 0, probe_group 1
+    jobs = [pipe.ingress(255, packet_out, 5) for _, pipe in t.sides]
+    assert [[j.port for j in side] for side in jobs] == [[1, 3, 4], [1, 3, 4]]
+    for py_job, nat_job in zip(*jobs, strict=True):
+        assert (nat_job.priority, nat_job.length) == (py_job.priority, py_job.length) \
+            == (1, len(packet_out))
+        outs = [pipe.egress(job, now_us=6) for (_, pipe), job in zip(t.sides, (py_job, nat_job),
+                                                                      strict=True)]
+        assert outs[1] == outs[0] == [(py_job.port, probe)]
+    assert t.process(255, packet_out) == [(1, probe), (3, probe), (4, probe)]
+    t.each(lambda state: state.pre.modify_group(1, [(0, 2)]))
+    assert t.process(255, packet_out) == [(2, probe)]
+    t.each(lambda state: state.pre.delete_group(1))
+    assert t.process(255, packet_out) == []
+    assert [pipe.ingress(255, packet_out, 7) for _, pipe in t.sides] == [[], []]
 
 
 def test_switches_of_one_program_keep_their_own_state(program):
