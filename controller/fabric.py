@@ -106,6 +106,12 @@ class FabricController:
     # --- lifecycle ------------------------------------------------------------------------
     def start(self) -> None:
         self.started_at = time.monotonic()
+        senders = {sender for (sender, _), _ in self._links}
+        log.info("probing %d links every %.0f ms from %d switches, %s", len(self._links),
+                 self.monitor.interval * 1000, len(senders),
+                 "one PacketOut a round each, replicated to its probe group"
+                 if self.monitor.to_group else "one PacketOut per link (the program's "
+                 "packet_out header has no probe_group field)")
         for session in self.sessions.values():
             session.start()
         threading.Thread(target=self._await_ready, name="ready", daemon=True).start()

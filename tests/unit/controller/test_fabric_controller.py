@@ -168,9 +168,13 @@ def test_one_probe_a_round_per_switch_for_its_probe_group(running):
     assert not ctl.sessions["e1"].packets_out and not ctl.sessions["c1"].packets_out
 
 
-def test_a_program_without_probe_groups_gets_one_probe_per_link(p4info_without_probe_group):
+def test_a_program_without_probe_groups_gets_one_probe_per_link(p4info_without_probe_group,
+                                                                 caplog):
     ctl = _controller(p4info_without_probe_group)
-    ctl.start()
+    with caplog.at_level("INFO", logger="controller.fabric"):
+        ctl.start()
+    assert "probing 32 links every 500 ms from 8 switches, one PacketOut per link (the " \
+        "program's packet_out header has no probe_group field)" in caplog.text
     try:
         assert _wait(ctl.ready.is_set)
         assert _read_state(ctl, "a1").multicast == {}
