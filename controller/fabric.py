@@ -106,9 +106,8 @@ class FabricController:
     # --- lifecycle ------------------------------------------------------------------------
     def start(self) -> None:
         self.started_at = time.monotonic()
-        senders = {sender for (sender, _), _ in self._links}
         log.info("probing %d links every %.0f ms from %d switches, %s", len(self._links),
-                 self.monitor.interval * 1000, len(senders),
+                 self.monitor.interval * 1000, len(self.monitor.probe_ports),
                  "one PacketOut a round each, replicated to its probe group"
                  if self.monitor.to_group else "one PacketOut per link (the program's "
                  "packet_out header has no probe_group field)")

@@ -69,12 +69,12 @@ class LinkMonitor(ProbeLiveness):
         for (sender, port), _ in self.links:
             ports.setdefault(sender, set()).add(port)
         # switch -> the ports it probes from (each link is probed from one end)
-        self._probe_ports = {name: frozenset(p) for name, p in ports.items()}
+        self.probe_ports = {name: frozenset(p) for name, p in ports.items()}
         self.to_group = to_group
 
     def probe_group(self, switch: str) -> frozenset[int]:
         """The ports of `switch`'s probe group: those it probes, when probes go to groups."""
-        return self._probe_ports.get(switch, frozenset()) if self.to_group else frozenset()
+        return self.probe_ports.get(switch, frozenset()) if self.to_group else frozenset()
 
     def probes(self, now: float, ts_ms: int) -> tuple[list[LinkEvent], list[Probe]]:
         """Judge the last round, then this round's probes (`ts_ms` stamps them)."""
