@@ -44,7 +44,7 @@ lint:
 bench:
 	@echo "== bench: p4emu pipeline, p4emu switch, endpoint, fabric bring-up"
 	@$(PY) -m p4emu bench --pipeline both
-	@$(PY) -m p4emu bench p4src/mrc.p4 --entries scripts/bench_mrc.stf --pipeline both
+	@$(PY) -m p4emu bench mrclab/p4src/mrc.p4 --entries scripts/bench_mrc.stf --pipeline both
 	@$(PY) scripts/bench_switch.py
 	@$(PY) scripts/bench_endpoint.py
 	@$(PY) scripts/bench_fabric.py
@@ -52,5 +52,5 @@ bench:
 
 clean:
 	@echo "== clean: build/, Mininet leftovers, stray switch processes"
-	@-$(PY) -m lab.cleanup || mn -c >/dev/null 2>&1 || true
+	@-$(PY) -m mrclab.lab.cleanup || mn -c >/dev/null 2>&1 || true
 	@rm -rf build

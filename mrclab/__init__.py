@@ -1,2 +1,2 @@
-"""The `mrclab` command: the lab's subcommands (lab.cli), `experiment` (experiments.cli)
-and `exercise` (coursework.cli) under one parser."""
+"""The `mrclab` command: the lab's subcommands (mrclab.lab.cli), `experiment` (mrclab.experiments.cli)
+and `exercise` (mrclab.exercises.cli) under one parser."""

@@ -5,10 +5,10 @@ from __future__ import annotations
 import argparse
 import sys
 
-from cmdline import OneLineParser
-from coursework import cli as exercise_cli
-from experiments import cli as experiment_cli
-from lab import cli as lab_cli
+from mrclab.exercises import cli as exercise_cli
+from mrclab.experiments import cli as experiment_cli
+from mrclab.lab import cli as lab_cli
+from p4emu.cmdline import OneLineParser
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -3,7 +3,7 @@
 Measures p4emu's single-core packet rate: packets run to completion through
 `Pipeline.process`, one after another, on this process's one thread.
 
-Without --entries the built-in L3 scenario runs on tests/p4/bench_l3.p4 (or PROG.p4 when it
+Without --entries the built-in L3 scenario runs on p4emu/bench_l3.p4 (or PROG.p4 when it
 has the same tables): N /24 routes and /16 covering routes in `ipv4_lpm`, 64 next hops in
 `nexthop`, source MACs per port in `smac`, and a mix of 256 packets to routed
 destinations (three lookups each). With --entries, the STF file's table/PRE commands set
@@ -18,13 +18,13 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from cmdline import OneLineParser
+from p4emu.cmdline import OneLineParser
 from p4emu.runtime.actions import ActionCall
 from p4emu.runtime.device import DeviceState
 from p4emu.runtime.match import Exact, Lpm
 from p4emu.runtime.tables import TableEntry
 
-DEFAULT_PROGRAM = Path(__file__).resolve().parents[1] / "tests" / "p4" / "bench_l3.p4"
+DEFAULT_PROGRAM = Path(__file__).resolve().parent / "bench_l3.p4"
 NEXT_HOPS = 64
 PORTS = 8
 MIX = 256

@@ -20,14 +20,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from cmdline import UsageError  # noqa: E402
-from endpoint.cli import parse_size, pseudo_random_bytes  # noqa: E402
-from endpoint.core.receiver import MrcReceiver, ReceiverConfig  # noqa: E402
-from endpoint.core.sender import MrcSender, SenderConfig  # noqa: E402
-from endpoint.netio import FrameAddress, FrameBuilder, parse_frame  # noqa: E402
-from endpoint.report import SenderReport  # noqa: E402
-from endpoint.sim import PathSpec, run_transfer  # noqa: E402
-from endpoint.wire import MrcHeader, MsgType  # noqa: E402
+from mrclab.endpoint.cli import parse_size, pseudo_random_bytes  # noqa: E402
+from mrclab.endpoint.core.receiver import MrcReceiver, ReceiverConfig  # noqa: E402
+from mrclab.endpoint.core.sender import MrcSender, SenderConfig  # noqa: E402
+from mrclab.endpoint.netio import FrameAddress, FrameBuilder, parse_frame  # noqa: E402
+from mrclab.endpoint.report import SenderReport  # noqa: E402
+from mrclab.endpoint.wire import MrcHeader, MsgType  # noqa: E402
+from mrclab.sim.pathmodel import PathSpec, run_transfer  # noqa: E402
+from p4emu.cmdline import UsageError  # noqa: E402
 
 
 def bench_core(size: int) -> None:
@@ -98,7 +98,7 @@ def bench_veth(size: str) -> None:
         _ns(ns_a, "ip", "neigh", "replace", "10.78.0.2", "lladdr", mac_b, "dev", if_a)
         _ns(ns_b, "ip", "neigh", "replace", "10.78.0.1", "lladdr", mac_a, "dev", if_b)
         with tempfile.TemporaryDirectory() as tmp:
-            py = [sys.executable, "-m", "endpoint"]
+            py = [sys.executable, "-m", "mrclab.endpoint"]
             recv = subprocess.Popen(["ip", "netns", "exec", ns_b, *py, "recv", "--iface", if_b,
                                      "--once", "--json", f"{tmp}/r.json"], cwd=ROOT,
                                     stdout=subprocess.PIPE, text=True)

@@ -24,14 +24,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import hop_profile  # noqa: E402  (scripts/, beside this file)
 
-from controller.p4rt_codec import Codec, P4Ids, load_p4info, pipeline_cookie  # noqa: E402
-from controller.switch_session import SwitchSession  # noqa: E402
-from controller.write_plan import Kind, Op, OpType  # noqa: E402
-from fabric_model.generators import PortBases  # noqa: E402
-from fabric_model.places import REPO_ROOT  # noqa: E402
-from fabric_model.processes import stop_process_group  # noqa: E402
-from lab.target import compile_program  # noqa: E402
-from topologies.local_ports import port_open  # noqa: E402
+from mrclab.controller.p4rt_codec import Codec, P4Ids, load_p4info, pipeline_cookie  # noqa: E402
+from mrclab.controller.switch_session import SwitchSession  # noqa: E402
+from mrclab.controller.write_plan import Kind, Op, OpType  # noqa: E402
+from mrclab.fabric.generators import PortBases  # noqa: E402
+from mrclab.lab.target import compile_program  # noqa: E402
+from mrclab.mininet.local_ports import port_open  # noqa: E402
+from mrclab.processes import stop_process_group  # noqa: E402
 
 
 def cpu_s(pids: list[int]) -> float:
@@ -85,7 +84,7 @@ def measure_load(lab, seconds: float, rate_pps: float,
     warm_up = 3.0  # Scapy's start in each sender: not part of the steady state
     count = int(rate_pps * (seconds + 2 * warm_up))
     senders = [lab.net.net.get(src.name).popen(
-        [sys.executable, "-m", "endpoint", "blast", "--dst", dst.nics[0].ip, "--count",
+        [sys.executable, "-m", "mrclab.endpoint", "blast", "--dst", dst.nics[0].ip, "--count",
          str(count), "--rate", str(rate_pps), "--payload", "1000"],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         for src, dst in zip(hosts[:half], hosts[half:], strict=False)]
@@ -115,8 +114,8 @@ def measure_load(lab, seconds: float, rate_pps: float,
 def bench_bring_up(k: int, build_dir: Path, switch_processes: int | None,
                    load: tuple[float, float] | None,
                    profile: Path | None = None) -> dict[str, float]:
-    from lab.lab import Lab, LabConfig
-    from topologies.reachability import ping_all_pairs
+    from mrclab.lab.lab import Lab, LabConfig
+    from mrclab.mininet.reachability import ping_all_pairs
 
     lab = Lab(LabConfig(spec=f"fattree:k={k}", target="p4emu", build_dir=build_dir,
                         bases=PortBases(grpc=54100, thrift=13100),
@@ -154,7 +153,7 @@ def bench_writes(entries: int, batch: int, build_dir: Path) -> dict[str, float]:
     cmd = [sys.executable, "-m", "p4emu", "switch", "--device-id", "1", "--no-p4",
            "--thrift-port", "13090", "--log-file", str(log_file), "--",
            "--grpc-server-addr", f"127.0.0.1:{grpc_port}", "--cpu-port", "255"]
-    proc = subprocess.Popen(cmd, cwd=REPO_ROOT, start_new_session=True,
+    proc = subprocess.Popen(cmd, start_new_session=True,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     session = SwitchSession("bench", 1, f"127.0.0.1:{grpc_port}", 1,
                             lambda s: None, lambda s: None, lambda *a: None)

@@ -19,13 +19,13 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-from experiments import permutation, runner
-from experiments.config import Options
-from experiments.sim.session import SimSession
-from fabric_model.spec import parse_spec
+from mrclab.experiments import permutation, runner
+from mrclab.experiments.config import Options
+from mrclab.experiments.sim_engine.session import SimSession
+from mrclab.fabric.spec import parse_spec
+from mrclab.sim.program import compiled
 from p4emu.native.tm import TRAFFIC_MANAGERS
 from p4emu.switch.program import PIPELINES
-from simulator.program import compiled
 
 
 class TimedSession(SimSession):

@@ -212,10 +212,10 @@ L3_FORWARD = "MyIngress.ipv4_forward"  # its routes' action
 def start_switch(target: str, grpc_port: int, build_dir: Path, pipeline: str = "auto",
                  traffic_manager: str = "auto"):
     """The switch process of `target` on the two ports, and what to push to it."""
-    from controller.p4rt_codec import load_p4info
-    from lab.target import compile_program
-    from topologies.p4switch import switch_command
-    from topologies.queues import QueueOptions
+    from mrclab.controller.p4rt_codec import load_p4info
+    from mrclab.lab.target import compile_program
+    from mrclab.mininet.p4switch import switch_command
+    from mrclab.mininet.queues import QueueOptions
 
     compiled = compile_program(target, build_dir / target, L3_PROGRAM)
     p4info = load_p4info(compiled.p4info)
@@ -286,7 +286,7 @@ def main() -> int:
         return 1
     targets = ["p4emu", "bmv2"] if args.target == "both" else [args.target]
     if "bmv2" in targets:
-        from lab.target import resolve_target
+        from mrclab.lab.target import resolve_target
 
         try:
             resolve_target("bmv2")

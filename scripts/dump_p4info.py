@@ -6,8 +6,8 @@
 For every program it accepts: `OUT_DIR/p4info/<name>.txtpb` (the P4Info, text format, as
 `p4emu compile --p4runtime-files` writes it) and `OUT_DIR/model/<name>.txt` (the
 ProgramInfo, action ids and digest ids the switch runs with); for every program it
-refuses, `OUT_DIR/errors/<name>.txt` (the message). Programs: p4src/*.p4, the P4 files
-under tests/ and exercises/ (with p4src/ on the include path, as the exercises need), and,
+refuses, `OUT_DIR/errors/<name>.txt` (the message). Programs: mrclab/p4src/*.p4, the P4 files
+under tests/ and mrclab/exercises/material/ (with mrclab/p4src/ on the include path, as the exercises need), and,
 when --testdata is given, every v1model program of p4c's p4_16_samples, p4_16_errors and
 p4_16_bmv_errors. Compiles in-process, one program after the other, with the p4emu next
 to this script (copy it into another checkout to dump that one; --root names the tree
@@ -36,7 +36,7 @@ TIMEOUT = 120
 
 def repo_programs(root: Path) -> list[tuple[str, Path]]:
     out = []
-    for top in ("p4src", "tests", "exercises"):
+    for top in ("mrclab", "tests"):
         for p in sorted((root / top).rglob("*.p4")):
             if "integration" in p.parts:
                 continue

@@ -19,13 +19,13 @@ import statistics
 import sys
 import time
 
-from endpoint.core.sender_config import emulated_fabric_config
-from fabric_model.spec import parse_spec
-from fabric_model.spray import SPRAY_MODES
-from fabric_model.traffic import cross_group_permutation
-from simulator import SimNetwork, SimSettings
-from simulator.hosts import FlowSpec
-from simulator.links import LinkState
+from mrclab.endpoint.core.sender_config import emulated_fabric_config
+from mrclab.fabric.spec import parse_spec
+from mrclab.fabric.spray import SPRAY_MODES
+from mrclab.fabric.traffic import cross_group_permutation
+from mrclab.sim import SimNetwork, SimSettings
+from mrclab.sim.hosts import FlowSpec
+from mrclab.sim.links import LinkState
 
 SPEC = "multiplane:planes=2,base=fattree:k=4"
 RATE = 500e3

@@ -20,7 +20,7 @@ def pytest_configure(config: pytest.Config) -> None:
         raise pytest.UsageError(f"{TARGET_ENV}={target!r}: use one of "
                                 f"{', '.join(INTEGRATION_TARGETS)}")
     if target == "bmv2":
-        from lab.target import resolve_target
+        from mrclab.lab.target import resolve_target
 
         try:
             resolve_target("bmv2")

@@ -6,7 +6,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from endpoint.layers import MRC
+from mrclab.endpoint.layers import MRC
 
 DISSECTOR = Path(__file__).resolve().parents[1] / "tools" / "wireshark" / "mrc.lua"
 FLAG_FIELDS = {"trimmed": 0x01, "ecn_echo": 0x02, "last": 0x04, "retx": 0x08}

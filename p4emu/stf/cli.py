@@ -16,7 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from cmdline import OneLineParser
+from p4emu.cmdline import OneLineParser
 from p4emu.compile_cmd import parse_defines
 from p4emu.native.errors import NativeUnsupported
 from p4emu.runtime.device import DeviceState

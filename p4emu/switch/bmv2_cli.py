@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sys
 
-from cmdline import OneLineParser
+from p4emu.cmdline import OneLineParser
 from p4emu.switch.runtime_cli import CliError, RuntimeClient
 from p4emu.switch.runtime_control import RuntimeCommands
 

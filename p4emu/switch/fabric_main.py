@@ -16,7 +16,7 @@ import shlex
 import sys
 import threading
 
-from cmdline import UsageError
+from p4emu.cmdline import UsageError
 from p4emu.switch.dataplane_loop import DataplaneLoop
 from p4emu.switch.instance import StartupError, SwitchInstance
 from p4emu.switch.main import run_until_signalled, setup_logging

@@ -8,7 +8,7 @@ import sys
 import threading
 from collections.abc import Callable
 
-from cmdline import UsageError
+from p4emu.cmdline import UsageError
 from p4emu.switch.dataplane_loop import DataplaneLoop
 from p4emu.switch.instance import StartupError, SwitchInstance
 from p4emu.switch.options import LOG_LEVELS, SwitchOptions, parse_switch_args

@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 from dataclasses import dataclass, field
 
-from cmdline import OneLineParser, UsageError
+from p4emu.cmdline import OneLineParser, UsageError
 from p4emu.native.tm import TRAFFIC_MANAGERS
 from p4emu.switch.program import PIPELINES
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from endpoint.report import ReceiverReport, SenderReport
-from fabric_model.reconvergence import Reconvergence
-from lab.counters import switch_counters
-from lab.lab import Lab
-from lab.transfers import transfer
+from mrclab.endpoint.report import ReceiverReport, SenderReport
+from mrclab.fabric.reconvergence import Reconvergence
+from mrclab.lab.counters import switch_counters
+from mrclab.lab.lab import Lab
+from mrclab.lab.transfers import transfer
 
 
 def host(lab: Lab, name: str):
@@ -39,7 +39,7 @@ def peers_with_role(lab: Lab, switch: str, role: str) -> dict[str, int]:
 
 
 def tx(lab: Lab, switch: str, counter: str = "tx_packets") -> dict[int, int]:
-    """One of the P4 port counters (`lab.counters.P4PortCounters`) of every port."""
+    """One of the P4 port counters (`mrclab.lab.counters.P4PortCounters`) of every port."""
     return {p: getattr(row, counter) for p, row in switch_counters(lab, switch).ports.items()}
 
 

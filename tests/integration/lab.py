@@ -11,7 +11,7 @@ import logging
 import subprocess
 from dataclasses import dataclass, field
 
-from fabric_model.processes import stop_process_group
+from mrclab.processes import stop_process_group
 
 log = logging.getLogger(__name__)
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from endpoint.report import ReceiverReport, SenderReport
+from mrclab.endpoint.report import ReceiverReport, SenderReport
 
 from .lab import LabResources, NetNamespace
 
@@ -25,7 +25,7 @@ SIZE_SEED = 7
 
 
 def _endpoint(*args: str) -> list[str]:
-    return [PY, "-m", "endpoint", *args]
+    return [PY, "-m", "mrclab.endpoint", *args]
 
 
 def _pair(lab: LabResources, unique) -> tuple[NetNamespace, NetNamespace, str, str]:
@@ -61,7 +61,7 @@ def _send(ns: NetNamespace, tmp: Path, size: str, timeout: float = 60,
 
 
 def _expected_sha(size: int) -> str:
-    from endpoint.cli import pseudo_random_bytes
+    from mrclab.endpoint.cli import pseudo_random_bytes
 
     return hashlib.sha256(pseudo_random_bytes(size, SIZE_SEED)).hexdigest()
 
@@ -166,7 +166,7 @@ def test_receiver_survives_garbage_and_strangers(lab, unique, tmp_path):
     garbage = f"""
 import random
 from scapy.all import Ether, IP, UDP, Raw, sendp
-from endpoint.layers import MRC
+from mrclab.endpoint.layers import MRC
 rng = random.Random(1)
 base = Ether(dst=open('/sys/class/net/{if_a}/address').read().strip()) / IP(src='10.79.0.1', dst='10.79.0.2') / UDP(sport=4793, dport=4793)
 frames = [base / Raw(rng.randbytes(rng.randrange(0, 60))) for _ in range(40)]
@@ -195,7 +195,7 @@ def test_capture_dissects_with_scapy_layer(lab, unique, tmp_path):
     pcap = tmp_path / "cap.pcap"
     sniffer = lab.track(b.popen(PY, "-c", (
         "from scapy.all import sniff, wrpcap\n"
-        "import endpoint.layers\n"
+        "import mrclab.endpoint.layers\n"
         f"wrpcap({str(pcap)!r}, sniff(iface={if_b!r}, filter=None, count=40, timeout=20,"
         " started_callback=lambda: print('ready', flush=True)))\n"),
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
@@ -206,7 +206,7 @@ def test_capture_dissects_with_scapy_layer(lab, unique, tmp_path):
     sniffer.wait(timeout=30)
     from scapy.utils import rdpcap
 
-    from endpoint.layers import MRC
+    from mrclab.endpoint.layers import MRC
 
     pkts = [p for p in rdpcap(str(pcap)) if p.haslayer(MRC)]
     kinds = {p[MRC].sprintf("%type%") for p in pkts}
@@ -244,8 +244,8 @@ def test_a_hosts_sockets_do_not_receive_each_others_transmissions(lab, unique, t
     a host's receive work in the experiments)."""
     a, _b, if_a, _if_b = _pair(lab, unique)
     probe = f"""
-from endpoint.netio import FrameAddress, FrameBuilder, RawLink
-from endpoint.wire import MrcHeader, MsgType
+from mrclab.endpoint.netio import FrameAddress, FrameBuilder, RawLink
+from mrclab.endpoint.wire import MrcHeader, MsgType
 import time
 sender, other = RawLink({if_a!r}), RawLink({if_a!r})
 frame = FrameBuilder(FrameAddress.of('02:00:00:00:00:01', '02:00:00:00:00:02', '10.79.0.1',
@@ -268,8 +268,8 @@ def test_a_senders_and_a_receivers_sockets_each_get_only_their_ends_frames(lab, 
     endpoints' work in the experiments). A frame too short to judge reaches both."""
     a, b, if_a, if_b = _pair(lab, unique)
     listen = f"""
-from endpoint.netio import RawLink, parse_frame
-from endpoint.wire import TO_RECEIVER, TO_SENDER, MalformedPacket, MsgType
+from mrclab.endpoint.netio import RawLink, parse_frame
+from mrclab.endpoint.wire import TO_RECEIVER, TO_SENDER, MalformedPacket, MsgType
 import time
 links = {{'sender': RawLink({if_b!r}, accept=TO_SENDER),
           'receiver': RawLink({if_b!r}, accept=TO_RECEIVER),
@@ -289,8 +289,8 @@ for name, link in links.items():
                              stderr=subprocess.PIPE, text=True))
     assert proc.stdout.readline().strip() == "ready", proc.stderr.read()
     send = f"""
-from endpoint.netio import FrameAddress, FrameBuilder, RawLink
-from endpoint.wire import MrcHeader, MsgType
+from mrclab.endpoint.netio import FrameAddress, FrameBuilder, RawLink
+from mrclab.endpoint.wire import MrcHeader, MsgType
 link = RawLink({if_a!r}, accept=frozenset())
 build = FrameBuilder(FrameAddress.of('02:00:00:00:00:01', '02:00:00:00:00:02', '10.79.0.1',
                                      '10.79.0.2')).build

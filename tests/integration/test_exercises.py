@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import pytest
 
-from coursework.catalog import load_exercise
-from coursework.results import FAIL, PASS
-from coursework.runner import run_checks
-from coursework.workspace import start
+from mrclab.exercises.catalog import load_exercise
+from mrclab.exercises.results import FAIL, PASS
+from mrclab.exercises.runner import run_checks
+from mrclab.exercises.workspace import start
 from tests.targets import integration_target
 
 pytestmark = pytest.mark.integration

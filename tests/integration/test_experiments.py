@@ -19,10 +19,10 @@ from pathlib import Path
 
 import pytest
 
-from experiments import incast, permutation
-from experiments.runner import EXPERIMENT_PORTS
-from fabric_model.generators import PortBases, interface_tag
-from fabric_model.places import REPO_ROOT
+from mrclab.experiments import incast, permutation
+from mrclab.experiments.runner import EXPERIMENT_PORTS
+from mrclab.fabric.generators import PortBases, interface_tag
+from tests.paths import REPO_ROOT
 from tests.targets import integration_target
 
 pytestmark = pytest.mark.integration
@@ -62,7 +62,7 @@ def faithful_experiment(name: str, out: Path, *args: str) -> dict:
 
 def _switch_processes() -> list[str]:
     out = subprocess.run(["pgrep", "-af", "p4emu switch|p4emu fabric|simple_switch_grpc|"
-                          "experiments.live.agent"], capture_output=True, text=True).stdout
+                          "mrclab.experiments.lab_engine.agent"], capture_output=True, text=True).stdout
     return [line for line in out.splitlines() if "pgrep" not in line]
 
 

@@ -12,11 +12,11 @@ import time
 
 import pytest
 
-from fabric_model.generators import PortBases
-from lab.counters import switch_counters
-from lab.lab import Lab, LabConfig
+from mrclab.fabric.generators import PortBases
+from mrclab.lab.counters import switch_counters
+from mrclab.lab.lab import Lab, LabConfig
+from mrclab.mininet.traffic import BackgroundPing, parse_ping, udp_flows
 from tests.targets import integration_target
-from topologies.traffic import BackgroundPing, parse_ping, udp_flows
 
 from .fabric import link_events
 from .waiting import wait_for

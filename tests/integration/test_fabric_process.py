@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from mrclab.mininet.local_ports import port_open
 from tests.integration.test_switch_netns import (
     PYTHON,
     REPO,
@@ -20,7 +21,6 @@ from tests.integration.test_switch_netns import (
     in_ns,
     wait_for,
 )
-from topologies.local_ports import port_open
 
 pytestmark = [
     pytest.mark.integration,

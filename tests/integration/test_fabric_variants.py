@@ -8,13 +8,13 @@ import time
 
 import pytest
 
-from fabric_model.controller_command import controller_args
-from fabric_model.generators import PortBases
-from fabric_model.reconvergence import Reconvergence
-from lab.lab import Lab, LabConfig
+from mrclab.control.command import controller_args
+from mrclab.fabric.generators import PortBases
+from mrclab.fabric.reconvergence import Reconvergence
+from mrclab.lab.lab import Lab, LabConfig
+from mrclab.mininet.reachability import ping_all_pairs
+from mrclab.mininet.traffic import BackgroundPing
 from tests.targets import integration_target
-from topologies.reachability import ping_all_pairs
-from topologies.traffic import BackgroundPing
 
 from .fabric import core_tx_total, link_events, run_transfer
 from .waiting import wait_for
@@ -61,8 +61,8 @@ def test_leafspine_pingall_and_failover(tmp_path):
 
 
 def test_link_delay_is_applied_or_refused_in_one_line(tmp_path):
-    from lab.lab import LabError
-    from topologies.network import qdisc_available
+    from mrclab.lab.lab import LabError
+    from mrclab.mininet.network import qdisc_available
 
     lab = _lab(tmp_path, "leafspine:leaves=2,spines=1,hosts=1,delay=2ms")
     with lab:
@@ -108,7 +108,7 @@ def test_two_plane_fattree_pingall_and_failover(tmp_path):
 
 
 def test_switch_that_never_answers_is_reported_and_avoided(tmp_path, monkeypatch):
-    from topologies.network import FabricNetwork
+    from mrclab.mininet.network import FabricNetwork
 
     original_start = FabricNetwork.start
 

@@ -1,6 +1,6 @@
 """Ctrl-C, SIGTERM and SIGKILL at any moment of a lab's life leave nothing behind: after
 SIGINT or SIGTERM `mrclab run` stops the lab itself within seconds; after SIGKILL the
-cleanup command (`python -m lab.cleanup`, `make clean`) removes what it left; and the next
+cleanup command (`python -m mrclab.lab.cleanup`, `make clean`) removes what it left; and the next
 lab starts."""
 
 from __future__ import annotations
@@ -14,7 +14,8 @@ from pathlib import Path
 import psutil
 import pytest
 
-from fabric_model.places import REPO_ROOT, child_env
+from mrclab.places import child_env
+from tests.paths import REPO_ROOT
 
 pytestmark = pytest.mark.integration
 
@@ -70,7 +71,7 @@ def test_after_sigkill_the_cleanup_command_removes_everything_and_a_lab_starts(t
     proc.wait(timeout=10)
     left = leftovers(build)
     assert left["processes"] + left["interfaces"] > 0  # SIGKILL leaves them
-    out = subprocess.run([sys.executable, "-m", "lab.cleanup"], cwd=REPO_ROOT,
+    out = subprocess.run([sys.executable, "-m", "mrclab.lab.cleanup"], cwd=REPO_ROOT,
                          env=child_env(), capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert leftovers(build) == {"processes": 0, "interfaces": 0}

@@ -8,7 +8,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-from topologies.traffic import parse_ping
+from mrclab.mininet.traffic import parse_ping
 
 from .lab import PREFIX, ip
 from .waiting import wait_for

@@ -13,12 +13,12 @@ import time
 
 import pytest
 
-from fabric_model.controller_command import controller_args
-from fabric_model.generators import PortBases
-from fabric_model.places import REPO_ROOT
-from fabric_model.spray import SPRAY_MODES
-from lab.lab import Lab, LabConfig
-from lab.transfers import blast, once_delivering
+from mrclab.control.command import controller_args
+from mrclab.fabric.generators import PortBases
+from mrclab.fabric.spray import SPRAY_MODES
+from mrclab.lab.lab import Lab, LabConfig
+from mrclab.lab.transfers import blast, once_delivering
+from tests.paths import REPO_ROOT
 from tests.targets import integration_target
 
 from .fabric import (

@@ -10,16 +10,16 @@ import time
 import pytest
 from mininet.net import Mininet
 
-from fabric_model.control_protocol import ControlClientError, request
-from fabric_model.controller_command import controller_command
-from fabric_model.generators import PortBases
-from fabric_model.places import REPO_ROOT
-from fabric_model.spec import parse_spec
-from fabric_model.topology_file import TopologyFile, write_topology
-from lab.target import compile_program
+from mrclab.control.command import controller_command
+from mrclab.control.protocol import ControlClientError, request
+from mrclab.fabric.generators import PortBases
+from mrclab.fabric.spec import parse_spec
+from mrclab.fabric.topology_file import TopologyFile, write_topology
+from mrclab.lab.target import compile_program
+from mrclab.mininet.p4switch import P4Switch
+from mrclab.mininet.topos import FabricTopo
+from tests.paths import REPO_ROOT
 from tests.targets import integration_target
-from topologies.p4switch import P4Switch
-from topologies.topos import FabricTopo
 
 from .waiting import wait_for
 

@@ -7,10 +7,10 @@ import subprocess
 
 import pytest
 
-from fabric_model.generators import PortBases
-from fabric_model.places import REPO_ROOT
-from fabric_model.spray import SPRAY_MODES
-from lab.lab import Lab, LabConfig
+from mrclab.fabric.generators import PortBases
+from mrclab.fabric.spray import SPRAY_MODES
+from mrclab.lab.lab import Lab, LabConfig
+from tests.paths import REPO_ROOT
 from tests.targets import integration_target
 
 pytestmark = pytest.mark.integration

@@ -1,4 +1,4 @@
-"""Switches in shared processes (topologies.switch_shards): a fat-tree k=4 whose 20 p4emu
+"""Switches in shared processes (mrclab.mininet.switch_shards): a fat-tree k=4 whose 20 p4emu
 switches run in 2 `p4emu fabric` processes. Killing one process takes exactly its switches
 down, as the controller sees them; restarting it brings them back, re-programmed."""
 
@@ -9,10 +9,10 @@ import signal
 
 import pytest
 
-from fabric_model.generators import PortBases
-from lab.counters import switch_counters
-from lab.lab import Lab, LabConfig
-from topologies.reachability import ping_all_pairs
+from mrclab.fabric.generators import PortBases
+from mrclab.lab.counters import switch_counters
+from mrclab.lab.lab import Lab, LabConfig
+from mrclab.mininet.reachability import ping_all_pairs
 
 from .waiting import wait_for
 

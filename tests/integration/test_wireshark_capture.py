@@ -9,9 +9,9 @@ import subprocess
 
 import pytest
 
-from endpoint.trace import read_mrc, summarize
-from fabric_model.generators import PortBases
-from lab.lab import Lab, LabConfig
+from mrclab.endpoint.trace import read_mrc, summarize
+from mrclab.fabric.generators import PortBases
+from mrclab.lab.lab import Lab, LabConfig
 from tests.targets import integration_target
 from tests.tshark import MISSING, assert_matches_scapy, field_values, tshark
 

@@ -1,6 +1,6 @@
 -- Wireshark dissectors for the MRC Lab wire formats (docs/wire-format.md): MRC-lite v1, and
 -- the controller's link probes (at the end of this file).
--- Field names and widths follow the Scapy layer endpoint/layers.py; the tests hold them equal
+-- Field names and widths follow the Scapy layer mrclab/endpoint/layers.py; the tests hold them equal
 -- (tests/unit/tools/test_wireshark_dissector.py).
 -- Ethernet / IPv4 / UDP port 4793 (either direction) / 40-byte MRC header / payload.
 --
@@ -19,7 +19,7 @@ local mrc = Proto("mrc", "MRC-lite v1 (Multipath Reliable Connection)")
 
 local TYPES = { [0] = "DATA", [1] = "ACK", [2] = "NACK", [3] = "PROBE", [4] = "PROBE_REPLY" }
 local DATA, ACK, NACK, PROBE, PROBE_REPLY = 0, 1, 2, 3, 4
--- (bit, name) of the flags byte, as endpoint/layers.py's FLAG_NAMES.
+-- (bit, name) of the flags byte, as mrclab/endpoint/layers.py's FLAG_NAMES.
 local FLAGS = { { 0, "TRIMMED" }, { 1, "ECN_ECHO" }, { 2, "LAST" }, { 3, "RETX" } }
 
 local f = mrc.fields
@@ -177,7 +177,7 @@ end
 
 DissectorTable.get("udp.port"):add(MRC_PORT, mrc)
 
--- The fabric controller's link probes (controller/probe_liveness.py), on EtherType 0x88B5
+-- The fabric controller's link probes (mrclab/controller/probe_liveness.py), on EtherType 0x88B5
 -- between switches: the probing switch's device id, a timestamp (ms) and the number of
 -- probed ports, then per port its number and its link's probe number. One frame probes
 -- every link of a switch: the switch sends a copy out of each probed port.

@@ -7,13 +7,13 @@ import time
 
 import pytest
 
-from controller.control_server import ControlServer
-from controller.fabric import FabricController
-from controller.switch_state import ForwardingPolicy
-from fabric_model.control_protocol import ControlClientError, request
-from fabric_model.controller_status import ControllerStatus
-from fabric_model.spec import parse_spec
-from fabric_model.topology_file import TopologyFile
+from mrclab.control.protocol import ControlClientError, request
+from mrclab.control.status import ControllerStatus
+from mrclab.controller.control_server import ControlServer
+from mrclab.controller.fabric import FabricController
+from mrclab.controller.switch_state import ForwardingPolicy
+from mrclab.fabric.spec import parse_spec
+from mrclab.fabric.topology_file import TopologyFile
 from tests.unit.controller.fake_switch import FakeSession
 
 

@@ -7,15 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from controller.__main__ import parse_args
-from fabric_model.controller_command import controller_args, controller_command
+from mrclab.control.command import controller_args, controller_command
+from mrclab.controller.__main__ import parse_args
 
 
 def test_every_setting_reaches_the_controller():
     args = controller_args(spray="ev", trim_threshold=8, ecn_threshold=0, probe_interval=0.25,
                            miss_limit=4, ready_timeout=4)
     cmd = controller_command(Path("/b/topology.json"), Path("/r/controller.sock"), args)
-    assert cmd[:3] == [sys.executable, "-m", "controller"]
+    assert cmd[:3] == [sys.executable, "-m", "mrclab.controller"]
     parsed = parse_args(cmd[3:])
     assert (parsed.topology, parsed.control_socket) == ("/b/topology.json",
                                                          "/r/controller.sock")
@@ -29,8 +29,8 @@ def test_unset_settings_leave_the_controller_defaults():
 
 
 def test_default_probe_interval_keeps_probes_within_the_budget():
-    from controller.link_monitor import PROBE_BUDGET_PER_S, default_probe_interval
-    from fabric_model.spec import parse_spec
+    from mrclab.controller.link_monitor import PROBE_BUDGET_PER_S, default_probe_interval
+    from mrclab.fabric.spec import parse_spec
 
     assert default_probe_interval(parse_spec("fattree:k=4")) == 0.05  # 32 links: 640/s
     for k in (6, 8):

@@ -6,14 +6,14 @@ import time
 
 import pytest
 
-from controller.fabric import FabricController
-from controller.next_hops import link_id
-from controller.p4rt_codec import Codec, P4Ids
-from controller.probe_liveness import LinkEvent, LinkStatus, parse_probe
-from controller.switch_state import PROBE_GROUP, ForwardingPolicy, ip_to_int
-from fabric_model.spec import parse_spec
-from fabric_model.spray import SPRAY_MODES
-from fabric_model.topology_file import TopologyFile
+from mrclab.controller.fabric import FabricController
+from mrclab.controller.next_hops import link_id
+from mrclab.controller.p4rt_codec import Codec, P4Ids
+from mrclab.controller.probe_liveness import LinkEvent, LinkStatus, parse_probe
+from mrclab.controller.switch_state import PROBE_GROUP, ForwardingPolicy, ip_to_int
+from mrclab.fabric.spec import parse_spec
+from mrclab.fabric.spray import SPRAY_MODES
+from mrclab.fabric.topology_file import TopologyFile
 from tests.unit.controller.fake_switch import FakeSession
 
 
@@ -171,7 +171,7 @@ def test_one_probe_a_round_per_switch_for_its_probe_group(running):
 def test_a_program_without_probe_groups_gets_one_probe_per_link(p4info_without_probe_group,
                                                                  caplog):
     ctl = _controller(p4info_without_probe_group)
-    with caplog.at_level("INFO", logger="controller.fabric"):
+    with caplog.at_level("INFO", logger="mrclab.controller.fabric"):
         ctl.start()
     assert "probing 32 links every 500 ms from 8 switches, one PacketOut per link (the " \
         "program's packet_out header has no probe_group field)" in caplog.text
@@ -266,7 +266,7 @@ def test_down_links_survive_a_controller_restart(p4info, tmp_path):
 
 
 def test_the_routing_function_is_a_parameter(p4info):
-    from controller.next_hops import compute_next_hops
+    from mrclab.controller.next_hops import compute_next_hops
 
     calls = []
 

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from controller.next_hops import (
+from mrclab.controller.next_hops import (
     compute_next_hops,
     enumerate_paths,
     link_id,
     source_routes,
     spread_order,
 )
-from fabric_model.model import Fabric, LinkParams
-from fabric_model.spec import parse_spec
+from mrclab.fabric.model import Fabric, LinkParams
+from mrclab.fabric.spec import parse_spec
 
 
 def test_fattree_k4_next_hops():

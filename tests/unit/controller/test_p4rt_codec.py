@@ -5,16 +5,16 @@ from __future__ import annotations
 import pytest
 from p4.v1 import p4runtime_pb2
 
-from controller.next_hops import compute_next_hops
-from controller.p4rt_codec import Codec, P4Ids, decode_uint, encode_uint, pipeline_cookie
-from controller.switch_state import (
+from mrclab.controller.next_hops import compute_next_hops
+from mrclab.controller.p4rt_codec import Codec, P4Ids, decode_uint, encode_uint, pipeline_cookie
+from mrclab.controller.switch_state import (
     PROBE_GROUP,
     ForwardingPolicy,
     SwitchState,
     build_switch_state,
 )
-from controller.write_plan import Kind, Op, OpType, apply_ops, plan
-from fabric_model.spec import parse_spec
+from mrclab.controller.write_plan import Kind, Op, OpType, apply_ops, plan
+from mrclab.fabric.spec import parse_spec
 from tests.unit.controller.fake_switch import FakeSession
 
 

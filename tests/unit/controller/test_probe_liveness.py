@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from controller.next_hops import LinkId
-from controller.probe_liveness import LinkStatus, ProbeLiveness, parse_probe, probe_frame
+from mrclab.controller.next_hops import LinkId
+from mrclab.controller.probe_liveness import LinkStatus, ProbeLiveness, parse_probe, probe_frame
 
 LINK = (("a1", 3), ("c1", 1))
 OTHER = (("a1", 4), ("c2", 1))

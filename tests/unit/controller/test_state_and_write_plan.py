@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from controller.next_hops import compute_next_hops, link_id
-from controller.switch_state import (
+from mrclab.controller.next_hops import compute_next_hops, link_id
+from mrclab.controller.switch_state import (
     PROBE_GROUP,
     THRESHOLD_NEVER,
     ForwardingPolicy,
@@ -16,8 +16,8 @@ from controller.switch_state import (
     ip_to_int,
     ports_of_group,
 )
-from controller.write_plan import Kind, OpType, apply_ops, plan
-from fabric_model.spec import parse_spec
+from mrclab.controller.write_plan import Kind, OpType, apply_ops, plan
+from mrclab.fabric.spec import parse_spec
 
 
 def test_group_ids_are_port_masks():

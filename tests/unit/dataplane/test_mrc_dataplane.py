@@ -1,4 +1,4 @@
-"""p4src/mrc.p4 on p4emu, driven from Python: what STF cannot express (action-selector
+"""mrclab/p4src/mrc.p4 on p4emu, driven from Python: what STF cannot express (action-selector
 groups, watch_port, explicit queue depths).
 
 Expected uplink members are computed here, independently of p4emu, the way BMv2 chooses:
@@ -22,7 +22,7 @@ import pytest
 from .checksums import internet_checksum
 
 ROOT = Path(__file__).resolve().parents[3]
-PROGRAM = ROOT / "p4src" / "mrc.p4"
+PROGRAM = ROOT / "mrclab" / "p4src" / "mrc.p4"
 
 UPLINK_PORTS = (11, 12, 13, 14)   # member id 100 + i forwards to UPLINK_PORTS[i]
 HOST_PORT = 1

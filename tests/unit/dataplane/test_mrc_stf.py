@@ -1,4 +1,4 @@
-"""Runs every tests/p4/mrc/*.stf against p4src/mrc.p4 on p4emu, and checks the STF files'
+"""Runs every tests/p4/mrc/*.stf against mrclab/p4src/mrc.p4 on p4emu, and checks the STF files'
 own expectations (their checksums are computed here, independently of the switch)."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import pytest
 from .checksums import internet_checksum
 
 ROOT = Path(__file__).resolve().parents[3]
-PROGRAM = ROOT / "p4src" / "mrc.p4"
+PROGRAM = ROOT / "mrclab" / "p4src" / "mrc.p4"
 STF_DIR = ROOT / "tests" / "p4" / "mrc"
 STF_FILES = sorted(STF_DIR.glob("*.stf"))
 # mrc.p4 sends ACKs, trimmed headers and controller frames at priority 1; fabric switches

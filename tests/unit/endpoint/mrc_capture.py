@@ -9,7 +9,7 @@ from scapy.layers.l2 import ARP, Ether
 from scapy.packet import Packet, Raw
 from scapy.utils import wrpcap
 
-from endpoint.layers import MRC
+from mrclab.endpoint.layers import MRC
 
 SENDER, RECEIVER, CONN = "10.0.0.1", "10.0.3.4", 0x2A
 NOT_ECT, ECT0, CE = 0, 2, 3

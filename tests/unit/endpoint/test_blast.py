@@ -6,9 +6,9 @@ from collections import Counter
 
 import pytest
 
-from endpoint.blast import BlastPlan, ev_sequence
-from endpoint.cli import main
-from endpoint.wire import parse_routes, route_word
+from mrclab.endpoint.blast import BlastPlan, ev_sequence
+from mrclab.endpoint.cli import main
+from mrclab.endpoint.wire import parse_routes, route_word
 
 
 def test_route_word_puts_the_first_hop_in_the_top_byte():
@@ -66,9 +66,9 @@ def test_blast_frames_dissect_as_mrc_with_the_planned_fields():
     from scapy.layers.inet import IP, UDP
     from scapy.layers.l2 import Ether
 
-    from endpoint.blast import blast
-    from endpoint.kernel_routes import Plane
-    from endpoint.layers import MRC
+    from mrclab.endpoint.blast import blast
+    from mrclab.endpoint.kernel_routes import Plane
+    from mrclab.endpoint.layers import MRC
 
     plane = Plane("eth0", "10.0.0.1", "02:00:00:00:00:01", "10.0.3.4", "02:00:00:00:00:02",
                   1500)
@@ -98,7 +98,7 @@ def test_send_and_recv_start_without_importing_scapy():
     import subprocess
     import sys
 
-    code = "import sys, endpoint.cli; assert 'scapy' not in sys.modules, 'scapy imported'"
+    code = "import sys, mrclab.endpoint.cli; assert 'scapy' not in sys.modules, 'scapy imported'"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
 

@@ -2,9 +2,9 @@
 
 import pytest
 
-from endpoint.cli import UsageError, main, parse_size, pseudo_random_bytes
-from endpoint.core.receiver import Message
-from endpoint.runner import write_message
+from mrclab.endpoint.cli import UsageError, main, parse_size, pseudo_random_bytes
+from mrclab.endpoint.core.receiver import Message
+from mrclab.endpoint.runner import write_message
 
 
 @pytest.mark.parametrize("text,size", [("8M", 8 << 20), ("512", 512), ("4k", 4096),

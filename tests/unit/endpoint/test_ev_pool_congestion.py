@@ -4,8 +4,8 @@ import random
 
 import pytest
 
-from endpoint.core.congestion import DctcpWindow
-from endpoint.core.ev_pool import EvPool, EvStatus
+from mrclab.endpoint.core.congestion import DctcpWindow
+from mrclab.endpoint.core.ev_pool import EvPool, EvStatus
 
 
 def test_pool_values_are_distinct_per_plane_and_round_robin_covers_all():

@@ -7,9 +7,9 @@ import pytest
 from scapy.layers.inet import IP, UDP
 from scapy.layers.l2 import Ether
 
-from endpoint.kernel_routes import read_arp_table
-from endpoint.layers import MRC
-from endpoint.netio import (
+from mrclab.endpoint.kernel_routes import read_arp_table
+from mrclab.endpoint.layers import MRC
+from mrclab.endpoint.netio import (
     ECT0,
     FrameAddress,
     FrameBuilder,
@@ -18,7 +18,7 @@ from endpoint.netio import (
     mac_str,
     parse_frame,
 )
-from endpoint.wire import MalformedPacket, MrcHeader, MsgType
+from mrclab.endpoint.wire import MalformedPacket, MrcHeader, MsgType
 
 ADDR = FrameAddress.of("02:00:00:00:00:01", "02:00:00:00:00:02", "10.0.0.1", "10.0.1.2")
 

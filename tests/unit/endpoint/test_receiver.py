@@ -4,8 +4,8 @@ import zlib
 
 import pytest
 
-from endpoint.core.receiver import MrcReceiver, ReceiverConfig
-from endpoint.wire import ETH_IP_UDP_LEN, HEADER_LEN, Flag, MrcHeader, MsgType
+from mrclab.endpoint.core.receiver import MrcReceiver, ReceiverConfig
+from mrclab.endpoint.wire import ETH_IP_UDP_LEN, HEADER_LEN, Flag, MrcHeader, MsgType
 
 MSS = 100
 

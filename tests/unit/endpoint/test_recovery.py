@@ -1,7 +1,7 @@
 """RttQuantile and ReorderWindow in isolation."""
 
-from endpoint.core.recovery import ReorderWindow
-from endpoint.core.rtt import QueueExplainedDelay, RttQuantile, share_above
+from mrclab.endpoint.core.recovery import ReorderWindow
+from mrclab.endpoint.core.rtt import QueueExplainedDelay, RttQuantile, share_above
 
 
 def test_quantile_rises_at_once_and_falls_at_recount():

@@ -2,10 +2,10 @@
 
 import pytest
 
-from endpoint.core.ev_pool import EvStatus
-from endpoint.core.receiver import MrcReceiver, ReceiverConfig
-from endpoint.core.sender import MrcSender, SenderConfig
-from endpoint.wire import Flag, MrcHeader, MsgType
+from mrclab.endpoint.core.ev_pool import EvStatus
+from mrclab.endpoint.core.receiver import MrcReceiver, ReceiverConfig
+from mrclab.endpoint.core.sender import MrcSender, SenderConfig
+from mrclab.endpoint.wire import Flag, MrcHeader, MsgType
 
 RTT = 0.001
 

@@ -2,9 +2,9 @@
 
 import pytest
 
-from endpoint.core.congestion import DctcpWindow, PlaneShare
-from endpoint.core.sender import MrcSender
-from endpoint.core.sender_config import SenderConfig, emulated_fabric_config
+from mrclab.endpoint.core.congestion import DctcpWindow, PlaneShare
+from mrclab.endpoint.core.sender import MrcSender
+from mrclab.endpoint.core.sender_config import SenderConfig, emulated_fabric_config
 
 
 def test_the_lab_s_senders_keep_the_window_s_own_gain_and_slow_start():
@@ -63,7 +63,7 @@ def test_only_a_source_routed_sender_gets_the_delay_target():
     (simulated permutation k=4: ev 83.8 -> 77.4 % with it)."""
     import argparse
 
-    from experiments.transfer import transfer_config
+    from mrclab.experiments.transfer import transfer_config
 
     fabric = {"min_rto": 20e-6, "initial_rto": 50e-6, "max_rto": 0.01, "init_cwnd": 43.0,
               "delay_target": 5e-6}

@@ -6,8 +6,8 @@ twice, so the receiver's duplicate count is the number of spurious retransmissio
 
 import pytest
 
-from endpoint.core.sender import SenderConfig
-from endpoint.sim import PathSpec, ev_path_index, payload_capacity, run_transfer
+from mrclab.endpoint.core.sender import SenderConfig
+from mrclab.sim.pathmodel import PathSpec, ev_path_index, payload_capacity, run_transfer
 
 MB = 1 << 20
 MSS = SenderConfig().mss

@@ -2,10 +2,10 @@
 
 import pytest
 
-from endpoint.core.ev_pool import EvStatus
-from endpoint.core.sender import SenderConfig
-from endpoint.core.sender_config import emulated_fabric_config
-from endpoint.sim import PathSpec, ev_path_index, payload_capacity, run_transfer
+from mrclab.endpoint.core.ev_pool import EvStatus
+from mrclab.endpoint.core.sender import SenderConfig
+from mrclab.endpoint.core.sender_config import emulated_fabric_config
+from mrclab.sim.pathmodel import PathSpec, ev_path_index, payload_capacity, run_transfer
 
 MB = 1 << 20
 MSS = SenderConfig().mss

@@ -7,8 +7,8 @@ import json
 import pytest
 from scapy.utils import wrpcap
 
-from endpoint.trace import _ranges
 from mrclab.cli import main
+from mrclab.endpoint.trace import _ranges
 from tests.unit.endpoint.mrc_capture import CONN, MRC_PACKETS, write_sample_pcap
 
 

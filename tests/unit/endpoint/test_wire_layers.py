@@ -9,8 +9,8 @@ from scapy.layers.inet import IP, UDP
 from scapy.layers.l2 import Ether
 from scapy.packet import Raw
 
-from endpoint.layers import FLAG_NAMES, MRC, TYPE_NAMES
-from endpoint.wire import (
+from mrclab.endpoint.layers import FLAG_NAMES, MRC, TYPE_NAMES
+from mrclab.endpoint.wire import (
     HEADER_LEN,
     Flag,
     MalformedPacket,
@@ -20,7 +20,7 @@ from endpoint.wire import (
     sacked_psns,
 )
 
-HEADERS_P4 = Path(__file__).resolve().parents[3] / "p4src" / "headers.p4"
+HEADERS_P4 = Path(__file__).resolve().parents[3] / "mrclab" / "p4src" / "headers.p4"
 FIELDS = [(f.name, int(f.sz * 8)) for f in MRC.fields_desc]
 # `type` is a P4 keyword: headers.p4 calls the field msg_type.
 P4_NAMES = {"msg_type": "type"}

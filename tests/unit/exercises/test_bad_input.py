@@ -12,11 +12,11 @@ import time
 
 import pytest
 
-from coursework.catalog import ORDER, load_exercise
-from coursework.results import FAIL
-from coursework.runner import run_checks
-from coursework.workspace import start
 from mrclab.cli import main
+from mrclab.exercises.catalog import ORDER, load_exercise
+from mrclab.exercises.results import FAIL
+from mrclab.exercises.runner import run_checks
+from mrclab.exercises.workspace import start
 
 
 def run_cli(capsys, *argv: str) -> tuple[int, str, str]:
@@ -140,8 +140,8 @@ def test_bmv2_target_without_bmv2_says_what_is_missing(capsys, tmp_path):
 
 
 @pytest.mark.parametrize("module, flag_args", [
-    ("coursework.student_controller", ["--topology", "x.json"]),
-    ("coursework.student_endpoint", ["send", "--dst", "10.0.0.1"]),
+    ("mrclab.exercises.student_controller", ["--topology", "x.json"]),
+    ("mrclab.exercises.student_endpoint", ["send", "--dst", "10.0.0.1"]),
 ])
 def test_shims_refuse_a_broken_student_file_in_one_line(tmp_path, module, flag_args):
     bad = tmp_path / "student.py"

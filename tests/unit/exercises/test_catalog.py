@@ -8,8 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from coursework.catalog import ORDER, ExerciseError, exercise_names, load_exercise, parse_exercise
-from coursework.results import FAIL, PASS, SKIP, CheckResult, Report
+from mrclab.exercises.catalog import (
+    ORDER,
+    ExerciseError,
+    exercise_names,
+    load_exercise,
+    parse_exercise,
+)
+from mrclab.exercises.results import FAIL, PASS, SKIP, CheckResult, Report
 
 EXERCISES = ["spray", "source", "trim", "signals", "congestion", "failover", "liveness",
              "endpoint", "planes", "open"]
@@ -77,11 +83,11 @@ def test_report_scores_only_checks_that_ran():
 
 @pytest.mark.parametrize("name", ["spray", "source", "trim", "signals"])
 def test_p4_skeleton_is_the_projects_program_but_its_exercise(name):
-    """The reference solution is p4src/mrc.p4 itself; the skeleton differs from it only in
+    """The reference solution is mrclab/p4src/mrc.p4 itself; the skeleton differs from it only in
     one stretch around its EXERCISE comment. A change to the program must be carried into
     the skeletons, or this fails."""
     ex = load_exercise(name)
-    assert ex.solution_file("mrc.p4") == ex.folder.parent.parent / "p4src" / "mrc.p4"
+    assert ex.solution_file("mrc.p4") == ex.folder.parents[2] / "p4src" / "mrc.p4"
     project = ex.solution_file("mrc.p4").read_text().splitlines()
     skeleton = (ex.skeleton / "mrc.p4").read_text().splitlines()
     marker = [i for i, line in enumerate(skeleton) if "EXERCISE " in line]
@@ -91,4 +97,4 @@ def test_p4_skeleton_is_the_projects_program_but_its_exercise(name):
                if tag != "equal"]
     first, last = changed[0][0], max(j2 for _, j2 in changed)
     assert first <= marker[0] < last and last - first <= 40, \
-        f"{name}: skeleton lines {first + 1}-{last} differ from p4src/mrc.p4"
+        f"{name}: skeleton lines {first + 1}-{last} differ from mrclab/p4src/mrc.p4"

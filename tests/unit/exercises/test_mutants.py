@@ -11,8 +11,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from coursework.catalog import ORDER, ExerciseError, load_exercise
-from coursework.mutants import Mutant, load_mutants, mutate, run_mutant, steps_named
+from mrclab.exercises.catalog import ORDER, ExerciseError, load_exercise
+from mrclab.exercises.mutants import Mutant, load_mutants, mutate, run_mutant, steps_named
 
 EXERCISES = list(ORDER)
 
@@ -68,7 +68,7 @@ def test_a_mutant_that_applies_nowhere_is_an_error():
 
 
 def test_the_instructor_table_comes_from_the_same_run(capsys):
-    from coursework.cli import run
+    from mrclab.exercises.cli import run
 
     code = run(argparse.Namespace(exercise_command="mutants", names=["failover"]))
     out = capsys.readouterr().out.splitlines()
@@ -83,8 +83,8 @@ def test_grading_a_class_of_thirty_names_each_student_s_failed_steps(tmp_path):
     solutions full marks and names, for each mutant, the step it broke."""
     import csv
 
-    from coursework.grading import grade_class
-    from coursework.workspace import start
+    from mrclab.exercises.grading import grade_class
+    from mrclab.exercises.workspace import start
 
     ex = load_exercise("spray")
     mutants = load_mutants(ex)

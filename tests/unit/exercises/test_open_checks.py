@@ -7,7 +7,7 @@ from decimal import Decimal
 
 import pytest
 
-from coursework.open_checks import (
+from mrclab.exercises.open_checks import (
     Output,
     Problem,
     check_quote,

@@ -7,10 +7,10 @@ import time
 
 import pytest
 
-from coursework.catalog import ORDER, load_exercise
-from coursework.results import FAIL, PASS, SKIP
-from coursework.runner import run_checks
-from coursework.workspace import start
+from mrclab.exercises.catalog import ORDER, load_exercise
+from mrclab.exercises.results import FAIL, PASS, SKIP
+from mrclab.exercises.runner import run_checks
+from mrclab.exercises.workspace import start
 
 EXERCISES = list(ORDER)
 

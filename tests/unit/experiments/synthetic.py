@@ -1,12 +1,18 @@
-"""Synthetic phase records (`experiments.records`), as a session's `run_flows` returns them."""
+"""Synthetic phase records (`mrclab.experiments.records`), as a session's `run_flows` returns them."""
 
 from __future__ import annotations
 
-from endpoint.core.receiver import ReceiverStats
-from endpoint.report import EvPoolReport, ReceiverReport, Retirement, SenderCounters, SenderReport
-from experiments.records import FlowRecord, PhaseRecord
-from experiments.transfer import SAMPLE_FIELDS, Timeline
-from experiments.validity import Verdict
+from mrclab.endpoint.core.receiver import ReceiverStats
+from mrclab.endpoint.report import (
+    EvPoolReport,
+    ReceiverReport,
+    Retirement,
+    SenderCounters,
+    SenderReport,
+)
+from mrclab.experiments.records import FlowRecord, PhaseRecord
+from mrclab.experiments.transfer import SAMPLE_FIELDS, Timeline
+from mrclab.experiments.validity import Verdict
 
 T0 = 1_000_000.0  # wall time of the common start
 

@@ -7,13 +7,13 @@ from dataclasses import replace
 
 import pytest
 
-from experiments import failure, flowstats, incast, permutation, planes, runner, signals
-from experiments.config import ExperimentError, Options
-from experiments.progress import Progress
-from experiments.records import FailureEvents, PhaseWithEvents, PortCounters
-from experiments.runner import MIN_FILL, trial_failures
-from fabric_model.reconvergence import Reconvergence
-from fabric_model.spec import parse_spec
+from mrclab.experiments import failure, flowstats, incast, permutation, planes, runner, signals
+from mrclab.experiments.config import ExperimentError, Options
+from mrclab.experiments.progress import Progress
+from mrclab.experiments.records import FailureEvents, PhaseWithEvents, PortCounters
+from mrclab.experiments.runner import MIN_FILL, trial_failures
+from mrclab.fabric.reconvergence import Reconvergence
+from mrclab.fabric.spec import parse_spec
 
 from .synthetic import T0, failed, flow, receiver, run, verdict
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from experiments import failover, runner
-from experiments.config import ExperimentError, Options
-from experiments.records import FailureEvents
-from fabric_model.reconvergence import Reconvergence
+from mrclab.experiments import failover, runner
+from mrclab.experiments.config import ExperimentError, Options
+from mrclab.experiments.records import FailureEvents
+from mrclab.fabric.reconvergence import Reconvergence
 
 from .synthetic import T0, flow, run
 

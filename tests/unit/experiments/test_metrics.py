@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from experiments import metrics
+from mrclab.experiments import metrics
 
 
 def test_cdf_steps_and_merges_duplicates():
@@ -123,7 +123,7 @@ def test_slowdown_and_utilisation():
 
 
 def test_times_are_shown_in_the_unit_of_their_engine():
-    from experiments.metrics import format_seconds, significant, time_unit
+    from mrclab.experiments.metrics import format_seconds, significant, time_unit
 
     assert format_seconds(1.95) == "1.95 s"  # the lab's recoveries
     assert format_seconds(0.47) == "470 ms"

@@ -6,8 +6,8 @@ import csv
 import json
 from dataclasses import replace
 
-from experiments import failure, runner
-from experiments.config import Options
+from mrclab.experiments import failure, runner
+from mrclab.experiments.config import Options
 
 from .synthetic import flow, verdict
 from .test_analysis import RATE, _failure_raw

@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from endpoint.core.receiver import ReceiverStats
-from endpoint.report import (
+from mrclab.endpoint.core.receiver import ReceiverStats
+from mrclab.endpoint.report import (
     BlastStats,
     MessageDigest,
     PlaneReport,
@@ -16,10 +16,10 @@ from endpoint.report import (
     Retirement,
     SenderReport,
 )
-from experiments.records import FailureEvents, PhaseRecord, PhaseWithEvents, PortCounters
-from fabric_model.reconvergence import Reconvergence
-from jsonrecords import json_default, to_json
-from lab.counters import SwitchCounters, from_json
+from mrclab.experiments.records import FailureEvents, PhaseRecord, PhaseWithEvents, PortCounters
+from mrclab.fabric.reconvergence import Reconvergence
+from mrclab.jsonrecords import json_default, to_json
+from mrclab.lab.counters import SwitchCounters, from_json
 
 from .synthetic import flow, run
 

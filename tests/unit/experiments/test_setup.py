@@ -7,10 +7,16 @@ from pathlib import Path
 
 import pytest
 
-from experiments import permutation, plans, registry, runner
-from experiments.config import ExperimentError, Options, check_rate, parse_rate, payload_ceiling
-from experiments.progress import Progress
-from fabric_model.spec import parse_spec
+from mrclab.experiments import permutation, plans, registry, runner
+from mrclab.experiments.config import (
+    ExperimentError,
+    Options,
+    check_rate,
+    parse_rate,
+    payload_ceiling,
+)
+from mrclab.experiments.progress import Progress
+from mrclab.fabric.spec import parse_spec
 
 
 @pytest.mark.parametrize("text,bps", [("4M", 4_000_000), ("500k", 500_000),
@@ -178,7 +184,7 @@ def test_a_session_on_a_source_spraying_fabric_gives_the_senders_their_routes(mo
     from contextlib import nullcontext
     from types import SimpleNamespace
 
-    from experiments.live import session as live
+    from mrclab.experiments.lab_engine import session as live
 
     class Captured(Exception):
         pass

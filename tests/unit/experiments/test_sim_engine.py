@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from experiments import runner
-from experiments.config import ExperimentError, Options, simulator_defaults
-from experiments.plans import Flow, Timed
-from experiments.sim.session import SimSession
-from fabric_model.places import REPO_ROOT
-from fabric_model.spec import parse_spec
+from mrclab.experiments import runner
+from mrclab.experiments.config import ExperimentError, Options, simulator_defaults
+from mrclab.experiments.plans import Flow, Timed
+from mrclab.experiments.sim_engine.session import SimSession
+from mrclab.fabric.spec import parse_spec
+from tests.paths import REPO_ROOT
 
 
 def _incast(out: Path, seed: int = 1) -> dict:
@@ -59,7 +59,7 @@ def test_the_same_seed_gives_the_same_results(tmp_path):
 
 
 def test_flows_are_recorded_as_the_lab_records_them():
-    from experiments.config import Setup, simulator_defaults
+    from mrclab.experiments.config import Setup, simulator_defaults
 
     fabric = parse_spec("fattree:k=4")
     setup = Setup(experiment="t", target="p4emu", spec="fattree:k=4", seed=1, quick=True,
@@ -107,7 +107,7 @@ def test_what_the_simulator_cannot_run_is_a_one_line_error(tmp_path):
 
 
 def test_a_scheduled_failure_happens_in_virtual_time_and_the_controller_reacts():
-    from experiments.config import Setup, simulator_defaults
+    from mrclab.experiments.config import Setup, simulator_defaults
 
     fabric = parse_spec("fattree:k=4")
     setup = Setup(experiment="t", target="p4emu", spec="fattree:k=4", seed=1, quick=True,
@@ -142,13 +142,13 @@ def test_a_scheduled_failure_happens_in_virtual_time_and_the_controller_reacts()
 
 
 def setup_write_delay() -> float:
-    from simulator.network import SimSettings
+    from mrclab.sim.network import SimSettings
 
     return SimSettings().write_delay_s
 
 
 def test_ctrl_c_keeps_what_was_measured_and_skips_the_phases_after(tmp_path):
-    from experiments.config import Setup, simulator_defaults
+    from mrclab.experiments.config import Setup, simulator_defaults
 
     setup = Setup(experiment="t", target="p4emu", spec="fattree:k=4", seed=1, quick=True,
                   **simulator_defaults())
@@ -209,7 +209,7 @@ def test_the_simulator_s_datacenter_senders_skip_slow_start_and_use_dctcp_s_gain
 
 
 def test_the_simulated_permutation_marks_above_dctcp_s_threshold_for_its_bdp():
-    from experiments import permutation
+    from mrclab.experiments import permutation
 
     setup = permutation.setup(Options("permutation", quick=True, engine="sim"))
     # a BDP of ~44 packets at 100 Gb/s: K at about half of it (DCTCP's K > BDP / 7 is not

@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from experiments.config import ExperimentError, Options
-from experiments.sweep import grid
-from experiments.sweep.aggregate import SweepRecord, aggregate, summarise, t975
-from fabric_model.places import REPO_ROOT
 from mrclab.cli import main
+from mrclab.experiments.config import ExperimentError, Options
+from mrclab.experiments.sweep import grid
+from mrclab.experiments.sweep.aggregate import SweepRecord, aggregate, summarise, t975
+from tests.paths import REPO_ROOT
 
 # a tiny run: 4 senders, trimming only, 50 us of the receiver's link (~1 s on the simulator)
 TINY = ["incast", "--quick", "--senders", "4", "--modes", "trim"]
@@ -177,7 +177,7 @@ def test_an_attached_cluster_survives_a_worker_dying_mid_sweep(tmp_path):
 
 
 def test_a_lab_sweep_without_a_lab_worker_says_so(tmp_path, monkeypatch):
-    from experiments.sweep import run
+    from mrclab.experiments.sweep import run
 
     class NoLabClient:
         def scheduler_info(self):

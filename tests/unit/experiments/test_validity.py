@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from endpoint.core.rtt import QueueExplainedDelay
-from endpoint.report import RttReport, SenderReport
-from experiments.records import FlowRecord
-from experiments.validity import (
+from mrclab.endpoint.core.rtt import QueueExplainedDelay
+from mrclab.endpoint.report import RttReport, SenderReport
+from mrclab.experiments.records import FlowRecord
+from mrclab.experiments.validity import (
     BACKLOG_LIMIT_BYTES,
     Measured,
     combine,

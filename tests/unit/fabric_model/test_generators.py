@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from fabric_model.generators import fattree, leafspine
-from fabric_model.model import Fabric, LinkParams
-from fabric_model.spec import parse_spec
+from mrclab.fabric.generators import fattree, leafspine
+from mrclab.fabric.model import Fabric, LinkParams
+from mrclab.fabric.spec import parse_spec
 
 
 def _check_consistent(fabric):
@@ -110,7 +110,7 @@ def test_bad_specs_are_one_line_errors(spec, message):
 
 
 def test_interface_names_differ_between_labs_on_different_ports():
-    from fabric_model.generators import PortBases, interface_tag
+    from mrclab.fabric.generators import PortBases, interface_tag
 
     default = parse_spec("fattree:k=4")
     assert default.switches["c1"].interface(1) == "c1-eth1"

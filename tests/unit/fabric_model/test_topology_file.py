@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from fabric_model.spec import parse_spec
-from fabric_model.topology_file import TopologyFile, read_topology, to_dict, write_topology
+from mrclab.fabric.spec import parse_spec
+from mrclab.fabric.topology_file import TopologyFile, read_topology, to_dict, write_topology
 
 
 def test_round_trip_preserves_everything(tmp_path):
@@ -51,7 +51,7 @@ def test_bad_documents(tmp_path):
 
 
 def test_interface_tag_survives_the_round_trip(tmp_path):
-    from fabric_model.generators import PortBases
+    from mrclab.fabric.generators import PortBases
 
     fabric = parse_spec("fattree:k=2", PortBases(grpc=51100, thrift=10100))
     write_topology(tmp_path / "t.json", TopologyFile(fabric=fabric, target="p4emu"))

@@ -1,7 +1,11 @@
-"""No import cycles between the project's top-level packages (read with ast, not imported).
+"""No import cycles between the project's parts, and every import follows the layering
+(read with ast, not imported).
 
-Every import counts, including ones inside functions and under TYPE_CHECKING: a lazy import
-still ties the two packages together, it only hides the cycle from the interpreter.
+The parts are p4emu (a package that stands alone) and the parts of the `mrclab` namespace:
+each subpackage (`mrclab.fabric`, `mrclab.controller`, ...) and each top-level module
+(`mrclab.places`, ...); `mrclab` itself is the command on top. Every import counts,
+including ones inside functions and under TYPE_CHECKING: a lazy import still ties the two
+parts together, it only hides the cycle from the interpreter.
 """
 
 from __future__ import annotations
@@ -11,62 +15,95 @@ from collections import defaultdict
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[3]
-# What each package may import, following the data flow: the fabric model at the bottom,
-# the controller and the Mininet topologies on it, the lab runner on those, experiments and
-# coursework driving labs (and reading the controller's pure route computation), and the
-# `mrclab` command on top. p4emu and endpoint stand alone; the simulator runs p4emu, the
-# controller's logic and the endpoint on one clock, and never touches Mininet or the lab;
-# experiments run on either engine (`--engine lab|sim`); coursework checks students' code on
-# the simulator and reads experiments' results (the open exercise).
-# every command line's one-line argument parser and the records' JSON, below everything
-BASE = {"cmdline", "jsonrecords"}
+PACKAGES = ("mrclab", "p4emu")
+# What each part may import, following the data flow: files and records at the bottom; the
+# fabric model on them; the controller's client API (control socket, status) on the model;
+# the controller and the Mininet parts on those; the lab runner on the Mininet parts and the
+# endpoint; the simulator runs p4emu, the controller's logic and the endpoint on one clock
+# and never touches Mininet or the lab; experiments run on either engine; the exercises check
+# students' code on both and read experiments' results (the open exercise); the `mrclab`
+# command on top. p4emu and the endpoint stand alone (p4emu.cmdline is the one-line
+# argument parser every command line uses).
+FILES = {"mrclab.jsonrecords", "mrclab.places", "mrclab.processes"}
+BASE = FILES | {"p4emu"}
 ALLOWED = {
-    "cmdline": set(),
-    "jsonrecords": set(),
-    "fabric_model": BASE,
-    "p4emu": BASE,
-    "endpoint": BASE,
-    "controller": {"fabric_model"} | BASE,
-    "topologies": {"fabric_model"} | BASE,
-    "lab": {"fabric_model", "topologies", "endpoint"} | BASE,
-    "experiments": {"fabric_model", "topologies", "lab", "endpoint", "p4emu", "controller",
-                    "simulator"} | BASE,
-    "coursework": {"fabric_model", "topologies", "lab", "endpoint", "p4emu", "controller",
-                   "simulator", "experiments"} | BASE,
-    "simulator": {"fabric_model", "p4emu", "endpoint", "controller"} | BASE,
-    "mrclab": {"lab", "experiments", "coursework", "simulator"} | BASE,
+    "p4emu": set(),
+    "mrclab.jsonrecords": set(),
+    "mrclab.places": set(),
+    "mrclab.processes": {"mrclab.places"},
+    "mrclab.fabric": BASE,
+    "mrclab.endpoint": BASE,
+    "mrclab.control": {"mrclab.fabric"} | BASE,
+    "mrclab.controller": {"mrclab.fabric", "mrclab.control"} | BASE,
+    "mrclab.mininet": {"mrclab.fabric", "mrclab.control"} | BASE,
+    "mrclab.lab": {"mrclab.fabric", "mrclab.control", "mrclab.mininet", "mrclab.endpoint"}
+    | BASE,
+    "mrclab.sim": {"mrclab.fabric", "mrclab.endpoint", "mrclab.controller"} | BASE,
+    "mrclab.experiments": {"mrclab.fabric", "mrclab.control", "mrclab.mininet", "mrclab.lab",
+                           "mrclab.endpoint", "mrclab.controller", "mrclab.sim"} | BASE,
+    "mrclab.exercises": {"mrclab.fabric", "mrclab.control", "mrclab.mininet", "mrclab.lab",
+                         "mrclab.endpoint", "mrclab.controller", "mrclab.sim",
+                         "mrclab.experiments"} | BASE,
+    "mrclab": {"mrclab.lab", "mrclab.experiments", "mrclab.exercises", "mrclab.sim"} | BASE,
 }
 
 
-def top_level_packages(root: Path = ROOT) -> list[str]:
-    return sorted(d.name for d in root.iterdir()
-                  if (d / "__init__.py").is_file() and not d.name.startswith("."))
+def part_of_module(module: str, parts: set[str]) -> str | None:
+    """The part a dotted module name belongs to (None: outside the project)."""
+    pieces = module.split(".")
+    for n in range(len(pieces), 0, -1):
+        name = ".".join(pieces[:n])
+        if name in parts:
+            return name
+    return None
+
+
+def parts_of(root: Path = ROOT) -> dict[str, list[Path]]:
+    """Each part -> its files: a package's subpackage or top-level module is a part; a
+    package's own __init__, __main__ and cli modules are the package itself."""
+    parts: dict[str, list[Path]] = defaultdict(list)
+    for pkg in PACKAGES:
+        base = root / pkg
+        if not (base / "__init__.py").is_file():
+            continue
+        for path in sorted(base.rglob("*.py")):
+            rel = path.relative_to(base).parts
+            if len(rel) > 1 and (base / rel[0] / "__init__.py").is_file() and pkg == "mrclab":
+                parts[f"{pkg}.{rel[0]}"].append(path)
+            elif pkg == "mrclab" and len(rel) == 1 and path.stem not in ("__init__", "__main__",
+                                                                          "cli"):
+                parts[f"{pkg}.{path.stem}"].append(path)
+            else:
+                parts[pkg].append(path)
+    return dict(parts)
 
 
 def import_edges(root: Path = ROOT) -> dict[tuple[str, str], list[str]]:
-    """(importer, imported) package pairs -> where (file:line), for imports across packages."""
-    packages = set(top_level_packages(root))
+    """(importer, imported) part pairs -> where (file:line), for imports across parts."""
+    parts = parts_of(root)
+    names = set(parts)
     edges: dict[tuple[str, str], list[str]] = defaultdict(list)
-    for pkg in sorted(packages):
-        for path in sorted((root / pkg).rglob("*.py")):
+    for part, files in sorted(parts.items()):
+        for path in files:
             tree = ast.parse(path.read_text(), filename=str(path))
             for node in ast.walk(tree):
                 if isinstance(node, ast.Import):
-                    names = [alias.name for alias in node.names]
+                    modules = [alias.name for alias in node.names]
                 elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-                    names = [node.module]
+                    modules = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
                 else:
-                    continue  # relative imports stay inside their package
-                for name in names:
-                    target = name.split(".")[0]
-                    if target in packages and target != pkg:
-                        where = f"{path.relative_to(root)}:{node.lineno}"
-                        edges[(pkg, target)].append(where)
+                    continue  # relative imports stay inside their part
+                targets = {part_of_module(m, names) for m in modules}
+                # `from mrclab import x` names the part x, not the command on top
+                if isinstance(node, ast.ImportFrom) and len(targets - {None}) > 1:
+                    targets.discard(part_of_module(node.module, names))
+                for target in targets - {None, part}:
+                    edges[(part, target)].append(f"{path.relative_to(root)}:{node.lineno}")
     return dict(edges)
 
 
 def cycles(edges: dict[tuple[str, str], list[str]]) -> list[frozenset[str]]:
-    """Strongly connected components of more than one package (Tarjan)."""
+    """Strongly connected components of more than one part (Tarjan)."""
     graph: dict[str, set[str]] = defaultdict(set)
     for a, b in edges:
         graph[a].add(b)
@@ -107,27 +144,34 @@ def describe(cycle: frozenset[str], edges: dict[tuple[str, str], list[str]]) -> 
     return " | ".join(parts)
 
 
-def test_the_scan_sees_the_packages_and_finds_a_planted_cycle(tmp_path):
-    assert {"controller", "endpoint", "p4emu", "topologies"} <= set(top_level_packages())
-    for name, code in (("a", "import b.x\n"), ("b", "def f():\n    from c import y\n"),
-                       ("c", "from a.z import w\n"), ("d", "import a\nfrom . import q\n")):
-        (tmp_path / name).mkdir()
-        (tmp_path / name / "__init__.py").write_text(code)
+def test_the_scan_sees_the_parts_and_finds_a_planted_cycle(tmp_path):
+    assert {"mrclab.controller", "mrclab.endpoint", "mrclab.places", "mrclab", "p4emu"} <= set(
+        parts_of())
+    files = {"mrclab/__init__.py": "", "mrclab/cli.py": "from mrclab import a\n",
+             "mrclab/a/__init__.py": "import mrclab.b.x\n",
+             "mrclab/b/__init__.py": "def f():\n    from mrclab.c import y\n",
+             "mrclab/c/__init__.py": "from mrclab.a.z import w\n",
+             "mrclab/d.py": "import mrclab.a\nfrom . import q\n",
+             "p4emu/__init__.py": "from mrclab.d import x\n"}
+    for name, code in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(code)
     edges = import_edges(tmp_path)
-    assert cycles(edges) == [frozenset({"a", "b", "c"})]
-    assert edges[("b", "c")] == ["b/__init__.py:2"]
+    assert cycles(edges) == [frozenset({"mrclab.a", "mrclab.b", "mrclab.c"})]
+    assert edges[("mrclab.b", "mrclab.c")] == ["mrclab/b/__init__.py:2"]
+    assert edges[("mrclab", "mrclab.a")] == ["mrclab/cli.py:1"]
+    assert ("mrclab.d", "mrclab.a") in edges and ("p4emu", "mrclab.d") in edges
 
 
-def test_no_import_cycles_between_top_level_packages():
+def test_no_import_cycles_between_parts():
     edges = import_edges()
     found = cycles(edges)
     assert not found, "\n".join(describe(c, edges) for c in found)
 
 
-def test_packages_import_only_the_layers_below_them():
+def test_parts_import_only_the_layers_below_them():
     edges = import_edges()
-    packages = set(top_level_packages()) - {"tests"}
-    assert packages == set(ALLOWED), "a package without a place in ALLOWED"
+    assert set(parts_of()) == set(ALLOWED), "a part without a place in ALLOWED"
     wrong = [f"{a} -> {b} ({', '.join(where[:3])})" for (a, b), where in sorted(edges.items())
-             if a != "tests" and b not in ALLOWED[a]]
+             if b not in ALLOWED[a]]
     assert not wrong, "imports against the layering:\n" + "\n".join(wrong)

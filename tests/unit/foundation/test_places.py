@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from controller.__main__ import parse_args
-from fabric_model.control_protocol import socket_path
-from fabric_model.places import runtime_dir
-from lab.lab import Lab, LabConfig
+from mrclab.control.protocol import socket_path
+from mrclab.controller.__main__ import parse_args
+from mrclab.lab.lab import Lab, LabConfig
+from mrclab.places import runtime_dir
 
 
 def test_the_controller_listens_where_the_lab_asks(monkeypatch, tmp_path):

@@ -6,7 +6,7 @@ import subprocess
 import sys
 import time
 
-from fabric_model.processes import (
+from mrclab.processes import (
     kill_process_group,
     stop_and_collect,
     stop_process_group,

@@ -19,11 +19,12 @@ def _modules(*patterns: str) -> list[str]:
 
 
 PURE = _modules(
-    "fabric_model/*.py", "controller/*.py", "simulator/*.py", "endpoint/core/*.py",
-    "experiments/config.py", "experiments/plans.py", "experiments/metrics.py",
-    "experiments/sim/session.py",
-    "topologies/mtu.py", "topologies/rates.py", "topologies/queues.py",
-    "topologies/switch_cli.py", "topologies/local_ports.py",
+    "mrclab/places.py", "mrclab/processes.py", "mrclab/jsonrecords.py", "mrclab/fabric/*.py", "mrclab/control/*.py", "mrclab/controller/*.py",
+    "mrclab/sim/*.py", "mrclab/sim/pathmodel/*.py", "mrclab/endpoint/core/*.py",
+    "mrclab/experiments/config.py", "mrclab/experiments/plans.py", "mrclab/experiments/metrics.py",
+    "mrclab/experiments/sim_engine/session.py",
+    "mrclab/mininet/mtu.py", "mrclab/mininet/rates.py", "mrclab/mininet/queues.py",
+    "mrclab/mininet/switch_cli.py", "mrclab/mininet/local_ports.py",
 )
 CHECK = ("import importlib, sys\n"
          "importlib.import_module(sys.argv[1])\n"
@@ -31,8 +32,8 @@ CHECK = ("import importlib, sys\n"
 
 
 def test_the_list_finds_the_modules():
-    assert {"fabric_model.places", "controller.fabric", "experiments.config",
-            "simulator.network", "endpoint.core.sender"} <= set(PURE)
+    assert {"mrclab.places", "mrclab.controller.fabric", "mrclab.experiments.config",
+            "mrclab.sim.network", "mrclab.endpoint.core.sender"} <= set(PURE)
 
 
 @pytest.mark.parametrize("module", PURE)

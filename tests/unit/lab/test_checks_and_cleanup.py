@@ -10,10 +10,10 @@ import time
 
 import pytest
 
-from fabric_model.spec import parse_spec
-from fabric_model.topology_file import TopologyFile, write_topology
-from lab.cleanup import _cmdline, kill_recorded_processes, stale_interfaces
-from topologies.traffic import parse_ping
+from mrclab.fabric.spec import parse_spec
+from mrclab.fabric.topology_file import TopologyFile, write_topology
+from mrclab.lab.cleanup import _cmdline, kill_recorded_processes, stale_interfaces
+from mrclab.mininet.traffic import parse_ping
 
 
 def test_parse_ping_summary():

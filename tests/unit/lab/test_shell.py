@@ -7,9 +7,9 @@ import sys
 
 import pytest
 
-from fabric_model.spec import parse_spec
-from fabric_model.topology_file import TopologyFile, write_topology
-from lab.shell import ShellError, shell_argv
+from mrclab.fabric.spec import parse_spec
+from mrclab.fabric.topology_file import TopologyFile, write_topology
+from mrclab.lab.shell import ShellError, shell_argv
 
 
 @pytest.fixture

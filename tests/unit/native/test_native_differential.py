@@ -1,5 +1,5 @@
 """Differential test: random packets through the Python and the native pipeline of every
-program inside the subset (p4src/mrc.p4 and the accepted corpus), with each STF file's
+program inside the subset (mrclab/p4src/mrc.p4 and the accepted corpus), with each STF file's
 set-up. The packets are the STF's own, mutated (bytes flipped, cut short, grown) and sent
 to random ports; every output, then every register and counter, must be the same."""
 
@@ -24,7 +24,7 @@ from tests.unit.native.refusals import REFUSED
 from tests.unit.native.test_native_corpus import PROGRAMS
 
 ACCEPTED = [p for p in PROGRAMS if str(p.relative_to(P4_DIR)) not in REFUSED]
-CASES = [(ROOT / "p4src" / "mrc.p4", stf) for stf in sorted((P4_DIR / "mrc").glob("*.stf"))]
+CASES = [(ROOT / "mrclab" / "p4src" / "mrc.p4", stf) for stf in sorted((P4_DIR / "mrc").glob("*.stf"))]
 CASES += [(p, stf) for p in ACCEPTED for stf in stf_files(p)]
 PACKETS = 150
 

@@ -1,4 +1,4 @@
-"""Every tests/p4/mrc/*.stf through p4src/mrc.p4's native pipeline: the same verdict (all
+"""Every tests/p4/mrc/*.stf through mrclab/p4src/mrc.p4's native pipeline: the same verdict (all
 expectations met) and the same output packets as the Python pipeline."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import pytest
 
 from tests.unit.native.compare import P4_DIR, ROOT, compare
 
-PROGRAM = ROOT / "p4src" / "mrc.p4"
+PROGRAM = ROOT / "mrclab" / "p4src" / "mrc.p4"
 STF_FILES = sorted((P4_DIR / "mrc").glob("*.stf"))
 PRIORITY_QUEUES = 2  # as tests/unit/dataplane/test_mrc_stf.py
 

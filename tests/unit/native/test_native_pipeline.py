@@ -1,4 +1,4 @@
-"""p4emu.native's pipeline on p4src/mrc.p4 beside the Python one (twins: one DeviceState
+"""p4emu.native's pipeline on mrclab/p4src/mrc.p4 beside the Python one (twins: one DeviceState
 each, the same set-up, the same packets): what the STF suite cannot show. Control-plane
 changes after the pipeline is built, action-selector groups with watch ports going down,
 random() draws, registers and counters shared with P4Runtime-style reads and writes, the
@@ -32,7 +32,7 @@ UPLINKS = (11, 12, 13, 14)
 
 @pytest.fixture(scope="module")
 def program():
-    return load_ir(compile_file(str(ROOT / "p4src" / "mrc.p4")).ir)
+    return load_ir(compile_file(str(ROOT / "mrclab" / "p4src" / "mrc.p4")).ir)
 
 
 def mrc_packets() -> list[bytes]:
@@ -215,7 +215,7 @@ def test_switches_of_one_program_keep_their_own_state(program):
 
 def test_a_second_load_reuses_the_cached_build(program, monkeypatch):
     load_native(program)  # built (or found) once
-    again = load_ir(compile_file(str(ROOT / "p4src" / "mrc.p4")).ir)  # a new CompiledProgram
+    again = load_ir(compile_file(str(ROOT / "mrclab" / "p4src" / "mrc.p4")).ir)  # a new CompiledProgram
 
     def no_compiler(*args):
         raise AssertionError("rebuilt")

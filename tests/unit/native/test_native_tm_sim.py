@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from experiments import permutation, runner
-from experiments.config import Options
-from experiments.sim.session import SimSession
-from fabric_model.spec import parse_spec
+from mrclab.experiments import permutation, runner
+from mrclab.experiments.config import Options
+from mrclab.experiments.sim_engine.session import SimSession
+from mrclab.fabric.spec import parse_spec
 from p4emu.native.tm import NativeTrafficManager
 from p4emu.switch.traffic_manager import TrafficManager
 
@@ -50,8 +50,8 @@ def test_phase_records_are_identical_with_either_traffic_manager(mode):
 
 
 def test_the_choice_is_by_name_and_auto_needs_a_compiled_pipeline():
+    from mrclab.sim.network import SimSettings
     from p4emu.native.tm import traffic_manager_class
-    from simulator.network import SimSettings
 
     assert traffic_manager_class("python", object()) is TrafficManager
     assert traffic_manager_class("auto", object()) is TrafficManager  # not a NativePipeline

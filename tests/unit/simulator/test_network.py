@@ -4,13 +4,13 @@ import random
 
 import pytest
 
-from controller.probe_liveness import LinkStatus
-from endpoint.core.ev_pool import EvStatus
-from endpoint.core.sender_config import SenderConfig
-from fabric_model.spec import parse_spec
-from simulator import SimNetwork, SimSettings
-from simulator.hosts import FlowSpec
-from simulator.links import LinkModel, LinkState
+from mrclab.controller.probe_liveness import LinkStatus
+from mrclab.endpoint.core.ev_pool import EvStatus
+from mrclab.endpoint.core.sender_config import SenderConfig
+from mrclab.fabric.spec import parse_spec
+from mrclab.sim import SimNetwork, SimSettings
+from mrclab.sim.hosts import FlowSpec
+from mrclab.sim.links import LinkModel, LinkState
 
 KB = 1000
 
@@ -184,7 +184,7 @@ def test_a_frame_crosses_a_wire_in_its_frame_time_and_a_veth_at_once(model, low,
 
 
 def test_flow_payloads_past_what_one_randbytes_call_makes_come_in_chunks():
-    from simulator.network import random_bytes
+    from mrclab.sim.network import random_bytes
 
     assert random_bytes(1000) == random.Random(1000).randbytes(1000)  # one chunk: as ever
     chunked = random_bytes(10_000, chunk=4096)

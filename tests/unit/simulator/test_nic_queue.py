@@ -2,12 +2,12 @@
 
 import random
 
-from endpoint.sim.events import EventLoop
-from experiments import flowstats, permutation
-from experiments.config import Options
-from experiments.sim.session import SimSession
-from fabric_model.spec import parse_spec
-from simulator.links import NicQueue, Wire
+from mrclab.experiments import flowstats, permutation
+from mrclab.experiments.config import Options
+from mrclab.experiments.sim_engine.session import SimSession
+from mrclab.fabric.spec import parse_spec
+from mrclab.sim.clock import EventLoop
+from mrclab.sim.links import NicQueue, Wire
 
 RATE = 100e9
 FRAME = 4096  # 0.32768 us at 100 Gb/s

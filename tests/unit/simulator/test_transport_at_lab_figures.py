@@ -4,10 +4,10 @@ shows in the lab, without root and the same for the same seed."""
 
 import pytest
 
-from endpoint.core.sender_config import SenderConfig
-from fabric_model.spec import parse_spec
-from simulator import SimNetwork, SimSettings
-from simulator.hosts import FlowSpec
+from mrclab.endpoint.core.sender_config import SenderConfig
+from mrclab.fabric.spec import parse_spec
+from mrclab.sim import SimNetwork, SimSettings
+from mrclab.sim.hosts import FlowSpec
 
 TOTAL = 375_000  # bytes, shared by the senders: 1.5 s of the receiver's 2 Mb/s link
 RATE = 2e6

@@ -8,7 +8,7 @@ from p4emu.frontend import compile_file
 from p4emu.runtime.device import DeviceState
 from p4emu.v1model.pipeline import Pipeline
 
-BENCH_PROGRAM = Path(__file__).resolve().parents[2] / "p4" / "bench_l3.p4"
+BENCH_PROGRAM = Path(__file__).resolve().parents[3] / "p4emu" / "bench_l3.p4"
 
 
 def _pipeline():
@@ -38,7 +38,7 @@ def test_l3_scenario_hits_all_three_tables():
 def test_bench_cli_runs_both_scenarios(capsys):
     assert bench.main([str(BENCH_PROGRAM), "--packets", "300", "--routes", "20"]) == 0
     assert "packets/s" in capsys.readouterr().out
-    stf = str(BENCH_PROGRAM.with_suffix(".stf"))
+    stf = str(Path(__file__).resolve().parents[2] / "p4" / "bench_l3.stf")
     assert bench.main([str(BENCH_PROGRAM), "--packets", "100", "--entries", stf]) == 0
     assert "STF set-up" in capsys.readouterr().out
     assert bench.main(["/nonexistent.p4"]) == 2

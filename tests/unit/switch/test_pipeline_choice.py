@@ -8,21 +8,21 @@ from pathlib import Path
 
 import pytest
 
-from cmdline import UsageError
-from experiments import runner
-from experiments.config import ExperimentError, Options
-from experiments.sim.session import SimSession
-from fabric_model.spec import parse_spec
+from mrclab.experiments import runner
+from mrclab.experiments.config import ExperimentError, Options
+from mrclab.experiments.sim_engine.session import SimSession
+from mrclab.fabric.spec import parse_spec
+from mrclab.sim.network import SimSettings
+from p4emu.cmdline import UsageError
 from p4emu.frontend import compile_file
 from p4emu.native.pipeline import NativePipeline
 from p4emu.runtime.device import DeviceState
 from p4emu.switch.options import parse_switch_args
 from p4emu.switch.program import ir_loader
 from p4emu.v1model.pipeline import Pipeline
-from simulator.network import SimSettings
 
 REPO = Path(__file__).resolve().parents[3]
-MRC = REPO / "p4src" / "mrc.p4"
+MRC = REPO / "mrclab" / "p4src" / "mrc.p4"
 CLONE = REPO / "tests" / "p4" / "clone.p4"  # clone(): outside the compiled subset
 
 

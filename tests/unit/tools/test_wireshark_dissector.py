@@ -11,8 +11,8 @@ from scapy.layers.l2 import Ether
 from scapy.packet import Raw
 from scapy.utils import wrpcap
 
-from controller.probe_liveness import parse_probe, probe_frame
-from endpoint.layers import MRC
+from mrclab.controller.probe_liveness import parse_probe, probe_frame
+from mrclab.endpoint.layers import MRC
 from tests.tshark import MISSING, assert_matches_scapy, field_values, tshark
 from tests.unit.endpoint.mrc_capture import MRC_PACKETS, sample_packets, write_sample_pcap
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from fabric_model.spec import parse_spec
-from topologies.reachability import PACKET_HOPS_PER_S, ping_interval_ms
+from mrclab.fabric.spec import parse_spec
+from mrclab.mininet.reachability import PACKET_HOPS_PER_S, ping_interval_ms
 
 
 @pytest.mark.parametrize("spec,interval", [("fattree:k=4", 32), ("fattree:k=8", 256),

@@ -7,14 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from endpoint.wire import ETH_IP_UDP_LEN, HEADER_LEN
-from fabric_model.places import runtime_dir
-from lab.target import resolve_target
 from mrclab.cli import main
-from topologies.link_failure import nft_block_ruleset, table_name
-from topologies.p4switch import switch_command
-from topologies.queues import QueueOptions, bmv2_queue_commands, bmv2_rate_commands
-from topologies.rates import HEADER_PACKET_BYTES, bps_to_pps
+from mrclab.endpoint.wire import ETH_IP_UDP_LEN, HEADER_LEN
+from mrclab.lab.target import resolve_target
+from mrclab.mininet.link_failure import nft_block_ruleset, table_name
+from mrclab.mininet.p4switch import switch_command
+from mrclab.mininet.queues import QueueOptions, bmv2_queue_commands, bmv2_rate_commands
+from mrclab.mininet.rates import HEADER_PACKET_BYTES, bps_to_pps
+from mrclab.places import runtime_dir
 
 
 def test_p4emu_and_bmv2_take_the_same_flags():
@@ -146,7 +146,7 @@ def test_cli_input_errors_are_one_line(argv, message, capsys, monkeypatch):
 
 
 def test_switch_ports_are_reserved_from_ephemeral_use(tmp_path):
-    from topologies.local_ports import reserve_local_ports
+    from mrclab.mininet.local_ports import reserve_local_ports
 
     sysctl = tmp_path / "ip_local_reserved_ports"
     sysctl.write_text("\n")

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from fabric_model.spec import parse_spec
+from mrclab.fabric.spec import parse_spec
+from mrclab.mininet.p4switch import switch_args
+from mrclab.mininet.queues import QueueOptions
+from mrclab.mininet.switch_shards import SwitchShard, plan_shards
 from p4emu.switch.fabric_main import parse_fabric_args
-from topologies.p4switch import switch_args
-from topologies.queues import QueueOptions
-from topologies.switch_shards import SwitchShard, plan_shards
 
 
 def _ports(fabric, names):

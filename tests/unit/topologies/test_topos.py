@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from fabric_model.spec import parse_spec
-from topologies.topos import FatTreeTopo, LeafSpineTopo, MultiPlaneTopo, switches, topos
+from mrclab.fabric.spec import parse_spec
+from mrclab.mininet.topos import FatTreeTopo, LeafSpineTopo, MultiPlaneTopo, switches, topos
 
 SPEC = "leafspine:leaves=2,spines=2,hosts=2"
 

@@ -1,7 +1,0 @@
-"""Entry point: `python -m endpoint send|recv ...`."""
-
-import sys
-
-from endpoint.cli import main
-
-sys.exit(main())

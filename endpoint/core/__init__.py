@@ -1,7 +1,0 @@
-"""Sans-I/O MRC transport core: events and time in, packets and timer deadlines out."""
-
-from endpoint.core.packets import Outgoing
-from endpoint.core.receiver import Message, MrcReceiver, ReceiverConfig
-from endpoint.core.sender import MrcSender, SenderConfig
-
-__all__ = ["Message", "MrcReceiver", "MrcSender", "Outgoing", "ReceiverConfig", "SenderConfig"]

@@ -1,2 +1,0 @@
-"""The simulator engine of the experiments (`--engine sim`): what `experiments.live` is to
-the lab."""

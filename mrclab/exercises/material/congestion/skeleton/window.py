@@ -1,0 +1,109 @@
+"""Exercise congestion: the MRC sender's congestion window, DCTCP-style.
+
+The sender (mrclab/endpoint/core/sender.py) makes one `Window` per message and feeds it every
+ACK and NACK, and every packet it infers lost, as one *sample*:
+
+    on_feedback(marked, now, srtt, loss=False, trimmed=False)
+
+`marked`: the ACK echoed ECN CE (or a qmax at or above the sender's threshold); `loss`: the
+sample stands for a packet inferred lost; `trimmed`: it is a NACK (a switch trimmed the
+packet). The sender keeps `int(cwnd)` packets in flight. Timeouts, their undo and the quick
+response to trims are given; the rest is yours.
+"""
+
+from __future__ import annotations
+
+INF = float("inf")
+
+
+class Window:
+    def __init__(self, cwnd: float = 16.0, min_cwnd: float = 1.0, max_cwnd: float = 512.0,
+                 loss_min_cwnd: float = 2.0, gain: float = 1 / 4) -> None:
+        self.cwnd = cwnd
+        self.min_cwnd = min_cwnd  # the floor after marks
+        self.loss_min_cwnd = loss_min_cwnd  # the floor after a window with a loss in it
+        self.max_cwnd = max_cwnd
+        self.gain = gain  # g: the weight of the newest window in alpha
+        self.alpha = 1.0  # the moving average of the marked fraction; 1 until measured
+        self.alpha_measured = False  # alpha is still the prior, not a measured fraction
+        self.draining = False  # the window after slow start's cut: no cut, no measurement
+        self.ssthresh = INF  # INF: still in slow start
+        self.decreases = 0  # cuts so far
+        self._window_start = 0.0  # when the current window began
+        self._acked = 0  # samples in the current window
+        self._marked = 0  # marked samples in the current window
+        self._lost = False  # a loss in the current window
+        self._delivered = 0  # ACKs (not NACKs, not losses) in the current window
+        self._trimmed = 0  # NACKs in the current window
+        self._before_timeout: tuple[float, float] | None = None  # what a timeout cut
+
+    def on_feedback(self, marked: bool, now: float, srtt: float, loss: bool = False,
+                    trimmed: bool = False) -> None:
+        """One sample: an ACK (`marked`: it echoed congestion), a NACK (`trimmed`) or a
+        packet inferred lost (`loss`)."""
+        self._lost = self._lost or loss
+        self._trimmed += trimmed
+        self._delivered += not (loss or trimmed)
+        # TODO 1: count the sample in the current window (self._acked) and, when it is
+        #         marked, in self._marked. A NACK (trimmed) or a loss counts as marked.
+        # TODO 2: grow the window on an unmarked sample, never above max_cwnd: in slow
+        #         start (cwnd below ssthresh) by 1 packet (the window doubles per RTT),
+        #         after it by 1 / cwnd (one packet per window: additive increase).
+        # TODO 3: end the window (self._end_window(now, srtt)) once srtt has passed since
+        #         it began (self._window_start). The first mark of slow start (ssthresh
+        #         still INF) ends it at once, and that sample does not grow the window.
+        pass
+
+    def _end_window(self, now: float, srtt: float) -> None:
+        """One window of samples is over (once per RTT): measure it and cut."""
+        measured = self.ssthresh != INF  # a whole window, not slow start's first
+        # TODO 6: the window after slow start's cut (self.draining) drains the overshoot:
+        #         its marks are for packets sent before the cut. It neither measures nor
+        #         cuts; it only ends the draining. Every other window measures and cuts.
+        self._measure_and_cut()
+        if self._trimmed and measured:
+            self._quick_adapt(now - self._window_start, srtt)
+        self._window_start, self._acked, self._marked, self._lost = now, 0, 0, False
+        self._delivered = self._trimmed = 0
+
+    def _measure_and_cut(self) -> None:
+        """Once per window: update alpha from the window's marked fraction, and cut."""
+        fraction = self._marked / self._acked if self._acked else 0.0  # noqa: F841 (for TODO 4)
+        in_slow_start = self.ssthresh == INF  # noqa: F841 (for TODOs 4-5)
+        # TODO 4: alpha, the moving average of the marked fraction: once measured,
+        #         alpha = (1 - gain) * alpha + gain * fraction. The first whole window after
+        #         slow start (not slow start's own) replaces the prior alpha = 1 with its
+        #         fraction and sets self.alpha_measured.
+        # TODO 5: a window with marks in it cuts the window once: cwnd * (1 - alpha / 2),
+        #         but not below the floor (loss_min_cwnd when the window had a loss,
+        #         min_cwnd otherwise); ssthresh follows cwnd, self.decreases counts the cut,
+        #         and a cut that ends slow start sets self.draining (TODO 6).
+
+    # ------------------------------------------------------------------ given, not yours
+    def _quick_adapt(self, elapsed: float, srtt: float) -> None:
+        """A window with trims that delivered less than half the window: take the window
+        down to what it delivered per RTT, at once."""
+        achieved = self._delivered * min(1.0, srtt / elapsed) if elapsed > 0 else self._delivered
+        if achieved < self.cwnd / 2:
+            floor = self.loss_min_cwnd if self._lost else self.min_cwnd
+            self.cwnd = self.ssthresh = max(floor, achieved)
+
+    def on_timeout(self, first: bool = True) -> None:
+        """A retransmission timeout: halve. `first`: not a backed-off repeat."""
+        if first or self._before_timeout is None:
+            self._before_timeout = (self.cwnd, self.ssthresh)
+        self.cwnd = max(self.loss_min_cwnd, self.cwnd / 2)
+        self.ssthresh = self.cwnd
+
+    def undo_timeout(self) -> bool:
+        """The timeout was spurious: give back the window it cut."""
+        if self._before_timeout is None:
+            return False
+        cwnd, ssthresh = self._before_timeout
+        self.cwnd, self.ssthresh = max(self.cwnd, cwnd), ssthresh
+        self._before_timeout = None
+        return True
+
+    def confirm_timeout(self) -> None:
+        """The timeout's loss was real: its cut stands."""
+        self._before_timeout = None
