@@ -1,8 +1,8 @@
 """Command-line parsing whose errors are one line, without argparse's usage dump.
 
-Every command line of the project uses it (p4emu's tools, the endpoint, `mrclab`). It is a
-package of its own, below all others and importing none, so that p4emu and the endpoint,
-which import no other project package, share it rather than each keep a copy.
+Every command line of the project uses it (p4emu's tools, the endpoint, `mrclab`). It lives
+in p4emu, which stands alone and imports no `mrclab` code, so that both packages share one
+parser rather than each keep a copy.
 """
 
 from __future__ import annotations

@@ -55,7 +55,7 @@ def dispatch(controller: FabricController, request: dict) -> object:
                                      float(request.get("time", 0.0)))
         return None
     if cmd == "reconvergence":
-        return [r.to_json() for r in controller.reconvergences]
+        return [r.to_json() for r in controller.core.reconvergences]
     raise ControlError(f"unknown command {cmd!r}")
 
 

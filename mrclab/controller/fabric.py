@@ -1,9 +1,10 @@
-"""The fabric controller: programs every switch and keeps it programmed.
+"""The lab's fabric controller: programs every switch and keeps it programmed.
 
-Holds the desired state (routes from the live topology graph + the forwarding policy), a
-mirror of what each switch holds, the sessions, and the link monitor. Every (re)connection
-of a session runs `sync_switch`: check the pipeline cookie (push only when it differs), read
-the switch's state back and write only the difference. The same path serves first start,
+The decisions are `ControllerCore`'s (routes, desired state, write phases, probes, link
+verdicts, records); this drives it with one P4Runtime stream per switch, threads and the
+wall clock, as the simulator drives it with its event loop. Every (re)connection of a
+stream runs `sync_switch`: check the pipeline cookie (push only when it differs), read the
+switch's state back and write only the difference. The same path serves first start,
 switch restarts and controller restarts.
 """
 
@@ -15,17 +16,22 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import replace
 from pathlib import Path
 
 from p4.config.v1 import p4info_pb2
 from p4.v1 import p4runtime_pb2
 
 from mrclab.control.status import ControllerStatus, SwitchStatus
-from mrclab.controller.link_monitor import LinkMonitor
+from mrclab.controller.core import ControllerCore
 from mrclab.controller.link_state_file import load_down_links, save_down_links
 from mrclab.controller.link_verdict import LinkVerdict
-from mrclab.controller.next_hops import LinkId, Routing, compute_next_hops, enumerate_paths
+from mrclab.controller.next_hops import (
+    LinkId,
+    Routing,
+    compute_next_hops,
+    enumerate_paths,
+    link_id,
+)
 from mrclab.controller.p4rt_codec import (
     DROP_COUNTER,
     PORT_COUNTERS,
@@ -33,11 +39,10 @@ from mrclab.controller.p4rt_codec import (
     P4Ids,
     pipeline_cookie,
 )
-from mrclab.controller.probe_liveness import LinkEvent, LinkStatus, VerdictFactory
+from mrclab.controller.probe_liveness import LinkEvent, VerdictFactory
 from mrclab.controller.switch_session import SessionError, SwitchSession
-from mrclab.controller.switch_state import ForwardingPolicy, SwitchState, desired_state
-from mrclab.controller.write_plan import apply_ops, plan
-from mrclab.fabric.reconvergence import Reconvergence, link_name
+from mrclab.controller.switch_state import ForwardingPolicy, SwitchState
+from mrclab.fabric.reconvergence import link_name
 from mrclab.fabric.topology_file import TopologyFile
 
 log = logging.getLogger(__name__)
@@ -69,27 +74,24 @@ class FabricController:
         self.cookie = pipeline_cookie(p4info, device_config)
         self.ids = P4Ids(p4info)
         self.codec = Codec(self.ids)
-        self.policy = policy
         self.ready_timeout = ready_timeout
-        self._state_lock = threading.Lock()  # guards policy, next_hops, down links
-        self._switch_locks = {name: threading.Lock() for name in self.fabric.switches}
-        self.installed: dict[str, SwitchState | None] = dict.fromkeys(self.fabric.switches)
-        self.synced: dict[str, bool] = dict.fromkeys(self.fabric.switches, False)
         self.link_state_path = link_state_path
-        links = LinkMonitor(self.fabric, probe_interval, miss_limit).links
-        down = load_down_links(link_state_path, topology, set(links))
+        links = {link_id(lk) for lk in self.fabric.fabric_links()}
+        down = load_down_links(link_state_path, topology, links)
         if down:
             log.info("links down before restart, avoided until probes answer: %s",
                      ", ".join(sorted(link_name(lk) for lk in down)))
-        self.routing = routing
-        self.next_hops = routing(self.fabric, down)
-        self.monitor = LinkMonitor(self.fabric, probe_interval, miss_limit, initially_down=down,
-                                   verdict=verdict, to_group=self.codec.probes_to_group)
-        self._links = self.monitor.links
-        self._monitor_lock = threading.Lock()
+        self.core = ControllerCore(self.fabric, self.codec, policy,
+                                   probe_interval=probe_interval, miss_limit=miss_limit,
+                                   initially_down=frozenset(down), routing=routing,
+                                   verdict=verdict)
+        # the core is called from the probe thread, the streams' callbacks, the reroute
+        # thread and the control socket; writes run outside it, under their switch's lock
+        self._core_lock = threading.Lock()
+        self._switch_locks = {name: threading.Lock() for name in self.fabric.switches}
+        self.synced: dict[str, bool] = dict.fromkeys(self.fabric.switches, False)
         self._link_events: queue.Queue[LinkEvent | None] = queue.Queue()
         self._link_commands: dict[LinkId, float] = {}  # link -> wall time of CLI command
-        self.reconvergences: list[Reconvergence] = []
         election = election_id if election_id is not None else int(time.time() * 1000)
         self.sessions = {
             sw.name: session_factory(sw.name, sw.device_id, sw.grpc_address, election,
@@ -106,10 +108,11 @@ class FabricController:
     # --- lifecycle ------------------------------------------------------------------------
     def start(self) -> None:
         self.started_at = time.monotonic()
-        log.info("probing %d links every %.0f ms from %d switches, %s", len(self._links),
-                 self.monitor.interval * 1000, len(self.monitor.probe_ports),
+        monitor = self.core.monitor
+        log.info("probing %d links every %.0f ms from %d switches, %s", len(monitor.links),
+                 monitor.interval * 1000, len(monitor.probe_ports),
                  "one PacketOut a round each, replicated to its probe group"
-                 if self.monitor.to_group else "one PacketOut per link (the program's "
+                 if monitor.to_group else "one PacketOut per link (the program's "
                  "packet_out header has no probe_group field)")
         for session in self.sessions.values():
             session.start()
@@ -145,19 +148,16 @@ class FabricController:
         self._probe_loop()
 
     def entry_count(self) -> int:
-        return sum(s.entry_count() for s in self.installed.values() if s is not None)
+        return self.core.entry_count()
 
     # --- programming ----------------------------------------------------------------------
     def desired_state(self, name: str) -> SwitchState:
-        with self._state_lock:
-            hops = self.next_hops[name]
-            policy = self.policy
-        return desired_state(self.fabric.switches[name], hops, policy,
-                             self.monitor.probe_group(name))
+        with self._core_lock:
+            return self.core.desired(name)
 
     def _on_primary(self, session: SwitchSession) -> None:
-        with self._monitor_lock:
-            self.monitor.switch_back(session.name)
+        with self._core_lock:
+            self.core.switch_up(session.name)
         delay = 0.5
         while session.primary.is_set() and not self._stopped.is_set():
             try:
@@ -173,10 +173,9 @@ class FabricController:
             delay = min(5.0, delay * 2)
 
     def _on_lost(self, session: SwitchSession) -> None:
-        with self._monitor_lock:
-            self.monitor.switch_lost(session.name)
+        with self._core_lock:
+            self.core.switch_down(session.name)
         self.synced[session.name] = False
-        self.installed[session.name] = None
 
     def sync_switch(self, name: str) -> int:
         """Bring one switch to the desired state; returns the number of updates written."""
@@ -190,29 +189,12 @@ class FabricController:
             else:
                 current = self.codec.parse_state(session.read(self.codec.read_request_entities()))
                 how = "pipeline kept, state read back"
-            written = self._write_plan(name, current, self.desired_state(name))
+            written = self.core.write(name, current, self.desired_state(name), session.write)
             # a failed write leaves no mirror: not synced, _on_primary tries again
-            self.synced[name] = self.installed[name] is not None
+            self.synced[name] = self.core.installed[name] is not None
         log.info("%s: programmed in %.2f s (%s, %d updates)%s", name,
                  time.monotonic() - started, how, written,
                  "" if self.synced[name] else " with errors, will retry")
-        return written
-
-    def _write_plan(self, name: str, current: SwitchState, desired: SwitchState) -> int:
-        session = self.sessions[name]
-        written = 0
-        failed = False
-        for phase in plan(current, desired):
-            errors = session.write([self.codec.update(op) for op in phase])
-            if errors:
-                failed = True
-                log.error("%s: %d of %d updates failed, first: %s", name, len(errors),
-                          len(phase), errors[0])
-            else:
-                apply_ops(current, phase)
-                written += len(phase)
-        # after a failure the mirror is not trustworthy: the next sync reads the switch back
-        self.installed[name] = None if failed else current
         return written
 
     def _reprogram(self, names: list[str]) -> tuple[int, int]:
@@ -221,11 +203,12 @@ class FabricController:
             with self._switch_locks[name]:  # lock first: a running sync must finish
                 if not self.synced.get(name):
                     return 0
-                current = self.installed.get(name)
-                if current is None:
+                session = self.sessions[name]
+                current = self.core.installed[name]
+                if current is None:  # the last write failed: read what the switch holds
                     current = self.codec.parse_state(
-                        self.sessions[name].read(self.codec.read_request_entities()))
-                return self._write_plan(name, current, self.desired_state(name))
+                        session.read(self.codec.read_request_entities()))
+                return self.core.write(name, current, self.desired_state(name), session.write)
 
         futures = {name: self._pool.submit(one, name) for name in names}
         updates = 0
@@ -241,26 +224,25 @@ class FabricController:
         return touched, updates
 
     def set_spray_mode(self, mode: int) -> int:
-        with self._state_lock:
-            self.policy = replace(self.policy, spray_mode=mode)
-        _, updates = self._reprogram(list(self.fabric.switches))
+        with self._core_lock:
+            names = self.core.set_spray_mode(mode)
+        _, updates = self._reprogram(names)
         return updates
 
     # --- link probing ---------------------------------------------------------------------
     def _probe_loop(self) -> None:
-        interval = self.monitor.interval
+        interval = self.core.monitor.interval
         next_round = time.monotonic()
         while not self._stopped.is_set():
             now = time.monotonic()
-            with self._monitor_lock:
-                events, probes = self.monitor.probes(now, int(time.time() * 1000))
+            with self._core_lock:
+                events, packet_outs = self.core.probe_round(now, int(time.time() * 1000))
             for event in events:
                 self._link_events.put(event)
             by_switch: dict[str, list[tuple[bytes, dict[int, bytes]]]] = {}
-            for probe in probes:
-                if self.synced.get(probe.switch):
-                    by_switch.setdefault(probe.switch, []).append(
-                        (probe.frame, self.codec.packet_out_metadata(probe.port)))
+            for out in packet_outs:
+                if self.synced.get(out.switch):
+                    by_switch.setdefault(out.switch, []).append((out.frame, out.metadata))
             for name, packets in by_switch.items():
                 self.sessions[name].packet_outs(packets)
             next_round += interval
@@ -272,15 +254,14 @@ class FabricController:
 
     def _on_packet_in(self, session: SwitchSession, payload: bytes,
                       metadata: dict[int, bytes]) -> None:
-        with self._monitor_lock:
-            event = self.monitor.answered(session.name, self.codec.packet_in_port(metadata), payload,
-                                          time.monotonic())
+        with self._core_lock:
+            event = self.core.packet_in(session.name, metadata, payload, time.monotonic())
         if event is not None:
             self._link_events.put(event)
 
     def note_link_command(self, a: str, b: str, when: float) -> None:
         """The lab CLI changed a link at wall time `when`; used to report reconvergence."""
-        for lid, lk in self._links.items():
+        for lid, lk in self.core.monitor.links.items():
             if {lk.a, lk.b} == {a, b}:
                 self._link_commands[lid] = when
 
@@ -295,31 +276,17 @@ class FabricController:
                 log.exception("handling %s failed", event)
 
     def _apply_link_event(self, event: LinkEvent) -> None:
-        with self._monitor_lock:
-            down = self.monitor.down_links()
-        with self._state_lock:
-            old = self.next_hops
-            new = self.routing(self.fabric, down)
-            self.next_hops = new
-        save_down_links(self.link_state_path, self.topology, down)
-        changed = [name for name in self.fabric.switches if old[name] != new[name]]
-        touched, updates = self._reprogram(changed)
+        with self._core_lock:
+            reroute = self.core.link_event(event)
+        save_down_links(self.link_state_path, self.topology, set(reroute.down))
+        touched, updates = self._reprogram(reroute.switches)
         wall_done = time.time()
         command_at = self._link_commands.pop(event.link, None)
-        record = Reconvergence.of(
-            event, wall_done, touched, updates, clock_offset=wall_done - time.monotonic(),
-            from_command_s=None if command_at is None else wall_done - command_at)
-        self.reconvergences.append(record)
-        extra = ("" if record.from_command_s is None
-                 else f", {record.from_command_s:.3f} s from link command")
-        if event.status is LinkStatus.DOWN:
-            log.warning("link %s down: detected %.3f s after first missed probe, fabric "
-                        "reprogrammed in %.3f s (%d switches, %d updates); total %.3f s%s",
-                        record.link, record.detect_s or 0.0, record.program_s, touched,
-                        updates, record.total_s or 0.0, extra)
-        else:
-            log.warning("link %s up: fabric reprogrammed in %.3f s (%d switches, %d updates)%s",
-                        record.link, record.program_s, touched, updates, extra)
+        with self._core_lock:
+            self.core.reconverged(
+                reroute, wall_done, touched, updates,
+                clock_offset=wall_done - time.monotonic(),
+                from_command_s=None if command_at is None else wall_done - command_at)
 
     # --- queries --------------------------------------------------------------------------
     def counters(self, name: str) -> dict:
@@ -352,8 +319,8 @@ class FabricController:
         for name in (src, dst):
             if name not in hosts:
                 raise KeyError(f"unknown host {name!r}")
-        with self._state_lock:
-            hops = self.next_hops
+        with self._core_lock:
+            hops = self.core.next_hops
         result = []
         for src_nic in hosts[src].nics:
             for dst_nic in hosts[dst].nics:
@@ -367,11 +334,11 @@ class FabricController:
         return ControllerStatus(
             ready=self.ready.is_set(),
             ready_s=None if self.ready_at is None else self.ready_at - self.started_at,
-            spray_mode=self.policy.spray_mode, entries=self.entry_count(),
+            spray_mode=self.core.policy.spray_mode, entries=self.entry_count(),
             missing=list(self.missing),
             switches={name: SwitchStatus(primary=self.sessions[name].primary.is_set(),
                                          synced=self.synced[name],
                                          connects=self.sessions[name].connect_count)
                       for name in self.fabric.switches},
-            down_links=sorted(link_name(lk) for lk in self.monitor.down_links()),
-            held_link_verdicts=self.monitor.held_verdicts)
+            down_links=self.core.down_link_names(),
+            held_link_verdicts=self.core.monitor.held_verdicts)

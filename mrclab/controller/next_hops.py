@@ -149,5 +149,5 @@ def spread_order(routes: list[tuple[int, ...]]) -> list[tuple[int, ...]]:
     A sender takes its routes in turn. In ascending order consecutive routes share their
     first hops: at k=6 a sender put 3 packets in a row on one uplink, the 3 hosts of an
     edge switch 9 together, and the uplink's queue passed the ECN threshold of 4 packets
-    (docs/simulator/notebook.md, the permutation at 100 Gb/s)."""
+    (docs/simulator.md, "Why the datacenter senders and queues are as they are")."""
     return sorted(routes, key=lambda labels: labels[::-1])

@@ -186,7 +186,7 @@ def sim_no_false_downs_under_load(ws: Workspace, target: str) -> tuple[bool, str
     net.run(BUSY_UNTIL)
     events = net.controller.events
     detail = (f"{len(net.flows)} flows over {BUSY_UNTIL * 1e3:.1f} ms, no link failed: "
-              f"{net.controller.monitor.held_verdicts} silences held; link events: ")
+              f"{net.controller.core.monitor.held_verdicts} silences held; link events: ")
     if events:
         return False, detail + ", ".join(f"{e.link} {e.status} at {e.detected_at * 1e6:.0f} us"
                                          for e in events[:4])

@@ -18,6 +18,7 @@ from pathlib import Path
 from mrclab.exercises.catalog import Check, ExerciseError, load_exercise
 from mrclab.exercises.results import CheckResult, result_for
 from mrclab.exercises.workspace import Workspace, open_workspace
+from mrclab.places import package_file
 
 RESULT_PREFIX = "@@result "
 
@@ -33,10 +34,14 @@ def resolve(run: str) -> CheckFn:
     return getattr(importlib.import_module(module), name)
 
 
+# the project's own code: a student's file is in their workspace, never under it
+PROJECT_CODE = str(package_file("")) + "/"
+
+
 def student_error(exc: BaseException) -> str:
     """One line naming the student's file and line when the error came from there."""
     frames = [f for f in traceback.extract_tb(exc.__traceback__)
-              if "/coursework/" not in f.filename and "/site-packages/" not in f.filename]
+              if not f.filename.startswith(PROJECT_CODE) and "/site-packages/" not in f.filename]
     where = f"{Path(frames[-1].filename).name}:{frames[-1].lineno}: " if frames else ""
     return f"{where}{type(exc).__name__}: {exc}".splitlines()[0]
 

@@ -46,7 +46,7 @@ TAKES_DURATION = True  # --duration sets the flows' length
 # is ~16 us on k=4), warm-up ~10; --quick keeps k=4 (150 us), the full run is k=8 (128
 # flows). ev's windows climb additively from a BDP and reach the marks only after ~750 us:
 # the 500 us flows of before measured the climb alone, and hid a cycle of mass marks
-# (docs/simulator/notebook.md, "The permutation over 1.5 ms").
+# (docs/simulator.md, "Why the datacenter senders and queues are as they are").
 SIM_SPEC = {True: "fattree:k=4", False: "fattree:k=8"}
 SIM_SECONDS = {True: 150e-6, False: 1.5e-3}
 SIM_WARMUP_S = {True: 50e-6, False: 150e-6}

@@ -11,6 +11,6 @@
 - `link_failure`: failing a link by dropping what its ends send (nftables) or admin-down;
 - `traffic` and `reachability`: pings and transfers used by tests, demo and benchmark.
 
-The topology specs, addressing and topology file are in fabric_model; the lab runner that
+The topology specs, addressing and topology file are in mrclab.fabric; the lab runner that
 adds the controller is in lab.
 """

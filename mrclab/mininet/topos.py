@@ -1,6 +1,6 @@
 """Mininet `Topo` classes for MRC fabrics: fat-tree, leaf-spine and multi-plane.
 
-Each is a plain Mininet topology built from the fabric model (fabric_model), so it works
+Each is a plain Mininet topology built from the fabric model (mrclab.fabric), so it works
 wherever Mininet takes a Topo: `Mininet(topo=FatTreeTopo(k=4), switch=P4Switch, ...)`
 in a script, or from the command line
 
@@ -8,7 +8,7 @@ in a script, or from the command line
        --switch p4 --link tc
 
 Switch port numbers, interface names, host addresses and MACs, and link shaping are those
-of the model (see fabric_model), so `build/topology.json` of the same spec describes this
+of the model (see mrclab.fabric), so `build/topology.json` of the same spec describes this
 network and the controller can program it. Switches are added with their device id and
 P4Runtime/Thrift ports in the node parameters that P4Switch takes; a plain Mininet run
 starts them without a program, for the controller (`python -m mrclab.controller`) to push.

@@ -1,5 +1,5 @@
 """A whole fabric in virtual time: switches, hosts, wires and the controller, built from a
-`fabric_model` spec, with flows and failures scheduled on one event loop.
+`mrclab.fabric` spec, with flows and failures scheduled on one event loop.
 
     net = SimNetwork(parse_spec("fattree:k=4"), SimSettings(spray="ev"))
     net.start()
@@ -15,7 +15,10 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
+from p4emu.native.tm import TRAFFIC_MANAGERS
+
 from mrclab.controller.link_verdict import LinkVerdict
+from mrclab.controller.next_hops import Routing, compute_next_hops
 from mrclab.controller.probe_liveness import VerdictFactory
 from mrclab.controller.switch_state import ForwardingPolicy
 from mrclab.endpoint.core.sender import MrcSender
@@ -30,7 +33,6 @@ from mrclab.sim.hosts import FlowSpec, SimFlow, SimHost
 from mrclab.sim.links import LinkModel, LinkState, NicQueue, Wire
 from mrclab.sim.program import CompiledProgram, compiled
 from mrclab.sim.switch import SimSwitch
-from p4emu.native.tm import TRAFFIC_MANAGERS
 from p4emu.switch.program import PIPELINES
 from p4emu.switch.traffic_manager import QueueSettings
 
@@ -145,9 +147,12 @@ def _seconds(text: str | None, default: float) -> float:
 class SimNetwork:
     def __init__(self, fabric: Fabric, settings: SimSettings | None = None,
                  program: CompiledProgram | None = None,
-                 verdict: VerdictFactory = LinkVerdict) -> None:
-        """`verdict(miss_limit, up_after, up)` makes each link's down/up rule for the
-        controller (the liveness exercise passes a student's)."""
+                 verdict: VerdictFactory = LinkVerdict,
+                 routing: Routing = compute_next_hops) -> None:
+        """The controller's rules, as the lab's controller takes them: `verdict(miss_limit,
+        up_after, up)` makes each link's down/up rule (the liveness exercise passes a
+        student's), `routing(fabric, down links)` gives every switch's next hops (the
+        failover exercise passes a student's)."""
         self.fabric = fabric
         self.settings = s = settings or SimSettings()
         self.loop = EventLoop()
@@ -173,7 +178,7 @@ class SimNetwork:
                                        s.link_rate_bps if s.pace_resends else 0.0)
         self.controller = SimController(self.loop, fabric, self.switches, self.program,
                                         s.policy(), s.probe_interval_s, s.miss_limit,
-                                        s.write_delay_s, verdict)
+                                        s.write_delay_s, verdict, routing)
         self.flows: list[SimFlow] = []
         self._first_running = 0  # flows before this index are done
 

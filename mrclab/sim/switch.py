@@ -84,11 +84,14 @@ class SimSwitch:
             self._timer.arm(self._epoch + ns / 1e9)
 
     # --- control plane (in process: what the P4Runtime server does with a request)
-    def write(self, updates: list[p4runtime_pb2.Update]) -> None:
-        """Apply a batch of updates through p4emu's entity-write path; P4RTError if one
-        is refused (the simulator's controller never sends a wrong one)."""
+    def write(self, updates: list[p4runtime_pb2.Update]) -> list[str]:
+        """Apply a batch of updates through p4emu's entity-write path (the controller
+        core's `Writer`). A refused update raises P4RTError rather than becoming an error
+        to log: in virtual time nothing can retry it, and a run on a half-written fabric
+        would give wrong figures."""
         for update in updates:
             self.writer.apply(update)
+        return []
 
     def packet_out(self, payload: bytes, metadata: dict[int, bytes]) -> None:
         """A PacketOut from the controller: the frame enters at the CPU port."""

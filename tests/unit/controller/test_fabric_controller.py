@@ -97,8 +97,8 @@ def test_link_failure_rewrites_only_affected_switches(running):
     for session in ctl.sessions.values():
         session.writes.clear()
     dead = link_id(ctl.fabric.find_link("c1", "a7"))
-    with ctl._monitor_lock:
-        ctl.monitor._links[dead].verdict.went_down()
+    with ctl._core_lock:
+        ctl.core.monitor._links[dead].verdict.went_down()
     now = time.monotonic()
     ctl._apply_link_event(LinkEvent(dead, LinkStatus.DOWN, now, now - 0.3))
     rewritten = {n for n, s in ctl.sessions.items() if s.writes}
@@ -106,7 +106,7 @@ def test_link_failure_rewrites_only_affected_switches(running):
     assert "e1" not in rewritten and "c2" not in rewritten
     a1 = _read_state(ctl, "a1")
     assert a1.downlink[(ip_to_int("10.0.3.4"), 32)] == 4  # only c2 is left
-    record = ctl.reconvergences[-1]
+    record = ctl.core.reconvergences[-1]
     assert record.status == "down" and record.total_s >= 0.3
     assert record.switches == len(rewritten)
     # reported on the wall clock: the verdict, then the rewrite, which ends the total
@@ -144,7 +144,7 @@ def test_one_probe_a_round_per_switch_for_its_probe_group(running):
     the group of the ports it probes, and each copy answers for its own link."""
     ctl = running
     a1 = ctl.fabric.switches["a1"]
-    probed = {port for (sw, port), _ in ctl.monitor.links if sw == "a1"}
+    probed = {port for (sw, port), _ in ctl.core.monitor.links if sw == "a1"}
     assert len(probed) == 4  # a1 probes its 2 core links and its 2 edge links
     assert _read_state(ctl, "a1").multicast == {PROBE_GROUP: frozenset(probed)}
     assert _wait(lambda: len(ctl.sessions["a1"].packets_out) >= 2)
@@ -155,13 +155,13 @@ def test_one_probe_a_round_per_switch_for_its_probe_group(running):
     assert device_id == a1.device_id and set(seqs) == probed
     for port in probed:
         link, peer = _answer(ctl, "a1", port, payload)
-        assert ctl.monitor._links[link].verdict.answered == seqs[port]
+        assert ctl.core.monitor._links[link].verdict.answered == seqs[port]
     # a copy seen on a port whose link does not end at a1 is not taken as an answer
     link, peer = _answer(ctl, "a1", min(probed), payload)
     other = ctl.sessions[peer.node]
-    before = {lk: st.verdict.answered for lk, st in ctl.monitor._links.items()}
+    before = {lk: st.verdict.answered for lk, st in ctl.core.monitor._links.items()}
     ctl._on_packet_in(other, payload, {1: bytes([peer.port + 1])})
-    assert {lk: st.verdict.answered for lk, st in ctl.monitor._links.items()} == before
+    assert {lk: st.verdict.answered for lk, st in ctl.core.monitor._links.items()} == before
     # every round's PacketOut went to the group; edge and core switches probe nothing (k=4's
     # links are probed from the aggregation side)
     assert all(md == metadata for _, md in ctl.sessions["a1"].packets_out[:rounds])
@@ -184,7 +184,7 @@ def test_a_program_without_probe_groups_gets_one_probe_per_link(p4info_without_p
             ((port, seq),) = seqs.items()
             assert metadata == {1: bytes([port]), 2: b"\x00"}  # egress_port, _pad
             link, _ = _answer(ctl, "a1", port, payload)
-            assert ctl.monitor._links[link].verdict.answered == seq
+            assert ctl.core.monitor._links[link].verdict.answered == seq
     finally:
         ctl.stop()
 
@@ -195,9 +195,9 @@ def test_unanswered_probes_take_links_down(p4info):
     ctl.start()
     assert _wait(ctl.ready.is_set)
     # the fake switches never answer probes: every fabric link goes down and is rerouted
-    assert _wait(lambda: len(ctl.monitor.down_links()) == 4)
-    assert _wait(lambda: len(ctl.reconvergences) >= 1)
-    assert _wait(lambda: "10.0.1.1" not in ctl.next_hops["l1"])
+    assert _wait(lambda: len(ctl.core.monitor.down_links()) == 4)
+    assert _wait(lambda: len(ctl.core.reconvergences) >= 1)
+    assert _wait(lambda: "10.0.1.1" not in ctl.core.next_hops["l1"])
     ctl.stop()
 
 
@@ -249,20 +249,20 @@ def test_down_links_survive_a_controller_restart(p4info, tmp_path):
                              session_factory=FakeSession, probe_interval=10,
                              link_state_path=state)
     dead = link_id(first.fabric.find_link("c1", "a7"))
-    with first._monitor_lock:
-        first.monitor._links[dead].verdict.went_down()
+    with first._core_lock:
+        first.core.monitor._links[dead].verdict.went_down()
     first._apply_link_event(LinkEvent(dead, LinkStatus.DOWN, 1.0, 0.7))
     assert state.exists()
     second = FabricController(topo, p4info, b"cfg", ForwardingPolicy(), election_id=2,
                               session_factory=FakeSession, link_state_path=state)
-    assert second.monitor.down_links() == {dead}
-    assert second.next_hops == first.next_hops
-    assert second.next_hops["a1"]["10.0.3.4"] == {4}
+    assert second.core.monitor.down_links() == {dead}
+    assert second.core.next_hops == first.core.next_hops
+    assert second.core.next_hops["a1"]["10.0.3.4"] == {4}
     # another fabric ignores the file
     other = TopologyFile(fabric=parse_spec("fattree:k=2"), target="p4emu")
     third = FabricController(other, p4info, b"cfg", ForwardingPolicy(), election_id=3,
                              session_factory=FakeSession, link_state_path=state)
-    assert third.monitor.down_links() == set()
+    assert third.core.monitor.down_links() == set()
 
 
 def test_the_routing_function_is_a_parameter(p4info):
@@ -278,5 +278,5 @@ def test_the_routing_function_is_a_parameter(p4info):
                 for sw, table in hops.items()}
     ctl = _controller(p4info, routing=single_uplink)
     assert calls == [set()]  # computed at start with no link down
-    assert all(len(ports) == 1 for table in ctl.next_hops.values() for ports in table.values())
-    assert ctl.routing is single_uplink
+    assert all(len(ports) == 1 for table in ctl.core.next_hops.values() for ports in table.values())
+    assert ctl.core.routing is single_uplink

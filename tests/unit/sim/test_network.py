@@ -71,7 +71,7 @@ def test_a_gray_failure_is_found_by_probes_and_routed_around():
     # the rewritten aggregation switch no longer lists the dead port in any group
     agg = net.fabric.switches["a1"]
     dead = next(p for p, peer in agg.ports.items() if peer.node == "c1")
-    groups = net.controller.installed["a1"].groups.values()
+    groups = net.controller.core.installed["a1"].groups.values()
     assert all(dead not in {port for port, _w in members} for members in groups)
 
 
@@ -191,3 +191,23 @@ def test_flow_payloads_past_what_one_randbytes_call_makes_come_in_chunks():
     assert len(chunked) == 10_000 and chunked == random_bytes(10_000, chunk=4096)
     assert chunked[:4096] == random.Random(10_000).randbytes(4096)
     assert chunked[4096:8192] != chunked[:4096]
+
+
+def test_a_routing_of_ones_own_runs_on_the_simulator_as_in_the_lab():
+    """The controller core takes the routing as a parameter on both engines: here every
+    switch keeps only its lowest uplink, so every group holds one member and the flows
+    still arrive."""
+    from mrclab.controller.next_hops import compute_next_hops
+
+    def lowest_uplink(fabric, down):
+        return {sw: {ip: frozenset({min(ports)}) for ip, ports in table.items()}
+                for sw, table in compute_next_hops(fabric, down).items()}
+
+    net = SimNetwork(parse_spec("fattree:k=4"), SimSettings(), routing=lowest_uplink)
+    net.start()
+    groups = [members for state in net.controller.core.installed.values()
+              for members in state.groups.values()]
+    assert groups and all(len(members) == 1 for members in groups)
+    flow = net.add_flow(FlowSpec("h1", "h16", 50 * KB))
+    assert net.run_flows(0.01)
+    assert delivered(net, flow)
