@@ -16,13 +16,11 @@ that it did not, each a figure the run measured:
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from mrclab.endpoint.core.rtt import DELAY_EDGES_S, share_above
+from mrclab.endpoint.report import SenderReport
 from mrclab.experiments.metrics import percentile
-
-if TYPE_CHECKING:  # records holds verdicts: only the annotations name it
-    from mrclab.experiments.records import FlowRecord
 
 INGRESS_LOSS_LIMIT = 0.002  # share of frames lost before the switch read them
 BACKLOG_LIMIT_BYTES = 96 * 1024  # p95 of the largest socket backlog (~40 full frames)
@@ -68,7 +66,15 @@ class Verdict:
 
 
 
-def late_acks(flows: list[FlowRecord], bound_s: float) -> tuple[int, int] | None:
+class SentFlow(Protocol):
+    """A flow with its sender's report (`records.FlowRecord`, which holds verdicts: named
+    by what is read of it, so that the two modules do not import each other)."""
+
+    @property
+    def sender(self) -> SenderReport: ...
+
+
+def late_acks(flows: list[SentFlow], bound_s: float) -> tuple[int, int] | None:
     """(late, all) ACKs of the flows, late when their delay per queued packet exceeds
     `bound_s` (see `QueueExplainedDelay`); None when no sender reported them."""
     total = [0] * (len(DELAY_EDGES_S) + 1)
@@ -83,7 +89,7 @@ def late_acks(flows: list[FlowRecord], bound_s: float) -> tuple[int, int] | None
     return round(share_above(total, bound_s) * sum(total)), sum(total)
 
 
-def late_share(flows: list[FlowRecord], bound_s: float) -> float | None:
+def late_share(flows: list[SentFlow], bound_s: float) -> float | None:
     """Share of all the flows' ACKs that `late_acks` finds late; None when no sender
     reported it."""
     acks = late_acks(flows, bound_s)
