@@ -4,9 +4,14 @@ checker.toml holds the title, the minutes it takes, the files a student edits (`
 stored in skeleton/ and solution/), project files copied beside them (`project_files`),
 the P4 program the checks compile (`program`, P4 exercises only) and the checks. A file
 whose reference solution *is* a project file names it in `solution_from` instead of
-keeping a copy in solution/ (the P4 exercises' solution is mrclab/p4src/mrc.p4 itself):
+keeping a copy in solution/ (the P4 exercises' solution is mrclab/p4src/mrc.p4 itself), and
+a skeleton file made from a project file names it in `skeleton_from` instead of keeping a
+copy in skeleton/: the project file with each region it marks `// EXERCISE NAME BEGIN` ...
+`// EXERCISE NAME END` replaced by the same region of skeleton/FILE.regions (see
+mrclab/exercises/skeleton.py, which builds it):
 
     solution_from = { "mrc.p4" = "p4src/mrc.p4" }  # inside the mrclab package
+    skeleton_from = { "mrc.p4" = "p4src/mrc.p4" }  # skeleton/mrc.p4.regions holds the TODOs
 
     [[check]]
     name = "ev mode spreads one flow"   # unique within the exercise
@@ -66,10 +71,25 @@ class Exercise:
     program: str | None
     checks: tuple[Check, ...]
     solution_from: tuple[tuple[str, str], ...] = ()  # (file, project file it is)
+    skeleton_from: tuple[tuple[str, str], ...] = ()  # (file, project file it is made from)
 
     @property
     def skeleton(self) -> Path:
         return self.folder / "skeleton"
+
+    @property
+    def generated_files(self) -> tuple[str, ...]:
+        """The student files whose skeleton is made from a project file, not kept in skeleton/."""
+        return tuple(name for name, _ in self.skeleton_from)
+
+    def skeleton_source(self, name: str) -> str | None:
+        """The project file (relative to the mrclab package) that student file `name`'s
+        skeleton is made from; None when skeleton/`name` is kept as it is."""
+        return dict(self.skeleton_from).get(name)
+
+    def regions_file(self, name: str) -> Path:
+        """What the student gets in place of the marked regions of `name`'s project file."""
+        return self.skeleton / f"{name}.regions"
 
     def solution_file(self, name: str) -> Path:
         """The reference solution of student file `name`."""
@@ -119,14 +139,22 @@ def parse_exercise(name: str, folder: Path, text: str) -> Exercise:
         raise ExerciseError(f"{where}: `files` must list the student's files, `program` among them")
     if checks_need_program(checks) and program is None:
         raise ExerciseError(f"{where}: stf checks need a `program`")
-    solution_from = raw.get("solution_from", {})
-    if not isinstance(solution_from, dict) or not set(solution_from) <= set(files) or \
-            not all(isinstance(v, str) for v in solution_from.values()):
-        raise ExerciseError(f"{where}: `solution_from` maps files of `files` to project files")
+    solution_from = _project_files(raw, "solution_from", files, where)
+    skeleton_from = _project_files(raw, "skeleton_from", files, where)
     return Exercise(name=name, folder=folder, title=raw.get("title", name),
                     minutes=int(raw.get("minutes", 60)), files=files,
                     project_files=tuple(raw.get("project_files", ())), program=program,
-                    checks=checks, solution_from=tuple(solution_from.items()))
+                    checks=checks, solution_from=solution_from, skeleton_from=skeleton_from)
+
+
+def _project_files(raw: dict, key: str, files: tuple[str, ...],
+                   where: str) -> tuple[tuple[str, str], ...]:
+    """checker.toml's table `key`: student files (of `files`) -> project files."""
+    table = raw.get(key, {})
+    if not isinstance(table, dict) or not set(table) <= set(files) or \
+            not all(isinstance(v, str) for v in table.values()):
+        raise ExerciseError(f"{where}: `{key}` maps files of `files` to project files")
+    return tuple(table.items())
 
 
 def checks_need_program(checks: tuple[Check, ...]) -> bool:
@@ -137,7 +165,6 @@ def exercise_names(root: Path = EXERCISES_DIR) -> list[str]:
     """Folders of `root` that hold a checker.toml, in course order (see ORDER)."""
     found = {p.parent.name for p in root.glob("*/checker.toml")}
     return [n for n in ORDER if n in found] + sorted(found - set(ORDER))
-
 
 
 def load_exercise(name: str, root: Path = EXERCISES_DIR) -> Exercise:

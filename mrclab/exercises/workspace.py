@@ -1,5 +1,6 @@
-"""Student workspaces: `start` copies an exercise's skeleton into a folder and marks it; the
-checker accepts only a folder so marked, for the exercise it names."""
+"""Student workspaces: `start` copies an exercise's skeleton into a folder (making the files
+the catalog says are made from a project file, see skeleton.py) and marks it; the checker
+accepts only a folder so marked, for the exercise it names."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mrclab.exercises.catalog import Exercise, ExerciseError
+from mrclab.exercises.skeleton import make_skeleton
 from mrclab.places import package_file
 
 MARKER = ".mrclab-exercise"
@@ -33,10 +35,15 @@ def start(exercise: Exercise, folder: Path, solution: bool = False) -> Workspace
     existing = [f for f in exercise.files if (folder / f).exists()]
     if existing:
         raise ExerciseError(f"{folder} already holds {', '.join(existing)}: choose another --dir")
+    made = {} if solution else {name: make_skeleton(exercise, name)
+                                for name in exercise.generated_files}  # errors before writing
     folder.mkdir(parents=True, exist_ok=True)
     for name in exercise.files:
-        source = exercise.solution_file(name) if solution else exercise.skeleton / name
-        shutil.copyfile(source, folder / name)
+        if name in made:
+            (folder / name).write_text(made[name])
+        else:
+            source = exercise.solution_file(name) if solution else exercise.skeleton / name
+            shutil.copyfile(source, folder / name)
     solved = exercise.folder / "solution"
     if solution and solved.is_dir():  # an open experiment's reference holds its results too
         for extra in sorted(p for p in solved.iterdir() if p.is_dir()):

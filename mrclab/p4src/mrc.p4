@@ -148,6 +148,7 @@ control MrcIngress(inout headers_t hdr,
 
     // The IPv4 header checksum is recomputed in MrcComputeChecksum (meta.trimmed); a UDP
     // checksum over a cut payload cannot be fixed, so it becomes 0 ("none").
+    // EXERCISE trim BEGIN
     action trim() {
         truncate(TRIM_BYTES);
         hdr.mrc.flags = hdr.mrc.flags | MRC_FLAG_TRIMMED;
@@ -157,6 +158,7 @@ control MrcIngress(inout headers_t hdr,
         standard_metadata.priority = PRIO_HIGH;
         meta.trimmed = 1;
     }
+    // EXERCISE trim END
 
     table spray_config {
         actions = { set_spray_mode; }
@@ -239,6 +241,7 @@ control MrcIngress(inout headers_t hdr,
             spray_config.apply();
             // Unknown modes behave as ecmp; ev and source (when it falls back) need the MRC
             // ev, so non-MRC traffic hashes as ecmp in those modes.
+            // EXERCISE spray BEGIN
             if (meta.spray_mode == SPRAY_RANDOM) {
                 random(meta.path_hash, 32w0, 32w0xFFFFFFFF);
             } else if ((meta.spray_mode == SPRAY_EV || meta.spray_mode == SPRAY_SOURCE)
@@ -253,6 +256,7 @@ control MrcIngress(inout headers_t hdr,
                        meta.l4_src, meta.l4_dst },
                      64w4294967296);
             }
+            // EXERCISE spray END
 
             // Hash polarization: every switch hashes the same fields with the same function,
             // so a flow that takes member i at the edge would take member i at the next tier
@@ -271,6 +275,7 @@ control MrcIngress(inout headers_t hdr,
                 meta.path_hash = mix ^ (mix >> 16);
             }
 
+            // EXERCISE source BEGIN
             if (meta.spray_mode == SPRAY_SOURCE && hdr.mrc.isValid() && hdr.mrc.route != 0) {
                 bit<64> old_route = hdr.mrc.route;
                 meta.label = old_route[63:56];
@@ -305,6 +310,7 @@ control MrcIngress(inout headers_t hdr,
                     drops.count(DROP_NO_ROUTE);
                 }
             }
+            // EXERCISE source END
 
             if (standard_metadata.egress_spec != DROP_PORT) {
                 // RFC 1624 incremental update keeps the checksum right with IPv4 options too.
@@ -380,6 +386,7 @@ control MrcEgress(inout headers_t hdr,
             }
         }
 
+        // EXERCISE signals BEGIN
         if (hdr.ipv4.isValid() && meta.has_thresholds == 1
             && (hdr.ipv4.ecn == ECN_ECT0 || hdr.ipv4.ecn == ECN_ECT1)
             && depth >= meta.ecn_threshold) {
@@ -416,6 +423,7 @@ control MrcEgress(inout headers_t hdr,
                 hdr.udp.checksum = udp_csum;
             }
         }
+        // EXERCISE signals END
     }
 }
 

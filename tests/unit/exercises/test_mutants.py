@@ -13,13 +13,14 @@ import pytest
 
 from mrclab.exercises.catalog import ORDER, ExerciseError, load_exercise
 from mrclab.exercises.mutants import Mutant, load_mutants, mutate, run_mutant, steps_named
+from mrclab.exercises.skeleton import skeleton_text
 
 EXERCISES = list(ORDER)
 
 
 def todo_steps(name: str) -> set[int]:
     ex = load_exercise(name)
-    text = "\n".join((ex.skeleton / f).read_text() for f in ex.files)
+    text = "\n".join(skeleton_text(ex, f) for f in ex.files)
     return {int(n) for n in re.findall(r"TODO (\d+):", text)}
 
 

@@ -1,5 +1,7 @@
 """For every exercise the untouched skeleton fails its checker and the solution passes it
-(the STF and simulator parts; the fabric parts are in tests/integration)."""
+(the STF and simulator parts; the fabric parts are in tests/integration). The P4 exercises'
+skeletons are made from mrclab/p4src/mrc.p4 (skeleton.py): `run_checks` compiles the made
+skeleton with p4emu, as `mrclab exercise check` does, before its checks fail."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ import pytest
 from mrclab.exercises.catalog import ORDER, load_exercise
 from mrclab.exercises.results import FAIL, PASS, SKIP
 from mrclab.exercises.runner import run_checks
+from mrclab.exercises.skeleton import make_skeleton
 from mrclab.exercises.workspace import start
 
 EXERCISES = list(ORDER)
@@ -19,7 +22,11 @@ EXERCISES = list(ORDER)
 def test_skeleton_fails_and_solution_passes(name, tmp_path):
     ex = load_exercise(name)
     started = time.monotonic()
-    skeleton = run_checks(start(ex, tmp_path / "skeleton"), fabric=False)
+    ws = start(ex, tmp_path / "skeleton")
+    for f in ex.generated_files:  # the checks run on the made skeleton, not a kept copy
+        assert ws.path(f).read_text() == make_skeleton(ex, f)
+        assert not (ex.skeleton / f).exists(), f"{name}: skeleton/{f} is made, not kept"
+    skeleton = run_checks(ws, fabric=False)  # ExerciseError if it did not compile
     solution = run_checks(start(ex, tmp_path / "solution", solution=True), fabric=False)
     elapsed = time.monotonic() - started
     ran = [r for r in solution.results if r.status != SKIP]
