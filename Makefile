@@ -5,7 +5,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 PYTEST_ARGS ?=
 
-.PHONY: help setup demo test unit integration lint bench clean
+.PHONY: help setup demo test unit integration lint bench soak clean
 
 help:
 	@echo "make setup        install system packages and .venv (root; idempotent)"
@@ -15,6 +15,7 @@ help:
 	@echo "make integration  Mininet/namespace integration tests only (root)"
 	@echo "make lint         ruff over the tree"
 	@echo "make bench        run the benchmarks and print their figures"
+	@echo "make soak         the k=4 lab through churn for SOAK_MINUTES (60) minutes (root)"
 	@echo "make clean        remove build/, stale Mininet state and leftover switch processes"
 
 setup:
@@ -49,6 +50,11 @@ bench:
 	@$(PY) scripts/bench_endpoint.py
 	@$(PY) scripts/bench_fabric.py
 	@$(PY) scripts/bench_sim.py
+
+SOAK_MINUTES ?= 60
+soak: setup
+	@echo "== soak: fat-tree k=4, $(SOAK_MINUTES) min of transfers, link failures, switch and controller restarts"
+	@$(PY) -m mrclab.lab.soak --minutes $(SOAK_MINUTES) --out results/soak
 
 clean:
 	@echo "== clean: build/, Mininet leftovers, stray switch processes"
