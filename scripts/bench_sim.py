@@ -24,7 +24,7 @@ from mrclab.experiments.config import Options
 from mrclab.experiments.sim_engine.session import SimSession
 from mrclab.fabric.spec import parse_spec
 from mrclab.sim.program import compiled
-from p4emu.native.tm import TRAFFIC_MANAGERS
+from p4emu.switch.native_traffic_manager import TRAFFIC_MANAGERS
 from p4emu.switch.program import PIPELINES
 
 

@@ -15,8 +15,6 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from p4emu.native.tm import TRAFFIC_MANAGERS
-
 from mrclab.controller.link_verdict import LinkVerdict
 from mrclab.controller.next_hops import Routing, compute_next_hops
 from mrclab.controller.probe_liveness import VerdictFactory
@@ -33,6 +31,7 @@ from mrclab.sim.hosts import FlowSpec, SimFlow, SimHost
 from mrclab.sim.links import LinkModel, LinkState, NicQueue, Wire
 from mrclab.sim.program import CompiledProgram, compiled
 from mrclab.sim.switch import SimSwitch
+from p4emu.switch.native_traffic_manager import TRAFFIC_MANAGERS
 from p4emu.switch.program import PIPELINES
 from p4emu.switch.traffic_manager import QueueSettings
 
@@ -76,7 +75,7 @@ class SimSettings:
     # else the generated Python one), native or python (`p4emu.switch.program.ir_loader`)
     pipeline: str = "auto"
     # their traffic manager: auto (compiled with a compiled pipeline, where it builds),
-    # native or python (`p4emu.native.tm.traffic_manager_class`); records the same
+    # native or python (`p4emu.switch.native_traffic_manager.traffic_manager_class`); records the same
     traffic_manager: str = "auto"
 
     def __post_init__(self) -> None:
@@ -224,9 +223,11 @@ class SimNetwork:
 
     def add_flow(self, spec: FlowSpec, cfg: SenderConfig | None = None,
                  data: bytes | None = None,
-                 sender_class: Callable[..., MrcSender] = MrcSender) -> SimFlow | None:
+                 sender_class: Callable[..., MrcSender] = MrcSender,
+                 track: bool = True) -> SimFlow | None:
         """Start `spec` (now, or at its `start`: then None is returned and the flow joins
-        `flows` when it begins)."""
+        `flows` when it begins). `track=False`: the flow stays out of `flows` (a
+        collective's thousands of slices, whose driver follows them itself)."""
         for name in (spec.src, spec.dst):
             if name not in self.hosts:
                 raise ValueError(f"simulator: unknown host {name!r}")
@@ -240,7 +241,8 @@ class SimNetwork:
         def begin() -> None:
             holder.append(self.hosts[spec.src].add_flow(spec, self.hosts[spec.dst], payload,
                                                        cfg, sender_class))
-            self.flows.append(holder[0])
+            if track:
+                self.flows.append(holder[0])
         if spec.start <= self.loop.now:
             begin()
             return holder[0]

@@ -17,10 +17,10 @@ from p4.v1 import p4runtime_pb2
 
 from mrclab.sim.clock import DeadlineTimer, EventLoop
 from mrclab.sim.program import CPU_PORT, CompiledProgram
-from p4emu.native.tm import traffic_manager_class
 from p4emu.switch import packet_io
 from p4emu.switch.core import SwitchCore
 from p4emu.switch.entity_writes import EntityWriter
+from p4emu.switch.native_traffic_manager import traffic_manager_class
 from p4emu.switch.program import build_program
 from p4emu.switch.traffic_manager import QueueSettings, TrafficManager
 
@@ -49,7 +49,7 @@ class SimSwitch:
                  traffic_manager: str = "auto") -> None:
         """`rng`: what the P4 program's random() draws from (the simulator seeds one per
         switch, so the same seed repeats a run); `traffic_manager`: see
-        `p4emu.native.tm.traffic_manager_class`."""
+        `p4emu.switch.native_traffic_manager.traffic_manager_class`."""
         self.name = name
         self.loop = loop
         self.core = SwitchCore(device_id, CPU_PORT, clock_ns=lambda: round(loop.now * 1e9))

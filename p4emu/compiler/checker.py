@@ -20,6 +20,9 @@ Each pass over one kind of construct is a part of the checker, in `passes/`:
 - `check_tables.py` (`check_table_entries`): tables; `check_declarations.py`:
   constants, block instances, value sets, extern instances.
 
+A piece of a program (an expression, a statement) is checked inside one, through
+`fragments.ProgramFragments`: the passes assume a whole program.
+
 The whole-program checks over the IR of main's blocks are functions:
 `passes/check_v1switch.py` (here) and `passes/check_backend.py` (after emission, over
 what was generated).

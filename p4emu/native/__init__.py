@@ -12,6 +12,10 @@ and functions, exact/lpm/ternary/optional/range tables with action profiles and
 selectors (watch ports included), counters, registers, hash, checksums, random,
 truncate; unicast and multicast (no clone, resubmit, recirculate, digest, meters,
 direct counters).
+
+The compiled traffic manager's C is here too (`tm_build`, rt/tm*.c); its Python face is
+the switch's (`p4emu.switch.native_traffic_manager`). This package imports nothing of the
+switch: the switch imports it and chooses (docs/native.md).
 """
 
 from __future__ import annotations

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from p4emu.compiler import CompiledProgram
 from p4emu.native.build import PLACEHOLDER, build
 from p4emu.native.cgen import NativeSource, generate
+from p4emu.native.compiled_pipeline import CompiledPipeline, EntryPoints
 from p4emu.native.errors import NativeUnsupported
 from p4emu.native.sync import Mirror, share_counter, share_register
 
@@ -41,7 +42,7 @@ class NativeProgram:
         return native
 
 
-class NativePipeline:
+class NativePipeline(CompiledPipeline):
     """Runs packets through the C pipeline with one switch's `DeviceState`."""
 
     def __init__(self, native: NativeProgram | CompiledProgram, state, cpu_port: int | None = None,
@@ -67,6 +68,9 @@ class NativePipeline:
         self.cstate.set_callbacks(state.rng.randint, profile_port_up, self.mirror.refresh,
                                   self.mirror.dirty, state.pre.replicas)
         self.mirror.refresh()
+
+    def entry_points(self) -> EntryPoints:
+        return EntryPoints(self._ingress, self._egress, self.cstate)
 
     def sync(self) -> None:
         """Bring the table entries' hit counters up to date (they lag otherwise until the

@@ -11,10 +11,11 @@ Only the loop thread touches the selector and the switches' queues outside `core
 other threads change the set of switches through `add`/`remove`, which the loop carries
 out between two waits.
 
-The loop's inner part runs in C when p4emu's compiled traffic manager builds
-(`p4emu.native.tm`'s EventLoop: epoll, receive, ingress, serve and timers without a
-Python frame per packet for a switch whose `fast_path()` allows it); it returns here when
-the wake-up pipe is readable. Without a C compiler, the selector loop below does it all.
+The loop's inner part runs in C when p4emu's compiled traffic manager builds (the
+EventLoop of `native_tm_module`: epoll, receive, ingress, serve and timers without a
+Python frame per packet for a switch whose `fast_path()` gives a compiled server); it
+returns here when the wake-up pipe is readable. Without a C compiler, the selector loop
+below does it all.
 """
 
 from __future__ import annotations
@@ -47,6 +48,8 @@ class TrafficManager(Protocol):
     core: SwitchCore
     ports: PortSet
     loop: DataplaneLoop | None
+
+    def fast_path(self) -> object | None: ...
 
     def receive(self, port: Port) -> None: ...
 
@@ -161,7 +164,7 @@ class DataplaneLoop:
             ports = [(port.sock.fileno(), number, port)
                      for number, port in tm.ports.ports.items() if port.sock is not None]
             self._slots[tm] = self._events.add(
-                tm, tm.core.lock, tm.core, ports, getattr(tm, "fast_path", None),
+                tm, tm.core.lock, tm.core, ports, tm.fast_path,
                 getattr(tm.ports, "report", None), self._report_error)
             return
         for port in tm.ports.ports.values():
@@ -267,7 +270,7 @@ def _event_loop(wake_fd: int, native: bool | None):
     """The C inner loop (`native` None: if the compiled traffic manager builds)."""
     if native is False:
         return None
-    from p4emu.native.tm_build import tm_module
+    from p4emu.switch.native_tm_module import tm_module
 
     try:
         module = tm_module()

@@ -16,11 +16,11 @@ from google.protobuf import text_format
 from google.rpc import code_pb2
 from p4.config.v1 import p4info_pb2
 
-from p4emu.native.tm import traffic_manager_class
 from p4emu.switch.core import SwitchCore
 from p4emu.switch.dataplane_loop import DataplaneLoop
 from p4emu.switch.device_config import device_data, foreign_config_reason
 from p4emu.switch.grpc_server import serve
+from p4emu.switch.native_traffic_manager import traffic_manager_class
 from p4emu.switch.options import SwitchOptions
 from p4emu.switch.p4rt_errors import P4RTError
 from p4emu.switch.pcap import PortPcaps

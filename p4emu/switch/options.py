@@ -10,7 +10,7 @@ import argparse
 from dataclasses import dataclass, field
 
 from p4emu.cmdline import OneLineParser, UsageError
-from p4emu.native.tm import TRAFFIC_MANAGERS
+from p4emu.switch.native_traffic_manager import TRAFFIC_MANAGERS
 from p4emu.switch.program import PIPELINES
 
 LOG_LEVELS = {"trace": 5, "debug": 10, "info": 20, "warn": 30, "warning": 30, "error": 40,
@@ -36,7 +36,7 @@ class SwitchOptions:
     priority_queues: int = 1
     priority_depths: dict[int, int] = field(default_factory=dict)  # priority -> depth
     pipeline: str = "auto"  # p4emu.switch.program.PIPELINES
-    traffic_manager: str = "auto"  # p4emu.native.tm.TRAFFIC_MANAGERS
+    traffic_manager: str = "auto"  # native_traffic_manager.TRAFFIC_MANAGERS
 
 
 def _port_at_iface(text: str) -> tuple[int, str]:

@@ -43,7 +43,8 @@ class _Counter:
 
 class PortStats:
     """A port's counters, kept in one array('Q') that a compiled traffic manager
-    (`p4emu.native.tm`) counts into when it does the port's I/O; the order is its own."""
+    (`native_traffic_manager`) counts into when it does the port's I/O; the order is its
+    own."""
 
     rx_packets = _Counter(0)
     rx_bytes = _Counter(1)

@@ -53,7 +53,7 @@ PIPELINES = ("auto", "native", "python")
 def ir_loader(cpu_port: int | None, pipeline: str = "auto") -> Loader:
     """The real loader: device config = the IR `p4emu compile -o` writes; `pipeline` one
     of PIPELINES. "native" refuses a program it cannot compile (the reason goes back to
-    the client that pushed it); "auto" then logs why and runs the Python pipeline."""
+    the client that pushed it); "auto" then warns why and runs the Python pipeline."""
     if pipeline not in PIPELINES:
         raise ValueError(f"pipeline {pipeline!r}: expected one of {', '.join(PIPELINES)}")
 
@@ -74,19 +74,25 @@ def ir_loader(cpu_port: int | None, pipeline: str = "auto") -> Loader:
 
 
 def _native_program(program: Any, required: bool) -> Any:
-    """p4emu.native's build of `program`, or None (logged) when it has none and is not
-    `required`; required, a ValueError with the reason."""
+    """p4emu.native's build of `program`, or None (with a warning naming the reason) when
+    it has none and is not `required`; required, a ValueError with the reason."""
     from p4emu.native import NativeUnsupported, load_native
 
     try:
         return load_native(program)
     except NativeUnsupported as exc:
-        reason = f"outside the compiled pipeline's subset: {exc}"
+        where = f" at {exc.where}" if exc.where else ""
+        reason = f"the program is outside the compiled pipeline's subset: {exc.construct}{where}"
     except (OSError, RuntimeError) as exc:  # no compiler, no writable cache ...
         reason = f"the compiled pipeline did not build: {str(exc).splitlines()[0]}"
     if required:
         raise ValueError(reason)
-    log.info("%s; running the Python pipeline", reason)
+    # the Python pipeline forwards some 40 times slower: a warning, not a quiet line, but
+    # once per program (the switches of a simulator or a shard share it), then at INFO
+    first = not program.meta.get("python_fallback_reported")
+    program.meta["python_fallback_reported"] = True
+    log.log(logging.WARNING if first else logging.INFO,
+            "pipeline auto: %s; running the Python pipeline instead (about 40x slower)", reason)
     return None
 
 

@@ -166,7 +166,7 @@ class PortQueues:
 
     def reconfigure(self) -> None:
         """Called after `config` changed in place; these queues read it at each use (the
-        compiled ones, `p4emu.native.tm`, copy it then)."""
+        compiled ones, `native_traffic_manager`, copy it then)."""
 
     def clear(self) -> int:
         """Drop everything queued; returns how many packets were discarded."""

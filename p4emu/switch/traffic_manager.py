@@ -85,7 +85,7 @@ class TrafficManager:
         return q
 
     def _new_queues(self, port: int) -> PortQueues:
-        """One port's queues: the Python model here (`p4emu.native.tm` compiles them)."""
+        """One port's queues: the Python model here (`native_traffic_manager` compiles them)."""
         return PortQueues(self.settings.config_for(port), self.settings.priorities)
 
     def set_depth(self, depth: int, port: int | None = None,
@@ -143,6 +143,12 @@ class TrafficManager:
             loop.wake(self)
 
     # --- the loop thread
+    def fast_path(self):
+        """The compiled server a `DataplaneLoop` in C may drive for the current program
+        without calling back, or None: here always None, the Python queues are served
+        through `receive` and `serve` (`NativeTrafficManager` has one)."""
+        return None
+
     def receive(self, port: Port) -> None:
         """Take in what waits on one readable port socket."""
         for frame in self.ports.receive(port):

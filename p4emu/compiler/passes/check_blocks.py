@@ -62,11 +62,9 @@ class BlockCheck:
 
     def use(self, *used) -> None:
         """Check `used` (an action, a function and its type arguments, or an instance made
-        for `T.apply()`) after the construct being checked."""
-        if self.walk.uses is not None:
-            self.walk.uses.append(used)
-        else:  # outside any unit (a test checking one construct): now
-            self._check_used(*used)
+        for `T.apply()`) after the construct being checked: every construct is checked
+        inside a `check_unit`."""
+        self.walk.uses.append(used)
 
     def _check_used(self, b, tyenv: dict | None = None) -> None:
         if isinstance(b, ActionB):

@@ -28,8 +28,23 @@ class ProgramCheck:
     """`self` is the `ProgramChecker`."""
 
     def check_program(self, program: A.Program) -> B.Program:
+        declared, main = self.declare_program(program)
+        roles, types = self._check_main(main) if main is not None else ((), ())
+        unused = self._check_unused_blocks(program, {id(b.instance.decl) for _, b in roles})
+        if main is None:
+            raise P4CompileError(program.loc, "no 'main' package instantiation found")
+        unread = self.env.names.types.first_unread_error()
+        if unread is not None:
+            unread.raise_()
+        return B.Program(tuple(declared), roles, unused, types, tuple(main.annotations))
+
+    def declare_program(self, program: A.Program) -> tuple[list, A.InstanceDecl | None]:
+        """What comes before checking any code: the name-resolution pass over `program`
+        (the checker reads its bindings), the built-in externs' placeholders, then every
+        top-level declaration but main's instance, in order. Returns the bindings of the
+        declarations that need code (`declare_global`) and main's instance (or None)."""
         g = self.global_scope
-        self.env.names = resolve_names(program)  # before any checking: the checker reads it
+        self.env.names = resolve_names(program)
         for name, placeholder in self.env.names.types.placeholders.items():  # until core.p4 declares them
             g.bind(name, TypeB(ObjectT(name, name)))
             self.env.decl_bindings[id(placeholder)] = g.names[name]
@@ -42,14 +57,7 @@ class ProgramCheck:
             b = self.declare_global(d)
             if b is not None:
                 declared.append(b)
-        roles, types = self._check_main(main) if main is not None else ((), ())
-        unused = self._check_unused_blocks(program, {id(b.instance.decl) for _, b in roles})
-        if main is None:
-            raise P4CompileError(program.loc, "no 'main' package instantiation found")
-        unread = self.env.names.types.first_unread_error()
-        if unread is not None:
-            unread.raise_()
-        return B.Program(tuple(declared), roles, unused, types, tuple(main.annotations))
+        return declared, main
 
     def _check_main(self, main: A.InstanceDecl):
         """Main's blocks by role, checked, and the types of their headers, metadata and

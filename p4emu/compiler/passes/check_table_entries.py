@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from p4emu.compiler.checks import check_entry_key, check_entry_priorities
 from p4emu.compiler.passes.resolve_table_names import LocalRef
-from p4emu.compiler.scope import ActionB, Binding, Scope
+from p4emu.compiler.scope import ActionB, Binding
 from p4emu.ir import table_decls as T
 from p4emu.lang import ast as A
 from p4emu.lang.errors import P4CompileError, unsupported
@@ -23,7 +23,7 @@ class TableEntryCheck:
     def check_action_call(self, ar: A.ActionRefSyntax, scope, allowed: set[str], d) -> T.ActionCall:
         """`default_action = a(...)` or an entry's action: a listed action whose action
         data are constants (the directional arguments, if written, are the listed ones)."""
-        b = self.table_name_binding(ar, ar.name, ar.is_global, scope)
+        b = self.table_name_binding(ar)
         if not isinstance(b, ActionB):
             raise P4CompileError(ar.loc, f"{ar.name}: not an action")
         if b.full_name not in allowed:
@@ -42,14 +42,11 @@ class TableEntryCheck:
             vals.append(int(c))
         return T.ActionCall(b.full_name, b, tuple(vals), ar.loc)
 
-    def table_name_binding(self, node, name: str, is_global: bool, scope: Scope) -> Binding | None:
-        """What the action or instance name `name` at `node` in a table denotes: the binding
+    def table_name_binding(self, node: A.ActionRefSyntax | A.Path) -> Binding | None:
+        """What the action or instance name at `node` in a table denotes: the binding
         the declaration the resolution pass bound it to has (`resolve_table_names.py`), in
         the control instance being checked for one of the control's own; None for none."""
-        names = self.env.names.table_names
-        if id(node) not in names:  # not seen by the pass: NoAction made implicit, a test's table
-            return (self.global_scope if is_global else scope).lookup(name)
-        ref = names[id(node)]
+        ref = self.env.names.table_names[id(node)]
         if ref is None:
             return None
         if isinstance(ref, LocalRef):

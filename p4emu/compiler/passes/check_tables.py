@@ -95,11 +95,12 @@ class TableCheck(TableEntryCheck):
         self.env.names.match_kind(ke)  # resolved before checking (`resolve_names`)
         return T.KeyElement(kname, ke.match_kind, v, w, tuple(ke.annotations), ke.loc)
 
-    def _check_listed_action(self, ar: A.ActionRefSyntax, scope, implicit: bool = False,
+    def _check_listed_action(self, ar: A.ActionRefSyntax, scope, implicit: ActionB | None = None,
                              annotations=None) -> T.ListedAction:
         """An entry of the actions list: its directional arguments bound (the action data
-        come from the control plane)."""
-        b = self.table_name_binding(ar, ar.name, ar.is_global, scope)
+        come from the control plane). `implicit`: the action p4c adds, looked up by the
+        checker (the pass never saw its reference)."""
+        b = implicit or self.table_name_binding(ar)
         if not isinstance(b, ActionB):
             raise P4CompileError(ar.loc, f"{ar.name}: not an action")
         decl = b.decl
@@ -115,7 +116,7 @@ class TableCheck(TableEntryCheck):
         pairs = list(zip(dir_params, ar_args, strict=True))
         args = self.check_arguments(pairs, {}, scope, ar.loc, decl.name)
         annos = ar.annotations if annotations is None else annotations
-        return T.ListedAction(b.full_name, b, args, tuple(annos), ar.loc, implicit)
+        return T.ListedAction(b.full_name, b, args, tuple(annos), ar.loc, implicit is not None)
 
     def _implicit_default(self, actions: list, allowed: set, scope, d) -> T.ActionCall | None:
         """p4c makes NoAction the default when none is given, adding it to the actions."""
@@ -124,14 +125,14 @@ class TableCheck(TableEntryCheck):
             if not isinstance(b, ActionB):
                 return None
             actions.append(self._check_listed_action(
-                A.ActionRefSyntax(d.loc, "NoAction", [], []), scope, implicit=True,
+                A.ActionRefSyntax(d.loc, "NoAction", [], []), scope, implicit=b,
                 annotations=[A.Annotation("defaultonly", [], d.loc)]))
         return T.ActionCall("NoAction", b, (), d.loc)
 
     def _check_implementation(self, prop, scope, table_name) -> T.Attached:
         v = prop.value
         if isinstance(v, A.Path):
-            b = self.table_name_binding(v, v.name, False, scope)
+            b = self.table_name_binding(v)
             if not isinstance(b, InstB) or b.ty.name not in ("action_profile", "action_selector"):
                 raise P4CompileError(v.loc, f"{v.name}: not an action profile or selector")
             return T.Attached("implementation", b.full_name)
@@ -150,7 +151,7 @@ class TableCheck(TableEntryCheck):
             if not isinstance(t, ObjectT) or t.name != kind:
                 raise P4CompileError(prop.loc, f"{prop.name} must be a {kind}")
             return T.Attached(prop.name, *self._check_inline(t, v, prop, scope, table_name))
-        b = self.table_name_binding(v, v.name, False, scope) if isinstance(v, A.Path) else None
+        b = self.table_name_binding(v) if isinstance(v, A.Path) else None
         if not isinstance(b, InstB) or b.ty.name != kind:
             raise P4CompileError(prop.loc, f"{prop.name} must name a {kind} instance")
         return T.Attached(prop.name, b.full_name)

@@ -118,20 +118,13 @@ class NameResolution:
     for none (`resolve_table_names.py`)."""
 
     def parser(self, decl: A.ParserDecl) -> ParserStates:
-        """`decl`'s states; resolved now if the pass has not seen `decl` (a test checking
-        one parser without its program)."""
-        ps = self.parsers.get(id(decl))
-        if ps is None:
-            ps = self.parsers[id(decl)] = resolve_parser_states(decl)
-        return ps
+        """`decl`'s states."""
+        return self.parsers[id(decl)]
 
     def match_kind(self, ke: A.KeyElement) -> A.MatchKindDecl:
         """The declaration of table key `ke`'s match kind; raises its recorded error (an
-        unknown match kind). A key the pass has not seen (a test checking one table) is
-        resolved now, against the same program-wide match kinds."""
-        ref = self.keys.get(id(ke))
-        if ref is None:
-            ref = self.keys[id(ke)] = self._bind_key(ke)
+        unknown match kind)."""
+        ref = self.keys[id(ke)]
         if isinstance(ref, Unresolved):
             ref.raise_()
         return ref

@@ -95,10 +95,11 @@ class TypeNames:
     """id(ControlDecl) -> the top-level namespace there (name -> declaration), for the
     names its tables use (`resolve_table_names.py`)."""
 
-    def get(self, tr: A.TName) -> TypeNameRef | None:
-        """What `tr` denotes (None: a reference the pass has not seen), noted as read."""
+    def get(self, tr: A.TName) -> TypeNameRef:
+        """What `tr` denotes, noted as read. The pass has seen every reference of the
+        program (a fragment is checked inside one: `p4emu.compiler.fragments`)."""
         self.read.add(id(tr))
-        return self.refs.get(id(tr))
+        return self.refs[id(tr)]
 
     def first_unread_error(self) -> Unresolved | None:
         """The first reference in a type position that names no type and that the checker

@@ -78,10 +78,9 @@ class TypeResolution:
         ref = self.env.names.types.get(tr)
         if local is not None:
             return local
-        if ref is None or ref is TYPE_VARIABLE:
-            # a reference the pass has not seen (a test checking a fragment of a program),
-            # or a type parameter the checker has not bound (no program of the tree has
-            # one): the global scope, as before the pass
+        if ref is TYPE_VARIABLE:
+            # a type parameter the checker has not bound (no program of the tree has one):
+            # the global scope, as before the pass
             return self.global_scope.lookup(tr.name)
         if isinstance(ref, Unresolved):
             return None

@@ -21,12 +21,11 @@ from p4emu.ir import table_decls as T
 from p4emu.lang.errors import P4CompileError
 from p4emu.lang.types import BOOL, BitsT, EnumT, StackT, StructT
 
-from .helpers import declaring, generator, parse_stmt
+from .helpers import fragments
 
 
 def deparser_body(text: str):
-    gen, scope = generator()
-    return gen.checker.check_stmt(parse_stmt(text), scope, Body("control"))
+    return fragments().stmt(text, Body("control"))
 
 
 def test_a_deparser_if_on_a_run_time_condition_is_refused_at_the_if():
@@ -69,10 +68,10 @@ def test_a_direct_meter_needs_a_read_and_a_table():
 
 
 def _with_stack(text: str):
-    gen, scope = declaring("header h_t { bit<8> f; }")
-    scope.bind("hs", VarB(StackT(scope.lookup("h_t").ty, 4), "hs_py"))
-    gen.walk.in_parser = True  # `next` is a parser's
-    return [gen.checker.check_stmt(parse_stmt(text), scope, Body("parser"))]
+    f = fragments("header h_t { bit<8> f; }")
+    f.bind("hs", VarB(StackT(f.scope.lookup("h_t").ty, 4), "hs_py"))
+    f.gen.walk.in_parser = True  # `next` is a parser's
+    return [f.stmt(text, Body("parser"))]
 
 
 def test_a_read_or_write_of_a_field_of_next_is_refused_at_the_next():

@@ -9,7 +9,7 @@ from p4emu.ir import expressions as I
 from p4emu.lang.errors import P4CompileError
 from p4emu.lang.types import BitsT
 
-from .helpers import declaring, parse_expr
+from .helpers import fragments
 
 FUNCTIONS = """
 bit<8> f(in bit<8> a, out bit<8> r) { r = a; return a; }
@@ -19,8 +19,7 @@ bit<8> g(in bit<8> a, in bit<8> c = 3) { return a + c; }
 
 
 def check(text: str) -> I.Expr:
-    gen, scope = declaring(FUNCTIONS)
-    return gen.checker.check_expr(parse_expr(text), scope)
+    return fragments(FUNCTIONS).expr(text)
 
 
 def test_a_call_holds_its_arguments_typed_with_their_parameters_directions():

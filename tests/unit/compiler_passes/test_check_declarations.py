@@ -168,19 +168,20 @@ def test_a_blocks_parameters_are_typed_with_its_constructor_parameters_bound():
 
 
 def _declared(text: str):
-    """The checker alone (no emitter), after binding the top-level declarations of `text`."""
-    program = parse_program(text)
+    """The checker alone (no emitter), after binding the top-level declarations of `text`
+    as `check_program` does (returned: the bindings of those that need code, in order)."""
     checker = ProgramChecker(CompileState())
-    return checker, [checker.declare_global(d) for d in program.decls]
+    bound, _ = checker.declare_program(parse_program(text))
+    return checker, bound
 
 
 def test_top_level_declarations_are_bound_by_the_checker_and_return_what_needs_code():
     checker, bound = _declared(EXTERNS + "action a() { }\n@name(\"top.r\") register<bit<8>>(N) r;\nheader h_t { bit<8> f; }")
-    action, inst, header = bound[-3:]
+    action, inst = bound[-2:]  # the header needs no code of its own
     assert isinstance(action, ActionB) and action.full_name == "a"
     assert isinstance(inst, InstB) and inst.full_name == "top.r" and inst.py == ""  # the emitter names it
     assert inst.extern.args[0].const == 4
-    assert header is None and isinstance(checker.global_scope.lookup("h_t"), TypeB)
+    assert isinstance(checker.global_scope.lookup("h_t"), TypeB)
     assert [t.name for t in checker.out.struct_types] == ["h_t"] and checker.out.code == []
 
 

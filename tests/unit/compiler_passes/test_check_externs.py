@@ -11,7 +11,7 @@ from p4emu.ir import expressions as I
 from p4emu.lang.errors import P4CompileError
 from p4emu.lang.types import BitsT, ObjectT
 
-from .helpers import declaring, parse_expr
+from .helpers import fragments, parse_expr
 
 EXTERNS = """
 enum HashAlgorithm { crc32, crc16, random }
@@ -28,10 +28,10 @@ header h_t { bit<8> a; bit<16> ck; }
 
 
 def check(text: str, extra=()):
-    gen, scope = declaring(EXTERNS)
+    f = fragments(EXTERNS)
     for name, t in extra:
-        scope.bind(name, VarB(t, f"{name}_py"))
-    return gen.checker.check_expr(parse_expr(text), scope)
+        f.bind(name, VarB(t, f"{name}_py"))
+    return f.expr(text)
 
 
 def test_hash_arguments_are_typed_in_parameter_order():
@@ -110,8 +110,7 @@ def test_packet_methods_are_typed():
 
 
 def _header():
-    gen, scope = declaring(EXTERNS)
-    return scope.lookup("h_t").ty
+    return fragments(EXTERNS).scope.lookup("h_t").ty
 
 
 def _string():

@@ -9,14 +9,14 @@ from p4emu.ir import expressions as I
 from p4emu.lang.errors import Loc
 from p4emu.lang.types import BOOL, BitsT
 
-from .helpers import generator, parse_expr
+from .helpers import fragments
 
 LOC = Loc("t.p4", 1, 1)
 
 
 def emitted(text: str, want=None) -> str:
-    gen, scope = generator()
-    return gen.emit_expr(fold(gen.checker.check_expr(parse_expr(text), scope, want)), None).py
+    f = fragments()
+    return f.gen.emit_expr(fold(f.expr(text, want)), None).py
 
 
 def test_arithmetic_is_masked_to_the_width():
@@ -53,7 +53,8 @@ def test_a_conditional_and_a_lazy_operand_without_side_effects_stay_expressions(
 
 
 def test_an_operand_is_saved_before_a_later_operands_statements_run():
-    gen, scope = generator()
+    f = fragments()
+    gen, scope = f.gen, f.scope
     fn = Fn(gen.next_id)
     call = I.Call(BitsT(8), LOC, I.CallableRef(BitsT(8), LOC, "f", None))
 
@@ -69,7 +70,8 @@ def test_an_operand_is_saved_before_a_later_operands_statements_run():
 
 
 def test_a_lazy_operand_with_statements_runs_them_only_when_needed():
-    gen, scope = generator()
+    f = fragments()
+    gen, scope = f.gen, f.scope
     fn = Fn(gen.next_id)
     call = I.Call(BitsT(8), LOC, I.CallableRef(BitsT(8), LOC, "f", None))
 

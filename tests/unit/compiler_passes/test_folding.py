@@ -7,14 +7,13 @@ from p4emu.ir import expressions as I
 from p4emu.lang.errors import Loc
 from p4emu.lang.types import BitsT
 
-from .helpers import generator, parse_expr
+from .helpers import fragments
 
 LOC = Loc("t.p4", 1, 1)
 
 
 def folded(text: str, want=None) -> I.Expr:
-    gen, scope = generator()
-    return fold(gen.checker.check_expr(parse_expr(text), scope, want))
+    return fold(fragments().expr(text, want))
 
 
 def test_a_constant_expression_becomes_its_wrapped_value():

@@ -61,12 +61,6 @@ def test_the_state_table_error_is_recorded_not_raised():
     assert err.loc == q.states[1].loc
 
 
-def test_a_parser_the_pass_has_not_seen_is_resolved_on_demand():
-    _, (p, _) = resolved()
-    res, _ = resolved("")
-    assert res.parser(p).states.keys() == {"start", "later"}
-
-
 def test_table_keys_see_every_match_kind_of_the_program_wherever_declared():
     program = parse_program("""
 match_kind { exact }

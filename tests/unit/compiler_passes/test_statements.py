@@ -15,7 +15,7 @@ from p4emu.ir import table_decls as TD
 from p4emu.lang.errors import P4CompileError
 from p4emu.lang.types import BitsT, ObjectT
 
-from .helpers import declaring, parse_expr, parse_stmt
+from .helpers import fragments
 
 DECLS = """
 const bit<8> C = 7;
@@ -25,14 +25,14 @@ action other() { }
 
 
 def check(text: str, kind: str = "control"):
-    gen, scope = declaring(DECLS)
-    return gen.checker.check_stmt(parse_stmt(text), scope, Body(kind)), gen, scope
+    f = fragments(DECLS)
+    return f.stmt(text, Body(kind)), f
 
 
 def emitted(text: str) -> list[str]:
-    s, gen, _ = check(text)
-    fn = Fn(gen.next_id)
-    gen.emit_stmt(s, fn)
+    s, f = check(text)
+    fn = Fn(f.gen.next_id)
+    f.gen.emit_stmt(s, fn)
     return fn.lines
 
 
@@ -45,35 +45,35 @@ def test_assigning_to_an_in_parameter_or_a_constant_is_a_located_error():
 
 
 def test_an_assignment_converts_its_value_to_the_targets_type():
-    s, _, _ = check("w = x ++ 8w1;")
+    s, _ = check("w = x ++ 8w1;")
     assert isinstance(s, S.Assign) and isinstance(s.target, I.VarRef) and s.value.type == BitsT(16)
     with pytest.raises(P4CompileError, match="type mismatch: expected bit<8>, got bit<16>"):
         check("x = w;")
 
 
 def test_a_blocks_local_is_scoped_to_the_block():
-    s, gen, scope = check("{ bit<8> z = 1; x = z; }")
+    s, f = check("{ bit<8> z = 1; x = z; }")
     decl, assign = s.stmts
     assert isinstance(decl, S.VarDecl) and decl.init.const == 1
     assert assign.value.binding is decl.binding  # `z` is the variable declared
     with pytest.raises(P4CompileError, match="z: not declared"):
-        gen.checker.check_expr(parse_expr("z"), scope)
+        f.expr("z")
 
 
 def test_a_switch_on_action_run_takes_the_applied_tables_actions_as_labels():
-    gen, scope = declaring(DECLS)
+    f = fragments(DECLS)
     listed = TD.ListedAction("a", None, (), (), None)
-    gen.env.declared.tables.append(TD.TableDecl("c.t", (), (listed,)))
+    f.gen.env.declared.tables.append(TD.TableDecl("c.t", (), (listed,)))
     run = ObjectT("action_run", "action_run", SimpleNamespace(full_name="c.t"))
-    scope.bind("run", VarB(run, "r_py"))
-    s = gen.checker.check_stmt(parse_stmt("switch (run) { a: { x = 1; } default: { } }"), scope, Body("control"))
+    f.bind("run", VarB(run, "r_py"))
+    s = f.stmt("switch (run) { a: { x = 1; } default: { } }", Body("control"))
     assert isinstance(s, S.Switch) and s.value.type is run
     (label,), (default,) = (c.labels for c in s.cases)
     assert isinstance(label, I.CallableRef) and label.binding.full_name == "a" and default is None
     with pytest.raises(P4CompileError, match="other is not a legal label .* not an action of table c.t"):
-        gen.checker.check_stmt(parse_stmt("switch (run) { other: { } }"), scope, Body("control"))
+        f.stmt("switch (run) { other: { } }", Body("control"))
     with pytest.raises(P4CompileError, match="switch statements are not allowed in actions"):
-        gen.checker.check_stmt(parse_stmt("switch (run) { a: { } }"), scope, Body("action"))
+        f.stmt("switch (run) { a: { } }", Body("action"))
 
 
 def test_where_exit_return_and_break_may_appear():

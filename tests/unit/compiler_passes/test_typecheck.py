@@ -8,12 +8,11 @@ from p4emu.ir import expressions as I
 from p4emu.lang.errors import Loc, P4CompileError
 from p4emu.lang.types import BOOL, INFINT, BitsT
 
-from .helpers import generator, parse_expr
+from .helpers import fragments, parse_expr
 
 
 def check(text: str, want=None) -> I.Expr:
-    gen, scope = generator()
-    return gen.checker.check_expr(parse_expr(text), scope, want)
+    return fragments().expr(text, want)
 
 
 def test_a_sized_operand_gives_an_untyped_literal_its_width_and_the_value_wraps():
@@ -81,7 +80,7 @@ def test_a_conditional_of_untyped_ints_with_a_run_time_condition_has_no_width():
 
 
 def test_the_checker_records_types_on_the_syntax_tree():
-    gen, scope = generator()
+    f = fragments()
     ast = parse_expr("x + 1")
-    gen.checker.check_expr(ast, scope)
-    assert ast.ty == BitsT(8) and ast.left.ref is scope.lookup("x")
+    f.expr(ast)
+    assert ast.ty == BitsT(8) and ast.left.ref is f.scope.lookup("x")

@@ -14,10 +14,10 @@ import pytest
 from google.protobuf import text_format
 
 from p4emu.frontend import compile_file
-from p4emu.native.tm import NativeTrafficManager, traffic_manager_class
 from p4emu.switch.core import SwitchCore
 from p4emu.switch.dataplane_loop import DataplaneLoop
 from p4emu.switch.grpc_server import serve
+from p4emu.switch.native_traffic_manager import NativeTrafficManager, traffic_manager_class
 from p4emu.switch.ports import MAX_FRAME, Port, PortSet
 from p4emu.switch.program import ir_loader
 from p4emu.switch.traffic_manager import QueueSettings

@@ -10,9 +10,11 @@ from dataclasses import dataclass
 
 import pytest
 
-from p4emu.native.tm import NativeTrafficManager, compiled_port_queues
+from p4emu.native.compiled_pipeline import CompiledPipeline, EntryPoints
 from p4emu.runtime.model import ProgramInfo
 from p4emu.switch.core import SwitchCore
+from p4emu.switch.native_tm_module import compiled_port_queues
+from p4emu.switch.native_traffic_manager import NativeTrafficManager, traffic_manager_class
 from p4emu.switch.queues import PortQueues, QueueConfig
 from p4emu.switch.traffic_manager import QueueSettings, TrafficManager
 
@@ -92,11 +94,14 @@ class RandomPipeline:
         return [(job.port, job.data[:40] if action == 2 else job.data)]
 
 
-class CompiledShapedPipeline(RandomPipeline):
-    """RandomPipeline with a NativePipeline's face (cstate, module-style _ingress and
-    _egress): the compiled traffic manager calls these from C."""
+class CompiledShapedPipeline(RandomPipeline, CompiledPipeline):
+    """RandomPipeline declared compiled: its entry points are module-style functions taking
+    a state first, which the compiled traffic manager calls from C."""
 
     cstate = object()
+
+    def entry_points(self) -> EntryPoints:
+        return EntryPoints(self._ingress, self._egress, self.cstate)
 
     def _ingress(self, cstate, port, data, now_us):
         assert cstate is self.cstate
@@ -214,3 +219,23 @@ def test_a_dropped_native_traffic_manager_is_collected():
     del tm, core
     gc.collect()
     assert ref() is None
+
+
+def test_a_pipeline_is_compiled_by_its_declared_type_alone():
+    """The compiled traffic manager calls a pipeline from C when it is a CompiledPipeline,
+    not when it merely has what one has."""
+
+    class LooksCompiled(RandomPipeline):
+        cstate = object()
+
+        def entry_points(self):
+            raise AssertionError("not a CompiledPipeline: never called")
+
+    assert traffic_manager_class("auto", LooksCompiled()) is TrafficManager
+    assert traffic_manager_class("auto", CompiledShapedPipeline()) is NativeTrafficManager
+    core = SwitchCore(cpu_port=CPU, clock_ns=lambda: 0)
+    tm = NativeTrafficManager(core, _Ports(), QueueSettings())
+    core.program = _Program(LooksCompiled())
+    tm.ingress(1, bytes([2, 0, 3, 0, 0, 0, 0]) + bytes(60))  # through its Python ingress
+    assert tm.serve_due() is None and len(tm.ports.sent) == 1
+    assert TrafficManager(core, _Ports(), QueueSettings()).fast_path() is None

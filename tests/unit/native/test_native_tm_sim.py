@@ -13,7 +13,7 @@ from mrclab.experiments import permutation, runner
 from mrclab.experiments.config import Options
 from mrclab.experiments.sim_engine.session import SimSession
 from mrclab.fabric.spec import parse_spec
-from p4emu.native.tm import NativeTrafficManager
+from p4emu.switch.native_traffic_manager import NativeTrafficManager
 from p4emu.switch.traffic_manager import TrafficManager
 
 SPEC = "fattree:k=4"
@@ -51,7 +51,7 @@ def test_phase_records_are_identical_with_either_traffic_manager(mode):
 
 def test_the_choice_is_by_name_and_auto_needs_a_compiled_pipeline():
     from mrclab.sim.network import SimSettings
-    from p4emu.native.tm import traffic_manager_class
+    from p4emu.switch.native_traffic_manager import traffic_manager_class
 
     assert traffic_manager_class("python", object()) is TrafficManager
     assert traffic_manager_class("auto", object()) is TrafficManager  # not a NativePipeline

@@ -195,8 +195,8 @@ def test_flow_payloads_past_what_one_randbytes_call_makes_come_in_chunks():
 
 def test_a_routing_of_ones_own_runs_on_the_simulator_as_in_the_lab():
     """The controller core takes the routing as a parameter on both engines: here every
-    switch keeps only its lowest uplink, so every group holds one member and the flows
-    still arrive."""
+    switch keeps only its lowest uplink, so no multipath group is installed (every
+    destination is one downlink entry) and the flows still arrive."""
     from mrclab.controller.next_hops import compute_next_hops
 
     def lowest_uplink(fabric, down):
@@ -205,9 +205,9 @@ def test_a_routing_of_ones_own_runs_on_the_simulator_as_in_the_lab():
 
     net = SimNetwork(parse_spec("fattree:k=4"), SimSettings(), routing=lowest_uplink)
     net.start()
-    groups = [members for state in net.controller.core.installed.values()
-              for members in state.groups.values()]
-    assert groups and all(len(members) == 1 for members in groups)
+    states = net.controller.core.installed.values()
+    assert all(not state.groups and not state.uplink for state in states)
+    assert all(len(state.downlink) == len(net.fabric.hosts) for state in states)
     flow = net.add_flow(FlowSpec("h1", "h16", 50 * KB))
     assert net.run_flows(0.01)
     assert delivered(net, flow)

@@ -7,10 +7,11 @@ import pytest
 from google.protobuf import text_format
 from p4.v1 import p4runtime_pb2_grpc
 
-from p4emu.native.tm import NativeTrafficManager, compiled_port_queues
 from p4emu.switch.core import SwitchCore
 from p4emu.switch.dataplane_loop import DataplaneLoop
 from p4emu.switch.grpc_server import serve
+from p4emu.switch.native_tm_module import compiled_port_queues
+from p4emu.switch.native_traffic_manager import NativeTrafficManager
 from p4emu.switch.ports import PortSet
 from p4emu.switch.queues import PortQueues
 from p4emu.switch.traffic_manager import QueueSettings, TrafficManager
@@ -66,7 +67,7 @@ def config_files(tmp_path, p4info):
 
 
 # the Python queues and traffic manager (the reference) and the compiled ones
-# (p4emu.native.tm): the tests of either run against both
+# (p4emu.switch.native_traffic_manager): the tests of either run against both
 @pytest.fixture(params=["python", "native"])
 def make_queues(request):
     return PortQueues if request.param == "python" else compiled_port_queues

@@ -80,7 +80,7 @@ def make_switch(device_id: int, line_rate_bps: float = 0.0) -> tuple[TrafficMana
     return TrafficManager(core, ports, QueueSettings(line_rate_bps=line_rate_bps)), ports
 
 
-# the loop's inner part in C (p4emu.native.tm's EventLoop) and in Python
+# the loop's inner part in C (native_tm_module's EventLoop) and in Python
 @pytest.fixture(params=[True, False], ids=["c", "python"])
 def native(request):
     return request.param

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import logging
+import re
 from pathlib import Path
 
 import pytest
@@ -20,6 +21,7 @@ from p4emu.runtime.device import DeviceState
 from p4emu.switch.options import parse_switch_args
 from p4emu.switch.program import ir_loader
 from p4emu.v1model.pipeline import Pipeline
+from tests.unit.frontend.compile_helpers import v1model_program
 
 REPO = Path(__file__).resolve().parents[3]
 MRC = REPO / "mrclab" / "p4src" / "mrc.p4"
@@ -37,13 +39,38 @@ def test_auto_and_native_run_mrc_p4_compiled_python_never_does():
     assert type(_pipeline(MRC, "python")) is Pipeline
 
 
-def test_auto_falls_back_to_python_with_the_reason_native_refuses(caplog):
+def _fallbacks(caplog) -> list[logging.LogRecord]:
+    return [r for r in caplog.records
+            if r.name == "p4emu.switch.program" and "running the Python pipeline" in r.message]
+
+
+def test_auto_falls_back_to_python_with_a_warning_naming_the_construct_and_where(
+        caplog, tmp_path):
+    clone = tmp_path / "clone.p4"  # a program of its own: no earlier load has reported it
+    clone.write_text(CLONE.read_text())
     with caplog.at_level(logging.INFO, logger="p4emu.switch.program"):
-        assert type(_pipeline(CLONE, "auto")) is Pipeline
-    assert "outside the compiled pipeline's subset" in caplog.text
-    assert "clone" in caplog.text
+        assert type(_pipeline(clone, "auto")) is Pipeline
+    (record,) = _fallbacks(caplog)
+    assert record.levelno == logging.WARNING
+    assert "outside the compiled pipeline's subset: the extern function clone" in record.message
+    assert re.search(rf" at {re.escape(str(clone))}:\d+;", record.message)
+    assert "40x slower" in record.message
     with pytest.raises(ValueError, match="outside the compiled pipeline's subset.*clone"):
-        _pipeline(CLONE, "native")
+        _pipeline(clone, "native")
+
+
+def test_auto_warns_when_no_c_compiler_builds_the_pipeline_once_per_program(
+        caplog, monkeypatch, tmp_path):
+    monkeypatch.setenv("CC", "p4emu-test-no-such-cc")
+    monkeypatch.setenv("P4EMU_NATIVE_CACHE", str(tmp_path / "cache"))
+    source = tmp_path / "l3.p4"  # inside the subset, but nothing can build it
+    source.write_text(v1model_program(body="sm.egress_spec = 1;"))
+    with caplog.at_level(logging.INFO, logger="p4emu.switch.program"):
+        assert type(_pipeline(source, "auto")) is Pipeline
+        assert type(_pipeline(source, "auto")) is Pipeline  # a second switch, same program
+    first, second = _fallbacks(caplog)
+    assert first.levelno == logging.WARNING and second.levelno == logging.INFO
+    assert "no C compiler: 'p4emu-test-no-such-cc' is not on PATH" in first.message
 
 
 def test_an_unknown_pipeline_is_refused_by_name():
@@ -61,7 +88,7 @@ def test_the_switch_takes_pipeline_as_a_target_option():
 
 
 def test_the_switch_takes_traffic_manager_as_a_target_option():
-    from p4emu.native.tm import NativeTrafficManager, traffic_manager_class
+    from p4emu.switch.native_traffic_manager import NativeTrafficManager, traffic_manager_class
 
     assert parse_switch_args(["--no-p4"]).traffic_manager == "auto"
     opts = parse_switch_args(["--no-p4", "--", "--traffic-manager", "python"])

@@ -1,32 +1,31 @@
-"""The traffic manager in C: `NativeTrafficManager`, `TrafficManager` with compiled
-egress queues (rt/tm.c) and per-packet loops (rt/tm_serve.c, rt/tm_server.c) of the
+"""The traffic manager in C: `NativeTrafficManager`, `TrafficManager` with compiled egress
+queues (p4emu/native/rt/tm.c) and per-packet loops (rt/tm_serve.c, rt/tm_server.c) of the
 same semantics, and for a lab switch its ports' receive and send (rt/tm_ports.c) and the
 `fast_path()` that lets the data-plane loop in C (rt/tm_loop.c) drive it.
 
 The Python `PortQueues`/`TrafficManager` stay the reference and the fallback; which one
 a switch runs is chosen here, in `traffic_manager_class`. Per packet, the C serve loop
-calls the compiled pipeline's egress entry point directly (a `NativePipeline`'s module
-and C State) and hands frames to `ports.send`; pcaps, the CPU port, errors, bad
+calls a compiled pipeline's (`p4emu.native.compiled_pipeline.CompiledPipeline`) C entry
+points directly and hands frames to `ports.send`; pcaps, the CPU port, errors, bad
 priorities and debug logging go through the Python code of `TrafficManager`.
+
+p4emu.native builds the C; this module is its Python face, on the switch's side: the
+switch imports p4emu.native, never the other way round.
 """
 
 from __future__ import annotations
 
 import logging
 
-from p4emu.native.tm_build import tm_module
+from p4emu.native.compiled_pipeline import CompiledPipeline
+from p4emu.switch.native_tm_module import tm_module
 from p4emu.switch.ports import Port, PortSet
-from p4emu.switch.queues import QueueConfig
 from p4emu.switch.traffic_manager import TrafficManager
 from p4emu.switch.traffic_manager import log as _tm_log
 
 log = logging.getLogger(__name__)
 
 TRAFFIC_MANAGERS = ("auto", "native", "python")
-def compiled_port_queues(config: QueueConfig | None = None, priorities: int = 1,
-                         port: int = -1):
-    """`PortQueues(config, priorities)` compiled (`port`: the number its errors name)."""
-    return tm_module().PortQueues(config or QueueConfig(), priorities, port)
 
 
 class NativeTrafficManager(TrafficManager):
@@ -50,10 +49,10 @@ class NativeTrafficManager(TrafficManager):
         (bound_program, bound_plain), server = self._bound
         if bound_program is not program or bound_plain != plain:
             pipeline = program.pipeline
-            cstate = getattr(pipeline, "cstate", None)  # a NativePipeline's C State
-            # the compiled pipeline's module functions: called from C, no Python frame
-            ingress, egress = ((None, pipeline.egress) if cstate is None
-                               else (pipeline._ingress, pipeline._egress))
+            if isinstance(pipeline, CompiledPipeline):  # called from C, no Python frame
+                ingress, egress, cstate = pipeline.entry_points()
+            else:  # its egress called with keywords from C, its ingress from Python
+                ingress, egress, cstate = None, pipeline.egress, None
             server = self._server_type(
                 self.queues, self.queue, ingress, egress, cstate,
                 self.ports.send if plain else None, self._transmit, self.core.cpu_port,
@@ -142,15 +141,15 @@ def _plain_sockets(ports) -> bool:
 
 
 def _compiled(program) -> bool:
-    """Whether `program` runs a compiled pipeline (a NativePipeline, with its C State)."""
-    return getattr(program.pipeline, "cstate", None) is not None
+    """Whether `program` runs a compiled pipeline (one the C server calls directly)."""
+    return isinstance(program.pipeline, CompiledPipeline)
 
 
 def traffic_manager_class(choice: str, pipeline=None) -> type[TrafficManager]:
     """The traffic manager for `choice` (TRAFFIC_MANAGERS): "python", the reference;
     "native", the compiled one (raises if it does not build); "auto", the compiled one
-    when it builds (else, logged, Python) unless `pipeline` is given and is not compiled
-    (a `NativePipeline`), where it gains nothing. A switch whose program comes later over
+    when it builds (else, logged, Python) unless `pipeline` is given and is not a
+    `CompiledPipeline`, where it gains nothing. A switch whose program comes later over
     P4Runtime passes no pipeline: the compiled one runs any program, a Python pipeline's
     ingress and egress through their Python entry points."""
     if choice not in TRAFFIC_MANAGERS:
@@ -158,9 +157,7 @@ def traffic_manager_class(choice: str, pipeline=None) -> type[TrafficManager]:
     if choice == "python":
         return TrafficManager
     if choice == "auto":
-        from p4emu.native.pipeline import NativePipeline
-
-        if pipeline is not None and not isinstance(pipeline, NativePipeline):
+        if pipeline is not None and not isinstance(pipeline, CompiledPipeline):
             return TrafficManager
         try:
             tm_module()
