@@ -8,6 +8,7 @@ import time
 from mininet.cli import CLI
 from mininet.log import error, output
 
+import mrclab.mininet.plain_loggers  # noqa: F401 (after Mininet: see there)
 from mrclab.control.protocol import ControlClientError
 from mrclab.fabric.spray import SPRAY_MODES
 from mrclab.lab.lab import Lab

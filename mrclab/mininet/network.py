@@ -15,6 +15,7 @@ from mininet.link import Link as MnLink
 from mininet.net import Mininet
 from mininet.node import Host
 
+import mrclab.mininet.plain_loggers  # noqa: F401 (after Mininet: see there)
 from mrclab.fabric.model import Fabric
 from mrclab.mininet import link_failure
 from mrclab.mininet.local_ports import reserve_local_ports

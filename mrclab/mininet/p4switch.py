@@ -21,6 +21,7 @@ from pathlib import Path
 
 from mininet.node import Switch
 
+import mrclab.mininet.plain_loggers  # noqa: F401 (after Mininet: see there)
 from mrclab.mininet.local_ports import port_open, reserve_local_ports
 from mrclab.mininet.queues import QueueOptions, bmv2_queue_commands
 from mrclab.mininet.switch_cli import port_rate_summary, run_switch_cli, set_port_rates

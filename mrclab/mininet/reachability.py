@@ -10,6 +10,7 @@ import math
 
 from mininet.net import Mininet
 
+import mrclab.mininet.plain_loggers  # noqa: F401 (after Mininet: see there)
 from mrclab.fabric.model import Fabric
 
 log = logging.getLogger(__name__)

@@ -19,6 +19,7 @@ from __future__ import annotations
 from mininet.link import TCLink
 from mininet.topo import Topo
 
+import mrclab.mininet.plain_loggers  # noqa: F401 (after Mininet: see there)
 from mrclab.fabric.model import Fabric
 from mrclab.fabric.spec import parse_spec
 from mrclab.mininet.p4switch import P4Switch

@@ -9,6 +9,8 @@ from dataclasses import dataclass
 
 from mininet.node import Host
 
+import mrclab.mininet.plain_loggers  # noqa: F401 (after Mininet: see there)
+
 _PING_SUMMARY = re.compile(r"(\d+) packets transmitted, (\d+) received")
 
 
