@@ -1,5 +1,5 @@
-"""Actions and functions as generated Python functions (mixin of `ProgramGen`; their call
-sites are in `calls.py`).
+"""Actions and functions as generated Python functions (`ActionEmitter`, a pass of
+`ProgramGen`; their call sites are the `CallEmitter`'s, `calls.py`).
 
 An action is described to the control plane when declared (`register_action`) and
 generated on its first call or table use (`ensure_action`); a function once per binding
@@ -12,6 +12,7 @@ sub-controls use too).
 from __future__ import annotations
 
 from p4emu.compiler.analysis import may_exit
+from p4emu.compiler.generated import CompilePass
 from p4emu.compiler.passes.check_blocks import function_key
 from p4emu.compiler.scope import ActionB, Fn, FuncB, py_ident
 from p4emu.compiler.values import key_width
@@ -22,8 +23,11 @@ from p4emu.lang.errors import P4CompileError
 from p4emu.lang.types import VOID, EnumT, StackT, StructT, Type
 
 
-class ActionGen:
-    """`self` is the `ProgramGen`."""
+class ActionEmitter(CompilePass):
+    """Actions (their P4Info records and their code) and functions (one per binding of
+    their type parameters)."""
+
+    USES = ("stmts",)
 
     def register_action(self, b: ActionB) -> None:
         other = self.out.actions_by_name.setdefault(b.full_name, b)
@@ -79,7 +83,7 @@ class ActionGen:
             if isinstance(p.type, (StructT, StackT)):
                 fn.emit(f"{py} = {py}.copy()")
                 if p.direction == "out":
-                    self.emit_out_init(py, p.type, fn)
+                    emit_out_init(py, p.type, fn)
             if p.direction in ("out", "inout"):
                 outs.append(py)
         return names, outs
@@ -88,12 +92,12 @@ class ActionGen:
         """Emit `body`; when it `exits` (may exit), its out/inout results `outs` still go
         back to the caller, attached to the ExitSignal."""
         if not exits:
-            self.stmt(body, fn)
+            self.stmts.emit_body(body, fn)
             return
         fn.emit("try:")
         fn.indent += 1
         n = len(fn.lines)
-        self.stmt(body, fn)
+        self.stmts.emit_body(body, fn)
         if len(fn.lines) == n:
             fn.emit("pass")
         fn.indent -= 1
@@ -115,23 +119,24 @@ class ActionGen:
         fn.kind = "function"
         fn.ret_type = checked.ret_type
         params, outs = self._parameters(checked.params, fn, directionless=True)
-        # results: (return value?, scalar out/inout values...) -- see StatementEmit._emit_return
+        # results: (return value?, scalar out/inout values...) -- see StatementEmitter._emit_return
         fn.epilogue = "".join(o + ", " for o in outs)
-        self.stmt(checked.body, fn)
+        self.stmts.emit_body(checked.body, fn)
         if isinstance(fn.ret_type, type(VOID)) and outs:
             fn.emit(f"return ({fn.epilogue})")
         self.out.code.append(f"def {fname}({', '.join(params)}):")
         self.out.code += fn.body()
         return fname
 
-    def emit_out_init(self, py: str, t: Type, fn) -> None:
-        """`out` parameters start uninitialized: headers in them start invalid."""
-        if isinstance(t, StructT):
-            if t.kind == "header":
-                fn.emit(f"{py}.valid = False")
-            else:
-                for fname, ft in t.fields:
-                    self.emit_out_init(f"{py}.f_{fname}", ft, fn)
-        elif isinstance(t, StackT):
-            fn.emit(f"for h in {py}.items: h.valid = False")
-            fn.emit(f"{py}.nxt = 0")
+
+def emit_out_init(py: str, t: Type, fn) -> None:
+    """`out` parameters start uninitialized: headers in them start invalid."""
+    if isinstance(t, StructT):
+        if t.kind == "header":
+            fn.emit(f"{py}.valid = False")
+        else:
+            for fname, ft in t.fields:
+                emit_out_init(f"{py}.f_{fname}", ft, fn)
+    elif isinstance(t, StackT):
+        fn.emit(f"for h in {py}.items: h.valid = False")
+        fn.emit(f"{py}.nxt = 0")

@@ -1,14 +1,19 @@
-"""Parser and control instances (mixin of `ProgramGen`): each checked instance
-(`p4emu.ir.blocks.CheckedBlock`), top-level or sub-block, becomes an apply function with its
-own frame class, locals, tables and externs; `subblock_apply` generates the apply of a
-sub-block. Parser states are in `parsers.py`, tables in `tables.py`, extern instances in
-`extern_objects.py`, actions and functions in `actions.py`."""
+"""Parser and control instances (`BlockEmitter`, a pass of `ProgramGen`): each checked
+instance (`p4emu.ir.blocks.CheckedBlock`), top-level or sub-block, becomes an apply
+function with its own frame class, locals, tables and externs; `emit_sub_block_apply`
+generates the apply of a sub-block. Parser states are the `ParserStateEmitter`'s
+(`parsers.py`), tables the `TableEmitter`'s (`tables.py`), extern instances the
+`ExternObjectEmitter`'s (`extern_objects.py`), actions and functions the
+`ActionEmitter`'s (`actions.py`)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Callable
 
+from p4emu.compiler.actions import emit_out_init
 from p4emu.compiler.analysis import may_exit, writes
+from p4emu.compiler.assignments import assign_value
+from p4emu.compiler.generated import BlockCtx, CompilePass
 from p4emu.compiler.passes.folding import fold
 from p4emu.compiler.scope import Fn, InstB, py_ident
 from p4emu.compiler.values import V, is_compound, zero_value
@@ -20,28 +25,25 @@ from p4emu.lang.types import (
     VOID,
     StackT,
     StructT,
-    Type,
 )
 
 
-@dataclass(eq=False)
-class BlockCtx:
-    kind: str
-    name: str  # prefix of fully qualified names
-    sig: str = ""
-    frame: str = ""
-    frame_fields: list[tuple[str, str]] = field(default_factory=list)
-    prologue: list[str] = field(default_factory=list)
-    params: list[tuple[B.Parameter, Type, str]] = field(default_factory=list)
-    apply_py: str = ""
-    # tables applied by this block's body, directly or through its sub-blocks (p4c inlines
-    # a sub-block at each apply, so applying the instance twice applies these twice)
-    applied_tables: list[str] = field(default_factory=list)
-    body: object = None  # a control's apply body as typed IR (`p4emu.ir.statements.Block`)
-    outs: list[str] = field(default_factory=list)  # scalar out/inout results of its apply
+def new_fn(ctx: BlockCtx, next_id: Callable[[], int]) -> Fn:
+    """An empty generated function of block `ctx` (its statements, a table's apply, a
+    dispatch wrapper, a parser state)."""
+    fn = Fn(next_id)
+    fn.owner = ctx
+    fn.ret_type = None
+    fn.epilogue = ""
+    fn.kind = ctx.kind
+    return fn
 
 
-class BlockGen:
+class BlockEmitter(CompilePass):
+    """Parser and control instances -> frame classes and apply functions."""
+
+    USES = ("exprs", "actions", "tables", "extern_objects", "parser_states", "calls")
+
     # -- frames & params ---------------------------------------------------------------
     def _setup_params(self, ctx: BlockCtx, params: tuple[B.Parameter, ...]) -> list[str]:
         compound = []
@@ -80,20 +82,20 @@ class BlockGen:
             b = d.binding
             b.py = f"C.{name}"
             if d.init is not None:
-                fn = self.new_fn(ctx)
+                fn = new_fn(ctx, self.next_id)
                 self.out.typed.append(d.init)
-                v = self.emit_expr(fold(d.init), fn)
+                v = self.exprs.emit(fold(d.init), fn)
                 if is_compound(d.type):
-                    self.assign_value(V(b.py, d.type), v, fn)
+                    assign_value(V(b.py, d.type), v, fn)
                 else:
                     fn.emit(f"{b.py} = {v.py}")
                 ctx.prologue += fn.lines
         elif isinstance(d, B.LocalAction):
-            self.register_action(d.binding)
+            self.actions.register_action(d.binding)
         elif isinstance(d, B.LocalTable):
-            self.gen_table(d, ctx)
+            self.tables.emit_table(d, ctx)
         elif isinstance(d, B.LocalInstance) and d.extern is not None:
-            d.binding.py = self.emit_extern_instance(d.extern)
+            d.binding.py = self.extern_objects.emit_instance(d.extern)
         elif isinstance(d, B.LocalInstance):
             self.emit_sub_block(d.binding)
         else:  # a value set
@@ -101,14 +103,6 @@ class BlockGen:
             self.out.bindings[py] = ("value_set", d.decl.name)
             self.out.objects["value_sets"].append(d.decl)
             d.binding.py = py
-
-    def new_fn(self, ctx: BlockCtx) -> Fn:
-        fn = Fn(self.next_id)
-        fn.owner = ctx
-        fn.ret_type = None
-        fn.epilogue = ""
-        fn.kind = ctx.kind
-        return fn
 
     # -- blocks ------------------------------------------------------------------------
     def emit_block(self, block: B.CheckedBlock, uid: int) -> BlockCtx:
@@ -123,7 +117,7 @@ class BlockGen:
         for d in block.locals:
             self._emit_local(d, ctx)
         ctx.apply_py = f"{'PA' if kind == 'parser' else 'CA'}_{uid}"
-        fn = self.new_fn(ctx)
+        fn = new_fn(ctx, self.next_id)
         fn.emit(f"C = {ctx.frame}()" if ctx.frame_fields else "C = None")
         scalar_in = []
         outs = []
@@ -139,7 +133,7 @@ class BlockGen:
             bodies += [d.body for d in decl.locals if isinstance(d, A.ActionDecl)]
             for p, t, py in ctx.params:
                 if p.direction == "out" and is_compound(t):
-                    self.emit_out_init(py, t, fn)
+                    emit_out_init(py, t, fn)
                 elif p.direction in ("in", "") and isinstance(t, (StructT, StackT)) and any(
                         writes(b, p.name) for b in bodies):
                     fn.emit(f"{py} = {py}.copy()")  # `in` is a copy: the block may change it
@@ -150,9 +144,9 @@ class BlockGen:
             ctx.body = block.body
             # an exit still copies scalar results out when arguments are substituted
             exits = prefix not in self.walk.top_prefixes and bool(outs) and may_exit(decl.body)
-            self.body_with_exit_copy_out(block.body, fn, outs, exits)
+            self.actions.body_with_exit_copy_out(block.body, fn, outs, exits)
         else:
-            states = self.gen_states(block, ctx)
+            states = self.parser_states.emit_states(block, ctx)
             fn.emit(f"st = {states}")
             fn.emit("n = 0")
             fn.emit("while st is not None:")
@@ -168,7 +162,7 @@ class BlockGen:
         ctx.outs = outs
         return ctx
 
-    def subblock_apply(self, e: I.Call, b: InstB, fn) -> V:
+    def emit_sub_block_apply(self, e: I.Call, b: InstB, fn) -> V:
         sub = b.ctx or self.emit_sub_block(b)  # an instance made for `T.apply()`: here
         b.applies += 1
         if sub.applied_tables:
@@ -179,7 +173,7 @@ class BlockGen:
             owner = getattr(fn, "owner", None)
             if owner is not None:
                 owner.applied_tables.extend(sub.applied_tables)
-        vals = self.emit_arguments(e.args, fn)
+        vals = self.calls.emit_arguments(e.args, fn)
         # p4c inlines a sub-block by substituting its arguments when every call site passes
         # the same non-aliasing arguments; otherwise through temporaries copied out after
         # the body, a copy-out an exit skips (docs/v1model.md §3)
@@ -214,7 +208,7 @@ class BlockGen:
                     outs.append((V(fn.fresh("dc"), pt), pt))
         call = f"{b.py}({', '.join(compound_args + scalar_args)})"
         if sub.outs:
-            self.emit_call_with_outs(call, outs, False, fn, e.loc, may_exit=direct)
+            self.calls.emit_call_with_outs(call, outs, False, fn, e.loc, may_exit=direct)
         else:
             fn.emit(call)
         for v, tmp in copy_back:

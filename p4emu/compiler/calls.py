@@ -1,6 +1,8 @@
 """Calls: the emission of checked calls (`ir.Call`, from `passes/check_calls.py`) of
 actions, functions, methods of headers, stacks, tables, sub-blocks and extern objects
-(mixin of `ProgramGen`).
+(`CallEmitter`, a pass of `ProgramGen`). The callee's own code is another pass's: actions
+and functions `actions.py`, extern functions `externs.py`, extern objects'
+methods `extern_objects.py`, packet methods `packets.py`, sub-blocks `blocks.py`.
 
 Calling convention of generated functions: compound values are passed by reference and
 copied by the callee where p4c would copy (directional parameters of actions and
@@ -10,7 +12,10 @@ are copied out by the caller, also when the callee exits.
 
 from __future__ import annotations
 
+from p4emu.compiler.assignments import store
 from p4emu.compiler.externs import EXTERN_FUNCTIONS
+from p4emu.compiler.generated import CompilePass
+from p4emu.compiler.ordering import capture, snapshot
 from p4emu.compiler.passes.emit import reconvert, unconverted
 from p4emu.compiler.passes.folding import fold
 from p4emu.compiler.scope import ActionB, ExternFuncB, FuncB
@@ -27,20 +32,22 @@ from p4emu.lang.types import (
 )
 
 
-class CallGen:
-    """`self` is the `ProgramGen`."""
+class CallEmitter(CompilePass):
+    """Checked calls -> Python calls, with their arguments and out/inout copy-out."""
+
+    USES = ("exprs", "actions", "extern_functions", "extern_objects", "packets", "blocks")
 
     def emit_call(self, e: I.Call, fn, as_statement: bool) -> V:
         c = e.callee
         if isinstance(c, I.MethodRef):
-            return self._emit_method_call(e, self.emit_expr(fold(c.base), fn), c.name, fn, as_statement)
+            return self._emit_method_call(e, self.exprs.emit(fold(c.base), fn), c.name, fn, as_statement)
         b = c.binding
         if isinstance(b, ActionB):
             return self._emit_action_call(e, b, fn)
         if isinstance(b, FuncB):
             return self._emit_function_call(e, b, fn, as_statement)
         if isinstance(b, ExternFuncB):
-            r = EXTERN_FUNCTIONS[b.name](self, e, fn)
+            r = EXTERN_FUNCTIONS[b.name](self.extern_functions, e, fn)
             return r if r is not None else V("None", VOID)
         raise AssertionError(f"unchecked call of {b}")
 
@@ -50,13 +57,13 @@ class CallGen:
         before them, as p4c's SideEffectOrdering does. A copied-in `inout` argument is a V
         whose ref is ("copyin", lvalue): pass its `py`, copy out to the lvalue (`copy_out`
         unwraps)."""
-        parts = [self.capture(fn, lambda a=a: self._emit_argument(a, fn)) for a in args]
+        parts = [capture(fn, lambda a=a: self._emit_argument(a, fn)) for a in args]
         out: list[V | None] = []
         for i, (a, (v, lines)) in enumerate(zip(args, parts, strict=True)):
             if fn is not None and hasattr(fn, "lines"):
                 fn.lines.extend(lines)
             if v is not None and a.direction != "out" and any(later for _, later in parts[i + 1:]):
-                snap = self.snapshot(v, fn)
+                snap = snapshot(v, fn)
                 v = V(snap.py, v.ty, snap.const, ("copyin", v)) if a.direction == "inout" else snap
             out.append(v)
         return out
@@ -65,18 +72,8 @@ class CallGen:
         if a.value is None:
             return None
         if a.direction in ("out", "inout"):
-            return reconvert(a.value, self.emit_lvalue(unconverted(a.value), fn))
-        return self.emit_expr(fold(a.value), fn)
-
-    def emit_lvalue(self, e: I.Expr, fn) -> V:
-        """A checked lvalue (`check_lvalue`); a slice's V refers to its base ("slice", base
-        V, hi, lo) for `store`."""
-        e = fold(e)
-        if isinstance(e, I.Slice):
-            base = self.emit_lvalue(e.base, fn)
-            read = self.emit_expr(e, fn)
-            return V(read.py, read.ty, None, ("slice", base, e.hi, e.lo))
-        return self.emit_expr(e, fn)
+            return reconvert(a.value, self.exprs.emit_lvalue(unconverted(a.value), fn))
+        return self.exprs.emit(fold(a.value), fn)
 
     def emit_call_with_outs(self, call_py: str, outs: list[tuple[V, Type]], has_ret: bool, fn, loc,
                             may_exit: bool = False) -> str | None:
@@ -115,7 +112,7 @@ class CallGen:
         if isinstance(lv.ty, (StructT, StackT)):
             fn.emit(f"{lv.py}.assign({value_py})")
         else:
-            self.store(lv, value_py, fn)
+            store(lv, value_py, fn)
 
     def _emit_action_call(self, e: I.Call, b: ActionB, fn) -> V:
         outs = []
@@ -133,7 +130,7 @@ class CallGen:
             if b.owner.ctx is not getattr(fn, "owner", None):
                 raise P4CompileError(e.loc, f"action {b.decl.name} is not callable here")
             prefix = [b.owner.ctx.sig]
-        self.ensure_action(b)
+        self.actions.ensure_action(b)
         self.emit_call_with_outs(f"{b.py}({', '.join(prefix + args_py)})", outs, False, fn, e.loc,
                                  may_exit=True)
         return V("None", VOID)
@@ -147,7 +144,7 @@ class CallGen:
                     v = V(fn.fresh("dc"), a.type)
                     fn.emit(f"{v.py} = {zero_value(a.type)}")
                 outs.append((v, a.type))
-        fname = self.ensure_function(b, dict(e.type_args))
+        fname = self.actions.ensure_function(b, dict(e.type_args))
         call_py = f"{fname}({', '.join(v.py if v else zero_value(a.type) for a, v in zip(e.args, vals, strict=True))})"
         has_ret = not isinstance(e.type, type(VOID))
         if outs:
@@ -166,11 +163,11 @@ class CallGen:
             fn.emit(f"{base.py}.{name}({e.args[0].value.const})")
             return V("None", VOID)
         if t.kind == "packet_in":
-            return self.packet_in_call(e, base, name, fn, as_statement)
+            return self.packets.emit_packet_in_call(e, base, name, fn, as_statement)
         if t.kind == "packet_out":
-            return self.packet_out_call(e, base, fn)
+            return self.packets.emit_packet_out_call(e, base, fn)
         if t.kind == "extern":
-            return self.extern_method_call(e, base, name, fn)
+            return self.extern_objects.emit_method_call(e, base, name, fn)
         b = base.ref
         if t.kind == "table":
             if getattr(fn, "kind", "") in ("action", "function"):
@@ -188,7 +185,7 @@ class CallGen:
                 fn.emit(call)
                 return V("None", VOID)
             return V(call, ObjectT("apply_result", "apply_result", b), None, b)
-        return self.subblock_apply(e, b, fn)
+        return self.blocks.emit_sub_block_apply(e, b, fn)
 
     def _emit_header_method(self, e: I.Call, base: V, name: str, fn) -> V:
         """`setValid()` / `setInvalid()`."""

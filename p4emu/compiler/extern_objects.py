@@ -1,4 +1,4 @@
-"""Extern objects of v1model (mixin of `ProgramGen`): instances of registers, counters,
+"""Extern objects of v1model (`ExternObjectEmitter`, a pass of `ProgramGen`): instances of registers, counters,
 meters and action profiles/selectors, checked into typed `ExternInstance`s by
 `passes/check_declarations.py` (their control-plane description and the module-level
 name, `REG_n` ..., that the Pipeline binds to the run-time object), and the calls of
@@ -7,6 +7,10 @@ their methods. Extern functions are in `externs.py`.
 
 from __future__ import annotations
 
+from p4emu.compiler.assignments import store, store_if
+from p4emu.compiler.blocks import new_fn
+from p4emu.compiler.generated import CompilePass
+from p4emu.compiler.ordering import in_order
 from p4emu.compiler.passes.folding import fold
 from p4emu.compiler.values import V, key_width
 from p4emu.ir import declarations as D
@@ -14,11 +18,14 @@ from p4emu.ir import expressions as I
 from p4emu.lang.types import VOID, BitsT, BoolT
 
 
-class ExternObjectGen:
-    """`self` is the `ProgramGen`."""
+class ExternObjectEmitter(CompilePass):
+    """Extern instances (their control-plane description and run-time name) and the calls
+    of their methods."""
+
+    USES = ("exprs",)
 
     # -- instantiation (checked by `passes/check_declarations.py`) ------------------------
-    def emit_extern_instance(self, inst: D.ExternInstance) -> str:
+    def emit_instance(self, inst: D.ExternInstance) -> str:
         """The control-plane description of `inst` and the module-level name bound to its
         run-time object."""
         uid = self.next_id()
@@ -56,14 +63,14 @@ class ExternObjectGen:
         return py
 
     # -- method calls (checked by `passes/check_extern_methods.py`) ---------------------
-    def extern_method_call(self, e: I.Call, base: V, name: str, fn) -> V:
+    def emit_method_call(self, e: I.Call, base: V, name: str, fn) -> V:
         inst = base.ref
         kind = base.ty.name
         val_t = base.ty.type_args.get("T")
         values = [a.value for a in e.args]
         if kind == "register" and name == "read":
-            res = self.emit_lvalue(values[0], fn)
-            idx = self.emit_expr(fold(values[1]), fn)
+            res = self.exprs.emit_lvalue(values[0], fn)
+            idx = self.exprs.emit(fold(values[1]), fn)
             tmp = fn.fresh("rv")
             fn.emit(f"{tmp} = {inst.py}.read({idx.py})")
             conv = tmp
@@ -72,9 +79,9 @@ class ExternObjectGen:
                 conv = f"(({tmp} ^ {h}) - {h})"
             elif isinstance(val_t, BoolT):
                 conv = f"({tmp} != 0)"
-            self.store_if(f"{tmp} is not None", res, conv, fn)
+            store_if(f"{tmp} is not None", res, conv, fn)
         elif kind == "register":  # write: left to right, as p4c's SideEffectOrdering
-            idx, v = self.in_order(fn, [lambda x=x: self.emit_expr(fold(x), fn) for x in values])
+            idx, v = in_order(fn, [lambda x=x: self.exprs.emit(fold(x), fn) for x in values])
             py = v.py
             if isinstance(val_t, BitsT) and val_t.signed:
                 py = f"({py} & {val_t.mask})"
@@ -82,24 +89,24 @@ class ExternObjectGen:
                 py = f"int({py})"
             fn.emit(f"{inst.py}.write({idx.py}, {py})")
         elif kind == "counter":
-            idx = self.emit_expr(fold(values[0]), fn)
+            idx = self.exprs.emit(fold(values[0]), fn)
             fn.emit(f"{inst.py}.count({idx.py}, PS.length)")
         elif kind == "meter":
-            idx = self.emit_expr(fold(values[0]), fn)
-            res = self.emit_lvalue(values[1], fn)
+            idx = self.exprs.emit(fold(values[0]), fn)
+            res = self.exprs.emit_lvalue(values[1], fn)
             tmp = fn.fresh("color")
             fn.emit(f"{tmp} = {inst.py}.execute({idx.py}, PS.length, PS.now_us)")
-            self.store_if(f"{tmp} is not None", res, tmp, fn)
+            store_if(f"{tmp} is not None", res, tmp, fn)
         elif kind == "direct_meter":
-            res = self.emit_lvalue(values[0], fn)
-            self.store_if("PS.meter_color is not None", res, "PS.meter_color", fn)
+            res = self.exprs.emit_lvalue(values[0], fn)
+            store_if("PS.meter_color is not None", res, "PS.meter_color", fn)
             owner = getattr(fn, "owner", None)
             if owner is not None and inst.full_name not in self.out.direct_meter_writers:
                 # p4c turns `read(x)` into the meter's JSON "result_target": BMv2 writes the
                 # colour there on every hit of the table, before the action and whichever
                 # action it is; the table calls this writer (tables.py)
-                writer = self.new_fn(owner)
-                self.store(res, "color", writer)
+                writer = new_fn(owner, self.next_id)
+                store(res, "color", writer)
                 wname = f"DMW_{len(self.out.direct_meter_writers)}_{inst.py}"
                 self.out.code.append(f"def {wname}({owner.sig}, color):")
                 self.out.code += writer.body()

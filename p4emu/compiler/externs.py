@@ -1,7 +1,7 @@
-"""Calls of core/v1model extern functions (mixin of `ProgramGen`): `verify`, hashes and
-checksums, clone/resubmit/recirculate and their field lists, digests, `random`, ...,
-dispatched by name through `EXTERN_FUNCTIONS`. Methods of extern objects are in
-`extern_objects.py`.
+"""Calls of core/v1model extern functions (`ExternFunctionEmitter`, a pass of `ProgramGen`):
+`verify`, hashes and checksums, clone/resubmit/recirculate and their field lists,
+digests, `random`, ..., dispatched by name through `EXTERN_FUNCTIONS`. Methods of extern
+objects are in `extern_objects.py`.
 
 Generated code calls helpers of `p4emu.v1model.support` and the per-packet state `PS`.
 """
@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from p4emu.compiler.assignments import store, store_if
+from p4emu.compiler.generated import CompilePass
 from p4emu.compiler.passes.folding import fold
 from p4emu.compiler.values import V
 from p4emu.ir import expressions as I
@@ -26,12 +28,14 @@ from p4emu.lang.types import (
 )
 
 
-class ExternGen:
-    """`self` is the `ProgramGen`."""
+class ExternFunctionEmitter(CompilePass):
+    """The calls of extern functions, with their checked arguments."""
+
+    USES = ("exprs",)
 
     # -- arguments: hash/checksum data ---------------------------------------------------
     def _value(self, a: I.Argument, fn) -> V:
-        return self.emit_expr(fold(a.value), fn)
+        return self.exprs.emit(fold(a.value), fn)
 
     def field_list(self, a: I.Argument, fn) -> list[tuple[str, int | str]]:
         """The (Python value, width) pairs of data `a` for hashing/checksums."""
@@ -83,13 +87,7 @@ class ExternGen:
             for i, it in enumerate(t.items):
                 self._flatten(V(f"{v.py}[{i}]", it), items)
 
-    def store_if(self, cond: str, lv: V, value_py: str, fn) -> None:
-        fn.emit(f"if {cond}:")
-        fn.indent += 1
-        self.store(lv, value_py, fn)
-        fn.indent -= 1
-
-    # -- extern functions (called by `calls.py` with their checked arguments) -------------
+    # -- extern functions (called by the `CallEmitter` with their checked arguments) -------------
     def _extern_verify(self, e: I.Call, fn):
         c, err = (self._value(a, fn) for a in e.args)
         fn.emit(f"if not {c.py}: raise ParserError({err.py})")
@@ -98,13 +96,13 @@ class ExternGen:
         return V("True", BOOL, True)  # `check_externs` proved it
 
     def _extern_mark_to_drop(self, e: I.Call, fn):
-        sm = self.emit_lvalue(e.args[0].value, fn) if e.args else V("PS.sm", None)
+        sm = self.exprs.emit_lvalue(e.args[0].value, fn) if e.args else V("PS.sm", None)
         fn.emit(f"{sm.py}.f_egress_spec = 511")
         fn.emit(f"{sm.py}.f_mcast_grp = 0")
 
     def _extern_hash(self, e: I.Call, fn):
         res_a, algo, base_a, data_a, mx_a = e.args
-        res = self.emit_lvalue(res_a.value, fn)
+        res = self.exprs.emit_lvalue(res_a.value, fn)
         base = self._value(base_a, fn)
         data = self.packed_bytes(data_a, fn)
         mx = self._value(mx_a, fn)
@@ -115,26 +113,26 @@ class ExternGen:
             value = f"{h}({data}) % ({mx.py})"
             if base.const:
                 value = f"({base.py}) + {value}"
-            self.store(res, f"({value}) & {res.ty.mask}", fn)
+            store(res, f"({value}) & {res.ty.mask}", fn)
             return
-        self.store(res, f"hash_bytes({h}, {base.py}, {data}, {mx.py}) & {res.ty.mask}", fn)
+        store(res, f"hash_bytes({h}, {base.py}, {data}, {mx.py}) & {res.ty.mask}", fn)
 
     def _checksum(self, e: I.Call, fn, verify: bool, payload: bool):
         cond_a, data_a, ck_a, algo = e.args
         cond = self._value(cond_a, fn)
         data = self.packed_bytes(data_a, fn)
-        ck = self._value(ck_a, fn) if verify else self.emit_lvalue(ck_a.value, fn)
+        ck = self._value(ck_a, fn) if verify else self.exprs.emit_lvalue(ck_a.value, fn)
         h = _hash_fn(algo)
         valid = ""
         field = ck_a.value
         if isinstance(field, I.Field) and isinstance(field.base.type, StructT) and field.base.type.kind == "header":
-            valid = f" and {self.emit_expr(fold(field.base), fn).py}.valid"
+            valid = f" and {self.exprs.emit(fold(field.base), fn).py}.valid"
         pl = " + PS.payload" if payload else ""
         value = f"({h}({data}{pl}) & {ck.ty.mask})"
         if verify:
             fn.emit(f"if {cond.py}{valid} and {value} != {ck.py}: PS.checksum_error = 1")
         else:
-            self.store_if(f"{cond.py}{valid}", ck, value, fn)
+            store_if(f"{cond.py}{valid}", ck, value, fn)
 
     def _extern_verify_checksum(self, e, fn):
         self._checksum(e, fn, True, False)
@@ -149,11 +147,11 @@ class ExternGen:
         self._checksum(e, fn, False, True)
 
     def _extern_random(self, e: I.Call, fn):
-        res = self.emit_lvalue(e.args[0].value, fn)
+        res = self.exprs.emit_lvalue(e.args[0].value, fn)
         lo, hi = (self._value(a, fn) for a in e.args[1:])
         tmp = fn.fresh("rnd")
         fn.emit(f"{tmp} = random_value({lo.py}, {hi.py})")
-        self.store_if(f"{tmp} is not None", res, tmp, fn)
+        store_if(f"{tmp} is not None", res, tmp, fn)
 
     def _extern_digest(self, e: I.Call, fn):
         self._value(e.args[0], fn)  # the receiver: BMv2 has one, the controller
@@ -247,7 +245,7 @@ class ExternGen:
     def anonymous_field_list(self, a: I.Argument, fn) -> str:
         paths: list[str] = []
         value = fold(a.value)
-        _field_paths(value, self.emit_expr(value, fn), paths)
+        _field_paths(value, self.exprs.emit(value, fn), paths)
         key = 1000 + len(self.out.anon_field_lists)
         self.out.anon_field_lists[key] = paths
         return f"FIELD_LISTS.get({key}, NO_FIELDS)"
@@ -286,28 +284,28 @@ def _struct_paths(py: str, t: Type, out: list[str]) -> None:
         out.append(py)
 
 
-# the emitter of each extern function, by P4 name; called as gen(self, e, fn) with the call
-# checked by `passes/check_externs.py`
+# the emitter of each extern function, by P4 name; called as gen(the ExternFunctionEmitter,
+# e, fn) with the call checked by `passes/check_externs.py`
 EXTERN_FUNCTIONS: dict[str, Callable[..., V | None]] = {
-    "verify": ExternGen._extern_verify,
-    "static_assert": ExternGen._extern_static_assert,
-    "mark_to_drop": ExternGen._extern_mark_to_drop,
-    "hash": ExternGen._extern_hash,
-    "verify_checksum": ExternGen._extern_verify_checksum,
-    "verify_checksum_with_payload": ExternGen._extern_verify_checksum_with_payload,
-    "update_checksum": ExternGen._extern_update_checksum,
-    "update_checksum_with_payload": ExternGen._extern_update_checksum_with_payload,
-    "random": ExternGen._extern_random,
-    "digest": ExternGen._extern_digest,
-    "clone": ExternGen._extern_clone,
-    "clone_preserving_field_list": ExternGen._extern_clone_preserving_field_list,
-    "clone3": ExternGen._extern_clone3,
-    "resubmit_preserving_field_list": ExternGen._extern_resubmit_preserving_field_list,
-    "recirculate_preserving_field_list": ExternGen._extern_recirculate_preserving_field_list,
-    "resubmit": ExternGen._extern_resubmit,
-    "recirculate": ExternGen._extern_recirculate,
-    "truncate": ExternGen._extern_truncate,
-    "assert": ExternGen._extern_assert,
-    "assume": ExternGen._extern_assume,
-    "log_msg": ExternGen._extern_log_msg,
+    "verify": ExternFunctionEmitter._extern_verify,
+    "static_assert": ExternFunctionEmitter._extern_static_assert,
+    "mark_to_drop": ExternFunctionEmitter._extern_mark_to_drop,
+    "hash": ExternFunctionEmitter._extern_hash,
+    "verify_checksum": ExternFunctionEmitter._extern_verify_checksum,
+    "verify_checksum_with_payload": ExternFunctionEmitter._extern_verify_checksum_with_payload,
+    "update_checksum": ExternFunctionEmitter._extern_update_checksum,
+    "update_checksum_with_payload": ExternFunctionEmitter._extern_update_checksum_with_payload,
+    "random": ExternFunctionEmitter._extern_random,
+    "digest": ExternFunctionEmitter._extern_digest,
+    "clone": ExternFunctionEmitter._extern_clone,
+    "clone_preserving_field_list": ExternFunctionEmitter._extern_clone_preserving_field_list,
+    "clone3": ExternFunctionEmitter._extern_clone3,
+    "resubmit_preserving_field_list": ExternFunctionEmitter._extern_resubmit_preserving_field_list,
+    "recirculate_preserving_field_list": ExternFunctionEmitter._extern_recirculate_preserving_field_list,
+    "resubmit": ExternFunctionEmitter._extern_resubmit,
+    "recirculate": ExternFunctionEmitter._extern_recirculate,
+    "truncate": ExternFunctionEmitter._extern_truncate,
+    "assert": ExternFunctionEmitter._extern_assert,
+    "assume": ExternFunctionEmitter._extern_assume,
+    "log_msg": ExternFunctionEmitter._extern_log_msg,
 }

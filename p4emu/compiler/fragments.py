@@ -58,7 +58,7 @@ class ProgramFragments:
         self.checker = self.gen.checker
         bindings, _ = self.checker.declare_program(self.program)
         for b in bindings:  # as `ProgramGen.emit_program` does first
-            self.gen.global_decl(b)
+            self.gen.emit_global(b)
         self.scope = Scope(self.gen.global_scope)
         self._wrappers: list[A.FunctionDecl] = []
 
@@ -71,14 +71,14 @@ class ProgramFragments:
         when given."""
         e = parse_expr(fragment, self.file) if isinstance(fragment, str) else fragment
         self._resolve(A.Return(e.loc, e))
-        return self.checker.check_unit(self.checker.check_expr, e, scope or self.scope, want)
+        return self.checker.blocks.check_unit(self.checker.exprs.check, e, scope or self.scope, want)
 
     def stmt(self, fragment: str | A.Stmt, body: Body, scope: Scope | None = None) -> S.Stmt:
         """The typed IR of statement `fragment` (text on line 1, or parsed) in a `body` of
         a parser, control, action or function."""
         s = parse_stmt(fragment, self.file) if isinstance(fragment, str) else fragment
         self._resolve(s)
-        return self.checker.check_unit(self.checker.check_stmt, s, scope or self.scope, body)
+        return self.checker.blocks.check_unit(self.checker.stmts.check, s, scope or self.scope, body)
 
     def _resolve(self, stmt: A.Stmt) -> None:
         """Run the resolution pass again over the program with `stmt` in it, last."""

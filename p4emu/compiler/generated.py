@@ -1,7 +1,8 @@
 """What the compiler produces (`GeneratedProgram`), the tables it consults while it walks
-the program (`GlobalEnv`), where in the program the walk is (`WalkContext`), and the
-`CompileState` holding them that the checker (`checker.ProgramChecker`) and then the
-emitter (`program.ProgramGen`) use.
+the program (`GlobalEnv`), where in the program the walk is (`WalkContext`), the
+`CompileState` holding them that the checker's passes (`checker.ProgramChecker`) and then
+the emitter's (`program.ProgramGen`) share, and what a pass is (`CompilePass`: the shared
+state and the other passes it calls, set by its driver, `connect_passes`).
 
 `out` is what later stages read (the generated Python module, `module_source()`; the
 control-plane object lists `lower_control_plane` turns into the typed
@@ -13,17 +14,36 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from p4emu.compiler.blocks import BlockCtx
 from p4emu.compiler.passes.resolve_names import NameResolution
 from p4emu.compiler.scope import ActionB, Binding, BlockFrame, Scope
 from p4emu.compiler.structs import struct_module_source
+from p4emu.ir import blocks as B
 from p4emu.lang import ast as A
-from p4emu.lang.types import EnumT, StructT
+from p4emu.lang.types import EnumT, StructT, Type
 
 
 def empty_objects() -> dict[str, list | dict]:
     return {"tables": [], "actions": {}, "registers": [], "counters": [], "meters": [],
             "action_profiles": [], "value_sets": []}
+
+
+@dataclass(eq=False)
+class BlockCtx:
+    """A parser or control instance as the emitter generated it (`blocks.BlockEmitter`)."""
+
+    kind: str
+    name: str  # prefix of fully qualified names
+    sig: str = ""
+    frame: str = ""
+    frame_fields: list[tuple[str, str]] = field(default_factory=list)
+    prologue: list[str] = field(default_factory=list)
+    params: list[tuple[B.Parameter, Type, str]] = field(default_factory=list)
+    apply_py: str = ""
+    # tables applied by this block's body, directly or through its sub-blocks (p4c inlines
+    # a sub-block at each apply, so applying the instance twice applies these twice)
+    applied_tables: list[str] = field(default_factory=list)
+    body: object = None  # a control's apply body as typed IR (`p4emu.ir.statements.Block`)
+    outs: list[str] = field(default_factory=list)  # scalar out/inout results of its apply
 
 
 @dataclass(eq=False)
@@ -211,7 +231,7 @@ class CompileState:
 
 
 class CompileStateView:
-    """The shared `CompileState`'s parts as attributes of the checker and the emitter."""
+    """The shared `CompileState`'s parts as attributes of the drivers and their passes."""
 
     state: CompileState
 
@@ -237,3 +257,30 @@ class CompileStateView:
 
     def next_id(self) -> int:
         return self.state.next_id()
+
+
+class CompilePass(CompileStateView):
+    """One pass of the checker or the emitter over the shared `CompileState` (`state`).
+
+    `USES` names the other passes it calls, by their names in its driver
+    (`checker.ProgramChecker`, `program.ProgramGen`): the driver constructs every pass with
+    the state, then `connect_passes` sets each one's `USES` as attributes (`self.exprs`).
+    Passes may call each other (expressions, statements and calls recurse into each other),
+    but only through the passes they name: no pass is a part of another. They are named,
+    not imported, because the recursion would make the modules import each other."""
+
+    USES: tuple[str, ...] = ()
+
+    def __init__(self, state: CompileState):
+        self.state = state
+
+
+def connect_passes(passes: dict[str, CompilePass]) -> None:
+    """Give each of `passes` (by name) the passes it `USES`; a pass naming one the driver
+    lacks is a bug of the compiler, reported here rather than at its first call."""
+    for p in passes.values():
+        for name in p.USES:
+            if name not in passes:
+                raise AssertionError(f"{type(p).__name__} uses a pass named {name!r}, which "
+                                     "its driver does not have")
+            setattr(p, name, passes[name])

@@ -1,9 +1,10 @@
 """packet_in and packet_out methods: extract (fixed, variable-size and into `_`),
-lookahead, advance, length, emit (mixin of `ProgramGen`), emitted from the calls
-`passes/check_extern_methods.py` checked."""
+lookahead, advance, length, emit (`PacketEmitter`, a pass of `ProgramGen`), emitted from
+the calls `passes/check_extern_methods.py` checked."""
 
 from __future__ import annotations
 
+from p4emu.compiler.generated import CompilePass
 from p4emu.compiler.lookahead import from_bits_lines, lookahead_width
 from p4emu.compiler.passes.folding import fold
 from p4emu.compiler.structs import inline_emit_line
@@ -12,17 +13,19 @@ from p4emu.ir import expressions as I
 from p4emu.lang.types import BOOL, VOID, BitsT, BoolT, StructT, Type
 
 
-class PacketGen:
-    """`self` is the `ProgramGen`."""
+class PacketEmitter(CompilePass):
+    """The methods of packet_in and packet_out."""
 
-    def packet_in_call(self, e: I.Call, base: V, name: str, fn, as_statement) -> V:
+    USES = ("exprs",)
+
+    def emit_packet_in_call(self, e: I.Call, base: V, name: str, fn, as_statement) -> V:
         pk = base.py
         if name == "extract" and not e.args:  # `extract<H>(_)`: skip one H
             fn.emit(f"{e.type_args[0][1].py}().extract({pk})")
             return V("None", VOID)
         if name == "extract":
             target_ir = e.args[0].value
-            target = self.emit_lvalue(target_ir, fn)
+            target = self.exprs.emit_lvalue(target_ir, fn)
             t = target.ty
             union = None
             if isinstance(target_ir, I.Field) and isinstance(target_ir.base.type, StructT) \
@@ -30,10 +33,10 @@ class PacketGen:
                 # the union is evaluated once: `us.next.a` must take one stack element,
                 # not one for the extract and another for invalidating the siblings
                 union = fn.fresh("un")
-                fn.emit(f"{union} = {self.emit_lvalue(target_ir.base, fn).py}")
+                fn.emit(f"{union} = {self.exprs.emit_lvalue(target_ir.base, fn).py}")
                 target = V(f"{union}.f_{target_ir.name}", t)
             if len(e.args) == 2:
-                n = self.emit_expr(fold(e.args[1].value), fn)
+                n = self.exprs.emit(fold(e.args[1].value), fn)
                 fn.emit(f"{target.py}.extract_var({pk}, {n.py})")
             else:
                 fn.emit(f"{target.py}.extract({pk})")
@@ -43,7 +46,7 @@ class PacketGen:
         if name == "lookahead":
             return self._lookahead(e.type, pk, fn, as_statement)
         if name == "advance":
-            n = self.emit_expr(fold(e.args[0].value), fn)
+            n = self.exprs.emit(fold(e.args[0].value), fn)
             fn.emit(f"{pk}.advance({n.py})")
             return V("None", VOID)
         return V(f"{pk}.total_length()", BitsT(32))  # length()
@@ -71,8 +74,8 @@ class PacketGen:
             fn.emit(line)
         return V(obj, t)
 
-    def packet_out_call(self, e: I.Call, base: V, fn) -> V:
-        v = self.emit_expr(fold(e.args[0].value), fn)
+    def emit_packet_out_call(self, e: I.Call, base: V, fn) -> V:
+        v = self.exprs.emit(fold(e.args[0].value), fn)
         if isinstance(v.ty, StructT) and v.ty.kind == "header" and v.ty.varbit_field is None:
             h = fn.fresh("eh")
             fn.emit(f"{h} = {v.py}")

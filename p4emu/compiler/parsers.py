@@ -1,10 +1,11 @@
-"""Parser states (mixin of `ProgramGen`): each checked state of a parser (its statements and
+"""Parser states (`ParserStateEmitter`, a pass of `ProgramGen`): each checked state of a parser (its statements and
 its transition, `passes/check_parser_states.py`) becomes a function returning the next
 state's function (None: accept), its select as `if` conditions on the keys' values."""
 
 from __future__ import annotations
 
-from p4emu.compiler.blocks import BlockCtx
+from p4emu.compiler.blocks import new_fn
+from p4emu.compiler.generated import BlockCtx, CompilePass
 from p4emu.compiler.passes.folding import fold
 from p4emu.compiler.scope import py_ident
 from p4emu.compiler.values import V, unsigned_py
@@ -12,25 +13,26 @@ from p4emu.ir import blocks as B
 from p4emu.ir import parser_states as P
 
 
-class ParserGen:
-    """`self` is the `ProgramGen`."""
+class ParserStateEmitter(CompilePass):
+    """The states of a parser -> one function each."""
 
-    # -- parser states -----------------------------------------------------------------
-    def gen_states(self, block: B.CheckedBlock, ctx: BlockCtx) -> str:
+    USES = ("exprs", "stmts")
+
+    def emit_states(self, block: B.CheckedBlock, ctx: BlockCtx) -> str:
         """The functions of the states of checked parser `block`; the start state's name."""
         names = {st.name: f"S_{self.next_id()}_{py_ident(st.name)}" for st in block.states}
         for s in block.states:
-            fn = self.new_fn(ctx)
+            fn = new_fn(ctx, self.next_id)
             fn.kind = "parser"
             for st in s.stmts:
-                self.stmt(st, fn)
+                self.stmts.emit_body(st, fn)
             self.out.typed.append(s.transition)
-            self._emit_transition(s.transition, names, fn)
+            self.emit_transition(s.transition, names, fn)
             self.out.code.append(f"def {names[s.name]}({ctx.sig}):")
             self.out.code += fn.body()
         return names["start"]
 
-    def _emit_transition(self, tr: str | P.Select | None, names: dict, fn) -> None:
+    def emit_transition(self, tr: str | P.Select | None, names: dict, fn) -> None:
         if not isinstance(tr, P.Select):
             fn.emit(f"return {names[tr] if tr is not None else None}")
             return
@@ -39,7 +41,7 @@ class ParserGen:
             # BMv2 does not bounds-check a lookahead in a select key
             self.walk.in_select_key = True
             try:
-                v = self.emit_expr(fold(k), fn)
+                v = self.exprs.emit(fold(k), fn)
             finally:
                 self.walk.in_select_key = False
             tmp = fn.fresh("k")
@@ -66,8 +68,8 @@ class ParserGen:
             return f"{k.binding.py}.contains(({unsigned_py(keys[i])},))"
         key = keys[i]
         if isinstance(k, P.Masked):
-            v, m = self.emit_expr(k.value, fn), self.emit_expr(k.mask, fn)
+            v, m = self.exprs.emit(k.value, fn), self.exprs.emit(k.mask, fn)
             return f"({unsigned_py(key)} & {unsigned_py(m)}) == ({unsigned_py(v)} & {unsigned_py(m)})"
         if isinstance(k, P.InRange):
-            return f"{self.emit_expr(k.low, fn).py} <= {key.py} <= {self.emit_expr(k.high, fn).py}"
-        return f"{key.py} == {self.emit_expr(k.value, fn).py}"
+            return f"{self.exprs.emit(k.low, fn).py} <= {key.py} <= {self.exprs.emit(k.high, fn).py}"
+        return f"{key.py} == {self.exprs.emit(k.value, fn).py}"

@@ -164,6 +164,14 @@ class Scope:
         self.names[name] = b
 
 
+def tvar_scope(scope: Scope, tyenv: dict) -> Scope:
+    """A child of `scope` binding the type variables of `tyenv` (name -> type)."""
+    s = Scope(scope)
+    for name, t in tyenv.items():
+        s.bind(name, TypeB(t))
+    return s
+
+
 def py_ident(name: str) -> str:
     s = "".join(c if c.isalnum() or c == "_" else "_" for c in name)
     return s + "_" if keyword.iskeyword(s) else s

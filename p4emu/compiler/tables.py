@@ -1,4 +1,4 @@
-"""Tables (mixin of `ProgramGen`): a table checked into a typed `TableDecl`
+"""Tables (`TableEmitter`, a pass of `ProgramGen`): a table checked into a typed `TableDecl`
 (`passes/check_tables.py`) becomes its apply function `TA_n` (the key tuple -> `Table.lookup`
 -> the dispatch dict `TD_n`, action id -> a wrapper `W_n_m` that unpacks the action data
 and calls the action with the listed directional arguments); the `TableDecl` goes to
@@ -7,7 +7,8 @@ and calls the action with the listed directional arguments); the `TableDecl` goe
 
 from __future__ import annotations
 
-from p4emu.compiler.blocks import BlockCtx
+from p4emu.compiler.blocks import new_fn
+from p4emu.compiler.generated import BlockCtx, CompilePass
 from p4emu.compiler.passes.folding import fold
 from p4emu.compiler.scope import py_ident
 from p4emu.compiler.values import unsigned_py
@@ -16,16 +17,18 @@ from p4emu.ir import table_decls as T
 from p4emu.lang.types import BitsT, BoolT, EnumT
 
 
-class TableGen:
-    """`self` is the `ProgramGen`."""
+class TableEmitter(CompilePass):
+    """Tables -> their apply functions and action dispatch."""
 
-    def gen_table(self, local: B.LocalTable, ctx: BlockCtx) -> None:
+    USES = ("exprs", "actions", "extern_objects", "calls")
+
+    def emit_table(self, local: B.LocalTable, ctx: BlockCtx) -> None:
         t = local.table
         uid = self.next_id()
-        fn = self.new_fn(ctx)
+        fn = new_fn(ctx, self.next_id)
         key_py = []
         for k in t.keys:
-            v = self.emit_expr(fold(k.value), fn)
+            v = self.exprs.emit(fold(k.value), fn)
             if isinstance(v.ty, EnumT) and v.ty.underlying is not None:
                 self.out.p4rt_enums[v.ty.name] = v.ty
             key_py.append(unsigned_py(v))
@@ -34,10 +37,10 @@ class TableGen:
         dispatch = [self._listed_action(a, ctx, uid) for a in t.actions if not a.implicit]
         for a in t.attached:
             if not isinstance(a, T.Attached):
-                self.emit_expr(fold(a), fn)
+                self.exprs.emit(fold(a), fn)
                 continue
             if a.inline is not None:
-                self.emit_extern_instance(a.inline)
+                self.extern_objects.emit_instance(a.inline)
             if a.kind == "implementation":
                 self.out.links.setdefault(a.name, []).append(t.name)
         dispatch += [self._listed_action(a, ctx, uid) for a in t.actions if a.implicit]
@@ -63,9 +66,9 @@ class TableGen:
         """(action name, its wrapper): the wrapper unpacks the action data, converts them
         from the control plane's unsigned numbers and calls the action."""
         b = a.binding
-        self.ensure_action(b)
+        self.actions.ensure_action(b)
         wname = f"W_{uid}_{self.next_id()}"
-        fn = self.new_fn(ctx)
+        fn = new_fn(ctx, self.next_id)
         data = [p for p in b.params if p.direction == ""]
         if data:
             fn.emit(f"{', '.join(p.binding.py for p in data)}, = args")
@@ -76,7 +79,7 @@ class TableGen:
                 fn.emit(f"{py} = ({py} ^ {h}) - {h}")
             elif isinstance(t, BoolT):
                 fn.emit(f"{py} = {py} != 0")
-        bound = iter(self.emit_arguments(a.args, fn))
+        bound = iter(self.calls.emit_arguments(a.args, fn))
         call_args = []
         outs = []
         for p in b.decl.params:
@@ -88,7 +91,7 @@ class TableGen:
             if p.direction in ("out", "inout"):
                 outs.append((v, v.ty))
         prefix = [ctx.sig] if b.owner is not None else []
-        self.emit_call_with_outs(f"{b.py}({', '.join(prefix + call_args)})", outs, False, fn, a.loc,
+        self.calls.emit_call_with_outs(f"{b.py}({', '.join(prefix + call_args)})", outs, False, fn, a.loc,
                                  may_exit=True)
         self.out.code.append(f"def {wname}({ctx.sig}, args):")
         self.out.code += fn.body()

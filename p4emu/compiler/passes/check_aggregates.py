@@ -1,11 +1,14 @@
 """Expressions that build struct, header and tuple values from parts, in the type checker
-(part of the `ProgramChecker`): list expressions `{a, b}`, struct expressions `{f = a, ...}`, the
+(`AggregateChecker`, a pass of the `ProgramChecker`, checking these nodes for the
+`ExpressionChecker`): list expressions `{a, b}`, struct expressions `{f = a, ...}`, the
 invalid header `{#}` and default values `...`. The context type (`want`) decides what a
 list expression builds, as in p4c's TypeInference; a value whose parts are all constants
 is known (an `AggConst`), so constants of these types fold."""
 
 from __future__ import annotations
 
+from p4emu.compiler.generated import CompilePass
+from p4emu.compiler.passes.conversions import convert
 from p4emu.compiler.passes.folding import aggregate_const
 from p4emu.ir import expressions as I
 from p4emu.lang import ast as A
@@ -19,8 +22,14 @@ def default_value(t: Type, loc) -> I.Expr:
     return I.DefaultValue(t, loc, const=value)
 
 
-class AggregateCheck:
-    """`self` is the `ProgramChecker`."""
+class AggregateChecker(CompilePass):
+    """List, struct, invalid-header and default-value expressions."""
+
+    USES = ("types", "exprs")
+
+    def check(self, e: A.ListExpr | A.StructExpr | A.InvalidHeader | A.DefaultValue, scope,
+              want) -> I.Expr:
+        return AGGREGATE_CHECKERS[type(e)](self, e, scope, want)
 
     def _check_list_expr(self, e: A.ListExpr, scope, want) -> I.Expr:
         n = len(e.items)
@@ -30,9 +39,9 @@ class AggregateCheck:
             wants = [t for _, t in want.fields][:n]
         elif e.rest_default:
             raise P4CompileError(e.loc, "`...` needs a struct or header type from the context")
-        items = [self.check_expr(x, scope, wants[i] if wants else None) for i, x in enumerate(e.items)]
+        items = [self.exprs.check(x, scope, wants[i] if wants else None) for i, x in enumerate(e.items)]
         if wants:
-            items = [self.convert(v, t, x.loc) if not isinstance(t, (StructT, StackT)) else v
+            items = [convert(v, t, x.loc) if not isinstance(t, (StructT, StackT)) else v
                      for v, t, x in zip(items, wants, e.items, strict=True)]
         if e.rest_default:
             items += [default_value(t, e.loc) for _, t in want.fields[n:]]
@@ -46,7 +55,7 @@ class AggregateCheck:
     def _check_struct_expr(self, e: A.StructExpr, scope, want) -> I.Expr:
         target = want if isinstance(want, StructT) else None
         if e.type is not None:
-            target = self.resolve_type(e.type, scope)
+            target = self.types.resolve(e.type, scope)
         if target is None:
             raise unsupported(e.loc, "struct expression without a known struct type")
         names = [n for n, _ in target.fields]
@@ -55,14 +64,14 @@ class AggregateCheck:
             raise P4CompileError(e.loc, f"struct expression fields do not match {target.name}")
         ftypes = dict(target.fields)
         # fields are checked (and evaluated) in the order written
-        written = {n: self.check_expr(x, scope, ftypes[n]) for n, x in given.items()}
+        written = {n: self.exprs.check(x, scope, ftypes[n]) for n, x in given.items()}
         values = []
         for n, ft in target.fields:
             if n not in given:
                 values.append(default_value(ft, e.loc))
             else:
                 v = written[n]
-                values.append(self.convert(v, ft, given[n].loc) if ft.is_scalar() else v)
+                values.append(convert(v, ft, given[n].loc) if ft.is_scalar() else v)
         order = tuple(names.index(n) for n in given)
         return I.StructExpr(target, e.loc, tuple(values), order,
                             const=aggregate_const(target, values))
@@ -79,3 +88,13 @@ class AggregateCheck:
         if want is None or isinstance(want, (InfIntT, TypeVarT)):
             raise P4CompileError(e.loc, "`...` needs a type from the context")
         return default_value(want, e.loc)
+
+
+# the checker of each aggregate node class, called as check(the AggregateChecker, e, scope,
+# want)
+AGGREGATE_CHECKERS = {
+    A.ListExpr: AggregateChecker._check_list_expr,
+    A.StructExpr: AggregateChecker._check_struct_expr,
+    A.InvalidHeader: AggregateChecker._check_invalid_header,
+    A.DefaultValue: AggregateChecker._check_default_value_expr,
+}

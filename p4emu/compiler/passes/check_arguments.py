@@ -1,13 +1,14 @@
-"""Arguments and lvalues in the type checker (part of the `ProgramChecker`): arguments bound to
-parameters (`bind_args`: positional or named, defaults), checked against the parameters'
-types with their directions (`check_arguments`: type variables inferred as p4c's
-TypeInference does, `out`/`inout` arguments checked as lvalues) and the writability of
-assignment targets (`check_lvalue`).
-"""
+"""Arguments and lvalues in the type checker (`ArgumentChecker`, a pass of the
+`ProgramChecker`): arguments bound to parameters (`bind_args`: positional or named,
+defaults), checked against the parameters' types with their directions (`check_arguments`:
+type variables inferred as p4c's TypeInference does, `out`/`inout` arguments checked as
+lvalues) and the writability of assignment targets (`check_lvalue`)."""
 
 from __future__ import annotations
 
-from p4emu.compiler.scope import Scope, TypeB, VarB
+from p4emu.compiler.generated import CompilePass
+from p4emu.compiler.passes.conversions import cast_expr, convert
+from p4emu.compiler.scope import Scope, TypeB, VarB, tvar_scope
 from p4emu.compiler.values import is_compound
 from p4emu.ir import expressions as I
 from p4emu.lang import ast as A
@@ -24,35 +25,10 @@ from p4emu.lang.types import (
 )
 
 
-class ArgumentCheck:
-    """`self` is the `ProgramChecker`."""
+class ArgumentChecker(CompilePass):
+    """Arguments checked against their parameters; assignment targets."""
 
-    def bind_args(self, params: list[A.Param], args: list[A.Arg], loc, what: str) -> list[tuple[A.Param, A.Arg | None]]:
-        named = [a for a in args if a.name is not None]
-        if named and len(named) != len(args):
-            raise P4CompileError(loc, f"{what}: cannot mix named and positional arguments")
-        if named:
-            by_name = {a.name: a for a in args}
-            out = []
-            for p in params:
-                a = by_name.pop(p.name, None)
-                if a is None and p.default is None and p.direction != "out":
-                    raise P4CompileError(loc, f"{what}: missing argument {p.name}")
-                out.append((p, a))
-            if by_name:
-                raise P4CompileError(loc, f"{what}: no parameter named {next(iter(by_name))}")
-            return out
-        if len(args) > len(params):
-            raise P4CompileError(loc, f"{what}: expected {len(params)} arguments, got {len(args)}")
-        out = []
-        for i, p in enumerate(params):
-            if i < len(args):
-                out.append((p, args[i]))
-            elif p.default is not None:
-                out.append((p, None))
-            else:
-                raise P4CompileError(loc, f"{what}: expected {len(params)} arguments, got {len(args)}")
-        return out
+    USES = ("types", "exprs")
 
     def check_arguments(self, pairs, tyenv: dict, scope: Scope, loc, what: str,
                         type_params=()) -> tuple[I.Argument, ...]:
@@ -65,7 +41,7 @@ class ArgumentCheck:
         pt = self.param_type(p, tyenv, type_params, scope)
         if a is None or a.value is None:
             if a is None and p.default is not None:
-                v = self.convert(self.check_expr(p.default, scope, pt), pt, loc)
+                v = convert(self.exprs.check(p.default, scope, pt), pt, loc)
                 return I.Argument(p.direction, pt, v, loc)
             if p.direction != "out":
                 raise P4CompileError(loc, f"{what}: don't-care argument for non-out parameter {p.name}")
@@ -77,12 +53,12 @@ class ArgumentCheck:
         if p.direction in ("out", "inout"):
             v = self.check_lvalue(a.value, scope)
         else:
-            v = self.check_expr(a.value, scope, want)
+            v = self.exprs.check(a.value, scope, want)
         if not isinstance(pt, TypeVarT) and not is_compound(pt) and not isinstance(pt, (TupleT, VarbitT)):
             if isinstance(pt, BitsT) and isinstance(v.type, BitsT) and pt != v.type and p.direction == "":
                 # directionless (constructor/extern) params accept implicit casts in p4c
-                v = self.cast_expr(v, pt, a.loc)
-            v = self.convert(v, pt, a.loc)
+                v = cast_expr(v, pt, a.loc)
+            v = convert(v, pt, a.loc)
         else:
             unified = unify_param(pt, v.type, tyenv)
             if unified is None:
@@ -92,17 +68,11 @@ class ArgumentCheck:
 
     def param_type(self, p: A.Param, tyenv: dict, type_params, scope: Scope) -> Type:
         """The type of parameter `p` with the type variables inferred so far substituted."""
-        pscope = self.tvar_scope(scope, tyenv)
+        pscope = tvar_scope(scope, tyenv)
         for tp in type_params:
             if tp not in tyenv:
                 pscope.bind(tp, TypeB(TypeVarT(tp)))
-        return self.resolve_type(p.type, pscope)
-
-    def tvar_scope(self, scope: Scope, tyenv: dict) -> Scope:
-        s = Scope(scope)
-        for name, t in tyenv.items():
-            s.bind(name, TypeB(t))
-        return s
+        return self.types.resolve(p.type, pscope)
 
     # -- assignment targets ------------------------------------------------------------
     def check_lvalue(self, e: A.Expr, scope: Scope) -> I.Expr:
@@ -112,15 +82,15 @@ class ArgumentCheck:
             base = self.check_lvalue(e.expr, scope)
             if not isinstance(base.type, BitsT):
                 raise P4CompileError(e.loc, f"cannot slice a value of type {base.type}")
-            hi = self.const_int(e.hi, scope)
-            lo = self.const_int(e.lo, scope)
+            hi = self.exprs.const_int(e.hi, scope)
+            lo = self.exprs.const_int(e.lo, scope)
             if not (0 <= lo <= hi < base.type.width):
                 raise P4CompileError(e.loc, f"slice [{hi}:{lo}] out of range of {base.type}")
-            return self.check_expr(e, scope)
+            return self.exprs.check(e, scope)
         root = e
         while isinstance(root, (A.Member, A.Index, A.Slice)):
             root = root.expr
-        v = self.check_expr(e, scope)
+        v = self.exprs.check(e, scope)
         if isinstance(root, A.Path):
             b = root.ref
             if isinstance(b, VarB) and not b.writable:
@@ -132,6 +102,37 @@ class ArgumentCheck:
         if isinstance(e, A.Member) and isinstance(e.expr.ty, StackT) and e.name in ("lastIndex", "size"):
             raise P4CompileError(e.loc, f"{e.name} is not assignable")
         return v
+
+
+def bind_args(params: list[A.Param], args: list[A.Arg], loc, what: str) -> list[tuple[A.Param, A.Arg | None]]:
+    """The arguments of a call bound to the parameters `params` (positional or named; a
+    missing one with a default is None), for the checker of the call (`check_arguments`,
+    or an extern's own); `what` names the callee in errors."""
+    named = [a for a in args if a.name is not None]
+    if named and len(named) != len(args):
+        raise P4CompileError(loc, f"{what}: cannot mix named and positional arguments")
+    if named:
+        by_name = {a.name: a for a in args}
+        out = []
+        for p in params:
+            a = by_name.pop(p.name, None)
+            if a is None and p.default is None and p.direction != "out":
+                raise P4CompileError(loc, f"{what}: missing argument {p.name}")
+            out.append((p, a))
+        if by_name:
+            raise P4CompileError(loc, f"{what}: no parameter named {next(iter(by_name))}")
+        return out
+    if len(args) > len(params):
+        raise P4CompileError(loc, f"{what}: expected {len(params)} arguments, got {len(args)}")
+    out = []
+    for i, p in enumerate(params):
+        if i < len(args):
+            out.append((p, args[i]))
+        elif p.default is not None:
+            out.append((p, None))
+        else:
+            raise P4CompileError(loc, f"{what}: expected {len(params)} arguments, got {len(args)}")
+    return out
 
 
 def unify_param(pt: Type, actual: Type, tyenv: dict) -> Type | None:

@@ -1,7 +1,7 @@
-"""The block checker (part of the `ProgramChecker`): a parser or control instance, checked
-whole into a `p4emu.ir.blocks.CheckedBlock` (its constructor arguments, apply parameters,
-local declarations, then a control's apply body or a parser's states), and the actions,
-functions and `T.apply()` instances its code uses.
+"""The block checker (`BlockChecker`, a pass of the `ProgramChecker`): a parser or control
+instance, checked whole into a `p4emu.ir.blocks.CheckedBlock` (its constructor arguments,
+apply parameters, local declarations, then a control's apply body or a parser's states),
+and the actions, functions and `T.apply()` instances its code uses.
 
 What a construct uses is checked after it, depth first, in the order it is used
 (`check_unit`): an action on its first call or table listing (p4c reports no error in an
@@ -17,7 +17,8 @@ from collections.abc import Callable
 
 from p4emu.compiler.analysis import apply_continuations, substitutable
 from p4emu.compiler.checks import check_parser_terminates
-from p4emu.compiler.passes.check_statements import Body
+from p4emu.compiler.generated import CompilePass
+from p4emu.compiler.passes.check_statements import Body, check_initial
 from p4emu.compiler.scope import (
     ActionB,
     BlockFrame,
@@ -26,6 +27,7 @@ from p4emu.compiler.scope import (
     InstB,
     Scope,
     VarB,
+    tvar_scope,
 )
 from p4emu.compiler.values import is_compound
 from p4emu.ir import blocks as B
@@ -44,8 +46,10 @@ def full_name(prefix: str, decl: A.Decl) -> str:
     return f"{prefix}.{local}" if prefix else local
 
 
-class BlockCheck:
-    """`self` is the `ProgramChecker`."""
+class BlockChecker(CompilePass):
+    """Parser/control instances whole, and what their code uses after it (`check_unit`)."""
+
+    USES = ("types", "exprs", "stmts", "parser_states", "tables", "declarations")
 
     # -- what a construct uses -----------------------------------------------------------
     def check_unit(self, check: Callable, *args):
@@ -84,7 +88,7 @@ class BlockCheck:
                        t: ObjectT | None = None) -> B.CheckedBlock:
         """Instance `name` of parser/control `decl`, constructed with `args` (in
         `outer_scope`), checked whole."""
-        return self.check_block_contents(self.check_block_instance(decl, name, args, outer_scope, t))
+        return self.check_block_contents(self.declarations.check_block_instance(decl, name, args, outer_scope, t))
 
     def check_block_contents(self, inst: D.BlockInstance) -> B.CheckedBlock:
         decl = inst.decl
@@ -106,7 +110,7 @@ class BlockCheck:
             self.walk.in_parser = False
             self.env.apply_sites.update(apply_continuations(decl.body))
             outs = any(not is_compound(p.type) and p.direction in ("out", "inout") for p in params)
-            body = self.check_unit(self.check_block, decl.body, Scope(scope), Body("control", None, outs))
+            body = self.check_unit(self.stmts.check_block, decl.body, Scope(scope), Body("control", None, outs))
             return B.CheckedBlock(inst, frame, params, made, locals_, body=body)
         finally:
             self.walk.in_parser, self.walk.frame = saved
@@ -143,13 +147,13 @@ class BlockCheck:
     def _check_local(self, d: A.Decl, frame: BlockFrame, scope: Scope) -> B.Local | None:
         if isinstance(d, A.VarDecl):
             if d.is_const:
-                c = self.check_const_decl(d, scope, d.loc)
+                c = self.declarations.check_const_decl(d, scope, d.loc)
                 scope.declare(d.name, ConstB(c.type, c.const), d.loc)
                 return None
-            t = self.resolve_type(d.type, scope)
+            t = self.types.resolve(d.type, scope)
             init = None
             if d.init is not None:
-                init = self.check_initial(t, self.check_expr(d.init, scope, t), d.loc)
+                init = check_initial(t, self.exprs.check(d.init, scope, t), d.loc)
             b = VarB(t, None)
             scope.declare(d.name, b, d.loc)
             return B.LocalVar(d.name, t, b, init, d.loc)
@@ -159,7 +163,7 @@ class BlockCheck:
             b.params = self.action_params(d, scope)
             return B.LocalAction(b)
         if isinstance(d, A.TableDecl):
-            t = self.check_table(d, full_name(frame.name, d), scope)
+            t = self.tables.check_table(d, full_name(frame.name, d), scope)
             self.env.declared.tables.append(t)
             for a in sorted(t.actions, key=lambda a: a.implicit):  # the emitter's order
                 self.use(a.binding)
@@ -169,7 +173,7 @@ class BlockCheck:
         if isinstance(d, A.InstanceDecl):
             return self._check_local_instance(d, frame, scope)
         if isinstance(d, A.ValueSetDecl):
-            vs = self.check_value_set(d, full_name(frame.name, d), scope)
+            vs = self.declarations.check_value_set(d, full_name(frame.name, d), scope)
             b = InstB("value_set", vs.type, vs.name, "", d)
             scope.declare(d.name, b, d.loc)
             return B.LocalValueSet(vs, b)
@@ -178,7 +182,7 @@ class BlockCheck:
         raise unsupported(d.loc, f"declaration {type(d).__name__} here")
 
     def _check_local_instance(self, d: A.InstanceDecl, frame: BlockFrame, scope: Scope) -> B.LocalInstance:
-        t = self.resolve_type(d.type, scope)
+        t = self.types.resolve(d.type, scope)
         name = full_name(frame.name, d)
         if isinstance(t, ObjectT) and t.kind in ("control", "parser"):
             sub = self.check_instance(t.decl, name, d.args, scope)
@@ -186,7 +190,7 @@ class BlockCheck:
             scope.declare(d.name, b, d.loc)
             return B.LocalInstance(b)
         if isinstance(t, ObjectT) and t.kind == "extern":
-            inst = self.check_extern_instance(t, name, d.args, d.loc, scope, d.annotations)
+            inst = self.declarations.check_extern_instance(t, name, d.args, d.loc, scope, d.annotations)
             b = InstB("extern", t, name, "", d)
             scope.declare(d.name, b, d.loc)
             return B.LocalInstance(b, extern=inst)
@@ -201,8 +205,8 @@ class BlockCheck:
         for s in decl.states:
             sscope = Scope(scope)
             # each statement's uses are checked before the next statement
-            stmts = tuple(self.check_unit(self.check_stmt, st, sscope, Body("parser")) for st in s.stmts)
-            tr = self.check_unit(self.check_transition, s, sscope, resolved)
+            stmts = tuple(self.check_unit(self.stmts.check, st, sscope, Body("parser")) for st in s.stmts)
+            tr = self.check_unit(self.parser_states.check_transition, s, sscope, resolved)
             states.append(B.ParserState(s.name, stmts, tr, s.loc))
         return tuple(states)
 
@@ -234,7 +238,7 @@ class BlockCheck:
         return tuple(self._parameter(p, scope) for p in d.params if p.direction == "")
 
     def _parameter(self, p: A.Param, scope: Scope) -> B.Parameter:
-        t = self.resolve_type(p.type, scope)
+        t = self.types.resolve(p.type, scope)
         b = VarB(t, None, writable=p.direction not in ("in", ""), direction=p.direction)
         return B.Parameter(p.name, p.direction, t, b, p.loc)
 
@@ -251,8 +255,8 @@ class BlockCheck:
 
     def _check_function(self, b: FuncB, tyenv: dict) -> B.FunctionBody:
         d = b.decl
-        scope = self.tvar_scope(self.global_scope, {tp: tyenv[tp] for tp in d.type_params})
-        ret = self.resolve_type(d.ret, scope)
+        scope = tvar_scope(self.global_scope, {tp: tyenv[tp] for tp in d.type_params})
+        ret = self.types.resolve(d.ret, scope)
         params = []
         for p in d.params:
             params.append(self._parameter(p, scope))
@@ -265,7 +269,7 @@ class BlockCheck:
         saved = self.walk.in_parser, self.walk.frame
         self.walk.in_parser, self.walk.frame = False, None
         try:
-            return self.check_block(body, scope, kind)
+            return self.stmts.check_block(body, scope, kind)
         finally:
             self.walk.in_parser, self.walk.frame = saved
 

@@ -1,17 +1,19 @@
-"""The declaration checker (part of the `ProgramChecker`): constants, extern instantiations,
-value sets and the constructor arguments of parser/control instances -> typed
-declarations (`p4emu.ir.declarations`). Values are compile-time constants converted to
-their declared types; the v1model checks on extern instances (constructor overload, unique
-P4Info names, register cell types, BMv2's hash algorithms) are made here. The emitters
-are `declarations.py` and `blocks.py` (constants), `extern_objects.py` (extern instances),
-`blocks.py` (value sets, sub-blocks).
-"""
+"""The declaration checker (`DeclarationChecker`, a pass of the `ProgramChecker`): constants,
+extern instantiations, value sets and the constructor arguments of parser/control instances
+-> typed declarations (`p4emu.ir.declarations`). Values are compile-time constants
+converted to their declared types; the v1model checks on extern instances (constructor
+overload, unique P4Info names, register cell types, BMv2's hash algorithms) are made here.
+The emitters are `program.ProgramGen.emit_global` and `blocks.py` (constants),
+`extern_objects.py` (extern instances), `blocks.py` (value sets, sub-blocks)."""
 
 from __future__ import annotations
 
 from p4emu.compiler.checks import check_unique_name
+from p4emu.compiler.generated import CompilePass
+from p4emu.compiler.passes.check_arguments import bind_args
+from p4emu.compiler.passes.conversions import cast_expr, convert
 from p4emu.compiler.passes.folding import fold
-from p4emu.compiler.scope import ConstB, InstB, Scope, TypeB
+from p4emu.compiler.scope import ConstB, InstB, Scope, TypeB, tvar_scope
 from p4emu.compiler.values import key_width
 from p4emu.ir import declarations as D
 from p4emu.ir import expressions as I
@@ -26,19 +28,21 @@ _STORES = {"register": "registers", "counter": "counters", "direct_counter": "co
 _KNOWN = set(_STORES) | {"Checksum16"}
 
 
-class DeclarationCheck:
-    """`self` is the `ProgramChecker`."""
+class DeclarationChecker(CompilePass):
+    """Constants, extern instances, value sets and block instances' constructor arguments."""
+
+    USES = ("types", "exprs")
 
     def check_constant(self, e: A.Expr, scope: Scope, t: Type | None, loc) -> I.Expr:
         """`e` as a compile-time constant converted to `t` (a mismatch reported at `loc`)."""
-        v = fold(self.check_expr(e, scope, t))
+        v = fold(self.exprs.check(e, scope, t))
         if v.const is None:
             raise P4CompileError(e.loc, "expected a compile-time constant")
-        return fold(self.convert(v, t, loc))
+        return fold(convert(v, t, loc))
 
     def check_const_decl(self, d: A.VarDecl, scope: Scope, loc) -> D.ConstDecl:
         """`const T name = init;`; a type mismatch is reported at `loc`."""
-        t = self.resolve_type(d.type, scope)
+        t = self.types.resolve(d.type, scope)
         return D.ConstDecl(d.name, t, self.check_constant(d.init, scope, t, loc), d.loc)
 
     # -- extern objects ------------------------------------------------------------------
@@ -50,18 +54,18 @@ class DeclarationCheck:
         if ctor is None:
             raise P4CompileError(loc, f"{t.name}: no constructor takes {len(args)} arguments")
         vals = []
-        tscope = self.tvar_scope(scope, t.type_args)
-        for p, a in self.bind_args(ctor.params, args, loc, t.name):
-            pt = self.resolve_type(p.type, tscope)
+        tscope = tvar_scope(scope, t.type_args)
+        for p, a in bind_args(ctor.params, args, loc, t.name):
+            pt = self.types.resolve(p.type, tscope)
             if not isinstance(pt, BitsT):  # enum constants (CounterType ...) stay as written
                 vals.append(self.check_constant(a.value, scope, None, a.loc))
                 continue
-            v = fold(self.check_expr(a.value, scope, pt))
+            v = fold(self.exprs.check(a.value, scope, pt))
             if v.const is None:
                 raise P4CompileError(a.value.loc, "expected a compile-time constant")
             if isinstance(v.type, BitsT):  # a size written bit<W> of another width
-                v = fold(self.cast_expr(v, pt, a.loc))
-            vals.append(fold(self.convert(v, pt, a.loc)))
+                v = fold(cast_expr(v, pt, a.loc))
+            vals.append(fold(convert(v, pt, a.loc)))
         kind = t.name
         store = _STORES.get(kind)
         if store is not None:
@@ -84,8 +88,8 @@ class DeclarationCheck:
         return D.ExternInstance(name, t, tuple(vals), tuple(annotations), loc)
 
     def check_value_set(self, d: A.ValueSetDecl, name: str, scope: Scope) -> D.ValueSetDecl:
-        t = self.resolve_type(d.type, scope)
-        size = self.const_int(d.size, scope)
+        t = self.types.resolve(d.type, scope)
+        size = self.exprs.const_int(d.size, scope)
         if isinstance(t, StructT):
             fields = tuple((f, key_width(ft, d.loc), tuple(t.field_annotations.get(f, []))) for f, ft in t.fields)
         else:
@@ -104,8 +108,8 @@ class DeclarationCheck:
             t = ObjectT("parser" if isinstance(decl, A.ParserDecl) else "control", decl.name, decl)
         scope = Scope(self.global_scope)  # the parameters bound so far: later types and defaults see them
         bound = []
-        for p, a in self.bind_args(decl.ctor_params, args, decl.loc, decl.name):
-            pt = self.resolve_type(p.type, scope)
+        for p, a in bind_args(decl.ctor_params, args, decl.loc, decl.name):
+            pt = self.types.resolve(p.type, scope)
             if isinstance(pt, ObjectT) and pt.kind in ("control_type", "parser_type") and a is not None:
                 arg = self._check_block_argument(p.name, pt, a.value, f"{name}.{p.name}", outer_scope)
                 if arg.instance is not None:
@@ -116,7 +120,7 @@ class DeclarationCheck:
                 self.check_constant(a.value, outer_scope, pt, p.loc)
             scope.bind(p.name, ConstB(pt, v.const))
             bound.append(D.CtorArgument(p.name, pt, v))
-        params = tuple(D.BlockParam(p.name, p.direction, self.resolve_type(p.type, scope), p.loc, p.type.loc)
+        params = tuple(D.BlockParam(p.name, p.direction, self.types.resolve(p.type, scope), p.loc, p.type.loc)
                        for p in decl.params)
         return D.BlockInstance(decl, t, name, tuple(bound), params)
 

@@ -1,14 +1,17 @@
-"""Method calls of extern objects and packets in the type checker (part of the `ProgramChecker`):
-register read/write, counter count, meter execute_meter, direct_meter read (`EXTERN_METHODS`)
-and packet_in extract/lookahead/advance/length, packet_out emit. Each is checked as p4c and
-BMv2's back end check it and gets its `ir.Argument`s in parameter order; the emitters are in
-`extern_objects.py` and `packets.py`.
-"""
+"""Method calls of extern objects and packets in the type checker (`ExternMethodChecker`, a
+pass of the `ProgramChecker`): register read/write, counter count, meter execute_meter,
+direct_meter read (`EXTERN_METHODS`) and packet_in extract/lookahead/advance/length,
+packet_out emit. Each is checked as p4c and BMv2's back end check it and gets its
+`ir.Argument`s in parameter order; the emitters are in `extern_objects.py` and
+`packets.py`."""
 
 from __future__ import annotations
 
 from p4emu.compiler.analysis import expr_text
+from p4emu.compiler.generated import CompilePass
 from p4emu.compiler.lookahead import lookahead_width
+from p4emu.compiler.passes.check_arguments import bind_args
+from p4emu.compiler.passes.conversions import convert
 from p4emu.ir import expressions as I
 from p4emu.lang import ast as A
 from p4emu.lang.errors import P4CompileError, unsupported
@@ -21,8 +24,10 @@ EXTERN_METHODS = {("register", "read"), ("register", "write"), ("counter", "coun
 Args = tuple[I.Argument, ...]
 
 
-class ExternMethodCheck:
-    """`self` is the `ProgramChecker`."""
+class ExternMethodChecker(CompilePass):
+    """The method calls of extern objects, packet_in and packet_out."""
+
+    USES = ("types", "exprs", "arguments")
 
     # -- extern objects ----------------------------------------------------------------
     def check_extern_method(self, e: A.Call, t: ObjectT, name: str, scope) -> Args:
@@ -57,11 +62,11 @@ class ExternMethodCheck:
 
     def _converted(self, a: A.Arg, t, loc, scope) -> I.Argument:
         """`a` of type `t` (errors at the call's location `loc`, as p4c reports them)."""
-        v = self.convert(self.check_expr(a.value, scope, t), t, loc)
+        v = convert(self.exprs.check(a.value, scope, t), t, loc)
         return I.Argument("in", v.type, v, a.loc)
 
     def _lvalue_of(self, a: A.Arg, scope) -> I.Argument:
-        v = self.check_lvalue(a.value, scope)
+        v = self.arguments.check_lvalue(a.value, scope)
         return I.Argument("out", v.type, v, a.loc)
 
     def _positional(self, e: A.Call, decl, name: str) -> list[A.Arg]:
@@ -70,14 +75,14 @@ class ExternMethodCheck:
                    and len(m.params) == len(e.args)]
         if not methods:
             raise P4CompileError(e.loc, f"{decl.name}.{name}: no overload takes {len(e.args)} arguments")
-        pairs = self.bind_args(methods[0].params, e.args, e.loc, f"{decl.name}.{name}")
+        pairs = bind_args(methods[0].params, e.args, e.loc, f"{decl.name}.{name}")
         return [A.Arg(a.loc, None, a.value) for _, a in pairs]
 
     # -- packets -----------------------------------------------------------------------
     def check_packet_in_call(self, e: A.Call, method: I.MethodRef, name: str, scope) -> I.Call:
         if name == "extract" and e.type_args and len(e.args) == 1 and e.args[0].value is None:
             # `extract<H>(_)`: extract into a header nobody reads, i.e. skip one H
-            t = self.resolve_type(e.type_args[0], scope)
+            t = self.types.resolve(e.type_args[0], scope)
             if not isinstance(t, StructT) or t.kind != "header" or t.varbit_field is not None:
                 raise P4CompileError(e.loc, f"extract: {t} is not a fixed-size header")
             return I.Call(VOID, e.loc, method, type_args=(("T", t),))
@@ -90,7 +95,7 @@ class ExternMethodCheck:
             if not isinstance(t, StructT) or t.kind != "header":
                 raise P4CompileError(e.args[0].loc, f"extract: {t} is not a header")
             if len(e.args) == 2:
-                n = self.check_expr(e.args[1].value, scope, BitsT(32))
+                n = self.exprs.check(e.args[1].value, scope, BitsT(32))
                 return I.Call(VOID, e.loc, method, (target, I.Argument("in", n.type, n, e.args[1].loc)))
             if t.varbit_field is not None:
                 raise P4CompileError(e.loc, f"extract of {t.name} (with a varbit field) needs a size argument")
@@ -98,12 +103,12 @@ class ExternMethodCheck:
         if name == "lookahead":
             if not e.type_args:
                 raise P4CompileError(e.loc, "lookahead needs a type argument")
-            t = self.resolve_type(e.type_args[0], scope)
+            t = self.types.resolve(e.type_args[0], scope)
             if not (isinstance(t, BitsT | BoolT) or _plain_header(t)) and lookahead_width(t) is None:
                 raise unsupported(e.loc, f"lookahead<{t}>")
             return I.Call(t, e.loc, method, type_args=(("T", t),))
         if name == "advance":
-            n = self.check_expr(e.args[0].value, scope, BitsT(32))
+            n = self.exprs.check(e.args[0].value, scope, BitsT(32))
             return I.Call(VOID, e.loc, method, (I.Argument("in", n.type, n, e.args[0].loc),))
         if name == "length":
             return I.Call(BitsT(32), e.loc, method)
@@ -113,7 +118,7 @@ class ExternMethodCheck:
         if name != "emit" or len(e.args) != 1:
             raise P4CompileError(e.loc, f"packet_out: unknown method {name}")
         _no_dont_care(e, name)
-        v = self.check_expr(e.args[0].value, scope)
+        v = self.exprs.check(e.args[0].value, scope)
         if not isinstance(v.type, (StructT, StackT)):
             raise P4CompileError(e.args[0].loc, f"emit: {v.type} is not a header, stack or struct")
         return I.Call(VOID, e.loc, method, (I.Argument("in", v.type, v, e.args[0].loc),))

@@ -1,9 +1,10 @@
-"""Extern function calls in the type checker (part of the `ProgramChecker`): each extern of
-core.p4/v1model.p4 has a checker (`EXTERN_CHECKS`, by name) that types the arguments of the
-overload called (`check_calls.extern_overload`) and makes the checks p4c and BMv2's back end
-make on them: result and checksum fields of bit<W>, `HashAlgorithm`/`CloneType` constants,
-hash/checksum/log data that converts to a list of fields, digest data, field lists of
-metadata fields, a constant `static_assert`. Their emitters are in `externs.py`.
+"""Extern function calls in the type checker (`ExternFunctionChecker`, a pass of the
+`ProgramChecker`): each extern of core.p4/v1model.p4 has a checker (`EXTERN_CHECKS`, by
+name) that types the arguments of the overload called (`check_calls.extern_overload`) and
+makes the checks p4c and BMv2's back end make on them: result and checksum fields of
+bit<W>, `HashAlgorithm`/`CloneType` constants, hash/checksum/log data that converts to a
+list of fields, digest data, field lists of metadata fields, a constant `static_assert`.
+Their emitters are in `externs.py`.
 
 A checker returns the call's `ir.Argument`s in parameter order; an argument the emitter
 reads as a constant (an enum member, a field-list index) holds its folded value.
@@ -13,6 +14,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from p4emu.compiler.generated import CompilePass
+from p4emu.compiler.passes.conversions import convert
 from p4emu.compiler.passes.folding import fold
 from p4emu.compiler.values import is_compound
 from p4emu.ir import expressions as I
@@ -34,8 +37,10 @@ from p4emu.lang.types import (
 Args = tuple[I.Argument, ...]
 
 
-class ExternCheck:
-    """`self` is the `ProgramChecker`."""
+class ExternFunctionChecker(CompilePass):
+    """The arguments of extern function calls, by extern (`EXTERN_CHECKS`)."""
+
+    USES = ("types", "exprs", "arguments")
 
     def check_extern_call(self, e: A.Call, name: str, pairs, scope) -> Args:
         return tuple(EXTERN_CHECKS[name](self, e, pairs, scope))
@@ -44,20 +49,20 @@ class ExternCheck:
     def _value_arg(self, pairs, i, scope, want: Type | None = None) -> I.Argument:
         """Argument `i` read as a value of type `want` (converted to it unless compound)."""
         p, a = pairs[i]
-        v = self.check_expr(a.value, scope, want)
+        v = self.exprs.check(a.value, scope, want)
         if want is not None and not is_compound(want):
-            v = self.convert(v, want, a.loc)
+            v = convert(v, want, a.loc)
         return I.Argument(p.direction, v.type, v, a.loc)
 
     def _lvalue_arg(self, pairs, i, scope) -> I.Argument:
         p, a = pairs[i]
-        v = self.check_lvalue(a.value, scope)
+        v = self.arguments.check_lvalue(a.value, scope)
         return I.Argument(p.direction, v.type, v, a.loc)
 
     def _enum_arg(self, pairs, i, scope, enum_name: str) -> I.Argument:
         """A member of enum `enum_name` (the argument holds its folded value)."""
         p, a = pairs[i]
-        v = fold(self.check_expr(a.value, scope))
+        v = fold(self.exprs.check(a.value, scope))
         if not isinstance(v.type, EnumT) or v.type.name != enum_name or v.const is None:
             raise P4CompileError(a.value.loc, f"expected a {enum_name} constant")
         return I.Argument(p.direction, v.type, v, a.loc)
@@ -65,7 +70,7 @@ class ExternCheck:
     def _index_arg(self, pairs, i, scope) -> I.Argument:
         """A compile-time integer (a field list's index)."""
         p, a = pairs[i]
-        v = I.Constant(INFINT, a.value.loc, const=self.const_int(a.value, scope))
+        v = I.Constant(INFINT, a.value.loc, const=self.exprs.const_int(a.value, scope))
         return I.Argument(p.direction, INFINT, v, a.loc)
 
     def _data_arg(self, pairs, i, scope) -> I.Argument:
@@ -121,7 +126,7 @@ class ExternCheck:
     def _plain_arg(self, pairs, i, scope, want: Type) -> I.Argument:
         """Argument `i` typed with `want` as its context, not converted to it."""
         p, a = pairs[i]
-        v = self.check_expr(a.value, scope, want)
+        v = self.exprs.check(a.value, scope, want)
         return I.Argument(p.direction, v.type, v, a.loc)
 
     def _check_verify_checksum(self, e, pairs, scope) -> Args:
@@ -148,7 +153,7 @@ class ExternCheck:
 
     def _check_digest(self, e, pairs, scope) -> Args:
         receiver = self._value_arg(pairs, 0, scope, BitsT(32))
-        want = self.resolve_type(e.type_args[0], scope) if e.type_args else None
+        want = self.types.resolve(e.type_args[0], scope) if e.type_args else None
         data = self._plain_arg(pairs, 1, scope, want)
         t = data.value.type
         if isinstance(t, TupleT):  # p4c takes a list expression as a tuple-typed digest
@@ -242,28 +247,29 @@ def _check_field_list(e: A.Expr, v: I.Expr) -> None:
         raise unsupported(e.loc, "field list entry that is not a metadata field")
 
 
-# the checker of each extern function, by P4 name; called as check(self, e, pairs, scope)
-# with the arguments bound to the parameters of the overload the call chose (`bind_args`)
+# the checker of each extern function, by P4 name; called as check(the
+# ExternFunctionChecker, e, pairs, scope) with the arguments bound to the parameters of the
+# overload the call chose (`bind_args`)
 EXTERN_CHECKS: dict[str, Callable[..., Args]] = {
-    "verify": ExternCheck._check_verify,
-    "static_assert": ExternCheck._check_static_assert,
-    "mark_to_drop": ExternCheck._check_mark_to_drop,
-    "hash": ExternCheck._check_hash,
-    "verify_checksum": ExternCheck._check_verify_checksum,
-    "verify_checksum_with_payload": ExternCheck._check_verify_checksum,
-    "update_checksum": ExternCheck._check_update_checksum,
-    "update_checksum_with_payload": ExternCheck._check_update_checksum,
-    "random": ExternCheck._check_random,
-    "digest": ExternCheck._check_digest,
-    "clone": ExternCheck._check_clone,
-    "clone_preserving_field_list": ExternCheck._check_clone_preserving_field_list,
-    "clone3": ExternCheck._check_clone3,
-    "resubmit_preserving_field_list": ExternCheck._check_preserving_field_list,
-    "recirculate_preserving_field_list": ExternCheck._check_preserving_field_list,
-    "resubmit": ExternCheck._check_field_list_extern,
-    "recirculate": ExternCheck._check_field_list_extern,
-    "truncate": ExternCheck._check_truncate,
-    "assert": ExternCheck._check_condition,
-    "assume": ExternCheck._check_condition,
-    "log_msg": ExternCheck._check_log_msg,
+    "verify": ExternFunctionChecker._check_verify,
+    "static_assert": ExternFunctionChecker._check_static_assert,
+    "mark_to_drop": ExternFunctionChecker._check_mark_to_drop,
+    "hash": ExternFunctionChecker._check_hash,
+    "verify_checksum": ExternFunctionChecker._check_verify_checksum,
+    "verify_checksum_with_payload": ExternFunctionChecker._check_verify_checksum,
+    "update_checksum": ExternFunctionChecker._check_update_checksum,
+    "update_checksum_with_payload": ExternFunctionChecker._check_update_checksum,
+    "random": ExternFunctionChecker._check_random,
+    "digest": ExternFunctionChecker._check_digest,
+    "clone": ExternFunctionChecker._check_clone,
+    "clone_preserving_field_list": ExternFunctionChecker._check_clone_preserving_field_list,
+    "clone3": ExternFunctionChecker._check_clone3,
+    "resubmit_preserving_field_list": ExternFunctionChecker._check_preserving_field_list,
+    "recirculate_preserving_field_list": ExternFunctionChecker._check_preserving_field_list,
+    "resubmit": ExternFunctionChecker._check_field_list_extern,
+    "recirculate": ExternFunctionChecker._check_field_list_extern,
+    "truncate": ExternFunctionChecker._check_truncate,
+    "assert": ExternFunctionChecker._check_condition,
+    "assume": ExternFunctionChecker._check_condition,
+    "log_msg": ExternFunctionChecker._check_log_msg,
 }

@@ -1,10 +1,13 @@
-"""Unary and binary operators in the type checker (part of the `ProgramChecker`): operand types,
+"""Unary and binary operators in the type checker (`OperatorChecker`, a pass of the
+`ProgramChecker`, checking the operator nodes of the `ExpressionChecker`): operand types,
 the conversions they agree on, and the value when the operands are known (folded at
 infinite precision for untyped ints, wrapped to the width for bit<N>/int<N>)."""
 
 from __future__ import annotations
 
 from p4emu.compiler.analysis import expr_text
+from p4emu.compiler.generated import CompilePass
+from p4emu.compiler.passes.conversions import convert, unify
 from p4emu.compiler.passes.folding import (
     fold_bits,
     fold_compare,
@@ -36,11 +39,17 @@ def _both(a: I.Expr, b: I.Expr) -> bool:
     return a.const is not None and b.const is not None
 
 
-class OperatorCheck:
-    """`self` is the `ProgramChecker`."""
+class OperatorChecker(CompilePass):
+    """Unary and binary operators (the expression checker's operator nodes)."""
+
+    USES = ("exprs",)
+
+    def check(self, e: A.Unary | A.Binary, scope, want) -> I.Expr:
+        return self._check_unary(e, scope, want) if isinstance(e, A.Unary) else \
+            self._check_binary(e, scope, want)
 
     def _check_unary(self, e: A.Unary, scope, want) -> I.Expr:
-        v = self.check_expr(e.expr, scope, want if e.op in ("-", "~", "+") else None)
+        v = self.exprs.check(e.expr, scope, want if e.op in ("-", "~", "+") else None)
         t, c = v.type, v.const
         if e.op == "!":
             if not isinstance(t, BoolT):
@@ -57,8 +66,8 @@ class OperatorCheck:
     def _check_binary(self, e: A.Binary, scope, want) -> I.Expr:
         op = e.op
         if op in ("&&", "||"):
-            a = self.check_expr(e.left, scope)
-            b = self.check_expr(e.right, scope)
+            a = self.exprs.check(e.left, scope)
+            b = self.exprs.check(e.right, scope)
             for x, side in ((a, e.left), (b, e.right)):
                 if not isinstance(x.type, BoolT):
                     raise P4CompileError(side.loc, f"{op}: expected bool, got {x.type}")
@@ -68,18 +77,18 @@ class OperatorCheck:
             return self._check_shift(e, scope, want)
         # operands are typed on their own (int literals fold at infinite precision, as
         # in p4c); the context type applies to the result only
-        a = self.check_expr(e.left, scope)
+        a = self.exprs.check(e.left, scope)
         # `h == {#}`, `s == {1, 2}`: the other operand gives the brace expression its type
-        b = self.check_expr(e.right, scope, a.type if isinstance(a.type, COMPOUND) else None)
+        b = self.exprs.check(e.right, scope, a.type if isinstance(a.type, COMPOUND) else None)
         if isinstance(a.type, InfIntT) and isinstance(b.type, BitsT) and op != "++":
-            a = self.convert(a, b.type, e.loc)
+            a = convert(a, b.type, e.loc)
         if op == "++":
             return self._check_concat(e, a, b)
         if op in ("==", "!=", "<", ">", "<=", ">="):
             if op in ("==", "!=") and (isinstance(a.type, COMPOUND) or isinstance(b.type, COMPOUND)):
                 return self._check_compound_eq(e, a, b)
             if not (isinstance(a.type, InfIntT) and isinstance(b.type, InfIntT)):
-                a, b = self.unify(a, b, e.loc, op)
+                a, b = unify(a, b, e.loc, op)
             if op not in ("==", "!=") and not isinstance(a.type, (BitsT, InfIntT)):
                 raise P4CompileError(e.loc, f"{op}: cannot compare values of type {a.type}")
             return I.Binary(BOOL, e.loc, op, a, b,
@@ -90,7 +99,7 @@ class OperatorCheck:
                     raise P4CompileError(e.loc, f"{op}: operand width unknown")
                 return I.Binary(INFINT, e.loc, op, a, b)
             return I.Binary(INFINT, e.loc, op, a, b, const=fold_infint(op, a.const, b.const, e.loc))
-        a, b = self.unify(a, b, e.loc, op)
+        a, b = unify(a, b, e.loc, op)
         t = a.type
         if not isinstance(t, BitsT):
             raise P4CompileError(e.loc, f"{op}: expected integers, got {t}")
@@ -104,10 +113,10 @@ class OperatorCheck:
                         const=fold_bits(op, a.const, b.const, t, e.loc) if _both(a, b) else None)
 
     def _check_shift(self, e: A.Binary, scope, want) -> I.Expr:
-        a = self.check_expr(e.left, scope)
-        b = self.check_expr(e.right, scope)
+        a = self.exprs.check(e.left, scope)
+        b = self.exprs.check(e.right, scope)
         if isinstance(a.type, InfIntT) and b.const is None and isinstance(want, BitsT):
-            a = self.convert(a, want, e.left.loc)  # `1 << n` takes the width of its context
+            a = convert(a, want, e.left.loc)  # `1 << n` takes the width of its context
         bt = b.type
         if isinstance(bt, BitsT) and bt.signed:
             raise P4CompileError(e.right.loc, "shift amount must be unsigned")

@@ -1,11 +1,11 @@
-"""The parser-transition checker (part of the `ProgramChecker`): an AST parser state's transition
--> a typed one (`p4emu.ir.parser_states`): target states, select keys and keysets with
-BMv2's rules (keysets are constants; p4c's bmv2 ParserConverter, ReplaceSelectRange). The
-target states are the name-resolution pass's bindings (`resolve_names.py`); its error for
-an undeclared state is raised here, after the case's keysets, where it always was (a
-case after one matching anything is never reached, so its keysets are not checked, but
-its target is, after the reached cases). The
-state's statements are statements (`check_statements.py`, in a parser's body).
+"""The parser-transition checker (`ParserStateChecker`, a pass of the `ProgramChecker`): an
+AST parser state's transition -> a typed one (`p4emu.ir.parser_states`): target states,
+select keys and keysets with BMv2's rules (keysets are constants; p4c's bmv2
+ParserConverter, ReplaceSelectRange). The target states are the name-resolution pass's
+bindings (`resolve_names.py`); its error for an undeclared state is raised here, after the
+case's keysets, where it always was (a case after one matching anything is never reached,
+so its keysets are not checked, but its target is, after the reached cases). The state's
+statements are statements (`check_statements.py`, in a parser's body).
 
 A state's statements, and what each uses, are checked before its transition
 (`check_blocks.py`), so their errors come first."""
@@ -13,6 +13,8 @@ A state's statements, and what each uses, are checked before its transition
 from __future__ import annotations
 
 from p4emu.compiler.analysis import expr_text
+from p4emu.compiler.generated import CompilePass
+from p4emu.compiler.passes.conversions import convert
 from p4emu.compiler.passes.folding import fold
 from p4emu.compiler.passes.resolve_names import ParserStates, StateRef
 from p4emu.compiler.scope import InstB, Scope
@@ -26,8 +28,10 @@ from p4emu.lang.types import InfIntT, Type
 SIZE_METHODS = ("minSizeInBits", "minSizeInBytes", "maxSizeInBits", "maxSizeInBytes")
 
 
-class ParserStateCheck:
-    """`self` is the `ProgramChecker`."""
+class ParserStateChecker(CompilePass):
+    """Parser states' transitions -> typed selects."""
+
+    USES = ("exprs",)
 
     def check_transition(self, s: A.StateDecl, scope: Scope, states: ParserStates) -> str | P.Select | None:
         """Where state `s` of a parser whose states are resolved as `states` goes next."""
@@ -38,7 +42,7 @@ class ParserStateCheck:
             return _target(states.target(tr))
         keys = []
         for k in tr.select:
-            v = self.check_expr(k, scope)
+            v = self.exprs.check(k, scope)
             if isinstance(v.type, InfIntT):
                 raise P4CompileError(k.loc, "select key width cannot be inferred")
             keys.append(v)
@@ -94,7 +98,7 @@ class ParserStateCheck:
                                           and e.func.name in SIZE_METHODS):
             raise P4CompileError(e.loc, f"{expr_text(e.func)}(): no function calls allowed in "
                                         "this context")
-        v = fold(self.convert(self.check_expr(e, scope, t), t, e.loc))
+        v = fold(convert(self.exprs.check(e, scope, t), t, e.loc))
         if v.const is None:
             raise P4CompileError(e.loc, f"{expr_text(e)}: {what}")
         return v

@@ -1,17 +1,16 @@
-"""The whole-program check (part of the `ProgramChecker`): the program's typed IR
-(`p4emu.ir.blocks.Program`) before anything is emitted. Names the resolution pass covers
-are resolved first (`resolve_names.py`: parser states, match kinds, type names), then
-top-level declarations are declared in program order (`declare_globals.py`), then main's
-V1Switch blocks are resolved and checked (their signatures first, `check_v1switch.py`,
-then each whole, `check_blocks.py`), then the parsers and controls main does not use
-(p4c reports their errors too), and last a type name nothing checked that names no type
-(p4c resolves every name of the program).
-"""
+"""The whole-program check (`WholeProgramChecker`, a pass of the `ProgramChecker`): the
+program's typed IR (`p4emu.ir.blocks.Program`) before anything is emitted. Names the
+resolution pass covers are resolved first (`resolve_names.py`: parser states, match kinds,
+type names), then top-level declarations are declared in program order
+(`declare_globals.py`), then main's V1Switch blocks are resolved and checked (their
+signatures first, `check_v1switch.py`, then each whole, `check_blocks.py`), then the
+parsers and controls main does not use (p4c reports their errors too), and last a type name
+nothing checked that names no type (p4c resolves every name of the program)."""
 
 from __future__ import annotations
 
 from p4emu.compiler.checks import CHECKSUM_CALLS, check_checksum_control
-from p4emu.compiler.generated import Declared
+from p4emu.compiler.generated import CompilePass, Declared
 from p4emu.compiler.passes.check_v1switch import check_v1switch
 from p4emu.compiler.passes.resolve_names import resolve_names
 from p4emu.compiler.scope import TypeB
@@ -24,8 +23,11 @@ V1SWITCH_ROLES = ("parser", "verify", "ingress", "egress", "compute", "deparser"
 V1SWITCH_PARAMS = ("p", "vr", "ig", "eg", "ck", "dep")  # parameter names in v1model.p4
 
 
-class ProgramCheck:
-    """`self` is the `ProgramChecker`."""
+class WholeProgramChecker(CompilePass):
+    """The whole program, in p4c's order: declarations, main's blocks, the blocks main does
+    not use."""
+
+    USES = ("global_decls", "blocks", "declarations")
 
     def check_program(self, program: A.Program) -> B.Program:
         declared, main = self.declare_program(program)
@@ -54,7 +56,7 @@ class ProgramCheck:
             if isinstance(d, A.InstanceDecl) and d.name == "main":
                 main = d
                 continue
-            b = self.declare_global(d)
+            b = self.global_decls.declare_global(d)
             if b is not None:
                 declared.append(b)
         return declared, main
@@ -62,7 +64,7 @@ class ProgramCheck:
     def _check_main(self, main: A.InstanceDecl):
         """Main's blocks by role, checked, and the types of their headers, metadata and
         standard metadata."""
-        instances = [(role, self.check_block_instance(decl, _prefix(decl), args, self.global_scope))
+        instances = [(role, self.declarations.check_block_instance(decl, _prefix(decl), args, self.global_scope))
                      for role, decl, args in self._v1switch_arguments(main)]
         package = self.global_scope.lookup("V1Switch").decl
         slots = [getattr(getattr(self.global_scope.lookup(getattr(p.type, "name", "")), "decl", None), "params", [])
@@ -73,7 +75,7 @@ class ProgramCheck:
         for role, inst in instances:
             if role in CHECKSUM_CALLS:
                 check_checksum_control(inst.decl, role)
-            roles.append((role, self.check_block_contents(inst)))
+            roles.append((role, self.blocks.check_block_contents(inst)))
         return tuple(roles), types
 
     def _v1switch_arguments(self, main: A.InstanceDecl) -> list[tuple[str, A.Decl, list]]:
@@ -115,7 +117,7 @@ class ProgramCheck:
                 continue
             saved, self.env.declared = self.env.declared, Declared()
             try:
-                checked.append(self.check_instance(d, d.name, [], self.global_scope))
+                checked.append(self.blocks.check_instance(d, d.name, [], self.global_scope))
             finally:
                 self.env.declared = saved
         return tuple(checked)

@@ -1,15 +1,18 @@
-"""Constant action calls and entries of tables in the type checker (part of the `ProgramChecker`,
-used by `check_tables.py`): `default_action` and each entry's action are listed actions
-with constant action data; each entry's keyset is typed against its key element and
-becomes a match value (`p4emu.runtime.match`); `priority = n:` numbering gets p4c's
-verdicts (`checks.check_entry_priorities`).
-"""
+"""Constant action calls and entries of tables in the type checker (`TableEntryChecker`, a
+pass of the `ProgramChecker`, used by `check_tables.py`): `default_action` and each entry's
+action are listed actions with constant action data; each entry's keyset is typed against
+its key element and becomes a match value (`p4emu.runtime.match`); `priority = n:`
+numbering gets p4c's verdicts (`checks.check_entry_priorities`)."""
 
 from __future__ import annotations
 
 from p4emu.compiler.checks import check_entry_key, check_entry_priorities
+from p4emu.compiler.generated import CompilePass
+from p4emu.compiler.passes.conversions import convert
+from p4emu.compiler.passes.folding import fold
 from p4emu.compiler.passes.resolve_table_names import LocalRef
-from p4emu.compiler.scope import ActionB, Binding
+from p4emu.compiler.scope import ActionB, Binding, Scope
+from p4emu.ir import expressions as I
 from p4emu.ir import table_decls as T
 from p4emu.lang import ast as A
 from p4emu.lang.errors import P4CompileError, unsupported
@@ -17,8 +20,10 @@ from p4emu.lang.types import BitsT
 from p4emu.runtime import match as M
 
 
-class TableEntryCheck:
-    """`self` is the `ProgramChecker`."""
+class TableEntryChecker(CompilePass):
+    """Tables' constant action calls and entries, and the names in a table."""
+
+    USES = ("types", "exprs")
 
     def check_action_call(self, ar: A.ActionRefSyntax, scope, allowed: set[str], d) -> T.ActionCall:
         """`default_action = a(...)` or an entry's action: a listed action whose action
@@ -35,8 +40,8 @@ class TableEntryCheck:
             raise P4CompileError(ar.loc, f"{ar.name}: expected {len(data)} action data arguments, got {len(given)}")
         vals = []
         for p, a in zip(data, given, strict=True):
-            t = self.resolve_type(p.type, getattr(b, "scope", self.global_scope))
-            c = self.convert(self.table_const(a.value, scope, t), t, a.loc).const
+            t = self.types.resolve(p.type, getattr(b, "scope", self.global_scope))
+            c = convert(self.table_const(a.value, scope, t), t, a.loc).const
             if isinstance(t, BitsT):
                 c &= t.mask
             vals.append(int(c))
@@ -58,11 +63,11 @@ class TableEntryCheck:
         largest = props.get("largest_priority_wins")
         delta = props.get("priority_delta")
         check_entry_priorities(
-            [self.const_int(e.priority, scope) if e.priority is not None else None
+            [self.exprs.const_int(e.priority, scope) if e.priority is not None else None
              for e in prop.value],
             [k.match_kind for k in keys], prop.is_const,
             bool(self.table_const(largest.value, scope).const) if largest else True,
-            self.const_int(delta.value, scope) if delta else 1,
+            self.exprs.const_int(delta.value, scope) if delta else 1,
             d.name, [e.loc for e in prop.value] + [d.loc])
 
     def check_entries(self, entries: list[A.EntrySyntax], keys: tuple[T.KeyElement, ...], scope,
@@ -105,7 +110,7 @@ class TableEntryCheck:
 
         def cv(e) -> int:
             v = self.table_const(e, scope, t if isinstance(t, BitsT) else None)
-            return int(self.convert(v, t, e.loc).const) & mask_all
+            return int(convert(v, t, e.loc).const) & mask_all
 
         if isinstance(k, A.Mask):
             value, mask = cv(k.value), cv(k.mask)
@@ -133,6 +138,13 @@ class TableEntryCheck:
         if kind == "optional":
             return M.Optional(value)
         raise unsupported(k.loc, f"const entries for {kind} keys")
+
+    def table_const(self, e: A.Expr, scope: Scope, want=None) -> I.Expr:
+        """`e` folded to a compile-time constant."""
+        v = fold(self.exprs.check(e, scope, want))
+        if v.const is None:
+            raise P4CompileError(e.loc, "expected a compile-time constant")
+        return v
 
 
 def named_args_in_order(params: list[A.Param], args: list[A.Arg], loc, what: str) -> list[A.Arg]:

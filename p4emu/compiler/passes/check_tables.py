@@ -1,32 +1,32 @@
-"""The table checker (part of the `ProgramChecker`): a `table` declaration -> a typed
-`p4emu.ir.table_decls.TableDecl`. Keys are typed and named as p4c names them, with known
-match kinds (one lpm at most, as BMv2 wants); the actions list binds its entries'
-directional arguments; `default_action` and the entries are constant action calls of
-listed actions, entries' keysets typed against the keys (`table_entries.py`); `size`,
+"""The table checker (`TableChecker`, a pass of the `ProgramChecker`): a `table` declaration
+-> a typed `p4emu.ir.table_decls.TableDecl`. Keys are typed and named as p4c names them,
+with known match kinds (one lpm at most, as BMv2 wants); the actions list binds its
+entries' directional arguments; `default_action` and the entries are constant action calls
+of listed actions, entries' keysets typed against the keys (`table_entries.py`); `size`,
 `support_timeout` and the implementation, counters and meters properties are resolved (an
 extern made in one is checked as an extern instance, `check_declarations.py`). The names of
-actions and instances are the resolution pass's bindings (`resolve_table_names.py`).
-The emitter is `tables.py`.
-"""
+actions and instances are the resolution pass's bindings (`resolve_table_names.py`). The
+emitter is `tables.py`."""
 
 from __future__ import annotations
 
 from p4emu.compiler.analysis import expr_text, table_apply_in
 from p4emu.compiler.checks import check_unique_name
-from p4emu.compiler.passes.check_table_entries import TableEntryCheck, named_args_in_order
-from p4emu.compiler.passes.folding import fold
+from p4emu.compiler.generated import CompilePass
+from p4emu.compiler.passes.check_table_entries import named_args_in_order
 from p4emu.compiler.scope import ActionB, InstB, Scope
 from p4emu.compiler.values import key_width
 from p4emu.ir import declarations as D
-from p4emu.ir import expressions as I
 from p4emu.ir import table_decls as T
 from p4emu.lang import ast as A
 from p4emu.lang.errors import P4CompileError
 from p4emu.lang.types import ObjectT, StructT
 
 
-class TableCheck(TableEntryCheck):
-    """`self` is the `ProgramChecker`."""
+class TableChecker(CompilePass):
+    """Table declarations -> typed `TableDecl`s."""
+
+    USES = ("types", "exprs", "arguments", "table_entries", "declarations")
 
     def check_table(self, d: A.TableDecl, name: str, scope: Scope) -> T.TableDecl:
         """Table `d`, whose control-plane name is `name`."""
@@ -49,44 +49,37 @@ class TableCheck(TableEntryCheck):
             if pname in ("key", "actions"):
                 continue
             if pname == "size":
-                fields["size"] = self.const_int(prop.value, scope)
+                fields["size"] = self.exprs.const_int(prop.value, scope)
             elif pname == "default_action":
-                fields["default_action"] = self.check_action_call(prop.value, scope, allowed, d)
+                fields["default_action"] = self.table_entries.check_action_call(prop.value, scope, allowed, d)
                 fields["const_default"] = prop.is_const
             elif pname == "entries":
                 if not keys:
                     raise P4CompileError(prop.loc, f"table {d.name}: entries need a key")
                 defaultonly = {a.name for a in actions
                                if A.find_annotation(a.annotations, "defaultonly") is not None}
-                fields["entries"] = self.check_entries(prop.value, keys, scope, allowed, d, defaultonly)
+                fields["entries"] = self.table_entries.check_entries(prop.value, keys, scope, allowed, d, defaultonly)
                 fields["is_const"] = prop.is_const
-                self.check_priorities(prop, props, keys, scope, d)
+                self.table_entries.check_priorities(prop, props, keys, scope, d)
             elif pname == "implementation":
                 attached.append(self._check_implementation(prop, scope, name))
             elif pname in ("counters", "meters"):
                 kind = "direct_counter" if pname == "counters" else "direct_meter"
                 attached.append(self._check_direct(prop, scope, kind, name))
             elif pname == "support_timeout":
-                fields["idle_timeout"] = bool(self.table_const(prop.value, scope).const)
+                fields["idle_timeout"] = bool(self.table_entries.table_const(prop.value, scope).const)
             elif pname in ("largest_priority_wins", "priority_delta"):
                 pass  # only steer `priority = n:` numbering (check_priorities)
             elif not isinstance(prop.value, A.ActionRefSyntax):
-                attached.append(self.check_expr(prop.value, scope))
+                attached.append(self.exprs.check(prop.value, scope))
         if "default_action" not in fields:
             fields["default_action"] = self._implicit_default(actions, allowed, scope, d)
         check_unique_name([t.name for t in self.env.declared.tables], name, "table", d.loc)
         return T.TableDecl(name, keys, tuple(actions), attached=tuple(attached),
                            annotations=tuple(d.annotations), loc=d.loc, **fields)
 
-    def table_const(self, e: A.Expr, scope: Scope, want=None) -> I.Expr:
-        """`e` folded to a compile-time constant."""
-        v = fold(self.check_expr(e, scope, want))
-        if v.const is None:
-            raise P4CompileError(e.loc, "expected a compile-time constant")
-        return v
-
     def _check_key(self, ke, scope) -> T.KeyElement:
-        v = self.check_expr(ke.expr, scope)
+        v = self.exprs.check(ke.expr, scope)
         w = key_width(v.type, ke.loc)
         anno = A.find_annotation(ke.annotations, "name")
         kname = anno.string() if anno is not None else key_name(ke.expr)
@@ -100,7 +93,7 @@ class TableCheck(TableEntryCheck):
         """An entry of the actions list: its directional arguments bound (the action data
         come from the control plane). `implicit`: the action p4c adds, looked up by the
         checker (the pass never saw its reference)."""
-        b = implicit or self.table_name_binding(ar)
+        b = implicit or self.table_entries.table_name_binding(ar)
         if not isinstance(b, ActionB):
             raise P4CompileError(ar.loc, f"{ar.name}: not an action")
         decl = b.decl
@@ -114,7 +107,7 @@ class TableCheck(TableEntryCheck):
                 raise P4CompileError(call.loc, f"{expr_text(call.func)}(): table invocation in action "
                                                "argument")
         pairs = list(zip(dir_params, ar_args, strict=True))
-        args = self.check_arguments(pairs, {}, scope, ar.loc, decl.name)
+        args = self.arguments.check_arguments(pairs, {}, scope, ar.loc, decl.name)
         annos = ar.annotations if annotations is None else annotations
         return T.ListedAction(b.full_name, b, args, tuple(annos), ar.loc, implicit is not None)
 
@@ -132,12 +125,12 @@ class TableCheck(TableEntryCheck):
     def _check_implementation(self, prop, scope, table_name) -> T.Attached:
         v = prop.value
         if isinstance(v, A.Path):
-            b = self.table_name_binding(v)
+            b = self.table_entries.table_name_binding(v)
             if not isinstance(b, InstB) or b.ty.name not in ("action_profile", "action_selector"):
                 raise P4CompileError(v.loc, f"{v.name}: not an action profile or selector")
             return T.Attached("implementation", b.full_name)
         if isinstance(v, A.Call) and isinstance(v.func, A.TypeExpr):
-            t = self.resolve_type(v.func.type, scope)
+            t = self.types.resolve(v.func.type, scope)
             if isinstance(t, ObjectT) and t.name in ("action_profile", "action_selector"):
                 return T.Attached("implementation", *self._check_inline(t, v, prop, scope, table_name))
         raise P4CompileError(prop.loc, "implementation must be an action_profile or action_selector")
@@ -147,11 +140,11 @@ class TableCheck(TableEntryCheck):
         if isinstance(v, A.Call) and isinstance(v.func, A.TypeExpr):
             # `counters = direct_counter(CounterType.packets);`: an inline instance, named
             # like an inline action profile
-            t = self.resolve_type(v.func.type, scope)
+            t = self.types.resolve(v.func.type, scope)
             if not isinstance(t, ObjectT) or t.name != kind:
                 raise P4CompileError(prop.loc, f"{prop.name} must be a {kind}")
             return T.Attached(prop.name, *self._check_inline(t, v, prop, scope, table_name))
-        b = self.table_name_binding(v) if isinstance(v, A.Path) else None
+        b = self.table_entries.table_name_binding(v) if isinstance(v, A.Path) else None
         if not isinstance(b, InstB) or b.ty.name != kind:
             raise P4CompileError(prop.loc, f"{prop.name} must name a {kind} instance")
         return T.Attached(prop.name, b.full_name)
@@ -159,7 +152,7 @@ class TableCheck(TableEntryCheck):
     def _check_inline(self, t: ObjectT, v: A.Call, prop, scope, table_name) -> tuple[str, D.ExternInstance]:
         """(name, instance) of an extern instantiated in a table property."""
         name = _inline_name(prop, table_name)
-        return name, self.check_extern_instance(t, name, v.args, prop.loc, scope, prop.annotations)
+        return name, self.declarations.check_extern_instance(t, name, v.args, prop.loc, scope, prop.annotations)
 
 
 def _inline_name(prop, table_name: str) -> str:

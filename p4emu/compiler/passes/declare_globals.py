@@ -1,18 +1,18 @@
-"""Top-level declarations (part of the `ProgramChecker`): errors, match kinds, typedefs and
-`type`s, structs/headers/unions, enums, constants, externs, actions, functions, parser/
-control/package types and top-level extern instances, checked and bound in the global
-scope in program order (a later declaration of another kind hides an earlier one; a
-forward `extern Name;` stands until Name is declared). Constants, enum values and extern
-instances are checked by `check_declarations.py`, struct fields by `resolve_types.py`.
-Match kinds are only recorded as declared (`global_kinds`): the names a table key uses are
-bound by the resolution pass (`resolve_names.py`). The type names the pass bound to a
-declaration denote the binding it gets here (`GlobalEnv.decl_bindings`).
-"""
+"""Top-level declarations (`GlobalDeclarer`, a pass of the `ProgramChecker`): errors, match
+kinds, typedefs and `type`s, structs/headers/unions, enums, constants, externs, actions,
+functions, parser/ control/package types and top-level extern instances, checked and bound
+in the global scope in program order (a later declaration of another kind hides an earlier
+one; a forward `extern Name;` stands until Name is declared). Constants, enum values and
+extern instances are checked by `check_declarations.py`, struct fields by
+`resolve_types.py`. Match kinds are only recorded as declared (`global_kinds`): the names a
+table key uses are bound by the resolution pass (`resolve_names.py`). The type names the
+pass bound to a declaration denote the binding it gets here (`GlobalEnv.decl_bindings`)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
+from p4emu.compiler.generated import CompilePass
 from p4emu.compiler.scope import (
     ActionB,
     Binding,
@@ -29,8 +29,10 @@ from p4emu.lang.errors import P4CompileError, unsupported
 from p4emu.lang.types import BitsT, EnumT, ObjectT, StructT
 
 
-class GlobalDeclarations:
-    """`self` is the `ProgramChecker`."""
+class GlobalDeclarer(CompilePass):
+    """Top-level declarations, checked and bound in the global scope."""
+
+    USES = ("blocks", "types", "declarations")
 
     def declare_global(self, d: A.Decl) -> Binding | None:
         """Check top-level declaration `d` and bind it in the global scope; the binding when
@@ -81,7 +83,7 @@ class GlobalDeclarations:
         pass  # its members are names the resolution pass binds (`resolve_names.py`)
 
     def _declare_typedef(self, d: A.TypedefDecl, g: Scope) -> None:
-        t = self.resolve_type(d.type, g)
+        t = self.types.resolve(d.type, g)
         if d.new_type:  # `type`: named in P4Info type_info, p4c's Type_Newtype
             t = BitsT(t.width, t.signed, d.name) if isinstance(t, BitsT) else t
             self.env.new_types[d.name] = t
@@ -94,10 +96,10 @@ class GlobalDeclarations:
             return
         t = StructT(d.kind, d.name, annotations=d.annotations)
         g.declare(d.name, loc=d.loc, b=TypeB(t))
-        self.define_struct(t, d, g)
+        self.types.define_struct(t, d, g)
 
     def _declare_enum(self, d: A.EnumDecl, g: Scope) -> None:
-        under = self.resolve_type(d.underlying, g) if d.underlying is not None else None
+        under = self.types.resolve(d.underlying, g) if d.underlying is not None else None
         t = EnumT(d.name, [m for m, _ in d.members], under)
         if len(set(t.members)) != len(t.members):
             raise P4CompileError(d.loc, f"enum {d.name}: duplicate member")
@@ -107,11 +109,11 @@ class GlobalDeclarations:
             else:
                 if e is None:
                     raise P4CompileError(d.loc, f"serializable enum member {m} needs a value")
-                t.values[m] = self.check_constant(e, g, under, e.loc).const
+                t.values[m] = self.declarations.check_constant(e, g, under, e.loc).const
         g.declare(d.name, loc=d.loc, b=TypeB(t))
 
     def _declare_constant(self, d: A.VarDecl, g: Scope) -> None:
-        c = self.check_const_decl(d, g, d.init.loc)
+        c = self.declarations.check_const_decl(d, g, d.init.loc)
         g.declare(d.name, loc=d.loc, b=ConstB(c.type, c.const))
 
     def _declare_extern(self, d: A.ExternDecl, g: Scope) -> None:
@@ -130,7 +132,7 @@ class GlobalDeclarations:
     def _declare_action(self, d: A.ActionDecl, g: Scope) -> ActionB:
         b = ActionB(d, _global_name(d), None)
         g.declare(d.name, loc=d.loc, b=b)
-        b.params = self.action_params(d, g)
+        b.params = self.blocks.action_params(d, g)
         return b
 
     def _declare_function(self, d: A.FunctionDecl, g: Scope) -> None:
@@ -144,34 +146,34 @@ class GlobalDeclarations:
         g.declare(d.name, loc=d.loc, b=BlockDeclB(d, ObjectT(d.kind + "_type", d.name, d)))
 
     def _declare_instance(self, d: A.InstanceDecl, g: Scope) -> InstB:
-        t = self.resolve_type(d.type, g)
+        t = self.types.resolve(d.type, g)
         if isinstance(t, ObjectT) and t.kind in ("parser", "control"):
             # p4c (TypeInference) allows only package and extern instances here
             raise P4CompileError(d.loc, f"{d.name}: cannot instantiate at top-level")
         if not isinstance(t, ObjectT) or t.kind != "extern":
             raise unsupported(d.loc, f"top-level instantiation of {t}")
-        instance = self.check_extern_instance(t, _global_name(d), d.args, d.loc, g, d.annotations)
+        instance = self.declarations.check_extern_instance(t, _global_name(d), d.args, d.loc, g, d.annotations)
         b = InstB("extern", t, _global_name(d), "", d, extern=instance)
         g.declare(d.name, loc=d.loc, b=b)
         return b
 
 
-# the declarer of each top-level declaration class, called as declare(self, d, global scope)
+# the declarer of each top-level declaration class, called as declare(the GlobalDeclarer, d, global scope)
 GLOBAL_DECLARERS: dict[type, Callable[..., Binding | None]] = {
-    A.ErrorDecl: GlobalDeclarations._declare_error,
-    A.MatchKindDecl: GlobalDeclarations._declare_match_kind,
-    A.TypedefDecl: GlobalDeclarations._declare_typedef,
-    A.HeaderDecl: GlobalDeclarations._declare_struct,
-    A.EnumDecl: GlobalDeclarations._declare_enum,
-    A.VarDecl: GlobalDeclarations._declare_constant,
-    A.ExternDecl: GlobalDeclarations._declare_extern,
-    A.ExternFuncDecl: GlobalDeclarations._declare_extern_function,
-    A.ActionDecl: GlobalDeclarations._declare_action,
-    A.FunctionDecl: GlobalDeclarations._declare_function,
-    A.ParserDecl: GlobalDeclarations._declare_block,
-    A.ControlDecl: GlobalDeclarations._declare_block,
-    A.BlockTypeDecl: GlobalDeclarations._declare_block_type,
-    A.InstanceDecl: GlobalDeclarations._declare_instance,
+    A.ErrorDecl: GlobalDeclarer._declare_error,
+    A.MatchKindDecl: GlobalDeclarer._declare_match_kind,
+    A.TypedefDecl: GlobalDeclarer._declare_typedef,
+    A.HeaderDecl: GlobalDeclarer._declare_struct,
+    A.EnumDecl: GlobalDeclarer._declare_enum,
+    A.VarDecl: GlobalDeclarer._declare_constant,
+    A.ExternDecl: GlobalDeclarer._declare_extern,
+    A.ExternFuncDecl: GlobalDeclarer._declare_extern_function,
+    A.ActionDecl: GlobalDeclarer._declare_action,
+    A.FunctionDecl: GlobalDeclarer._declare_function,
+    A.ParserDecl: GlobalDeclarer._declare_block,
+    A.ControlDecl: GlobalDeclarer._declare_block,
+    A.BlockTypeDecl: GlobalDeclarer._declare_block_type,
+    A.InstanceDecl: GlobalDeclarer._declare_instance,
 }
 
 

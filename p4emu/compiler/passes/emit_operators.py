@@ -1,10 +1,14 @@
-"""The Python of operators and casts (mixin of `ProgramGen`, part of the emitter): each
-result is masked or wrapped to its width after the operation, as p4c's BMv2 back end
-computes; an int known only at run time (a cast of bit<N> to `int`) stays unbounded until
-a cast wraps it."""
+"""The Python of operators (`OperatorEmitter`, a pass of `ProgramGen`, called by the
+expression emitter for operator nodes) and casts (`cast_py`): each result is masked or
+wrapped to its width after the operation, as p4c's BMv2 back end computes; an int known
+only at run time (a cast of bit<N> to `int`) stays unbounded until a cast wraps it."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+from p4emu.compiler.generated import CompilePass
+from p4emu.compiler.ordering import capture, lazy_join
 from p4emu.compiler.values import V, lit, unsigned_py
 from p4emu.ir import expressions as I
 from p4emu.lang.types import BitsT, BoolT, EnumT, InfIntT, StackT, StructT, Type, same_type
@@ -49,11 +53,16 @@ def cast_py(py: str, s: Type, t: Type) -> str:
     return py
 
 
-class OperatorEmit:
-    """`self` is the `ProgramGen`."""
+class OperatorEmitter(CompilePass):
+    """Unary and binary operators, concatenation and comparisons of compound values."""
+
+    USES = ("exprs",)
+
+    def emit(self, e: I.Unary | I.Binary | I.Concat | I.CompoundEq, fn) -> V:
+        return OPERATOR_EMITTERS[type(e)](self, e, fn)
 
     def _emit_unary(self, e: I.Unary, fn) -> V:
-        v = self.emit_expr(e.operand, fn)
+        v = self.exprs.emit(e.operand, fn)
         t = e.type
         if e.op == "!":
             return V(f"(not {v.py})", t)
@@ -66,14 +75,14 @@ class OperatorEmit:
     def _emit_binary(self, e: I.Binary, fn) -> V:
         op, t = e.op, e.type
         if op in ("&&", "||"):
-            a = self.emit_expr(e.left, fn)
-            b, lines = self.capture(fn, lambda: self.emit_expr(e.right, fn), extra_indent=1)
+            a = self.exprs.emit(e.left, fn)
+            b, lines = capture(fn, lambda: self.exprs.emit(e.right, fn), extra_indent=1)
             if lines:  # the right operand has side effects: they run only when needed
-                return self.lazy_join(fn, a, b, lines, op)
+                return lazy_join(fn, a, b, lines, op)
             if e.const is not None:
                 return V(lit(e.const), t, e.const)
             return V(f"({a.py} {'and' if op == '&&' else 'or'} {b.py})", t)
-        a, b = self.emit_in_order(fn, (e.left, e.right))
+        a, b = self.exprs.emit_in_order(fn, (e.left, e.right))
         if e.const is not None:  # not folded: an operand has a call
             return V(lit(e.const), t, e.const)
         if op in ("<<", ">>"):
@@ -112,7 +121,7 @@ class OperatorEmit:
         return V(f"((({a.py} << {b.py}) & {t.mask}) if {b.py} < {t.width} else 0)", t)
 
     def _emit_concat(self, e: I.Concat, fn) -> V:
-        a, b = self.emit_in_order(fn, (e.left, e.right))
+        a, b = self.exprs.emit_in_order(fn, (e.left, e.right))
         t = e.type
         py = f"(({unsigned_py(a)} << {e.right.type.width}) | {unsigned_py(b)})"
         if t.signed:
@@ -121,9 +130,17 @@ class OperatorEmit:
         return V(py, t)
 
     def _emit_compound_eq(self, e: I.CompoundEq, fn) -> V:
-        a, b = self.emit_in_order(fn, (e.left, e.right))
+        a, b = self.exprs.emit_in_order(fn, (e.left, e.right))
         if isinstance(a.ty, (StructT, StackT)):
             py = f"{a.py}.equals({b.py})"
             return V(py if e.op == "==" else f"(not {py})", e.type)
         return V(f"({a.py} {e.op} {b.py})", e.type)
 
+
+# the emitter of each operator node class, called as emit(the OperatorEmitter, e, fn)
+OPERATOR_EMITTERS: dict[type, Callable[..., V]] = {
+    I.Unary: OperatorEmitter._emit_unary,
+    I.Binary: OperatorEmitter._emit_binary,
+    I.Concat: OperatorEmitter._emit_concat,
+    I.CompoundEq: OperatorEmitter._emit_compound_eq,
+}

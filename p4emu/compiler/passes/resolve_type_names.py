@@ -137,7 +137,7 @@ class _Walk:
                 return  # the checker stops at this declaration's error
 
     def declare(self, d: A.Decl) -> bool:
-        """Mirror of `GlobalDeclarations.declare_global`; False where it raises."""
+        """Mirror of `GlobalDeclarer.declare_global`; False where it raises."""
         if getattr(d, "forward", False):
             if d.name not in self.kinds:
                 self.visible[d.name] = d

@@ -1,15 +1,16 @@
-"""Type resolution (part of the `ProgramChecker`): a type reference -> its `Type` (widths
-and stack sizes are compile-time constants; a generic struct is specialized per use; a
-type name denotes what the resolution pass bound it to, `resolve_type_names.py`, unless
-a type parameter or a local name of the enclosing blocks), and
-the fields of each header/struct/union type, checked. Compile-time constants are checked
-by `check_declarations.py`."""
+"""Type resolution (`TypeResolver`, a pass of the `ProgramChecker`): a type reference -> its
+`Type` (widths and stack sizes are compile-time constants; a generic struct is specialized
+per use; a type name denotes what the resolution pass bound it to, `resolve_type_names.py`,
+unless a type parameter or a local name of the enclosing blocks), and the fields of each
+header/struct/union type, checked. Compile-time constants are checked by
+`check_declarations.py`."""
 
 from __future__ import annotations
 
+from p4emu.compiler.generated import CompilePass
 from p4emu.compiler.passes.resolve_type_names import TYPE_VARIABLE
 from p4emu.compiler.passes.unresolved import Unresolved
-from p4emu.compiler.scope import Binding, BlockDeclB, Scope, TypeB
+from p4emu.compiler.scope import Binding, BlockDeclB, Scope, TypeB, tvar_scope
 from p4emu.compiler.structs import check_header_layout, flat_width
 from p4emu.lang import ast as A
 from p4emu.lang.errors import P4CompileError
@@ -32,12 +33,14 @@ from p4emu.lang.types import (
 )
 
 
-class TypeResolution:
-    """`self` is the `ProgramChecker`."""
+class TypeResolver(CompilePass):
+    """Type references -> types; the fields of header/struct/union types."""
 
-    def resolve_type(self, tr: A.TypeRef, scope: Scope) -> Type:
+    USES = ("exprs",)
+
+    def resolve(self, tr: A.TypeRef, scope: Scope) -> Type:
         if isinstance(tr, A.TBits):
-            w = self.const_int(tr.width, scope)
+            w = self.exprs.const_int(tr.width, scope)
             if tr.varbit:
                 return VarbitT(w)
             if w <= 0 and not (w == 0 and not tr.signed):
@@ -47,12 +50,12 @@ class TypeResolution:
             return {"bool": BOOL, "error": ERROR, "string": STRING, "void": VOID,
                     "match_kind": MATCH_KIND, "int": INFINT, "_": DONTCARE}[tr.name]
         if isinstance(tr, A.TTuple):
-            return TupleT([self.resolve_type(a, scope) for a in tr.args])
+            return TupleT([self.resolve(a, scope) for a in tr.args])
         if isinstance(tr, A.TStack):
-            elem = self.resolve_type(tr.elem, scope)
+            elem = self.resolve(tr.elem, scope)
             if not isinstance(elem, StructT) or elem.kind not in ("header", "header_union"):
                 raise P4CompileError(tr.loc, f"header stack element must be a header: {elem}")
-            return StackT(elem, self.const_int(tr.size, scope))
+            return StackT(elem, self.exprs.const_int(tr.size, scope))
         if isinstance(tr, A.TName):
             b = self.type_name_binding(tr, scope)
             if isinstance(b, TypeB):
@@ -91,14 +94,14 @@ class TypeResolution:
         if len(params) != len(args):
             raise P4CompileError(args[0].loc if args else None,
                                  f"{decl.name}: expected {len(params)} type arguments, got {len(args)}")
-        return {p: self.resolve_type(a, scope) for p, a in zip(params, args, strict=True)}
+        return {p: self.resolve(a, scope) for p, a in zip(params, args, strict=True)}
 
     def define_struct(self, t: StructT, d: A.HeaderDecl, scope: Scope) -> None:
         """Resolve and check the fields of struct/header/union `t` declared by `d`; `t`
         joins the program's types (its class is generated from them)."""
         t.py = f"H_{self.next_id()}_{t.name}"
         for f in d.fields:
-            ft = self.resolve_type(f.type, scope)
+            ft = self.resolve(f.type, scope)
             if d.kind == "header" and not isinstance(ft, VarbitT) and flat_width(ft) is None:
                 raise P4CompileError(f.loc, f"header field {f.name}: type {ft} not allowed in a header")
             if d.kind == "header_union" and not (isinstance(ft, StructT) and ft.kind == "header"):
@@ -126,5 +129,5 @@ class TypeResolution:
             t = StructT(d.kind, f"{d.name}_{k}", annotations=d.annotations)
             t.generic_origin = (d.name, args)
             self.env.specialized[key] = t
-            self.define_struct(t, d, self.tvar_scope(self.global_scope, type_args))
+            self.define_struct(t, d, tvar_scope(self.global_scope, type_args))
         return t

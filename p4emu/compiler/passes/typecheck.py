@@ -1,10 +1,11 @@
-"""The type-checking pass (part of the `ProgramChecker`): `check_expr` turns an AST expression
-into a typed IR expression (`p4emu.ir.expressions`), resolving names in a `Scope` and
-raising `P4CompileError` at the offending location, dispatching on the AST node class
-through `CHECKERS`. Here: literals, names, member, index and slice accesses, casts and
-`?:`; operators are in `check_operators.py`, list/struct/`{#}`/`...` expressions in
-`check_aggregates.py`, calls in `check_calls.py` (their arguments and assignment targets in
-`check_arguments.py`), conversions in `conversions.py`.
+"""The expression checker (`ExpressionChecker`, a pass of the `ProgramChecker`): `check`
+turns an AST expression into a typed IR expression (`p4emu.ir.expressions`), resolving
+names in a `Scope` and raising `P4CompileError` at the offending location, dispatching on
+the AST node class through `CHECKERS`. Here: literals, names, member, index and slice
+accesses, casts and `?:`; operators are the `OperatorChecker`'s (`check_operators.py`),
+list/struct/`{#}`/`...` expressions the `AggregateChecker`'s (`check_aggregates.py`), calls
+the `CallChecker`'s (`check_calls.py`; their arguments and assignment targets the
+`ArgumentChecker`'s, `check_arguments.py`), conversions are functions (`conversions.py`).
 
 `want` is the type the context expects: it gives untyped int literals and brace
 expressions their type (as p4c's TypeInference does); callers still convert the result
@@ -16,13 +17,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from p4emu.compiler.passes.check_aggregates import AggregateCheck
-from p4emu.compiler.passes.check_arguments import ArgumentCheck
-from p4emu.compiler.passes.check_calls import CallCheck
-from p4emu.compiler.passes.check_extern_methods import ExternMethodCheck
-from p4emu.compiler.passes.check_externs import ExternCheck
-from p4emu.compiler.passes.check_operators import OperatorCheck
-from p4emu.compiler.passes.conversions import ConversionCheck
+from p4emu.compiler.generated import CompilePass
+from p4emu.compiler.passes.conversions import cast_expr, convert, unify
 from p4emu.compiler.passes.folding import fold_slice
 from p4emu.compiler.scope import (
     ActionB,
@@ -61,11 +57,12 @@ from p4emu.lang.types import (
 HEADER_METHODS = ("isValid", "setValid", "setInvalid", "minSizeInBits", "minSizeInBytes")
 
 
-class TypeCheck(OperatorCheck, AggregateCheck, CallCheck, ExternCheck, ExternMethodCheck, ArgumentCheck,
-                ConversionCheck):
-    """`self` is the `ProgramChecker`."""
+class ExpressionChecker(CompilePass):
+    """AST expressions -> typed IR expressions (`check`)."""
 
-    def check_expr(self, e: A.Expr, scope: Scope, want: Type | None = None) -> I.Expr:
+    USES = ("types", "operators", "aggregates", "calls")
+
+    def check(self, e: A.Expr, scope: Scope, want: Type | None = None) -> I.Expr:
         check = CHECKERS.get(type(e))
         if check is None:
             raise unsupported(e.loc, f"expression {type(e).__name__}")
@@ -74,7 +71,7 @@ class TypeCheck(OperatorCheck, AggregateCheck, CallCheck, ExternCheck, ExternMet
         return node
 
     def const_int(self, e: A.Expr, scope: Scope) -> int:
-        c = self.check_expr(e, scope).const
+        c = self.check(e, scope).const
         if not isinstance(c, int) or isinstance(c, bool):
             raise P4CompileError(e.loc, "expected a compile-time integer constant")
         return c
@@ -106,15 +103,15 @@ class TypeCheck(OperatorCheck, AggregateCheck, CallCheck, ExternCheck, ExternMet
     def _check_type_expr(self, e: A.TypeExpr, scope, want) -> I.Expr:
         tr = e.type
         if isinstance(tr, A.TName) and not tr.args:
-            b = self.type_name_binding(tr, scope)
+            b = self.types.type_name_binding(tr, scope)
             if b is not None and not isinstance(b, (TypeB, BlockDeclB)):
                 # a variable or parameter shadowing a type name
                 return self._check_path(A.Path(tr.loc, tr.name, tr.is_global), scope, want)
-        t = self.resolve_type(e.type, scope)
+        t = self.types.resolve(e.type, scope)
         return I.TypeName(t, e.loc, TypeB(t))
 
     def _check_member(self, e: A.Member, scope: Scope, want) -> I.Expr:
-        base = self.check_expr(e.expr, scope)
+        base = self.check(e.expr, scope)
         t = base.type
         if isinstance(base, I.TypeName):
             if isinstance(t, EnumT):
@@ -156,8 +153,8 @@ class TypeCheck(OperatorCheck, AggregateCheck, CallCheck, ExternCheck, ExternMet
         raise P4CompileError(e.loc, f"{t} has no member {e.name}")
 
     def _check_index(self, e: A.Index, scope, want) -> I.Expr:
-        base = self.check_expr(e.expr, scope)
-        idx = self.check_expr(e.index, scope)
+        base = self.check(e.expr, scope)
+        idx = self.check(e.index, scope)
         t, c = base.type, idx.const
         if isinstance(t, StackT):
             if c is not None and not 0 <= c < t.size:
@@ -169,7 +166,7 @@ class TypeCheck(OperatorCheck, AggregateCheck, CallCheck, ExternCheck, ExternMet
         raise P4CompileError(e.loc, f"cannot index a value of type {t}")
 
     def _check_slice(self, e: A.Slice, scope, want) -> I.Expr:
-        base = self.check_expr(e.expr, scope)
+        base = self.check(e.expr, scope)
         hi = self.const_int(e.hi, scope)
         lo = self.const_int(e.lo, scope)
         t, c = base.type, base.const
@@ -183,26 +180,33 @@ class TypeCheck(OperatorCheck, AggregateCheck, CallCheck, ExternCheck, ExternMet
         return I.Slice(BitsT(hi - lo + 1), e.loc, base, hi, lo, const=value)
 
     def _check_cast(self, e: A.Cast, scope, want) -> I.Expr:
-        t = self.resolve_type(e.type, scope)
-        return self.cast_expr(self.check_expr(e.expr, scope), t, e.loc)
+        t = self.types.resolve(e.type, scope)
+        return cast_expr(self.check(e.expr, scope), t, e.loc)
 
     def _check_ternary(self, e: A.Ternary, scope, want) -> I.Expr:
-        c = self.check_expr(e.cond, scope)
+        c = self.check(e.cond, scope)
         if not isinstance(c.type, BoolT):
             raise P4CompileError(e.cond.loc, f"?: condition must be bool, got {c.type}")
-        a = self.check_expr(e.then, scope, want)
-        b = self.check_expr(e.other, scope, a.type if isinstance(a.type, BitsT) else want)
+        a = self.check(e.then, scope, want)
+        b = self.check(e.other, scope, a.type if isinstance(a.type, BitsT) else want)
         if isinstance(a.type, InfIntT) and not isinstance(b.type, InfIntT):
-            a = self.convert(a, b.type, e.loc)
+            a = convert(a, b.type, e.loc)
         elif not (isinstance(a.type, InfIntT) and isinstance(b.type, InfIntT)):
-            a, b = self.unify(a, b, e.loc, "?:")
+            a, b = unify(a, b, e.loc, "?:")
         if c.const is None and isinstance(a.type, InfIntT):
             raise P4CompileError(e.loc, "?: width of the result cannot be inferred")
         value = None if c.const is None else (a.const if c.const else b.const)
         return I.Ternary(a.type, e.loc, c, a, b, const=value)
 
+    def _check_operator(self, e: A.Unary | A.Binary, scope, want) -> I.Expr:
+        return self.operators.check(e, scope, want)
+
+    def _check_aggregate(self, e: A.ListExpr | A.StructExpr | A.InvalidHeader | A.DefaultValue,
+                         scope, want) -> I.Expr:
+        return self.aggregates.check(e, scope, want)
+
     def _check_call(self, e: A.Call, scope, want) -> I.Expr:
-        return self.check_call(e, scope, want)
+        return self.calls.check_call(e, scope, want)
 
     def _check_mask_outside_keyset(self, e, scope, want) -> I.Expr:
         raise P4CompileError(e.loc, "&&& is only allowed in select cases and table entries")
@@ -226,27 +230,28 @@ def reference(name: str, b, loc) -> I.Expr:
     raise P4CompileError(loc, f"{name}: cannot be used here")
 
 
-# the checker of each expression node class, called as check(self, e, scope, want)
+# the checker of each expression node class, called as check(the ExpressionChecker, e,
+# scope, want)
 CHECKERS: dict[type, Callable[..., I.Expr]] = {
-    A.IntLit: TypeCheck._check_int_literal,
-    A.BoolLit: TypeCheck._check_bool_literal,
-    A.StrLit: TypeCheck._check_string_literal,
-    A.DontCare: TypeCheck._check_dont_care,
-    A.DefaultKey: TypeCheck._check_dont_care,
-    A.Path: TypeCheck._check_path,
-    A.TypeExpr: TypeCheck._check_type_expr,
-    A.Member: TypeCheck._check_member,
-    A.Index: TypeCheck._check_index,
-    A.Slice: TypeCheck._check_slice,
-    A.Cast: TypeCheck._check_cast,
-    A.Unary: OperatorCheck._check_unary,
-    A.Binary: OperatorCheck._check_binary,
-    A.Ternary: TypeCheck._check_ternary,
-    A.ListExpr: AggregateCheck._check_list_expr,
-    A.StructExpr: AggregateCheck._check_struct_expr,
-    A.InvalidHeader: AggregateCheck._check_invalid_header,
-    A.DefaultValue: AggregateCheck._check_default_value_expr,
-    A.Call: TypeCheck._check_call,
-    A.Mask: TypeCheck._check_mask_outside_keyset,
-    A.Range: TypeCheck._check_range_outside_keyset,
+    A.IntLit: ExpressionChecker._check_int_literal,
+    A.BoolLit: ExpressionChecker._check_bool_literal,
+    A.StrLit: ExpressionChecker._check_string_literal,
+    A.DontCare: ExpressionChecker._check_dont_care,
+    A.DefaultKey: ExpressionChecker._check_dont_care,
+    A.Path: ExpressionChecker._check_path,
+    A.TypeExpr: ExpressionChecker._check_type_expr,
+    A.Member: ExpressionChecker._check_member,
+    A.Index: ExpressionChecker._check_index,
+    A.Slice: ExpressionChecker._check_slice,
+    A.Cast: ExpressionChecker._check_cast,
+    A.Unary: ExpressionChecker._check_operator,
+    A.Binary: ExpressionChecker._check_operator,
+    A.Ternary: ExpressionChecker._check_ternary,
+    A.ListExpr: ExpressionChecker._check_aggregate,
+    A.StructExpr: ExpressionChecker._check_aggregate,
+    A.InvalidHeader: ExpressionChecker._check_aggregate,
+    A.DefaultValue: ExpressionChecker._check_aggregate,
+    A.Call: ExpressionChecker._check_call,
+    A.Mask: ExpressionChecker._check_mask_outside_keyset,
+    A.Range: ExpressionChecker._check_range_outside_keyset,
 }

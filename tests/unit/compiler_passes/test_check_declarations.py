@@ -36,13 +36,13 @@ def local(body: str, index: int = 0):
 
 def extern(body: str) -> D.ExternInstance:
     gen, scope, d = local(body)
-    return gen.checker.check_extern_instance(gen.checker.resolve_type(d.type, scope), f"c.{d.name}", d.args, d.loc, scope,
+    return gen.checker.declarations.check_extern_instance(gen.checker.types.resolve(d.type, scope), f"c.{d.name}", d.args, d.loc, scope,
                                      d.annotations)
 
 
 def test_a_const_is_converted_to_its_type_and_folded():
     gen, scope, d = local("const bit<4> K = 20 + 4;")
-    c = gen.checker.check_const_decl(d, scope, d.loc)
+    c = gen.checker.declarations.check_const_decl(d, scope, d.loc)
     assert c.type == BitsT(4) and c.const == 8 and isinstance(c.value, I.Constant)
     assert isinstance(gen.global_scope.lookup("N"), ConstB) and gen.global_scope.lookup("N").value == 4
 
@@ -50,11 +50,11 @@ def test_a_const_is_converted_to_its_type_and_folded():
 def test_a_const_of_the_wrong_type_or_not_constant_errors_at_its_location():
     gen, scope, d = local("const bit<8> K = true;")
     with pytest.raises(P4CompileError, match="type mismatch: expected bit<8>, got bool") as err:
-        gen.checker.check_const_decl(d, scope, d.loc)
+        gen.checker.declarations.check_const_decl(d, scope, d.loc)
     assert str(err.value).startswith("t.p4:9:")
     gen, scope, d = local("const bit<8> K = x;")
     with pytest.raises(P4CompileError, match="expected a compile-time constant"):
-        gen.checker.check_const_decl(d, scope, d.loc)
+        gen.checker.declarations.check_const_decl(d, scope, d.loc)
 
 
 def test_extern_constructor_arguments_are_typed_constants_of_the_parameter_types():
@@ -87,16 +87,16 @@ def test_the_v1model_checks_on_extern_instances():
 
 def test_two_instances_of_one_name_are_refused_once_the_first_is_emitted():
     gen, scope, d = local("register<bit<8>>(4) r;")
-    t = gen.checker.resolve_type(d.type, scope)
-    first = gen.checker.check_extern_instance(t, "c.r", d.args, d.loc, scope, d.annotations)
-    assert gen.emit_extern_instance(first).startswith("REG_")
+    t = gen.checker.types.resolve(d.type, scope)
+    first = gen.checker.declarations.check_extern_instance(t, "c.r", d.args, d.loc, scope, d.annotations)
+    assert gen.extern_objects.emit_instance(first).startswith("REG_")
     with pytest.raises(P4CompileError, match="Name 'c.r' is used for multiple register objects"):
-        gen.checker.check_extern_instance(t, "c.r", d.args, d.loc, scope, d.annotations)
+        gen.checker.declarations.check_extern_instance(t, "c.r", d.args, d.loc, scope, d.annotations)
 
 
 def test_a_value_set_has_a_constant_size_and_its_fields_widths():
     gen, scope, d = local("value_set<bit<12>>(N * 2) vs;")
-    vs = gen.checker.check_value_set(d, "c.vs", scope)
+    vs = gen.checker.declarations.check_value_set(d, "c.vs", scope)
     assert (vs.name, vs.size, vs.fields) == ("c.vs", 8, (("", 12, ()),))
 
 
@@ -111,8 +111,8 @@ control Wrap()(Inner_t i) { apply { } }
 def block(name: str, args: str) -> D.BlockInstance:
     gen, scope = declaring(EXTERNS + BLOCKS + f"control top() {{ {name}({args}) inst; apply {{ }} }}")
     d = gen.program.decls[-1].locals[0]
-    t = gen.checker.resolve_type(d.type, scope)
-    return gen.checker.check_block_instance(t.decl, "top.inst", d.args, scope, t)
+    t = gen.checker.types.resolve(d.type, scope)
+    return gen.checker.declarations.check_block_instance(t.decl, "top.inst", d.args, scope, t)
 
 
 def test_a_sub_control_binds_its_constructor_arguments_and_defaults():
@@ -144,16 +144,16 @@ def test_a_block_is_checked_whole_with_the_instances_made_for_its_arguments_then
     wrap = gen.global_scope.lookup("Wrap").ty.decl
     parsed = declaring(EXTERNS + BLOCKS + "control top() { Wrap(Impl()) w; Sized(7) s; apply { } }")[0]
     w, s = parsed.program.decls[-1].locals
-    block = gen.checker.check_instance(wrap, "top.w", w.args, scope)
+    block = gen.checker.blocks.check_instance(wrap, "top.w", w.args, scope)
     (inner,) = block.arg_instances
     assert inner.full_name == "top.w.i" and inner.substituted and inner.block.name == "top.w.i"
     assert inner.py == "" and inner.ctx is None  # the emitter names it
-    ctx = gen.emit_block(block, gen.next_id())
+    ctx = gen.blocks.emit_block(block, gen.next_id())
     assert block.frame.ctx is ctx and inner.ctx.apply_py.startswith("CA_") and inner.py == inner.ctx.apply_py
-    sized = gen.checker.check_instance(gen.global_scope.lookup("Sized").ty.decl, "top.s", s.args, scope)
+    sized = gen.checker.blocks.check_instance(gen.global_scope.lookup("Sized").ty.decl, "top.s", s.args, scope)
     assert [a.value.const for a in sized.instance.args] == [7, True]
     assert [(p.name, p.binding.py) for p in sized.params] == [("v", None)]
-    gen.emit_block(sized, gen.next_id())
+    gen.blocks.emit_block(sized, gen.next_id())
     assert [(p.name, p.binding.py) for p in sized.params] == [("v", "C.v_v")]
 
 
@@ -161,8 +161,8 @@ def test_a_blocks_parameters_are_typed_with_its_constructor_parameters_bound():
     gen, scope = declaring(EXTERNS + "control Wide(inout bit<W> v, in bool b)(bit<8> W) { apply { } }\n"
                            "control top() { Wide(12) w; apply { } }")
     d = gen.program.decls[-1].locals[0]
-    t = gen.checker.resolve_type(d.type, scope)
-    v, b = gen.checker.check_block_instance(t.decl, "top.w", d.args, scope, t).params
+    t = gen.checker.types.resolve(d.type, scope)
+    v, b = gen.checker.declarations.check_block_instance(t.decl, "top.w", d.args, scope, t).params
     assert (v.name, v.direction, v.type) == ("v", "inout", BitsT(12))
     assert (b.direction, b.type.__class__.__name__) == ("in", "BoolT")
 

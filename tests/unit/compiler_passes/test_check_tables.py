@@ -25,7 +25,7 @@ action bump(inout bit<8> c, bit<4> n) { }
 def table(body: str) -> T.TableDecl:
     gen, scope = declaring(DECLS + "control c() { table t { " + body + " } apply { } }")
     decl = gen.program.decls[-1].locals[0]
-    return gen.checker.check_table(decl, "c.t", scope)
+    return gen.checker.tables.check_table(decl, "c.t", scope)
 
 
 def test_keys_are_typed_and_named_as_p4c_names_them():
@@ -92,7 +92,7 @@ extern action_selector { action_selector(HashAlgorithm algorithm, bit<32> size, 
 def selector_table(algorithm: str) -> T.TableDecl:
     gen, scope = declaring(DECLS + PROFILES + "control c() { table t { key = { x : selector; } actions = { set; } "
                            f"implementation = action_selector(HashAlgorithm.{algorithm}, 32w64, 14); }} apply {{ }} }}")
-    return gen.checker.check_table(gen.program.decls[-1].locals[0], "c.t", scope)
+    return gen.checker.tables.check_table(gen.program.decls[-1].locals[0], "c.t", scope)
 
 
 def test_an_extern_made_in_a_property_is_a_checked_instance_named_after_the_table():

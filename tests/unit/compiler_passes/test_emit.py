@@ -16,7 +16,7 @@ LOC = Loc("t.p4", 1, 1)
 
 def emitted(text: str, want=None) -> str:
     f = fragments()
-    return f.gen.emit_expr(fold(f.expr(text, want)), None).py
+    return f.gen.exprs.emit(fold(f.expr(text, want)), None).py
 
 
 def test_arithmetic_is_masked_to_the_width():
@@ -62,9 +62,9 @@ def test_an_operand_is_saved_before_a_later_operands_statements_run():
         fn.emit("r = f()")
         return V("r", BitsT(8))
 
-    gen.emit_call = fake_call
+    gen.calls.emit_call = fake_call
     x = I.VarRef(BitsT(8), LOC, "x", scope.lookup("x"))
-    v = gen.emit_expr(I.Binary(BitsT(8), LOC, "+", x, call), fn)
+    v = gen.exprs.emit(I.Binary(BitsT(8), LOC, "+", x, call), fn)
     assert fn.lines == ["    o_1 = x_py", "    r = f()"]
     assert v.py == "((o_1 + r) & 255)"
 
@@ -79,9 +79,9 @@ def test_a_lazy_operand_with_statements_runs_them_only_when_needed():
         fn.emit("r = f()")
         return V("r", BitsT(8))
 
-    gen.emit_call = fake_call
+    gen.calls.emit_call = fake_call
     b = I.VarRef(BOOL, LOC, "b", scope.lookup("b"))
     right = I.Binary(BOOL, LOC, "==", call, I.Constant(BitsT(8), LOC, const=1))
-    v = gen.emit_expr(I.Binary(BOOL, LOC, "&&", b, right), fn)
+    v = gen.exprs.emit(I.Binary(BOOL, LOC, "&&", b, right), fn)
     assert fn.lines == ["    sc_1 = b_py", "    if sc_1:", "        r = f()", "        sc_1 = (r == 1)"]
     assert v.py == "sc_1"

@@ -30,7 +30,7 @@ def transition(state: str):
     gen, scope = declaring(SOURCE)
     parser = next(d for d in gen.program.decls if isinstance(d, A.ParserDecl))
     states = resolve_parser_states(parser)
-    return gen.checker.check_transition(states.states[state], scope, states), gen
+    return gen.checker.parser_states.check_transition(states.states[state], scope, states), gen
 
 
 def test_keysets_are_typed_constants_of_their_keys_type_and_later_cases_are_unreachable():
@@ -62,5 +62,5 @@ def test_an_undeclared_state_after_a_case_matching_anything_is_reported():
 def test_a_select_emits_one_test_per_case_and_returns_the_state_function():
     select, gen = transition("next")
     fn = Fn(gen.next_id)
-    gen._emit_transition(select, {"start": "S_1", "next": "S_2"}, fn)
+    gen.parser_states.emit_transition(select, {"start": "S_1", "next": "S_2"}, fn)
     assert fn.lines == ["    k_1 = x_py", "    if k_1 == 7: return None", "    return None"]

@@ -32,7 +32,7 @@ def check(text: str, kind: str = "control"):
 def emitted(text: str) -> list[str]:
     s, f = check(text)
     fn = Fn(f.gen.next_id)
-    f.gen.emit_stmt(s, fn)
+    f.gen.stmts.emit(s, fn)
     return fn.lines
 
 

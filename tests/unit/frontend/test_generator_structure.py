@@ -1,35 +1,41 @@
 """The structure of the compiler: the checker `ProgramChecker` (AST -> typed IR) and the
-emitter `ProgramGen` (typed IR -> Python), their parts, their shared state and dispatch tables.
+emitter `ProgramGen` (typed IR -> Python) are drivers of passes over one shared
+`CompileState`; their dispatch tables.
 
-Each is assembled from parts that share one namespace, so a method defined in two of them
-would silently hide one (whichever comes first in the MRO); the dispatch tables
-(expression and statement node class -> checker, IR node class -> emitter, extern
-function name -> checker and emitter) hold plain functions, which must be methods the
-checker or the emitter really has.
+Each driver composes its passes (`CompilePass`es, none a part of another): a pass reaches
+another only through the passes it names (`USES`), which the driver connects; the dispatch
+tables (expression and statement node class -> checker, IR node class -> emitter, extern
+function name -> checker and emitter) hold plain functions, which must be methods of the
+pass that dispatches through them.
 """
 
 from __future__ import annotations
 
+import inspect
 import re
 from pathlib import Path
 
 import pytest
 
 from p4emu.compiler.checker import ProgramChecker
-from p4emu.compiler.externs import EXTERN_FUNCTIONS
+from p4emu.compiler.externs import EXTERN_FUNCTIONS, ExternFunctionEmitter
 from p4emu.compiler.generated import (
+    CompilePass,
     CompileState,
     CompileStateView,
     GeneratedProgram,
     GlobalEnv,
     WalkContext,
+    connect_passes,
 )
-from p4emu.compiler.passes.check_externs import EXTERN_CHECKS
-from p4emu.compiler.passes.check_statements import STMT_CHECKERS
-from p4emu.compiler.passes.declare_globals import GLOBAL_DECLARERS
-from p4emu.compiler.passes.emit import EMITTERS
-from p4emu.compiler.passes.emit_statements import STMT_EMITTERS
-from p4emu.compiler.passes.typecheck import CHECKERS
+from p4emu.compiler.passes.check_aggregates import AGGREGATE_CHECKERS, AggregateChecker
+from p4emu.compiler.passes.check_externs import EXTERN_CHECKS, ExternFunctionChecker
+from p4emu.compiler.passes.check_statements import STMT_CHECKERS, StatementChecker
+from p4emu.compiler.passes.declare_globals import GLOBAL_DECLARERS, GlobalDeclarer
+from p4emu.compiler.passes.emit import EMITTERS, ExpressionEmitter
+from p4emu.compiler.passes.emit_operators import OPERATOR_EMITTERS, OperatorEmitter
+from p4emu.compiler.passes.emit_statements import STMT_EMITTERS, StatementEmitter
+from p4emu.compiler.passes.typecheck import CHECKERS, ExpressionChecker
 from p4emu.compiler.program import ProgramGen
 from p4emu.lang import ast as A
 from p4emu.lang.errors import P4CompileError
@@ -40,30 +46,58 @@ from p4emu.lang.preprocess import Preprocessor
 P4INCLUDE = Path(__file__).resolve().parents[3] / "p4emu" / "p4include"
 
 
-@pytest.mark.parametrize("cls", [ProgramGen, ProgramChecker])
-def test_no_two_parts_define_the_same_name(cls):
-    owners: dict[str, list[str]] = {}
-    for part in cls.__mro__[1:-1]:  # the parts, without the class itself and object
-        for name in vars(part):
-            if not name.startswith("__"):
-                owners.setdefault(name, []).append(part.__name__)
-    assert {n: c for n, c in owners.items() if len(c) > 1} == {}
+def _drivers() -> tuple[ProgramGen, ProgramChecker]:
+    gen = ProgramGen(A.Program(None, []))
+    return gen, gen.checker
 
 
-def test_the_checker_and_the_emitter_share_only_the_state_view():
-    checker_parts = set(ProgramChecker.__mro__[1:-1]) - {CompileStateView}
-    emitter_parts = set(ProgramGen.__mro__[1:-1]) - {CompileStateView}
-    assert checker_parts.isdisjoint(emitter_parts)
-    names = {n for part in checker_parts for n in vars(part) if not n.startswith("__")}
-    assert names.isdisjoint(dir(ProgramGen))  # the emitter reaches checks only via `checker`
+def test_the_drivers_compose_their_passes_instead_of_inheriting_them():
+    for driver in _drivers():
+        assert type(driver).__bases__ == (CompileStateView,)
+        passes = driver.passes()
+        assert len(passes) > 5
+        for p in passes.values():
+            assert type(p).__bases__ == (CompilePass,), type(p).__name__
+        assert len({type(p) for p in passes.values()}) == len(passes)  # one pass per class
+    gen, checker = _drivers()
+    # the emitter's passes and the checker's are different classes: the emitter reaches
+    # the checks only through its `checker`
+    assert not {type(p) for p in gen.passes().values()} & {type(p) for p in checker.passes().values()}
 
 
-def test_dispatch_tables_hold_the_checkers_and_the_emitters_methods():
-    for owner, tables in ((ProgramChecker, (CHECKERS, STMT_CHECKERS, EXTERN_CHECKS, GLOBAL_DECLARERS)),
-                          (ProgramGen, (EMITTERS, STMT_EMITTERS, EXTERN_FUNCTIONS))):
-        for table in tables:
-            for key, fn in table.items():
-                assert getattr(owner, fn.__name__) is fn, key
+def test_a_pass_holds_the_state_and_the_passes_it_uses_only():
+    for driver in _drivers():
+        passes = driver.passes()
+        for p in passes.values():
+            assert set(vars(p)) == {"state", *p.USES}, type(p).__name__
+            for name in p.USES:
+                assert getattr(p, name) is passes[name]
+
+
+def test_a_pass_calls_no_pass_it_does_not_use():
+    for driver in _drivers():
+        names = set(driver.passes())
+        for p in driver.passes().values():
+            called = set(re.findall(r"self\.(\w+)\.", inspect.getsource(type(p)))) & names
+            assert called <= set(p.USES), type(p).__name__
+
+
+def test_connecting_passes_refuses_a_pass_the_driver_lacks():
+    class Lonely(CompilePass):
+        USES = ("nowhere",)
+
+    with pytest.raises(AssertionError, match="nowhere"):
+        connect_passes({"lonely": Lonely(CompileState())})
+
+
+def test_dispatch_tables_hold_the_methods_of_the_pass_that_dispatches():
+    for owner, table in ((ExpressionChecker, CHECKERS), (AggregateChecker, AGGREGATE_CHECKERS),
+                         (StatementChecker, STMT_CHECKERS), (ExternFunctionChecker, EXTERN_CHECKS),
+                         (GlobalDeclarer, GLOBAL_DECLARERS), (ExpressionEmitter, EMITTERS),
+                         (OperatorEmitter, OPERATOR_EMITTERS), (StatementEmitter, STMT_EMITTERS),
+                         (ExternFunctionEmitter, EXTERN_FUNCTIONS)):
+        for key, fn in table.items():
+            assert getattr(owner, fn.__name__) is fn, key
 
 
 def test_every_extern_function_of_core_and_v1model_has_a_checker_and_an_emitter():
@@ -74,18 +108,14 @@ def test_every_extern_function_of_core_and_v1model_has_a_checker_and_an_emitter(
 
 def test_the_checker_and_the_emitter_share_one_state():
     gen = ProgramGen(A.Program(None, []))
-    assert set(vars(gen)) == {"program", "state", "checker"} and set(vars(gen.checker)) == {"state"}
+    passes = [*gen.passes().values(), *gen.checker.passes().values()]
     assert isinstance(gen.state, CompileState) and gen.checker.state is gen.state
+    assert all(p.state is gen.state for p in passes)
     assert isinstance(gen.out, GeneratedProgram) and isinstance(gen.env, GlobalEnv)
     assert isinstance(gen.walk, WalkContext)
-    gen.out = gen.out.scratch()  # a block main does not use: the checker sees the copy too
-    assert gen.checker.out is gen.out
-    assert [gen.next_id(), gen.checker.next_id()] == [1, 2]  # one name source
-    # no part sets an attribute of its own
-    for cls in (ProgramGen, ProgramChecker):
-        for part in cls.__mro__[1:-1]:
-            if part is not CompileStateView:
-                assert not getattr(part, "__annotations__", {}), part.__name__
+    gen.out = gen.out.scratch()  # a block main does not use: every pass sees the copy too
+    assert gen.checker.out is gen.out and all(p.out is gen.out for p in passes)
+    assert [gen.next_id(), gen.checker.next_id(), gen.exprs.next_id()] == [1, 2, 3]  # one name source
 
 
 def test_scratch_outputs_drop_the_blocks_results_and_share_the_programs():
@@ -137,6 +167,8 @@ def test_a_block_main_does_not_use_is_checked_but_leaves_no_output(tmp_path):
     gen = _generated(tmp_path, UNUSED_BLOCK)
     assert [t.name for t in gen.out.objects["tables"]] == ["I.used_t"]
     assert "I.a" in gen.out.actions_by_name and "Unused.b" not in gen.out.actions_by_name
+    for p in [*gen.passes().values(), *gen.checker.passes().values()]:  # the walk kept no state
+        assert set(vars(p)) == {"state", *p.USES}, type(p).__name__
     assert set(gen.out.roles) == {"parser", "verify", "ingress", "egress", "compute", "deparser"}
     assert "Unused" not in gen.out.module_source()
     with pytest.raises(P4CompileError, match="nope"):  # but it is type-checked
