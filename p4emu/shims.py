@@ -19,8 +19,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-# the directory holding the p4emu package, for the shims' PYTHONPATH (p4emu imports no
-# other project package, so not mrclab.places.REPO_ROOT)
+# the directory holding the p4emu package, for the shims' PYTHONPATH (p4emu stands alone:
+# it asks no other package where it lives)
 P4EMU_PARENT = Path(__file__).resolve().parent.parent
 USAGE = "usage: python -m p4emu shims DIR"
 P4INFO_SUFFIXES = (".txt", ".txtpb", ".json", ".bin")  # p4c's, with p4c 1.2.4's .txtpb
