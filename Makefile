@@ -5,7 +5,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 PYTEST_ARGS ?=
 
-.PHONY: help setup demo test unit integration lint bench soak clean
+.PHONY: help setup demo test unit integration lint bench soak fuzz clean
 
 help:
 	@echo "make setup        install system packages and .venv (root; idempotent)"
@@ -16,6 +16,7 @@ help:
 	@echo "make lint         ruff over the tree"
 	@echo "make bench        run the benchmarks and print their figures"
 	@echo "make soak         the k=4 lab through churn for SOAK_MINUTES (60) minutes (root)"
+	@echo "make fuzz         FUZZ_FRAMES (1 M) fuzzed frames, compiled vs Python pipeline and TM, ASan+UBSan"
 	@echo "make clean        remove build/, stale Mininet state and leftover switch processes"
 
 setup:
@@ -55,6 +56,13 @@ SOAK_MINUTES ?= 60
 soak: setup
 	@echo "== soak: fat-tree k=4, $(SOAK_MINUTES) min of transfers, link failures, switch and controller restarts"
 	@$(PY) -m mrclab.lab.soak --minutes $(SOAK_MINUTES) --out results/soak
+
+FUZZ_FRAMES ?= 1000000
+FUZZ_MINUTES ?= 120
+FUZZ_JOBS ?= 2
+fuzz:
+	@echo "== fuzz: $(FUZZ_FRAMES) frames (at most $(FUZZ_MINUTES) min), mrc.p4 and tests/p4, sanitized build, compiled vs Python"
+	@nice $(PY) scripts/fuzz_native.py --frames $(FUZZ_FRAMES) --minutes $(FUZZ_MINUTES) --jobs $(FUZZ_JOBS)
 
 clean:
 	@echo "== clean: build/, Mininet leftovers, stray switch processes"

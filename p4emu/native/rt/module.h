@@ -319,6 +319,13 @@ static void *copy_bytes(PyObject *b, Py_ssize_t *words) {
     return p;
 }
 
+/* A group's members are expanded into selection slots (one per unit of weight) when
+ * its total weight is at most this; a heavier group (P4Runtime weights are int32, and a
+ * selector without @max_group_size caps nothing) is selected by walking its members,
+ * as a group with watch ports is: the same choice, without a slot array the size of the
+ * weights. */
+#define MAX_SLOTS 4096
+
 /* load_table(i, nk, mode, levels, records, def_action, def_args, gstart, gmem, ranges):
  * byte strings of native uint64 words (p4emu/native/sync.py) */
 static PyObject *state_load_table(st_t *st, PyObject *const *a, Py_ssize_t n) {
@@ -327,7 +334,7 @@ static PyObject *state_load_table(st_t *st, PyObject *const *a, Py_ssize_t n) {
     int nk = (int)PyLong_AsLong(a[1]), mode = (int)PyLong_AsLong(a[2]);
     int def = (int)PyLong_AsLong(a[5]);
     if (PyErr_Occurred()) return NULL;
-    if (i < 0 || i >= NTABLES || nk > 16) { PyErr_SetString(PyExc_IndexError, "bad table"); return NULL; }
+    if (i < 0 || i >= NTABLES || nk < 0 || nk > 16) { PyErr_SetString(PyExc_IndexError, "bad table"); return NULL; }
     for (int k = 3; k < 10; k++) if (k != 5 && !PyBytes_Check(a[k])) {
         PyErr_SetString(PyExc_TypeError, "bytes expected"); return NULL; }
     tbl_t *t = &st->tbl[i];
@@ -341,30 +348,36 @@ static PyObject *state_load_table(st_t *st, PyObject *const *a, Py_ssize_t n) {
     t->def_action = def;
     Py_ssize_t dw;
     uint64_t *da = copy_bytes(a[6], &dw);
+    if (!t->levels || !t->rec || !t->hits || !da) { free(da); goto nomem; }
     for (Py_ssize_t k = 0; k < dw && k < MAXA; k++) t->def_args[k] = da[k];
     free(da);
     Py_ssize_t gw;
     t->gstart = copy_bytes(a[7], &gw);
     t->ngroups = gw > 0 ? (int)gw - 1 : 0;
     t->gmem = copy_bytes(a[8], &w);
-    if (PyBytes_GET_SIZE(a[9])) t->ranges = copy_bytes(a[9], &w);
+    if (PyBytes_GET_SIZE(a[9]) && !(t->ranges = copy_bytes(a[9], &w))) goto nomem;
     t->slots = calloc((size_t)t->ngroups + 1, sizeof(int32_t *));
     t->nslots = calloc((size_t)t->ngroups + 1, sizeof(int32_t));
+    if (!t->gstart || !t->gmem || !t->slots || !t->nslots) goto nomem;
     for (int g = 0; g < t->ngroups; g++) {
-        int watched = 0; uint64_t total = 0;
+        int walk = 0; uint64_t total = 0;
         for (int64_t m = t->gstart[g]; m < t->gstart[g + 1]; m++) {
-            if ((int64_t)t->gmem[m * GMEM_WORDS + 1] >= 0) watched = 1;
+            if ((int64_t)t->gmem[m * GMEM_WORDS + 1] >= 0) walk = 1;  /* watched */
             total += t->gmem[m * GMEM_WORDS + 2];
         }
-        if (watched) continue;
+        if (walk || total > MAX_SLOTS) continue;  /* p4_select walks the members */
         t->slots[g] = malloc(sizeof(int32_t) * (total + 1));
+        if (!t->slots[g]) goto nomem;
         int32_t s = 0;
         for (int64_t m = t->gstart[g]; m < t->gstart[g + 1]; m++)
-            for (uint64_t k = 0; k < t->gmem[m * GMEM_WORDS + 2]; k++) t->slots[g][s++] = (int32_t)m - (int32_t)0;
+            for (uint64_t k = 0; k < t->gmem[m * GMEM_WORDS + 2]; k++) t->slots[g][s++] = (int32_t)m;
         t->nslots[g] = s;
     }
-    if (mode == M_HASH && tbl_build_index(t) < 0) return PyErr_NoMemory();
+    if (mode == M_HASH && tbl_build_index(t) < 0) goto nomem;
     Py_RETURN_NONE;
+nomem:
+    tbl_free(t);  /* an empty table (every lookup a miss) rather than a half-built one */
+    return PyErr_NoMemory();
 }
 
 /* take_hits(i) -> bytes of (packets, bytes) per entry since the last call */

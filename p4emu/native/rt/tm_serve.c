@@ -70,7 +70,7 @@ static PyObject *py_offer_jobs(PyObject *m, PyObject *const *a, Py_ssize_t n) {
     return offer_all(a[0], a[1], now, a[3]);
 }
 
-#define MAXQ 256
+#define MAXQ 256  /* ports served from a stack array; more from the heap */
 
 /* egress of one dequeued packet: the native module's FASTCALL entry point with the C
  * State when there is one (cstate not None), else pipeline.egress(job, **metadata) */
@@ -161,25 +161,30 @@ static int serve_one(q_t *q, double ready, long long now_us, const out_t *o) {
 }
 
 /* the loop of _serve_egress: ports in the dict's order take turns, one packet each, as
- * of `now`, until none is due; returns the earliest ready time after the pass, or None */
+ * of `now`, until none is due; returns the earliest ready time after the pass, or None.
+ * Any number of ports: a program may send to every 9-bit port (egress_spec from a
+ * header field), each of which gets its queues, as in the Python traffic manager. */
 static PyObject *serve_pass(PyObject *queues, double now, long long now_us, const out_t *o) {
-    q_t *active[MAXQ];
-    int na = 0, found = 0, rc = 0;
+    q_t *small[MAXQ], **active = small;
+    Py_ssize_t na = 0, size = PyDict_GET_SIZE(queues);
+    int found = 0, rc = 0;
     double next = 0;
     Py_ssize_t pos = 0;
     PyObject *key, *value;
-    if (PyDict_GET_SIZE(queues) > MAXQ) { PyErr_SetString(PyExc_ValueError, "too many ports"); return NULL; }
+    if (size > MAXQ && !(active = PyMem_Malloc(sizeof(q_t *) * (size_t)size)))
+        return PyErr_NoMemory();
     /* a snapshot with references: egress and send may call back into Python */
     while (PyDict_Next(queues, &pos, &key, &value)) {
         if (!PyObject_TypeCheck(value, &QueuesType)) {
-            for (int i = 0; i < na; i++) Py_DECREF(active[i]);
+            for (Py_ssize_t i = 0; i < na; i++) Py_DECREF(active[i]);
+            if (active != small) PyMem_Free(active);
             PyErr_SetString(PyExc_TypeError, "not native queues"); return NULL;
         }
         if (((q_t *)value)->queued) active[na++] = (q_t *)Py_NewRef(value);
     }
     while (na) {
-        int still = 0;
-        for (int i = 0; i < na; i++) {
+        Py_ssize_t still = 0;
+        for (Py_ssize_t i = 0; i < na; i++) {
             q_t *q = active[i];
             double ready;
             if (rc < 0 || !q->queued || !q_next_ready(q, &ready)) { Py_DECREF(q); continue; }
@@ -193,8 +198,9 @@ static PyObject *serve_pass(PyObject *queues, double now, long long now_us, cons
             if (serve_one(q, ready, now_us, o) < 0) rc = -1;
         }
         na = rc < 0 ? 0 : still;
-        if (rc < 0) for (int i = 0; i < still; i++) Py_DECREF(active[i]);
+        if (rc < 0) for (Py_ssize_t i = 0; i < still; i++) Py_DECREF(active[i]);
     }
+    if (active != small) PyMem_Free(active);
     if (rc < 0) return NULL;
     if (!found) Py_RETURN_NONE;
     return PyFloat_FromDouble(next);
