@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
-from p4emu.runtime.errors import InvalidEntry
+from p4emu.runtime.errors import IndexOutOfRange
 from p4emu.runtime.model import CounterInfo
 
 log = logging.getLogger(__name__)
@@ -39,7 +39,7 @@ class CounterArray:
 
     def _check(self, index: int) -> None:
         if not 0 <= index < len(self.cells):
-            raise InvalidEntry(f"counter {self.info.name}: index {index} out of range "
+            raise IndexOutOfRange(f"counter {self.info.name}: index {index} out of range "
                                f"(size {len(self.cells)})")
 
     def read(self, index: int) -> CounterData:

@@ -25,6 +25,13 @@ class InvalidEntry(RuntimeStateError):
     grpc_code = "INVALID_ARGUMENT"
 
 
+class IndexOutOfRange(InvalidEntry):
+    """An index past a counter, meter or register array (the P4Runtime spec's code for
+    it; still an invalid entry to the STF runner)."""
+
+    grpc_code = "OUT_OF_RANGE"
+
+
 class TableFull(RuntimeStateError):
     grpc_code = "RESOURCE_EXHAUSTED"
 

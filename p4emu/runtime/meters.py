@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from p4emu.runtime.errors import InvalidEntry
+from p4emu.runtime.errors import IndexOutOfRange, InvalidEntry
 from p4emu.runtime.model import MeterInfo, MeterUnit
 
 log = logging.getLogger(__name__)
@@ -104,7 +104,7 @@ class MeterArray:
 
     def _check(self, index: int) -> None:
         if not 0 <= index < len(self.cells):
-            raise InvalidEntry(f"meter {self.info.name}: index {index} out of range "
+            raise IndexOutOfRange(f"meter {self.info.name}: index {index} out of range "
                                f"(size {len(self.cells)})")
 
     def set_config(self, index: int, config: MeterConfig | None) -> None:

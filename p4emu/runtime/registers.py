@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 
-from p4emu.runtime.errors import InvalidEntry
+from p4emu.runtime.errors import IndexOutOfRange, InvalidEntry
 from p4emu.runtime.model import RegisterInfo
 
 log = logging.getLogger(__name__)
@@ -37,11 +37,11 @@ class RegisterArray:
 
     def _check(self, index: int) -> None:
         if not 0 <= index < len(self.values):
-            raise InvalidEntry(f"register {self.info.name}: index {index} out of range "
+            raise IndexOutOfRange(f"register {self.info.name}: index {index} out of range "
                                f"(size {len(self.values)})")
 
     def get(self, index: int) -> int:
-        """Control-plane read; raises InvalidEntry when out of range."""
+        """Control-plane read; raises IndexOutOfRange when out of range."""
         self._check(index)
         return self.values[index]
 

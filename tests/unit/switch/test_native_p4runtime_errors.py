@@ -387,10 +387,8 @@ def test_bad_ids_indexes_and_update_types(switch):
     forwards(far, TO_H1, 2, 1, TO_H1_OUT)
 
 
-@pytest.mark.xfail(strict=True, reason="p4emu answers INVALID_ARGUMENT (the run-time state's "
-                   "InvalidEntry); the spec's RegisterEntry and CounterEntry sections ask "
-                   "OUT_OF_RANGE for an index past the array")
 def test_indexes_past_the_array_are_out_of_range(switch):
+    """The spec's RegisterEntry and CounterEntry sections: OUT_OF_RANGE."""
     stub, ids, core, far, tm = switch
     size = ids.registers["queue_depth_est"].size
     assert write(stub, upd(MODIFY, register_entry=_register(ids, size)),
