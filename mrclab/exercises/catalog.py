@@ -19,7 +19,9 @@ mrclab/exercises/skeleton.py, which builds it):
     stf = "checks/ev_mode.stf"          # stf: the STF file, relative to the exercise
     priority = 1                        # stf, optional: judge only that every packet it
                                         # sends out joins this egress priority queue (what
-                                        # STF cannot see), not the STF expectations
+                                        # STF cannot see), not the STF expectations; or a
+                                        # list, one queue per packet in the order they
+                                        # reach egress ([1, 0, 1]: a packet type per queue)
     queue_depth = 5                     # stf, optional: every packet meets this egress
                                         # queue depth (STF's queues are always empty)
     run = "mrclab.exercises.x:function"       # python, fabric: the check function
@@ -56,7 +58,8 @@ class Check:
     timeout: float = 120.0
     stf: str | None = None
     run: str | None = None
-    priority: int | None = None  # stf: the egress queue every packet out must join
+    # stf: the egress queue every packet out must join, or one per packet, in order
+    priority: int | tuple[int, ...] | None = None
     queue_depth: int = 0  # stf: the egress queue depth every packet meets
 
 
@@ -111,9 +114,13 @@ def _check(raw: dict, where: str) -> Check:
     if (kind == "stf") != bool(raw.get("stf")) or (kind != "stf") != bool(raw.get("run")):
         raise ExerciseError(f"{where}: stf checks name an `stf` file, others a `run` function")
     priority = raw.get("priority")
-    if priority is not None and (kind != "stf" or not isinstance(priority, int)
-                                 or not 0 <= priority < 8):
-        raise ExerciseError(f"{where}: `priority` is an stf check's queue, 0-7")
+    if isinstance(priority, list):
+        priority = tuple(priority)
+    queues = priority if isinstance(priority, tuple) else (priority,)
+    if priority is not None and (kind != "stf" or not queues or not all(
+            isinstance(q, int) and not isinstance(q, bool) and 0 <= q < 8 for q in queues)):
+        raise ExerciseError(f"{where}: `priority` is an stf check's queue, 0-7, or a list "
+                            "of them")
     depth = raw.get("queue_depth", 0)
     if (depth and kind != "stf") or not isinstance(depth, int) or not 0 <= depth < 1 << 19:
         raise ExerciseError(f"{where}: `queue_depth` is an stf check's depth, 0 to 2^19 - 1")

@@ -47,7 +47,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                        help="skip the fabric checks (they need root and take minutes)")
     mutants = cmds.add_parser("mutants", help="instructors: run each exercise's one-step "
                                               "mutants of the solution, print which the "
-                                              "checker catches (a Markdown table)")
+                                              "checker catches, and its behaviour-keeping "
+                                              "rewrites, which must keep full marks (two "
+                                              "Markdown tables)")
     mutants.add_argument("names", nargs="*", metavar="NAME", help="default: every exercise")
 
 
@@ -108,12 +110,13 @@ def _mutants(args: argparse.Namespace) -> int:
     from concurrent.futures import ThreadPoolExecutor
     from functools import partial
 
-    from mrclab.exercises.mutants import load_mutants, run_mutant
+    from mrclab.exercises.mutants import load_mutants, load_rewrites, run_mutant, run_rewrite
 
+    names = args.names or exercise_names()
     print("| exercise | TODO | mutant | points left | checks failed | caught |")
     print("| --- | --- | --- | --- | --- | --- |")
     missed = 0
-    for name in args.names or exercise_names():
+    for name in names:
         exercise = load_exercise(name)
         mutants = load_mutants(exercise)
         with tempfile.TemporaryDirectory(prefix="mrclab-mutants-") as tmp, \
@@ -124,6 +127,20 @@ def _mutants(args: argparse.Namespace) -> int:
                 missed += not v.caught
                 print(f"| {name} | {mutant.step} | {mutant.name} | {v.earned}/{v.possible} "
                       f"| {len(v.failed)} | {'yes' if v.caught else 'NO'} |", flush=True)
+    # rewrites that keep the solution's behaviour must keep full marks
+    print("\n| exercise | rewrite (behaviour kept) | points | full marks |")
+    print("| --- | --- | --- | --- |")
+    for name in names:
+        exercise = load_exercise(name)
+        rewrites = load_rewrites(exercise)
+        with tempfile.TemporaryDirectory(prefix="mrclab-rewrites-") as tmp, \
+                ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+            reports = pool.map(partial(run_rewrite, exercise), rewrites,
+                               [Path(tmp) / str(i) for i in range(len(rewrites))])
+            for rewrite, report in zip(rewrites, reports, strict=True):
+                missed += not report.passed
+                print(f"| {name} | {rewrite.name} | {report.earned}/{report.possible} "
+                      f"| {'yes' if report.passed else 'NO'} |", flush=True)
     return 1 if missed else 0
 
 

@@ -45,9 +45,11 @@ class _Pair:
     the first sample after which they differ is kept."""
 
     def __init__(self, cls: Callable[..., object], cwnd: float, avoidance: bool = False,
-                 alpha: float | None = None, max_cwnd: float = 512.0) -> None:
-        self.mine = cls(cwnd=cwnd, min_cwnd=1.0, max_cwnd=max_cwnd)
-        self.ref = DctcpWindow(cwnd=cwnd, min_cwnd=1.0, max_cwnd=max_cwnd)
+                 alpha: float | None = None, max_cwnd: float = 512.0, **params: float) -> None:
+        """`params`: the window's other parameters (min_cwnd, loss_min_cwnd, gain)."""
+        params = {"min_cwnd": 1.0} | params
+        self.mine = cls(cwnd=cwnd, max_cwnd=max_cwnd, **params)
+        self.ref = DctcpWindow(cwnd=cwnd, max_cwnd=max_cwnd, **params)
         for w in (self.mine, self.ref):
             if avoidance:  # past slow start: as after the draining window
                 w.ssthresh = cwnd
@@ -60,6 +62,7 @@ class _Pair:
             self.ref.window_began(0.0)
         self.now = 0.0
         self.samples = 0
+        self.history: list[Sample] = []
         self.diverged = ""
 
     def feed(self, samples: list[Sample], srtt: float = SRTT, span: float | None = None) -> None:
@@ -69,6 +72,7 @@ class _Pair:
         for marked, loss, trimmed in samples:
             self.now += step
             self.samples += 1
+            self.history.append((marked, loss, trimmed))
             # a window ends at the sample `srtt` after it began: floating point must not
             # move that by one sample, hence the margin
             for w in (self.mine, self.ref):
@@ -200,6 +204,134 @@ def draining_window(ws: Workspace, target: str) -> tuple[bool, str]:
     if pair.diverged:
         return False, f"the windows after the draining one, a quarter marked: {pair.diverged}"
     return _verdict(pair, "slow start's cut, a draining window, 3 windows measured")
+
+
+def marked_samples_do_not_grow(ws: Workspace, target: str) -> tuple[bool, str]:
+    """TODO 2's edges: marked samples within one (long) RTT past slow start, growth at
+    cwnd == ssthresh, and at max_cwnd."""
+    cls = window_class(ws)
+    pair = _Pair(cls, 20.0, avoidance=True, alpha=0.5)
+    pair.feed([MARK, CLEAN, TRIM, CLEAN, LOSS, CLEAN] * 3, srtt=1.0, span=SRTT)
+    if pair.diverged:
+        return False, (f"past slow start at cwnd 20, marks, NACKs and losses among clean "
+                       f"ACKs within one RTT: {pair.diverged}")
+    edge = _Pair(cls, 16.0, max_cwnd=17.5)
+    edge.mine.ssthresh = edge.ref.ssthresh = 17.0  # slow start ends at 17
+    edge.feed([CLEAN] * 6, srtt=1.0, span=SRTT)
+    if edge.diverged:
+        return False, (f"slow start from cwnd 16 up to ssthresh 17, max_cwnd 17.5, 6 clean "
+                       f"ACKs: {edge.diverged}")
+    top = _Pair(cls, 64.0, avoidance=True, alpha=0.5, max_cwnd=64.0)
+    for _ in range(3):
+        top.feed([CLEAN] * 16)
+    if top.diverged:
+        return False, f"past slow start at max_cwnd 64, 3 windows of clean ACKs: {top.diverged}"
+    return _verdict(pair, "marked samples never grow; growth stops at ssthresh and max_cwnd")
+
+
+def combined_signals_count_once(ws: Workspace, target: str) -> tuple[bool, str]:
+    """A NACK or a loss that also echoes CE is one marked sample, not two."""
+    cls = window_class(ws)
+    for name, kind in (("NACKs echoing CE", (True, False, True)),
+                       ("losses echoing CE", (True, True, False))):
+        pair = _Pair(cls, 20.0, avoidance=True, alpha=0.0)
+        for _ in range(3):
+            pair.feed(_pattern(20, 0.25, kind))
+        if pair.diverged:
+            return False, f"3 windows with 5 {name} in 20 samples: {pair.diverged}"
+    return _verdict(pair, "5 of 20 samples both a NACK or loss and CE-marked, 3 windows")
+
+
+def gain_is_the_windows(ws: Workspace, target: str) -> tuple[bool, str]:
+    cls = window_class(ws)
+    for gain in (1 / 16, 1 / 2):
+        pair = _Pair(cls, 40.0, gain=gain)
+        pair.feed([MARK], span=SRTT / 20)  # slow start's cut
+        pair.feed([MARK] * 20)  # draining
+        for f in [0.25] * 4 + [0.75] * 4:
+            pair.feed(_pattern(20, f))
+        if pair.diverged:
+            return False, (f"a window made with gain {gain:g}: slow start's cut, the draining "
+                           f"window, 4 windows a quarter marked, 4 three quarters: "
+                           f"{pair.diverged}")
+    return _verdict(pair, "alpha moves by the window's own gain")
+
+
+def floors_are_the_windows(ws: Workspace, target: str) -> tuple[bool, str]:
+    """The window's own floors, and a loss window followed by windows without loss."""
+    cls = window_class(ws)
+    params = {"min_cwnd": 3.0, "loss_min_cwnd": 5.0}
+    pair = _Pair(cls, 64.0, avoidance=True, alpha=1.0, **params)
+    for _ in range(8):
+        pair.feed([LOSS] + [MARK] * 7)
+    if pair.diverged:
+        return False, (f"min_cwnd 3, loss_min_cwnd 5, cwnd 64, 8 windows all marked with a "
+                       f"loss in each: {pair.diverged}")
+    for _ in range(4):
+        pair.feed([MARK] * 8)
+    if pair.diverged:
+        return False, (f"min_cwnd 3, loss_min_cwnd 5: at the loss floor, then 4 windows all "
+                       f"marked without a loss: {pair.diverged}")
+    for _ in range(2):
+        pair.feed([MARK] * 3 + [LOSS])
+    if pair.diverged:
+        return False, f"min_cwnd 3, loss_min_cwnd 5: then 2 windows with a loss again: {pair.diverged}"
+    return _verdict(pair, "the window's floors; the loss floor only for windows with a loss")
+
+
+# ------------------------------------------------------------------ random histories
+LETTERS = {CLEAN: "c", MARK: "m", TRIM: "n", LOSS: "l", (True, False, True): "N",
+           (True, True, False): "L", (False, True, True): "x"}
+KINDS = tuple(LETTERS)
+
+
+def _random_case(rng) -> tuple[dict, bool, float | None, list[tuple[list[Sample], float]]]:
+    cwnd = rng.choice((1.0, 2.0, 10.0, 40.0, 200.0, 500.0))
+    params = {"min_cwnd": rng.choice((1.0, 0.5, 2.0)),
+              "loss_min_cwnd": rng.choice((2.0, 1.0, 4.0)),
+              "max_cwnd": rng.choice((cwnd + 5, 512.0, 64.0)),
+              "gain": rng.choice((1 / 4, 1 / 16, 1 / 2))}
+    avoidance = rng.random() < 0.5
+    alpha = rng.choice((None, 0.0, 0.3, 1.0)) if avoidance else None
+    windows = []
+    for _ in range(rng.randrange(3, 12)):
+        p = rng.choice((0.0, 0.0, 0.1, 0.5, 1.0))
+        n = rng.randrange(1, 30)
+        samples = [rng.choice(KINDS[1:]) if rng.random() < p else CLEAN for _ in range(n)]
+        windows.append((samples, SRTT * rng.choice((0.3, 0.7, 1.0, 1.0, 1.5))))
+    return params | {"cwnd": cwnd}, avoidance, alpha, windows
+
+
+PROPERTY_SEED, PROPERTY_CASES = 53, 60
+
+
+def random_histories(ws: Workspace, target: str) -> tuple[bool, str]:
+    """Seeded random windows (any mix of clean ACKs, CE, NACKs, losses and their
+    combinations, windows ending early or late) from random states and parameters,
+    compared sample by sample with the reference."""
+    import random
+
+    cls = window_class(ws)
+    rng = random.Random(PROPERTY_SEED)
+    samples = 0
+    for k in range(1, PROPERTY_CASES + 1):
+        params, avoidance, alpha, windows = _random_case(rng)
+        init = params.pop("cwnd")
+        pair = _Pair(cls, init, avoidance=avoidance, alpha=alpha, **params)
+        for samples_, span in windows:
+            pair.feed(samples_, span=span)
+            if pair.diverged:
+                start = ("past slow start" + (f", alpha {alpha:g}" if alpha is not None
+                                              else ", alpha its prior 1")
+                         if avoidance else "in slow start")
+                shown = "".join(LETTERS[x] for x in pair.history[-24:])
+                return False, (f"case {k} (seed {PROPERTY_SEED}): from cwnd {_fmt(init)} "
+                               f"{start}, "
+                               + ", ".join(f"{n} {_fmt(v)}" for n, v in params.items())
+                               + f"; the last samples (c clean, m CE, n NACK, l loss, N NACK+CE, "
+                               f"L loss+CE, x NACK+loss) ...{shown}: {pair.diverged}")
+        samples += pair.samples
+    return True, f"{PROPERTY_CASES} random histories, {samples} samples: every one as the reference"
 
 
 # ------------------------------------------------------------------ three flows, one port

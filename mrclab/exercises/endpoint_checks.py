@@ -120,3 +120,101 @@ def retirement_rule(ws: Workspace, target: str) -> tuple[bool, str]:
         if policy.on_loss(st, 3):
             return False, f"an EV already {status.value} was retired again"
     return True, "retires at the 3rd loss in a row, never counting across an ACK or twice"
+
+
+def retirement_in_every_mode(ws: Workspace, target: str) -> tuple[bool, str]:
+    """on_loss() with retire_after 1, 2 and 5, on an EV in service (GOOD or CONGESTED: both
+    usable), and losses in a row, then an ACK, then losses again."""
+    from mrclab.endpoint.core.ev_pool import EvState, EvStatus
+
+    policy = load_student_module(ws.path(RECOVERY_FILE), NEEDS)
+    for retire_after in (1, 2, 5):
+        for status in (EvStatus.GOOD, EvStatus.CONGESTED):
+            st = EvState(ev=1, plane=0, status=status)
+            verdicts = [policy.on_loss(st, retire_after) for _ in range(retire_after)]
+            want = [False] * (retire_after - 1) + [True]
+            if verdicts != want:
+                return False, (f"an EV {status.value} (in service), retire_after "
+                               f"{retire_after}: losses 1-{retire_after} in a row gave "
+                               f"{verdicts}")
+    st = EvState(ev=2, plane=0)
+    said = [policy.on_loss(st, 3), policy.on_loss(st, 3)]
+    st.losses_in_row = 0  # an ACK came: the pool starts the row again
+    said += [policy.on_loss(st, 3) for _ in range(3)]
+    if said != [False, False, False, False, True]:
+        return False, f"retire_after 3: 2 losses, an ACK, 3 losses: on_loss said {said}"
+    return True, "retires at the retire_after-th loss in a row, GOOD or CONGESTED"
+
+
+PROPERTY_SEED, PROPERTY_CASES, PROPERTY_EVENTS = 83, 40, 60
+
+
+def _pools(policy, rng_seed: int, retire_after: int, routed: bool):
+    import random
+
+    from mrclab.endpoint.core.ev_pool import EvPool
+    from mrclab.exercises.student_endpoint import StudentRecovery
+
+    routes = ((0x0102000000000000, 0x0203000000000000, 0x0304000000000000),) if routed else ()
+    make = dict(planes=1, evs_per_plane=6, retire_after=retire_after, routes=routes)
+    mine = EvPool(rng=random.Random(rng_seed), policy=StudentRecovery(policy), **make)
+    ref = EvPool(rng=random.Random(rng_seed), **make)  # the pool's own rule
+    return mine, ref
+
+
+def _state(pool) -> list[tuple]:
+    return [(st.status.value, st.losses, st.losses_in_row) for st in pool.all()]
+
+
+def random_pool_histories(ws: Workspace, target: str) -> tuple[bool, str]:
+    """Seeded random events on an EV pool that runs the student's rules, and on one that
+    runs its own: losses, ACKs (clean or marked), resends, probes and reinstatements, with
+    retire_after 1-4 and hashed or source-routed EVs. After every event the EVs' states
+    and counts, and every resend's EV, must be the same."""
+    import random
+
+    policy = load_student_module(ws.path(RECOVERY_FILE), NEEDS)
+    rng = random.Random(PROPERTY_SEED)
+    for k in range(1, PROPERTY_CASES + 1):
+        retire_after, routed = rng.randrange(1, 5), rng.random() < 0.3
+        mine, ref = _pools(policy, k, retire_after, routed)
+        done: list[str] = []
+        now = 0.0
+        for _ in range(PROPERTY_EVENTS):
+            now += 1e-4
+            i = rng.randrange(6)
+            a, b = mine.all()[i], ref.all()[i]
+            roll = rng.random()
+            if roll < 0.45:
+                what = f"loss on EV {i} ({b.status.value})"
+                got, want = mine.on_loss(a, now, 1e-3), ref.on_loss(b, now, 1e-3)
+            elif roll < 0.7:
+                marked = rng.random() < 0.3
+                what = f"{'marked ' if marked else ''}ACK on EV {i}"
+                mine.on_feedback(a, marked, now, 1e-3)
+                ref.on_feedback(b, marked, now, 1e-3)
+                got = want = None
+            elif roll < 0.9:
+                what = f"resend of a packet sent on EV {i}"
+                got = mine.all().index(mine.choose(now, a))
+                want = ref.all().index(ref.choose(now, b))
+            else:
+                what = f"a probe of EV {i} answered"
+                got = mine.on_delivered(a, now) if not a.usable else None
+                want = ref.on_delivered(b, now) if not b.usable else None
+            done.append(what)
+            if got != want or _state(mine) != _state(ref):
+                shown = "; ".join(done[-6:])
+                mode = f"retire_after {retire_after}, {'source-routed' if routed else 'hashed'} EVs"
+                if got != want:
+                    problem = f"it returned {got!r}"
+                else:
+                    j = next(j for j, (x, y) in enumerate(zip(_state(mine), _state(ref),
+                                                             strict=True)) if x != y)
+                    st = mine.all()[j]
+                    problem = (f"EV {j} is then {st.status.value} with losses {st.losses}, "
+                               f"losses_in_row {st.losses_in_row}, which is not right")
+                return False, (f"case {k} of {PROPERTY_CASES} (seed {PROPERTY_SEED}), {mode}, "
+                               f"event {len(done)}: ... {shown}: {problem}")
+    return True, (f"{PROPERTY_CASES} random pool histories of {PROPERTY_EVENTS} events: "
+                  "every state and resend as the pool's own rule")

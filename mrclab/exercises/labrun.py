@@ -27,9 +27,10 @@ BASES = PortBases(grpc=53100, thrift=12100)
 
 
 @contextlib.contextmanager
-def exercise_lab(ws: Workspace, target: str, **config: object) -> Iterator[Lab]:
-    """A running fat-tree k=4 with the student's P4 program (P4 exercises) or the project's;
-    `config` adds LabConfig fields (spray, controller_args, controller_module)."""
+def exercise_lab(ws: Workspace, target: str, spec: str = SPEC, **config: object) -> Iterator[Lab]:
+    """A running fabric (a fat-tree k=4 unless `spec` says otherwise) with the student's P4
+    program (P4 exercises) or the project's; `config` adds LabConfig fields (spray,
+    controller_args, controller_module)."""
     from mininet.log import setLogLevel
 
     setLogLevel("warning")
@@ -40,7 +41,7 @@ def exercise_lab(ws: Workspace, target: str, **config: object) -> Iterator[Lab]:
     build = default_build_dir() / "exercise-lab"
     for stale in build.glob(f"{program.stem}.*"):
         stale.unlink()
-    lab = Lab(LabConfig(spec=SPEC, target=target, build_dir=build, bases=BASES,
+    lab = Lab(LabConfig(spec=spec, target=target, build_dir=build, bases=BASES,
                         program=program, **config))
     try:
         try:
@@ -75,12 +76,18 @@ def core_packets_during(lab: Lab, run: Callable[[], object]) -> dict[str, int]:
             for c in after}
 
 
-def endpoint_cmd(policy: Path | None = None) -> tuple[str, ...]:
-    """The endpoint CLI; with `policy`, its sender uses the student's recovery.py."""
-    if policy is None:
+def endpoint_cmd(policy: Path | None = None, window: Path | None = None,
+                 planes: Path | None = None) -> tuple[str, ...]:
+    """The endpoint CLI; its sender uses the student's recovery.py (`policy`), window.py
+    (`window`) or planes.py (`planes`) where given."""
+    from mrclab.exercises.student_endpoint import PLANES_FLAG, POLICY_FLAG, WINDOW_FLAG
+
+    flags = [(flag, str(path)) for flag, path in ((POLICY_FLAG, policy), (WINDOW_FLAG, window),
+                                                  (PLANES_FLAG, planes)) if path is not None]
+    if not flags:
         return ENDPOINT
     return (sys.executable, "-m", "mrclab.exercises.student_endpoint",
-            "--exercise-policy", str(policy))
+            *(x for pair in flags for x in pair))
 
 
 def blast(lab: Lab, src: str, dst: str, *args: str) -> BlastStats:
@@ -92,12 +99,15 @@ def blast(lab: Lab, src: str, dst: str, *args: str) -> BlastStats:
 
 def transfer(lab: Lab, senders: list[str], dst: str, size: str, policy: Path | None = None,
              during: Callable[[], object] | None = None, timeout: float = 90.0,
-             send_args: tuple[str, ...] = ()) -> tuple[ReceiverReport, list[SenderReport]]:
-    """One MRC message from each sender to `dst`: (the receiver's report, the senders')."""
+             send_args: tuple[str, ...] = (), window: Path | None = None,
+             planes: Path | None = None) -> tuple[ReceiverReport, list[SenderReport]]:
+    """One MRC message from each sender to `dst`: (the receiver's report, the senders');
+    `policy`, `window`, `planes`: the student's files the senders use (endpoint_cmd)."""
     with tempfile.TemporaryDirectory(prefix="mrclab-transfer-") as tmp:
         try:
             result = transfers.transfer(lab, senders, dst, size, Path(tmp),
-                                        endpoint=endpoint_cmd(policy), during=during,
+                                        endpoint=endpoint_cmd(policy, window, planes),
+                                        during=during,
                                         timeout=timeout, send_args=send_args)
         except TransferError as exc:
             raise CheckFailed(str(exc)) from None

@@ -34,13 +34,17 @@ def history(pattern: str, extra: dict[int, list[int]] | None = None) -> dict[int
 
 
 def drive(verdict: Callable[..., object], rounds: int, answers: dict[int, list[int]],
-          miss_limit: int = 3, up_after: int = 2, up: bool = True) -> Events:
-    """What the controller declares, round by round, when every silence is proven a failure
-    (no switch stalls): the calls `mrclab.controller.probe_liveness` makes, in its order."""
+          miss_limit: int = 3, up_after: int = 2, up: bool = True,
+          held: frozenset[int] = frozenset()) -> Events:
+    """What the controller declares, round by round: the calls
+    `mrclab.controller.probe_liveness` makes, in its order. A silence is proven a failure
+    at once, except in the rounds in `held` (a switch of the link has not shown it works
+    since): there the controller holds the verdict and asks start_round() again the next
+    round."""
     v = verdict(miss_limit, up_after, up)
     events: Events = []
     for r in range(1, rounds + 1):
-        if v.start_round():
+        if v.start_round() and r not in held:
             v.went_down()
             events.append((r, "down"))
         v.probe_sent()
@@ -54,18 +58,24 @@ def _show(events: Events) -> str:
     return ", ".join(f"{what} at round {r}" for r, what in events) or "nothing"
 
 
+def _args(kwargs: dict) -> str:
+    shown = {"miss_limit": 3, "up_after": 2} | kwargs
+    if "held" in shown:
+        shown["held in rounds"] = ", ".join(map(str, sorted(shown.pop("held"))))
+    return ", ".join(f"{k} {v}" for k, v in shown.items())
+
+
 def _compare(ws: Workspace, cases: list[tuple[str, int, dict[int, list[int]], dict]]
              ) -> tuple[bool, str]:
-    """Each case (what it is, rounds, answers, LinkVerdict arguments): the student's
-    declarations must be the project's."""
+    """Each case (what it is, rounds, answers, LinkVerdict arguments and `held`): the
+    student's declarations must be the project's."""
     student = _student(ws)
     for what, rounds, answers, kwargs in cases:
         got = drive(student, rounds, answers, **kwargs)
         want = drive(LinkVerdict, rounds, answers, **kwargs)
         if got != want:
-            args = ", ".join(f"{k} {v}" for k, v in
-                             ({"miss_limit": 3, "up_after": 2} | kwargs).items())
-            return False, f"{what} ({args}): declared {_show(got)}; expected {_show(want)}"
+            return False, (f"{what} ({_args(kwargs)}): declared {_show(got)}; expected "
+                           f"{_show(want)}")
     return True, f"{len(cases)} probe histories, every verdict in the right round"
 
 
@@ -113,6 +123,86 @@ def flapping_link_stays_down(ws: Workspace, target: str) -> tuple[bool, str]:
          history(flap), {}),
         ("down, then one answer in three", len(late), history(late), {"up_after": 3}),
     ])
+
+
+def held_verdicts_asked_again(ws: Workspace, target: str) -> tuple[bool, str]:
+    """The controller holds a down verdict while a switch of the link has not shown it
+    works, and asks start_round() again the next round: the verdict must still be there."""
+    dead = "a" * 5 + "-" * 12  # silent from probe 6: down at round 9 unless held
+    back = "a" * 3 + "-" * 4 + "a" * 8
+    return _compare(ws, [
+        ("probes 6-17 unanswered, the verdict held for 2 rounds", len(dead), history(dead),
+         {"held": frozenset({9, 10})}),
+        ("probes 6-17 unanswered, held for 3 rounds, miss_limit 1", len(dead), history(dead),
+         {"miss_limit": 1, "held": frozenset({7, 8, 9})}),
+        ("probes 4-7 unanswered, held, then answering again", len(back), history(back),
+         {"held": frozenset({7, 8, 9})}),
+        ("down at round 7, then answering again, a later silence held", 20,
+         history("aaa----aaaaa--------"), {"held": frozenset({16})}),
+    ])
+
+
+def late_answers_while_down(ws: Workspace, target: str) -> tuple[bool, str]:
+    """While down, answers arriving late with misses among them: up_after answers in a
+    row from the newest probe answered, whatever the rounds they came in."""
+    return _compare(ws, [
+        ("down at round 7; probe 8 answered 2 rounds late, 9 lost, 10 on time, 11 late",
+         18, history("aaa----2-a1aaaaaaa"), {"up_after": 2}),
+        ("down at round 7; answers 1-3 rounds late with losses between", 22,
+         history("aaa----3-2--1aa-aaaaaa"), {"up_after": 3}),
+        ("down at round 7; every answer 2 rounds late", 18, history("aaa----" + "2" * 11), {}),
+    ])
+
+
+def edge_sequence_numbers(ws: Workspace, target: str) -> tuple[bool, str]:
+    """Answers numbered at the edges: the probe about to go out (sent + 1), 0, the newest
+    one sent, the newest one answered again."""
+    return _compare(ws, [
+        ("a dead link receiving answers to the next probe, not yet sent", 12,
+         history("aaa" + "-" * 9, {r: [r + 1] for r in range(4, 12)}), {}),
+        ("answers numbered 0", 10, history("aaa" + "-" * 7, {r: [0] for r in range(4, 10)}), {}),
+        ("a down link receiving its newest answered probe's answer again", 16,
+         history("aaa" + "-" * 5 + "a" + "-" * 7, {r: [9] for r in range(10, 16)}), {}),
+    ])
+
+
+# --- random histories against the project's rule
+PROPERTY_SEED, PROPERTY_CASES = 71, 200
+
+
+def _random_history(rng) -> tuple[str, int, dict[int, list[int]], dict]:
+    rounds = rng.randrange(8, 40)
+    weights = {"a": 5, "-": 4, "1": 1, "2": 1, "3": 0.5}
+    chars = [rng.choices(list(weights), list(weights.values()))[0] for _ in range(rounds)]
+    if rng.random() < 0.5:  # a silence long enough to go down
+        start = rng.randrange(rounds)
+        for i in range(start, min(rounds, start + rng.randrange(2, 10))):
+            chars[i] = "-"
+    pattern = "".join(chars)
+    extra: dict[int, list[int]] = {}
+    for _ in range(rng.randrange(0, 6)):  # duplicates, stale, unsent and next numbers
+        r = rng.randrange(1, rounds + 1)
+        extra.setdefault(r, []).append(rng.choice((r, r + 1, r - 1, 0, r - 5, 1000)))
+    kwargs = {"miss_limit": rng.choice((1, 2, 3, 5)), "up_after": rng.choice((1, 2, 3)),
+              "up": rng.random() < 0.85}
+    if rng.random() < 0.4:
+        kwargs["held"] = frozenset(rng.sample(range(1, rounds + 1), rng.randrange(1, 6)))
+    return f"history {pattern!r}, extra answers {extra or 'none'}", rounds, \
+        history(pattern, extra), kwargs
+
+
+def random_histories(ws: Workspace, target: str) -> tuple[bool, str]:
+    """Seeded random probe histories (answers on time, late, lost, duplicated, stale,
+    never sent), random miss_limit / up_after / starting state, some verdicts held."""
+    import random
+
+    rng = random.Random(PROPERTY_SEED)
+    cases = [_random_history(rng) for _ in range(PROPERTY_CASES)]
+    ok, detail = _compare(ws, cases)
+    if not ok:
+        return False, (f"seed {PROPERTY_SEED} ('a' answered in its round, '1'-'3' that many "
+                       f"rounds late, '-' never): {detail}")
+    return True, f"{PROPERTY_CASES} random probe histories: every verdict in the right round"
 
 
 # --- the simulator: the controller's probing, with the student's rule, in virtual time

@@ -13,6 +13,18 @@ hint that names the step. mrclab/exercises/material/NAME/mutants.toml lists them
 The first `find` after `after` is replaced (without `after`, `find` must occur once); a
 `find` that is not there is an error, so a solution that moves on cannot leave a mutant
 silently applying nowhere.
+
+The same file lists rewrites of the solution that keep its behaviour (statements reordered,
+a condition inverted, a helper inlined, an equivalent expression): each must keep full marks
+in the no-root checks, so a checker that judges how the code is written rather than what it
+does fails CI (tests/unit/exercises/test_rewrites.py):
+
+    [[rewrite]]
+    name = "priority set first"         # unique within the exercise
+    file = "mrc.p4"
+    after = "action trim()"             # optional, as for a mutant
+    find = "truncate(TRIM_BYTES);"
+    replace = "..."                     # the same behaviour, written otherwise
 """
 
 from __future__ import annotations
@@ -33,6 +45,17 @@ _STEPS = re.compile(r"TODOs?\s+([\d\s,/\-–and]+)")
 class Mutant:
     name: str
     step: int
+    file: str
+    find: str
+    replace: str
+    after: str = ""
+
+
+@dataclass(frozen=True)
+class Rewrite:
+    """A rewrite of the solution that keeps its behaviour: it must keep full marks."""
+
+    name: str
     file: str
     find: str
     replace: str
@@ -65,45 +88,63 @@ def steps_named(hint: str) -> set[int]:
     return steps
 
 
-def load_mutants(exercise: Exercise) -> list[Mutant]:
-    """The exercise's mutants ([] when it has no mutants.toml); ExerciseError when malformed."""
+def _load_table(exercise: Exercise) -> tuple[dict, str]:
     path = exercise.folder / "mutants.toml"
-    if not path.is_file():
-        return []
     where = f"{exercise.name}/mutants.toml"
+    if not path.is_file():
+        return {}, where
     try:
-        raw = tomllib.loads(path.read_text())
+        return tomllib.loads(path.read_text()), where
     except tomllib.TOMLDecodeError as exc:
         raise ExerciseError(f"{where}: {exc}") from None
-    mutants = []
-    for i, m in enumerate(raw.get("mutant", [])):
+
+
+def _edits(exercise: Exercise, raw: list, kind: str, where: str, make) -> list:
+    edits = []
+    for i, m in enumerate(raw):
         try:
-            mutant = Mutant(name=m["name"], step=int(m["step"]), file=m["file"], find=m["find"],
-                            replace=m["replace"], after=m.get("after", ""))
+            edit = make(m)
         except (KeyError, TypeError, ValueError) as exc:
-            raise ExerciseError(f"{where} mutant {i + 1}: missing or bad {exc}") from None
-        if mutant.file not in exercise.files:
-            raise ExerciseError(f"{where}: {mutant.name!r} edits {mutant.file}, not a student "
+            raise ExerciseError(f"{where} {kind} {i + 1}: missing or bad {exc}") from None
+        if edit.file not in exercise.files:
+            raise ExerciseError(f"{where}: {edit.name!r} edits {edit.file}, not a student "
                                 f"file ({', '.join(exercise.files)})")
-        mutants.append(mutant)
-    names = [m.name for m in mutants]
+        edits.append(edit)
+    names = [e.name for e in edits]
     if len(set(names)) != len(names):
-        raise ExerciseError(f"{where}: mutant names must be unique")
-    return mutants
+        raise ExerciseError(f"{where}: {kind} names must be unique")
+    return edits
 
 
-def mutate(text: str, mutant: Mutant) -> str:
+def load_mutants(exercise: Exercise) -> list[Mutant]:
+    """The exercise's mutants ([] when it has no mutants.toml); ExerciseError when malformed."""
+    raw, where = _load_table(exercise)
+    return _edits(exercise, raw.get("mutant", []), "mutant", where, lambda m: Mutant(
+        name=m["name"], step=int(m["step"]), file=m["file"], find=m["find"],
+        replace=m["replace"], after=m.get("after", "")))
+
+
+def load_rewrites(exercise: Exercise) -> list[Rewrite]:
+    """The exercise's behaviour-preserving rewrites of its solution ([] when none)."""
+    raw, where = _load_table(exercise)
+    return _edits(exercise, raw.get("rewrite", []), "rewrite", where, lambda m: Rewrite(
+        name=m["name"], file=m["file"], find=m["find"], replace=m["replace"],
+        after=m.get("after", "")))
+
+
+def mutate(text: str, mutant: Mutant | Rewrite) -> str:
     """`text` with the mutant's edit: the first `find` after `after`, or without `after` the
     only one; ExerciseError when there is none (or, without `after`, several)."""
     start_at = 0
+    kind = type(mutant).__name__.lower()
     if mutant.after:
         start_at = text.find(mutant.after)
         if start_at < 0:
-            raise ExerciseError(f"mutant {mutant.name!r}: {mutant.after!r} not in {mutant.file}")
+            raise ExerciseError(f"{kind} {mutant.name!r}: {mutant.after!r} not in {mutant.file}")
     head, tail = text[:start_at], text[start_at:]
     count = tail.count(mutant.find)
     if count == 0 or (count > 1 and not mutant.after):
-        raise ExerciseError(f"mutant {mutant.name!r}: {mutant.find!r} occurs {count} times in "
+        raise ExerciseError(f"{kind} {mutant.name!r}: {mutant.find!r} occurs {count} times in "
                             f"{mutant.file}{' after ' + repr(mutant.after) if mutant.after else ''}"
                             ", not once")
     return head + tail.replace(mutant.find, mutant.replace, 1)
@@ -131,3 +172,15 @@ def run_mutant(exercise: Exercise, mutant: Mutant, folder: Path,
     path = ws.path(mutant.file)
     path.write_text(mutate(path.read_text(), mutant))
     return judge(mutant, run_checks(ws, target, fabric=False))
+
+
+def run_rewrite(exercise: Exercise, rewrite: Rewrite, folder: Path,
+                target: str = "p4emu") -> Report:
+    """Start the solution in `folder` (new), apply `rewrite`, run every no-root check: the
+    report must give full marks. ExerciseError when the rewrite does not compile."""
+    from mrclab.exercises.runner import run_checks
+
+    ws = start(exercise, folder, solution=True)
+    path = ws.path(rewrite.file)
+    path.write_text(mutate(path.read_text(), rewrite))
+    return run_checks(ws, target, fabric=False)

@@ -84,11 +84,22 @@ def run_stf_checks(ws: Workspace, checks: list[Check]) -> list[CheckResult]:
     return results
 
 
-def queue_verdict(queued: list, priority: int) -> tuple[bool, str]:
+def queue_verdict(queued: list, priority: int | tuple[int, ...]) -> tuple[bool, str]:
     """Every packet the pipeline sent towards a port joined egress priority queue
-    `priority`."""
+    `priority`; with a tuple, the n-th packet to reach egress joined `priority[n]`."""
     if not queued:
         return False, "no packet reached an egress queue"
+    if isinstance(priority, tuple):
+        got = tuple(job.priority for job in queued)
+        if got == priority:
+            return True, f"{len(queued)} packet(s), each in its queue {list(got)}"
+        n = next((i for i, (a, b) in enumerate(zip(got, priority, strict=False)) if a != b),
+                 min(len(got), len(priority)))
+        if n >= len(got) or n >= len(priority):
+            return False, (f"{len(got)} packet(s) reached an egress queue, {len(priority)} "
+                           "expected")
+        return False, (f"packet {n + 1} to reach egress (port {queued[n].port}) joined "
+                       f"priority queue {got[n]}, not {priority[n]}")
     wrong = next((job for job in queued if job.priority != priority), None)
     if wrong is not None:
         return False, (f"a packet to port {wrong.port} joined priority queue {wrong.priority}, "

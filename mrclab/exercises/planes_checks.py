@@ -23,14 +23,27 @@ def rules(ws: Workspace) -> ModuleType:
     return load_student_module(ws.path(PLANES_FILE), NEEDS)
 
 
-def _cases(fn, cases: list[tuple[tuple, object]], same=lambda got, want: got == want) -> str:
+def _same_order(got: object, want: object) -> bool:
+    """The same planes in the same order, whatever sequence holds them (the pool only
+    iterates over it)."""
+    try:
+        return list(got) == want
+    except TypeError:
+        return False
+
+
+def _equal(got: object, want: object) -> bool:
+    return got == want
+
+
+def _cases(fn, cases: list[tuple[tuple, object]], same=_same_order) -> str:
     """'' when `fn` answers every case as expected, else the first that it does not."""
     for args, want in cases:
         got = fn(*args)
         if not same(got, want):
             shown = ", ".join(repr(sorted(a)) if isinstance(a, frozenset) else repr(a)
                               for a in args)
-            return f"{fn.__name__}({shown}) returned {got!r}, expected {want!r}"
+            return f"{fn.__name__}({shown}) returned {got!r}, which is not right"
     return ""
 
 
@@ -38,7 +51,8 @@ def _cases(fn, cases: list[tuple[tuple, object]], same=lambda got, want: got == 
 def planes_in_turn(ws: Workspace, target: str) -> tuple[bool, str]:
     wrong = _cases(rules(ws).plane_order, [
         ((0, 3, None), [0, 1, 2]), ((1, 3, None), [1, 2, 0]), ((2, 3, None), [2, 0, 1]),
-        ((1, 2, None), [1, 0]), ((0, 1, None), [0])])
+        ((1, 2, None), [1, 0]), ((0, 1, None), [0]), ((3, 4, None), [3, 0, 1, 2]),
+        ((5, 8, None), [5, 6, 7, 0, 1, 2, 3, 4])])
     return not wrong, wrong or "every plane once, from the one whose turn it is"
 
 
@@ -56,7 +70,10 @@ def suspect_rule(ws: Workspace, target: str) -> tuple[bool, str]:
         ((0.5, -1.0), True),  # lost before anything was delivered
         ((0.7, 0.5), True),  # lost a packet sent after its latest delivery
         ((0.5, 0.7), False),  # a packet sent after the loss got through
-        ((0.5, 0.5), False)])
+        ((0.5, 0.5), False),
+        ((0.0, -1.0), True),  # the first packet, sent at time 0, lost
+        ((0.0, 0.0), False),
+        ((2e-6, 1e-6), True)], same=_equal)
     return not wrong, wrong or "suspect only while a loss is newer than the latest delivery"
 
 
@@ -76,7 +93,7 @@ def trusted_rule(ws: Workspace, target: str) -> tuple[bool, str]:
     for suspect, want in cases:
         got = fn(list(suspect))
         if not _same_trust(got, want, len(suspect)):
-            return False, f"trusted_planes({suspect}) returned {got!r}, expected {want!r}"
+            return False, f"trusted_planes({suspect}) returned {got!r}, which is not right"
     return True, "the planes not suspect; None when all or none are"
 
 
@@ -122,6 +139,83 @@ def pool_leaves_suspect_plane(ws: Workspace, target: str) -> tuple[bool, str]:
               f"delivered again {cleared}, every plane suspect {all_suspect}")
     ok = _even(suspect, [0, 1]) and _even(cleared, [0, 1, 2]) and _even(all_suspect, [0, 1, 2])
     return ok, detail
+
+
+# ------------------------------------------------------------------------ random inputs
+PROPERTY_SEED, PROPERTY_CASES = 97, 300
+
+
+def random_rule_inputs(ws: Workspace, target: str) -> tuple[bool, str]:
+    """Seeded random inputs to the three rules, against the pool's own rules: plane
+    counts 1-8, any turn, any trusted set; send times with -1 (none), 0 and ties."""
+    import random
+
+    from mrclab.endpoint.core.ev_pool import DEFAULT_PLANE_RULES as REF
+
+    mine = rules(ws)
+    rng = random.Random(PROPERTY_SEED)
+    for k in range(1, PROPERTY_CASES + 1):
+        n = rng.randrange(1, 9)
+        trusted = None if rng.random() < 0.4 else frozenset(
+            rng.sample(range(n), rng.randrange(1, n + 1)))
+        args = (rng.randrange(n), n, trusted)
+        wrong = _cases(mine.plane_order, [(args, REF.plane_order(*args))])
+        times = (-1.0, 0.0, 1e-6, 5e-5, rng.random() * 1e-3)
+        pair = (rng.choice(times), rng.choice(times))
+        wrong = wrong or _cases(mine.plane_suspect, [(pair, REF.plane_suspect(*pair))],
+                                same=_equal)
+        suspect = [rng.random() < 0.4 for _ in range(n)]
+        got = mine.trusted_planes(list(suspect))
+        if not wrong and not _same_trust(got, REF.trusted_planes(suspect), n):
+            wrong = f"trusted_planes({suspect}) returned {got!r}, which is not right"
+        if wrong:
+            return False, f"case {k} (seed {PROPERTY_SEED}): {wrong}"
+    return True, f"{PROPERTY_CASES} random inputs to each rule, every answer the pool's own"
+
+
+def random_pool_histories(ws: Workspace, target: str) -> tuple[bool, str]:
+    """Seeded random histories on two EV pools of 2-4 planes, one with the student's rules
+    and one with its own: deliveries and losses per plane (a plane losing, then delivering
+    again, then losing), EVs retired and answering probes; the plane of every packet in
+    between must be the same."""
+    import random
+
+    from mrclab.endpoint.core.ev_pool import EvPool
+
+    student = rules(ws)
+    rng = random.Random(PROPERTY_SEED + 1)
+    for k in range(1, 41):
+        n = rng.randrange(2, 5)
+        mine = EvPool(n, 8, random.Random(k), retire_after=1, plane_rules=student)
+        ref = EvPool(n, 8, random.Random(k), retire_after=1)
+        done: list[str] = []
+        now = 0.0
+        for _ in range(30):
+            now += 1e-5
+            plane, i = rng.randrange(n), rng.randrange(8)
+            a, b = mine.planes[plane][i], ref.planes[plane][i]
+            roll = rng.random()
+            sent = now - rng.choice((0.0, 2e-5, 5e-5))
+            if roll < 0.35:
+                done.append(f"plane {plane} delivered a packet sent at {sent * 1e6:.0f} us")
+                mine.on_delivered(a, sent)
+                ref.on_delivered(b, sent)
+            elif roll < 0.65:
+                done.append(f"plane {plane} lost a packet sent at {sent * 1e6:.0f} us")
+                mine.note_lost(a, sent)
+                ref.note_lost(b, sent)
+            else:
+                done.append(f"EV {i} of plane {plane} retired")
+                mine.on_loss(a, now, 1.0)
+                ref.on_loss(b, now, 1.0)
+            got = [mine.choose(now).plane for _ in range(3 * n)]
+            want = [ref.choose(now).plane for _ in range(3 * n)]
+            if got != want:
+                return False, (f"case {k} (seed {PROPERTY_SEED + 1}), {n} planes, at "
+                               f"{now * 1e6:.0f} us: ... " + "; ".join(done[-5:])
+                               + f": the next {3 * n} packets went on planes {got}, "
+                               "which is not right")
+    return True, "40 random histories of 30 events: every packet on the pool's own plane"
 
 
 # ------------------------------------------------------------------------ two planes, simulated

@@ -1,6 +1,10 @@
-"""The project's MRC sender with the student's recovery.py deciding the resend EV and EV
-retirement, for simulator checks and for `python -m mrclab.exercises.student_endpoint
---exercise-policy FILE send ...` (the endpoint CLI with that sender, in Mininet hosts)."""
+"""The project's MRC sender with a student's part in place of its own, for simulator checks
+and for `python -m mrclab.exercises.student_endpoint [--exercise-policy FILE]
+[--exercise-window FILE] [--exercise-planes FILE] send ...` (the endpoint CLI with that
+sender, in Mininet hosts): `--exercise-policy`, the endpoint exercise's recovery.py (the
+resend EV and EV retirement); `--exercise-window`, the congestion exercise's window.py (its
+`Window` class as the congestion window); `--exercise-planes`, the planes exercise's
+planes.py (the choice among planes)."""
 
 from __future__ import annotations
 
@@ -15,7 +19,11 @@ from mrclab.endpoint.core.ev_pool import Choose, EvPool, EvState
 from mrclab.endpoint.core.sender import MrcSender
 
 POLICY_FLAG = "--exercise-policy"
+WINDOW_FLAG = "--exercise-window"
+PLANES_FLAG = "--exercise-planes"
 NEEDS = ("resend_ev", "on_loss")
+WINDOW_NEEDS = ("Window",)
+PLANES_NEEDS = ("plane_order", "plane_suspect", "trusted_planes")
 
 
 @dataclass(frozen=True)
@@ -51,20 +59,43 @@ def student_sender(policy: ModuleType) -> Callable[..., MrcSender]:
     return make
 
 
+def sender_with(policy: ModuleType | None = None, window: ModuleType | None = None,
+                planes: ModuleType | None = None) -> Callable[..., MrcSender]:
+    """Makes the project's MrcSender with whichever of the students' parts are given."""
+    def make(*args, **kwargs) -> MrcSender:
+        if policy is not None:
+            kwargs["ev_policy"] = StudentRecovery(policy)
+        if window is not None:
+            kwargs["window_class"] = window.Window
+        if planes is not None:
+            kwargs["plane_rules"] = planes
+        return MrcSender(*args, **kwargs)
+    return make
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(add_help=False)
-    ap.add_argument(POLICY_FLAG, type=Path, required=True)
+    ap.add_argument(POLICY_FLAG, type=Path)
+    ap.add_argument(WINDOW_FLAG, type=Path)
+    ap.add_argument(PLANES_FLAG, type=Path)
     args, rest = ap.parse_known_args(sys.argv[1:] if argv is None else argv)
     from mrclab.endpoint.cli import main as endpoint_main
     from mrclab.exercises.student_code import load_student_module
     from mrclab.exercises.worker import CheckFailed
 
+    files = {"policy": (args.exercise_policy, NEEDS),
+             "window": (args.exercise_window, WINDOW_NEEDS),
+             "planes": (args.exercise_planes, PLANES_NEEDS)}
+    if all(path is None for path, _ in files.values()):
+        print(f"error: give {POLICY_FLAG}, {WINDOW_FLAG} or {PLANES_FLAG}", file=sys.stderr)
+        return 2
     try:
-        policy = load_student_module(args.exercise_policy, NEEDS)
+        parts = {name: load_student_module(path, needs) if path is not None else None
+                 for name, (path, needs) in files.items()}
     except CheckFailed as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    return endpoint_main(rest, sender_class=student_sender(policy))
+    return endpoint_main(rest, sender_class=sender_with(**parts))
 
 
 if __name__ == "__main__":

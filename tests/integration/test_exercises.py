@@ -28,13 +28,25 @@ def fabric_results(name: str, folder, solution: bool) -> dict[str, object]:
     return results
 
 
-@pytest.mark.parametrize("name", ["spray", "trim", "signals", "failover", "endpoint"])
+# every exercise with a fabric check: a lab each (1-2 minutes on 2 cores)
+FABRIC_EXERCISES = ["spray", "source", "trim", "signals", "congestion", "failover", "liveness",
+                    "endpoint", "planes"]
+
+
+def test_every_exercise_with_code_has_a_fabric_check_listed_here():
+    from mrclab.exercises.catalog import ORDER
+
+    with_fabric = [n for n in ORDER if load_exercise(n).checks_of("fabric")]
+    assert with_fabric == FABRIC_EXERCISES
+
+
+@pytest.mark.parametrize("name", FABRIC_EXERCISES)
 def test_solution_passes_the_fabric_checks(name, tmp_path):
     results = fabric_results(name, tmp_path, solution=True)
     assert all(r.status == PASS for r in results.values()), results
 
 
-@pytest.mark.parametrize("name", ["spray", "trim", "failover"])
+@pytest.mark.parametrize("name", ["spray", "trim", "failover"])  # a lab each: kept short
 def test_skeleton_fails_the_fabric_checks(name, tmp_path):
     results = fabric_results(name, tmp_path, solution=False)
     assert all(r.status == FAIL and r.hint for r in results.values()), results

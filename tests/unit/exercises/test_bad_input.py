@@ -103,7 +103,7 @@ def test_a_hanging_check_is_stopped_at_its_time_bound(tmp_path):
     report = run_checks(ws, fabric=False)
     ran = [r for r in report.results if r.status != "skip"]
     no_root = [c for c in ws.exercise.checks if c.kind != "fabric"]
-    assert len(ran) == len(no_root) == 5
+    assert len(ran) == len(no_root) == 7
     assert all(r.detail == "timed out after 3 s" for r in ran)
     assert time.monotonic() - started < 60
 
@@ -139,14 +139,16 @@ def test_bmv2_target_without_bmv2_says_what_is_missing(capsys, tmp_path):
     assert "target bmv2 needs" in line and "p4emu" in line
 
 
-@pytest.mark.parametrize("module, flag_args", [
-    ("mrclab.exercises.student_controller", ["--topology", "x.json"]),
-    ("mrclab.exercises.student_endpoint", ["send", "--dst", "10.0.0.1"]),
+@pytest.mark.parametrize("module, flag, flag_args", [
+    ("mrclab.exercises.student_controller", "--exercise-policy", ["--topology", "x.json"]),
+    ("mrclab.exercises.student_endpoint", "--exercise-policy", ["send", "--dst", "10.0.0.1"]),
+    ("mrclab.exercises.student_endpoint", "--exercise-window", ["send", "--dst", "10.0.0.1"]),
+    ("mrclab.exercises.student_endpoint", "--exercise-planes", ["send", "--dst", "10.0.0.1"]),
 ])
-def test_shims_refuse_a_broken_student_file_in_one_line(tmp_path, module, flag_args):
+def test_shims_refuse_a_broken_student_file_in_one_line(tmp_path, module, flag, flag_args):
     bad = tmp_path / "student.py"
     bad.write_text("def next_hops(:\n")
-    proc = subprocess.run([sys.executable, "-m", module, "--exercise-policy", str(bad),
+    proc = subprocess.run([sys.executable, "-m", module, flag, str(bad),
                            *flag_args], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2
     lines = proc.stderr.strip().splitlines()

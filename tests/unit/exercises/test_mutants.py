@@ -70,12 +70,19 @@ def test_a_mutant_that_applies_nowhere_is_an_error():
 
 def test_the_instructor_table_comes_from_the_same_run(capsys):
     from mrclab.exercises.cli import run
+    from mrclab.exercises.mutants import load_rewrites
 
     code = run(argparse.Namespace(exercise_command="mutants", names=["failover"]))
-    out = capsys.readouterr().out.splitlines()
+    mutants_table, rewrites_table = capsys.readouterr().out.split("\n\n")
+    out = mutants_table.splitlines()
     assert code == 0 and out[0].startswith("| exercise | TODO | mutant")
     rows = [line.split(" | ") for line in out[2:]]
     assert len(rows) == len(load_mutants(load_exercise("failover")))
+    assert all(r[-1].strip(" |") == "yes" for r in rows)
+    out = rewrites_table.splitlines()
+    assert out[0].startswith("| exercise | rewrite")
+    rows = [line.split(" | ") for line in out[2:]]
+    assert len(rows) == len(load_rewrites(load_exercise("failover")))
     assert all(r[-1].strip(" |") == "yes" for r in rows)
 
 
