@@ -11,7 +11,14 @@ import time
 from pathlib import Path
 
 from mrclab.experiments import registry
-from mrclab.experiments.config import ENGINES, FIGURES, TARGETS, ExperimentError, Options
+from mrclab.experiments.config import (
+    ENGINES,
+    EXPERIMENT_OPTIONS,
+    FIGURES,
+    TARGETS,
+    ExperimentError,
+    Options,
+)
 from mrclab.experiments.validity import short_label
 from p4emu.switch.program import PIPELINES
 
@@ -47,7 +54,9 @@ def add_parser(sub) -> argparse.ArgumentParser:
     w.add_argument("--seeds", default="1-5", help="e.g. 1-20 or 1,3,5 (default 1-5)")
     w.add_argument("--param", action="append", default=[], metavar="NAME=V1,V2",
                    help="a parameter to vary (repeatable): rate, mtu, spec, queue_depth, "
-                        "trim, ecn, delay, target; modes and senders take '/' between values")
+                        "trim, ecn, delay, target; collective: pattern, size, ranks, "
+                        "placement, slice, iterations, scenarios; modes, senders and "
+                        "scenarios take '/' between values")
     w.add_argument("--workers", type=int, default=None,
                    help="local worker processes (default: one per core; lab: 1)")
     w.add_argument("--scheduler", default=None,
@@ -90,6 +99,29 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--figures", choices=FIGURES, default="own",
                    help="sim: own (datacenter rates and timers) or lab (the experiment's "
                         "lab figures, to compare the engines)")
+    c = p.add_argument_group("collective (a training job)")
+    c.add_argument("--pattern", default=None,
+                   help="ring-allreduce (default), halving-doubling or alltoall")
+    c.add_argument("--ranks", type=int, default=None,
+                   help="ranks, one per host (default: every host)")
+    c.add_argument("--size", default=None,
+                   help="bytes per rank (nccl-tests' size), e.g. 64MiB, 512K")
+    c.add_argument("--slice", default=None,
+                   help="bytes per message: a ring forwards chunks in slices (e.g. 64KiB)")
+    c.add_argument("--placement", default=None, help="spread (default) or packed")
+    c.add_argument("--iterations", type=int, default=None)
+    c.add_argument("--compute", default=None,
+                   help="each iteration's compute phase, e.g. 200us (default: the "
+                        "collective's ideal time)")
+    c.add_argument("--jitter", type=float, default=None,
+                   help="per-rank compute spread, a fraction (e.g. 0.02)")
+    c.add_argument("--straggler", default=None,
+                   help="the straggler scenario's slow rank: FACTOR or RANK:FACTOR (2)")
+    c.add_argument("--scenarios", type=lambda t: tuple(x for x in t.split(",") if x),
+                   default=None, help="baseline, link-gray, link-admin, plane, flap, "
+                                      "straggler (default: all that apply)")
+    c.add_argument("--flap-every", type=int, default=None,
+                   help="flap scenario: iterations between the link's changes")
     p.add_argument("-v", "--verbose", action="store_true")
 
 
@@ -104,7 +136,8 @@ def options(args: argparse.Namespace) -> Options:
                    rate=args.rate, mtu=args.mtu, incast_n=args.senders, engine=args.engine,
                    spec=args.spec, queue_depth=args.queue_depth, trim=args.trim, ecn=args.ecn,
                    delay=args.delay, modes=args.modes, figures=args.figures,
-                   duration=args.duration, fail_at=args.fail_at, pipeline=args.pipeline)
+                   duration=args.duration, fail_at=args.fail_at, pipeline=args.pipeline,
+                   **{name: getattr(args, name) for name in EXPERIMENT_OPTIONS})
 
 
 def main(args: argparse.Namespace) -> int:

@@ -71,6 +71,38 @@ class Options:
     duration: str | None = None  # permutation, failover: each flow's length at the link rate, "1.5ms"
     fail_at: str | None = None  # failover: when the link, then the plane fail, "400us,900us"
     pipeline: str | None = None  # sim: the switches' P4 pipeline (auto, native, python)
+    # collective: the training job (None: the experiment's default)
+    pattern: str | None = None  # ring-allreduce, halving-doubling, alltoall
+    ranks: int | None = None  # one per host
+    size: str | None = None  # bytes per rank, "64MiB"
+    slice: str | None = None  # bytes per message, "64KiB"
+    placement: str | None = None  # spread, packed
+    iterations: int | None = None
+    compute: str | None = None  # each iteration's compute phase, "200us"
+    jitter: float | None = None  # per-rank compute spread, a fraction
+    straggler: str | None = None  # "FACTOR" or "RANK:FACTOR"
+    scenarios: tuple[str, ...] | None = None  # baseline, link-gray, ...
+    flap_every: int | None = None  # iterations between a flapping link's changes
+
+
+# the options only some experiments take, by the `Options` field; each module that takes
+# one lists it in its OWN_OPTIONS
+EXPERIMENT_OPTIONS = {"pattern": "--pattern", "ranks": "--ranks", "size": "--size",
+                      "slice": "--slice", "placement": "--placement",
+                      "iterations": "--iterations", "compute": "--compute",
+                      "jitter": "--jitter", "straggler": "--straggler",
+                      "scenarios": "--scenarios", "flap_every": "--flap-every"}
+
+
+def parse_size(what: str, text: str) -> int:
+    """'64MiB', '512K', '4096' -> bytes. K, M and G are binary (KiB, MiB, GiB), as
+    nccl-tests' sizes are; ExperimentError naming `what`."""
+    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([kKmMgG]?)(?:i?B)?\s*", text)
+    if not m:
+        raise ExperimentError(f"bad {what} {text!r}: expected bytes, e.g. 4096, 512KiB "
+                              "or 64MiB")
+    return int(float(m.group(1)) * {"": 1, "k": 1 << 10, "m": 1 << 20,
+                                    "g": 1 << 30}[m.group(2).lower()])
 
 
 def parse_rate(text: str) -> int:

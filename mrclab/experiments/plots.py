@@ -41,22 +41,36 @@ def _finish(fig, ax, path: Path, xlabel: str, ylabel: str, title: str) -> tuple[
     return _save(fig, path, title)
 
 
+def _look(name: str, styles: dict[str, str]) -> dict:
+    """A series' colour: its own, or its first word's (a mode) with a line style per the
+    rest of its name ("ev link-gray", "ev straggler"), kept in `styles`."""
+    if name in COLOURS:
+        return {"color": COLOURS[name]}
+    first, _, rest = name.partition(" ")
+    if first not in COLOURS:
+        return {}
+    return {"color": COLOURS[first],
+            "linestyle": styles.setdefault(rest, ("--", ":", "-.")[len(styles) % 3])}
+
+
 def cdf_plot(path: Path, series: dict[str, list[float]], xlabel: str, title: str,
-             marks: dict[str, float] | None = None) -> tuple[str, str]:
+             marks: dict[str, float] | None = None,
+             ylabel: str = "share of flows") -> tuple[str, str]:
     fig, ax = plt.subplots(figsize=(6.4, 4))
+    styles: dict[str, str] = {}
     for name, values in series.items():
         if not values:
             continue
         points = cdf(values)
         xs = [points[0][0]] + [x for x, _ in points]
         ys = [0.0] + [p for _, p in points]
-        ax.step(xs, ys, where="post", label=name, color=COLOURS.get(name))
+        ax.step(xs, ys, where="post", label=name, **_look(name, styles))
     for label, x in (marks or {}).items():
         ax.axvline(x, color="grey", linestyle=":", label=label)
     ax.set_xlim(0, 1.05)
     ax.set_ylim(0, 1.02)
     ax.set_xlabel(xlabel)
-    ax.set_ylabel("share of flows")
+    ax.set_ylabel(ylabel)
     ax.set_title(title)
     ax.grid(alpha=0.3)
     ax.legend()
@@ -133,3 +147,33 @@ def errorbar_plot(path: Path, series: dict[str, tuple[list, list[float], list[fl
     if not numeric:
         ax.set_xticks(range(len(categories)), [str(c) for c in categories])
     return _finish(fig, ax, path, xlabel, ylabel, title)
+
+
+def iteration_plot(path: Path, series: dict[str, tuple[list[int], list[float]]],
+                   marks: list[tuple[int, float, str]], ylabel: str,
+                   title: str) -> tuple[str, str]:
+    """A figure per iteration: one line of points per series, coloured by its first word
+    (the spray mode) and dashed by the rest (the scenario); `marks` are (iteration, value,
+    label) drawn as crosses (a failure in that iteration)."""
+    from matplotlib.ticker import MaxNLocator
+
+    fig, ax = plt.subplots(figsize=(9.5, 4.2))
+    dashes = ("-", "--", ":", "-.", (0, (5, 1, 1, 1, 1, 1)), (0, (1, 3)))
+    styles: dict[str, object] = {}
+    for name, (xs, ys) in series.items():
+        mode, _, rest = name.partition(" ")
+        style = styles.setdefault(rest, dashes[len(styles) % len(dashes)])
+        ax.plot(xs, ys, linestyle=style, marker="o", markersize=3, label=name,
+                color=COLOURS.get(mode), linewidth=1.2)
+    for i, (x, y, label) in enumerate(marks):
+        ax.plot([x], [y], "X", color="black", markersize=9,
+                label="failure / change" if i == 0 else None)
+        ax.annotate(label, (x, y), textcoords="offset points", xytext=(6, 4), fontsize=6)
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.set_ylim(bottom=0)
+    ax.set_xlabel("iteration")
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    return _save(fig, path, title)

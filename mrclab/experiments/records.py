@@ -14,6 +14,7 @@ from mrclab.endpoint.report import ReceiverReport, SenderReport
 from mrclab.experiments.transfer import Timeline
 from mrclab.experiments.validity import Verdict
 from mrclab.fabric.reconvergence import Reconvergence
+from mrclab.fabric.training_job import IterationRecord
 from mrclab.jsonrecords import flat, from_json, to_json
 
 
@@ -114,3 +115,61 @@ class PhaseWithEvents:
 
     phase: PhaseRecord = flat()
     events: FailureEvents = flat(FailureEvents)
+
+
+@dataclass(slots=True)
+class TransportTotals:
+    """What the senders of a set of transfers counted, summed (a collective's thousands of
+    messages are recorded per iteration, not one report each)."""
+
+    transfers: int = 0
+    failed: int = 0
+    data_sent: int = 0
+    retransmits: int = 0
+    nack_retransmits: int = 0
+    timeouts: int = 0
+    tail_probes: int = 0
+    nacks: int = 0
+    ecn_echoes: int = 0
+
+    def add(self, stats: Any, ok: bool) -> None:
+        """Count one sender's `SenderStats`."""
+        self.transfers += 1
+        self.failed += not ok
+        for name in ("data_sent", "retransmits", "nack_retransmits", "timeouts",
+                     "tail_probes", "nacks", "ecn_echoes"):
+            setattr(self, name, getattr(self, name) + getattr(stats, name))
+
+
+@dataclass(slots=True)
+class CollectiveIteration:
+    """One iteration of a training job (`mrclab.fabric.training_job.IterationRecord`, times
+    from the phase's t0) and its senders' totals."""
+
+    iteration: IterationRecord = flat()
+    totals: TransportTotals = field(default_factory=TransportTotals)
+
+
+@dataclass(slots=True)
+class JobRecord:
+    """One run of a training job (`run_job` of a session): rank i ran on `hosts[i]`."""
+
+    name: str
+    t0: float
+    end: float
+    verdict: Verdict
+    hosts: list[str] = field(default_factory=list)
+    iterations: list[CollectiveIteration] = field(default_factory=list)
+    receivers: dict[str, ReceiverReport] = field(default_factory=dict)
+    counters: FabricCounters = field(default_factory=dict)
+    reconvergence: list[Reconvergence] = field(default_factory=list)
+    machine: dict[str, Any] = field(default_factory=dict)
+    stalled: bool = False  # an iteration did not end within its limit: the job stopped
+    incomplete: bool = False  # cut short by Ctrl-C or SIGTERM
+
+    def to_json(self) -> dict[str, Any]:
+        return to_json(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> JobRecord:
+        return from_json(cls, data)

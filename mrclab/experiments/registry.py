@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from mrclab.experiments.validity import Verdict
     from mrclab.fabric.model import Fabric
 
-NAMES = ("permutation", "incast", "failure", "planes", "signals", "failover")
+NAMES = ("permutation", "incast", "failure", "planes", "signals", "failover", "collective")
 
 
 class Experiment(Protocol):

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from mrclab.experiments import registry, report
 from mrclab.experiments.config import (
+    EXPERIMENT_OPTIONS,
     ExperimentError,
     Options,
     Setup,
@@ -64,6 +65,10 @@ def plan(opts: Options) -> tuple[Experiment, Setup]:
     if opts.fail_at is not None and not getattr(module, "TAKES_FAIL_AT", False):
         raise ExperimentError(f"--fail-at: {opts.name} has no failure times to set "
                               "(failover has)")
+    own = getattr(module, "OWN_OPTIONS", ())
+    for name, flag in EXPERIMENT_OPTIONS.items():
+        if getattr(opts, name) is not None and name not in own:
+            raise ExperimentError(f"{flag}: {opts.name} does not take it")
     setup = _fabric_options(opts, _base_setup(module, opts))
     if opts.modes is not None:
         known = module.MODES

@@ -45,6 +45,7 @@ class SimFlow:
     builders: list[FrameBuilder]
     progress: list[tuple[float, int]] = field(default_factory=list)  # (t, bytes acked)
     timer: DeadlineTimer | None = None
+    reported: bool = False  # `SimHost.on_flow_done` has been told
 
     @property
     def done(self) -> bool:
@@ -69,10 +70,18 @@ class SimHost:
                                                    link_rate_bps=link_rate_bps,
                                                    keep_data=False))
         self.flows: list[SimFlow] = []
-        self._by_peer: dict[tuple[int, bytes], tuple[SimFlow, int]] = {}
+        # (NIC, peer address) -> the flows to it and their plane: several at once when a
+        # collective sends slices in flight to one neighbour; told apart by `conn`
+        self._by_peer: dict[tuple[int, bytes], list[tuple[SimFlow, int]]] = {}
         self._reply_builders: dict[tuple[int, FrameAddress], FrameBuilder] = {}
         self.messages: list[Message] = []
         self.garbage = 0
+        # a collective's driver (mrclab.experiments.sim_engine.collective): a message
+        # received whole goes to `on_message` instead of `messages`, and a flow of this
+        # host whose sender finished or gave up to `on_flow_done` (once), after which the
+        # host forgets it
+        self.on_message: Callable[[Message], None] | None = None
+        self.on_flow_done: Callable[[SimFlow], None] | None = None
 
     # --- sending
     def add_flow(self, spec: FlowSpec, peer: SimHost, data: bytes, cfg: SenderConfig,
@@ -88,8 +97,9 @@ class SimHost:
         flow = SimFlow(spec, sender, [a.index for a, _ in pairs], builders,
                        [(self.loop.now, 0)])
         for i, (a, _b) in enumerate(pairs):
-            self._by_peer[(a.index, builders[i].addr.dst_ip)] = (flow, i)
-        self.flows.append(flow)
+            self._by_peer.setdefault((a.index, builders[i].addr.dst_ip), []).append((flow, i))
+        if self.on_flow_done is None:
+            self.flows.append(flow)
         flow.timer = DeadlineTimer(self.loop, lambda: self._wake(flow))
         self.loop.at(self.loop.now, self._wake, flow)
         return flow
@@ -100,8 +110,22 @@ class SimHost:
             data = out.header.type == MsgType.DATA
             self.nics[flow.nics[out.plane]].send(
                 flow.builders[out.plane].build(out.header, out.payload, ECT0 if data else 0),
-                urgent=not data)
+                urgent=not data, flow=id(flow))
         flow.timer.arm(sender.next_deadline())
+        if self.on_flow_done is not None and (sender.done or sender.failed) \
+                and not flow.reported:
+            flow.reported = True
+            self._forget(flow)
+            self.on_flow_done(flow)
+
+    def _forget(self, flow: SimFlow) -> None:
+        for builder, nic in zip(flow.builders, flow.nics, strict=True):
+            key = (nic, builder.addr.dst_ip)
+            rest = [entry for entry in self._by_peer.get(key, ()) if entry[0] is not flow]
+            if rest:
+                self._by_peer[key] = rest
+            else:
+                self._by_peer.pop(key, None)
 
     # --- receiving
     def receive(self, nic_index: int, frame: bytes) -> None:
@@ -122,14 +146,37 @@ class SimHost:
                 for reply in replies:
                     self.nics[nic_index].send(builder.build(reply.header), urgent=True)
             for msg in self.receiver.take_messages():
-                self.messages.append(msg)
+                if self.on_message is not None:
+                    self.on_message(msg)
+                else:
+                    self.messages.append(msg)
             return
         found = self._by_peer.get((nic_index, parsed.addr.src_ip))
         if found is None:
             self.garbage += 1
             return
-        flow, plane = found
+        if len(found) == 1:  # the sender itself ignores what is not its connection's
+            flow, plane = found[0]
+        else:
+            match = _connection_of(found, parsed.header)
+            if match is None:
+                self.garbage += 1
+                return
+            flow, plane = match
         flow.sender.on_packet(plane, parsed.header, now)
         if now - flow.progress[-1][0] >= self.sample_interval or flow.sender.done:
             flow.progress.append((now, flow.acked_bytes()))
         self._wake(flow)
+
+
+def _connection_of(flows: list[tuple[SimFlow, int]], hdr) -> tuple[SimFlow, int] | None:
+    """Which of several flows to one peer a feedback packet answers: its `conn`, or for
+    the answer to an open (the receiver's new `conn`) the nonce it echoes."""
+    for flow, plane in flows:
+        sender = flow.sender
+        if sender.opening:
+            if hdr.reserved == sender.nonce:
+                return flow, plane
+        elif hdr.conn == sender.conn:
+            return flow, plane
+    return None

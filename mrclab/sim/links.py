@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import random
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -89,27 +89,62 @@ class NicQueue:
     Strict priority between frames, not within one: a frame on the wire finishes first. A
     host of a permutation sends a flow and acknowledges another on the same NIC; behind
     its own window of DATA (tens of microseconds at 100 Gb/s) the ACKs of the flow it
-    receives would stall that flow's ACK clock, which no switch queue or ECN mark shows."""
+    receives would stall that flow's ACK clock, which no switch queue or ECN mark shows.
+    DATA of several connections leaves in turn (`send`)."""
 
     def __init__(self, loop: EventLoop, wire: Wire) -> None:
         self.loop, self.wire = loop, wire
         self._free_at = 0.0  # the frame on the wire is sent by then
-        self._data: deque[bytes] = deque()
+        # DATA per connection, taken in turn (`send`'s `flow`); one connection: a FIFO
+        self._data: dict[Hashable, deque[bytes]] = {}
+        self._turns: deque[Hashable] = deque()
+        self._data_count = 0
         self._urgent: deque[bytes] = deque()
         self._pending = False  # a `_next` is scheduled at `_free_at`
 
     @property
     def backlog(self) -> int:
         """Frames waiting for the wire (not the one on it)."""
-        return len(self._data) + len(self._urgent)
+        return self._data_count + len(self._urgent)
 
-    def send(self, frame: bytes, urgent: bool = False) -> None:
+    def send(self, frame: bytes, urgent: bool = False, flow: Hashable = None) -> None:
+        """Queue `frame`. DATA frames of different `flow`s (connections) leave in turn, a
+        frame each, as an RDMA NIC's scheduler serves its queue pairs: a collective's
+        slices in flight at once each get a share of the rate from the start, where one
+        whole window after another would hold the last slices' first packets back past
+        their senders' first RTO."""
         if self.wire.model is LinkModel.VETH:  # the lab's hosts: no rate of their own
             self.wire.send(frame, self.loop.now)
             return
-        (self._urgent if urgent else self._data).append(frame)
+        if urgent:
+            self._urgent.append(frame)
+        else:
+            queue = self._data.get(flow)
+            if queue is None:
+                queue = self._data[flow] = deque()
+                self._turns.append(flow)
+            queue.append(frame)
+            self._data_count += 1
         if not self._pending:
             self._next()
+
+    def _take(self) -> bytes | None:
+        """The next frame to send: control first, then DATA of the connection whose turn
+        it is."""
+        if self._urgent:
+            return self._urgent.popleft()
+        if not self._turns:
+            return None
+        flow = self._turns[0]
+        queue = self._data[flow]
+        frame = queue.popleft()
+        self._data_count -= 1
+        if queue:
+            self._turns.rotate(-1)
+        else:
+            self._turns.popleft()
+            del self._data[flow]
+        return frame
 
     def _next(self) -> None:
         """Put the next frame on the wire if it is free, else come back when it is."""
@@ -119,12 +154,11 @@ class NicQueue:
             self.loop.at(self._free_at, self._next)
             return
         self._pending = False
-        queue = self._urgent or self._data
-        if not queue:
+        frame = self._take()
+        if frame is None:
             return
-        frame = queue.popleft()
         self._free_at = now + len(frame) * 8 / self.wire.rate_bps
         self.wire.send(frame, now)
-        if self._urgent or self._data:
+        if self._urgent or self._turns:
             self._pending = True
             self.loop.at(self._free_at, self._next)

@@ -23,16 +23,22 @@ from mrclab.endpoint.kernel_routes import Plane
 from mrclab.endpoint.report import ReceiverReport, SenderReport
 from mrclab.endpoint.runner import sender_report
 from mrclab.experiments import flowstats, plans
+from mrclab.experiments.collective_plan import JobPlan
 from mrclab.experiments.config import ExperimentError, Setup
 from mrclab.experiments.plans import Flow, Timed
-from mrclab.experiments.records import FabricCounters, FlowRecord, PhaseRecord, PortCounters
+from mrclab.experiments.records import (
+    FabricCounters,
+    FlowRecord,
+    JobRecord,
+    PhaseRecord,
+)
+from mrclab.experiments.sim_engine.virtual_records import VIRTUAL_TIME, port_counters
 from mrclab.experiments.transfer import (
     LAB_IDLE_TIMEOUT_S,
     TimelineSender,
     parse_send_args,
     transfer_config,
 )
-from mrclab.experiments.validity import Verdict
 from mrclab.fabric.model import Fabric
 from mrclab.fabric.reconvergence import Reconvergence
 from mrclab.sim.hosts import FlowSpec
@@ -53,11 +59,6 @@ IDLE_TIMEOUT_RTOS = 200  # a sender gives up after this many RTO floors of silen
 SETTLE_VERDICTS = 2  # wait_reconvergence: at most the time of this many verdicts
 REPORT_EVERY_S = 5.0  # wall seconds between progress lines within a phase
 # a simulated run is faithful by construction: nothing of the machine's enters its figures
-VIRTUAL_TIME = Verdict(faithful=True, reasons=[], cpu_busy=None, cpu_nice=None,
-                       backlog_p95_bytes=None, backlog_max_bytes=None, ingress_loss_share=None,
-                       load_average=[], engine="sim")
-
-
 class SimSession:
     def __init__(self, fabric: Fabric, setup: Setup, workdir: Path,
                  progress: Callable[[str], None],
@@ -82,6 +83,10 @@ class SimSession:
     # --- configuration (applies to the next phase's fabric) ------------------------------
     def set_spray(self, mode: str) -> None:
         self._spray = mode
+
+    @property
+    def spray(self) -> str:
+        return self._spray
 
     def run_at(self, setup: Setup) -> None:
         """The next phases run at `setup`'s link rates."""
@@ -110,7 +115,7 @@ class SimSession:
         """Per switch and port, what the fabric of the phase running (or last run) carried."""
         if self._net is None:
             return {}
-        counters = _port_counters(self._net)
+        counters = port_counters(self._net)
         return {k: v for k, v in counters.items() if switches is None or k in switches}
 
     def reconvergence(self) -> list[Reconvergence]:
@@ -145,17 +150,19 @@ class SimSession:
         return 0.0 if self._net is None else self._net.loop.now
 
     # --- actions (from a phase's schedule) ----------------------------------------------
-    def set_link(self, a: str, b: str, up: bool) -> float:
-        """Fail (gray, as the lab's nftables failure) or restore a link of the running
+    def set_link(self, a: str, b: str, up: bool, admin: bool = False) -> float:
+        """Fail (gray, as the lab's nftables failure; `admin`: ports down, which the
+        switches' `watch_port` groups see at once) or restore a link of the running
         phase; returns the virtual time."""
-        return self.set_links([(a, b)], up)
+        return self.set_links([(a, b)], up, admin)
 
-    def set_links(self, links: list[tuple[str, str]], up: bool) -> float:
+    def set_links(self, links: list[tuple[str, str]], up: bool, admin: bool = False) -> float:
         net = self._net
         if net is None:
             raise ExperimentError("set_link: no phase is running")
+        down = LinkState.ADMIN_DOWN if admin else LinkState.GRAY
         for a, b in links:
-            net.set_link(a, b, LinkState.UP if up else LinkState.GRAY)
+            net.set_link(a, b, LinkState.UP if up else down)
         return net.loop.now
 
     # --- traffic ------------------------------------------------------------------------
@@ -183,7 +190,7 @@ class SimSession:
         receivers = {h.node.name: ReceiverReport(stats=replace(h.receiver.stats))
                      for h in net.hosts.values() if h.receiver.stats.data_packets}
         return PhaseRecord(name, 0.0, net.loop.now, replace(VIRTUAL_TIME), records, receivers,
-                           _port_counters(net),
+                           port_counters(net),
                            {"wall_s": round(time.perf_counter() - started, 3),
                             "packet_hops": net.packet_hops()},
                            incomplete=interrupted)
@@ -194,35 +201,11 @@ class SimSession:
         (flow, spec) pairs, virtual deadline, timed events not yet run)."""
         if self._spray == "source":
             plan = plans.with_source_routes(self.fabric, plan)
-        if self._net is not None:
-            self._past_events += self._net.controller.events
-        net = SimNetwork(self.fabric, self.settings())
-        self._net = net
-        net.start()
+        net = self.new_network()
         pending = list(schedule)
         for timed in pending:
             net.loop.at(timed.at, self._scheduled, timed, pending)
-        mss = net.settings.mss
-        min_rto, initial_rto, max_rto = net.settings.rto_timers()
-        fabric: dict[str, float] | None = {
-            "min_rto": min_rto, "initial_rto": initial_rto, "max_rto": max_rto,
-            "init_cwnd": float(net.settings.bdp_packets(self.fabric.max_switch_hops())),
-            "dctcp_gain": DCTCP_GAIN, "dctcp_init_alpha": DCTCP_INIT_ALPHA,
-            "window_follows_planes": True, "delay_target": net.settings.queue_delay_target(),
-            "echo_window": True, "recycle_marked": True}
-        idle_timeout = IDLE_TIMEOUT_RTOS * min_rto
-        if self.setup.figures == "lab":  # the lab agent's senders: its timers and window
-            fabric, idle_timeout = None, LAB_IDLE_TIMEOUT_S
-        configured: list[tuple[list[int], SenderConfig]] = []
-        for flow in plan:
-            try:
-                args = parse_send_args(flow.send_args)
-                planes = self._planes(flow)
-                configured.append((planes, transfer_config(
-                    args, mss=mss, planes=len(planes), seed=flow.seed, nonce=flow.seed,
-                    idle_timeout=idle_timeout, fabric=fabric and _across(fabric, len(planes)))))
-            except ValueError as exc:
-                raise ExperimentError(f"{name}: flow {flow.label}: {exc}") from None
+        configured = [self.sender_config(net, name, flow) for flow in plan]
         # a flow over P planes sends at P link rates: its timeline is sampled over that time
         ideal = max(f.size * 8 / (net.settings.link_rate_bps * len(planes))
                     for f, (planes, _) in zip(plan, configured, strict=True))
@@ -236,6 +219,52 @@ class SimSession:
             net.add_flow(spec, cfg, sender_class=partial(TimelineSender, interval=interval))
             flows.append((flow, spec))
         return net, flows, deadline, pending
+
+    def new_network(self) -> SimNetwork:
+        """The next phase's fabric, built afresh and programmed at t = 0."""
+        if self._net is not None:
+            self._past_events += self._net.controller.events
+        net = SimNetwork(self.fabric, self.settings())
+        self._net = net
+        net.start()
+        return net
+
+    def sender_figures(self, net: SimNetwork) -> tuple[dict[str, float] | None, float]:
+        """(the datacenter senders' figures for `transfer_config`, or None for the lab
+        agent's with --figures lab; the senders' idle timeout)."""
+        min_rto, initial_rto, max_rto = net.settings.rto_timers()
+        fabric: dict[str, float] | None = {
+            "min_rto": min_rto, "initial_rto": initial_rto, "max_rto": max_rto,
+            "init_cwnd": float(net.settings.bdp_packets(self.fabric.max_switch_hops())),
+            "dctcp_gain": DCTCP_GAIN, "dctcp_init_alpha": DCTCP_INIT_ALPHA,
+            "window_follows_planes": True, "delay_target": net.settings.queue_delay_target(),
+            "echo_window": True, "recycle_marked": True}
+        if self.setup.figures == "lab":  # the lab agent's senders: its timers and window
+            return None, LAB_IDLE_TIMEOUT_S
+        return fabric, IDLE_TIMEOUT_RTOS * min_rto
+
+    def sender_config(self, net: SimNetwork, name: str, flow: Flow
+                      ) -> tuple[list[int], SenderConfig]:
+        """(the planes `flow` runs over, its sender's configuration: its options as the
+        lab's agent reads them, the engine's figures); ExperimentError naming it."""
+        fabric, idle_timeout = self.sender_figures(net)
+        try:
+            args = parse_send_args(flow.send_args)
+            planes = self._planes(flow)
+            return planes, transfer_config(
+                args, mss=net.settings.mss, planes=len(planes), seed=flow.seed,
+                nonce=flow.seed, idle_timeout=idle_timeout,
+                fabric=fabric and _across(fabric, len(planes)))
+        except ValueError as exc:
+            raise ExperimentError(f"{name}: flow {flow.label}: {exc}") from None
+
+    def run_job(self, name: str, plan: JobPlan) -> JobRecord:
+        """Run a training job (`mrclab.experiments.sim_engine.collective`) on a fabric
+        built afresh; its record. Ctrl-C ends it where it is (the iterations done are
+        kept) and skips every later phase."""
+        from mrclab.experiments.sim_engine.collective import run_job
+
+        return run_job(self, name, plan)
 
     @staticmethod
     def _not_run(flow: Flow) -> FlowRecord:
@@ -301,11 +330,6 @@ class SimSession:
         return Plane(iface=host.interface(a.index), src_ip=a.ip, src_mac=a.mac, dst_ip=b.ip,
                      next_hop_mac="", mtu=self.setup.mtu)
 
-
-
-def _port_counters(net: SimNetwork) -> FabricCounters:
-    return {sw: {port: PortCounters(**row) for port, row in ports.items()}
-            for sw, ports in net.port_counters().items()}
 
 
 def _across(fabric: dict[str, float], planes: int) -> dict[str, float]:

@@ -13,7 +13,10 @@ from mrclab.experiments.config import ExperimentError, Options
 # --param NAME: the experiment options a sweep may vary, and how a value is read
 PARAMS: dict[str, type] = {"rate": str, "mtu": int, "spec": str, "queue_depth": int,
                            "trim": int, "ecn": int, "delay": str, "modes": str,
-                           "senders": str, "target": str, "figures": str}
+                           "senders": str, "target": str, "figures": str,
+                           # the collective's training job
+                           "pattern": str, "size": str, "ranks": int, "placement": str,
+                           "slice": str, "iterations": int, "scenarios": str}
 ALIASES = {"queue-depth": "queue_depth", "trim-threshold": "trim", "ecn-threshold": "ecn"}
 
 
@@ -41,8 +44,9 @@ def parse_param(text: str) -> tuple[str, list]:
     if not sep or name not in PARAMS:
         raise ExperimentError(f"--param {text!r}: expected NAME=V1,V2,... with NAME one of "
                               f"{', '.join(sorted(PARAMS))}")
-    # modes and senders take comma lists of their own: their values are separated by '/'
-    sep_values = "/" if name in ("modes", "senders") else ","
+    # modes, senders and scenarios take comma lists of their own: their values are
+    # separated by '/'
+    sep_values = "/" if name in ("modes", "senders", "scenarios") else ","
     raw = [v.strip() for v in values.split(sep_values) if v.strip()]
     if not raw:
         raise ExperimentError(f"--param {text!r}: no value")
@@ -68,8 +72,8 @@ class Point:
 
 
 def _apply(base: Options, name: str, value) -> Options:
-    if name == "modes":
-        return replace(base, modes=tuple(m for m in value.split(",") if m))
+    if name in ("modes", "scenarios"):
+        return replace(base, **{name: tuple(m for m in value.split(",") if m)})
     if name == "senders":
         try:
             return replace(base, incast_n=tuple(int(n) for n in value.split(",")))

@@ -1,0 +1,229 @@
+"""A training job on the simulator: `CollectiveJob` (mrclab.fabric.training_job) driven by
+the event loop, each transfer one message of the endpoint's sender and receiver.
+
+The job's decisions are the pure job model's; this module does what the lab's rank agents
+do with sockets: start a sender when the job says so, tell the job when a receiver has a
+whole message (`SimHost.on_message`) and when a sender is finished (`SimHost.on_flow_done`),
+and start the next iteration at the barrier. Transfers are kept out of `SimNetwork.flows`
+and forgotten once finished: a job moves hundreds of thousands of messages.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Callable
+from dataclasses import replace
+from typing import TYPE_CHECKING, Protocol
+
+from mrclab.endpoint.core.receiver import Message
+from mrclab.endpoint.core.sender_config import SenderConfig
+from mrclab.endpoint.report import ReceiverReport
+from mrclab.experiments import plans
+from mrclab.experiments.collective_plan import IterationAction, JobPlan
+from mrclab.experiments.records import CollectiveIteration, JobRecord, TransportTotals
+from mrclab.experiments.sim_engine.virtual_records import VIRTUAL_TIME, port_counters
+from mrclab.fabric.training_job import CollectiveJob
+from mrclab.sim.hosts import FlowSpec, SimFlow
+
+if TYPE_CHECKING:
+    from mrclab.experiments.plans import Flow
+    from mrclab.fabric.model import Fabric
+    from mrclab.sim.network import SimNetwork
+
+
+class JobSession(Protocol):
+    """What a job asks of its session (`session.SimSession`, which runs jobs through
+    `run_job`: named by what is used, so that the two modules do not import each other)."""
+
+    fabric: Fabric
+    interrupted: bool
+    packet_hops: int
+    wall_s: float
+    note: Callable[[str], None]
+    spray: str
+
+    def new_network(self) -> SimNetwork: ...
+
+    def sender_figures(self, net: SimNetwork) -> tuple[dict[str, float] | None, float]: ...
+
+    def sender_config(self, net: SimNetwork, name: str, flow: Flow
+                      ) -> tuple[list[int], SenderConfig]: ...
+
+REPORT_EVERY_S = 5.0  # wall seconds between progress lines
+PROGRESS_STEP_S = 20e-6  # virtual seconds between looks at the wall clock
+# an iteration still running this long after its collective began has stalled: the job
+# stops there (a sender gives up after its idle timeout, so a lost transfer ends sooner)
+STALL_IDEALS = 50
+STALL_IDLE_TIMEOUTS = 3
+
+
+class _Driver:
+    def __init__(self, session: JobSession, name: str, plan: JobPlan) -> None:
+        self.session, self.name, self.plan = session, name, plan
+        self.net: SimNetwork = session.new_network()
+        self.job = CollectiveJob(plan.schedule, plan.spec)
+        self.totals: list[TransportTotals] = []
+        self.idle_timeout = session.sender_figures(self.net)[1]
+        self._configs: dict[tuple[str, str], SenderConfig] = {}
+        self._tid: dict[int, int] = {}  # id(SimFlow) -> transfer id
+        self._incoming: dict[str, list[SimFlow]] = {h: [] for h in plan.hosts}
+        self.stop = False
+        self.stalled = False
+        self._next_pending = False
+        for host in set(plan.hosts):
+            sim = self.net.hosts[host]
+            sim.on_message = lambda msg, h=host: self._arrived(h, msg)
+            sim.on_flow_done = self._finished
+
+    # --- the job's iterations
+    def begin(self) -> None:
+        self.net.loop.at(0.0, self._start_iteration)
+
+    def _start_iteration(self) -> None:
+        loop = self.net.loop
+        self._next_pending = False
+        for when, rank in self.job.start_iteration(loop.now):
+            loop.at(when, self._compute_done, rank)
+        record = self.job.current
+        self.totals.append(TransportTotals())
+        # the collective's undisturbed time: the shortest so far (an iteration that a
+        # failure slowed would put the next failure past its iteration's end)
+        done = [r.comm_s for r in self.job.iterations[:-1] if r.comm_s is not None]
+        reference = min(done) if done else self.plan.ideal_s
+        for action in self.plan.actions:
+            if action.iteration == record.index:
+                loop.at(record.collective_start + action.fraction * reference,
+                        self._act, action)
+        limit = (record.collective_start + STALL_IDEALS * self.plan.ideal_s
+                 + STALL_IDLE_TIMEOUTS * self.idle_timeout)
+        loop.at(limit, self._check_stall, record.index)
+
+    def _act(self, action: IterationAction) -> None:
+        """Do `action`; recorded in the iteration running (a later one when its own
+        collective was over sooner than expected)."""
+        self.job.note(self.net.loop.now, action.action())
+
+    def _check_stall(self, index: int) -> None:
+        if self.job.running and self.job.current.index == index:
+            self.stalled = self.stop = True
+
+    def _compute_done(self, rank: int) -> None:
+        self._start(self.job.compute_done(rank, self.net.loop.now))
+
+    def _after_event(self) -> None:
+        if self.job.current.end is None or self._next_pending:
+            return
+        if self.job.done:
+            self.stop = True
+        else:  # the barrier: the next iteration's compute begins now
+            self._next_pending = True
+            self.net.loop.at(self.net.loop.now, self._start_iteration)
+
+    # --- transfers
+    def _config(self, src: str, dst: str) -> SenderConfig:
+        """The sender's figures for one pair of hosts (its source routes in `source`)."""
+        cfg = self._configs.get((src, dst))
+        if cfg is None:
+            flow = plans.Flow(src, dst, 1, seed=0)
+            if self.session.spray == "source":
+                flow = plans.with_source_routes(self.session.fabric, [flow])[0]
+            cfg = self._configs[(src, dst)] = self.session.sender_config(self.net, self.name,
+                                                                          flow)[1]
+        return cfg
+
+    def _start(self, tids: list[int]) -> None:
+        hosts, schedule = self.plan.hosts, self.plan.schedule
+        index = self.job.current.index
+        for tid in tids:
+            t = schedule.transfers[tid]
+            src, dst = hosts[t.src], hosts[t.dst]
+            cfg = self._config(src, dst)
+            # a nonce unique among the receiver's connections: it binds the open to this
+            # transfer (two opens of the same length and nonce would share a connection)
+            serial = index * len(schedule.transfers) + tid
+            seed = self.plan.spec.seed * 1_000_003 + serial
+            spec = FlowSpec(src, dst, t.size, seed=seed, routes=cfg.routes)
+            flow = self.net.add_flow(spec, replace(cfg, nonce=serial % 0xFFFFFFFF + 1),
+                                     track=False)
+            self._tid[id(flow)] = tid
+            self._incoming[dst].append(flow)
+
+    def _arrived(self, host: str, msg: Message) -> None:
+        flows = self._incoming[host]
+        flow = next((f for f in flows if f.sender.conn == msg.conn and f.sender.length
+                     == msg.length), None)
+        if flow is None or not msg.ok:  # not the job's, or corrupt: its sender tells
+            return
+        self._start(self.job.arrived(self._tid[id(flow)], self.net.loop.now))
+        self._after_event()
+
+    def _finished(self, flow: SimFlow) -> None:
+        tid = self._tid.pop(id(flow), None)
+        if tid is None:
+            return
+        self._incoming[flow.spec.dst].remove(flow)
+        ok = flow.sender.done and not flow.sender.failed
+        self.totals[-1].add(flow.sender.stats, ok)
+        self._start(self.job.sent(tid, self.net.loop.now, ok))
+        self._after_event()
+
+    # --- running
+    def run(self) -> bool:
+        """Until the job is over, has stalled, or `timeout_s`; True when Ctrl-C cut it."""
+        loop, deadline = self.net.loop, self.plan.timeout_s
+        last_note = time.perf_counter()
+        # short enough for a progress line every few seconds even on a loaded k=8 fabric
+        step = min(deadline / 200, self.plan.ideal_s / 4, PROGRESS_STEP_S)
+        try:
+            while loop.now < deadline and not self.stop:
+                loop.run(min(deadline, loop.now + step), lambda: self.stop)
+                if time.perf_counter() - last_note >= REPORT_EVERY_S:
+                    last_note = time.perf_counter()
+                    record = self.job.current
+                    self.session.note(
+                        f"{self.name}: virtual {loop.now * 1e6:,.0f} us, iteration "
+                        f"{record.index + 1}/{self.plan.spec.iterations}, "
+                        f"{self.net.packet_hops():,} packet-hops")
+        except KeyboardInterrupt:
+            return True
+        if not self.job.done and not self.stalled:  # out of time: the iteration stalled
+            self.stalled = True
+        return False
+
+
+def run_job(session: JobSession, name: str, plan: JobPlan) -> JobRecord:
+    if session.interrupted:
+        return JobRecord(name, 0.0, 0.0, replace(VIRTUAL_TIME), list(plan.hosts),
+                         incomplete=True)
+    started = time.perf_counter()
+    try:
+        driver = _Driver(session, name, plan)
+    except KeyboardInterrupt:  # while the network was being built
+        session.interrupted = True
+        return JobRecord(name, 0.0, 0.0, replace(VIRTUAL_TIME), list(plan.hosts),
+                         incomplete=True)
+    driver.begin()
+    interrupted = driver.run()
+    session.interrupted |= interrupted
+    net = driver.net
+    wall = time.perf_counter() - started
+    session.wall_s += wall
+    session.packet_hops += net.packet_hops()
+    net.controller.stop_probing()
+    iterations = [CollectiveIteration(record, totals)
+                  for record, totals in zip(driver.job.iterations, driver.totals, strict=True)]
+    receivers = {h.node.name: ReceiverReport(stats=replace(h.receiver.stats))
+                 for h in net.hosts.values() if h.receiver.stats.data_packets}
+    return JobRecord(name, 0.0, net.loop.now, replace(VIRTUAL_TIME), list(plan.hosts),
+                     iterations, receivers, port_counters(net),
+                     list(net.controller.events),
+                     {"wall_s": round(wall, 3), "packet_hops": net.packet_hops(),
+                      "schedule_sha256": _digest(plan)},
+                     stalled=driver.stalled, incomplete=interrupted)
+
+
+def _digest(plan: JobPlan) -> str:
+    """A fingerprint of the schedule run (the lab's agents check theirs against it)."""
+    text = repr([(t.src, t.dst, t.size, t.deps) for t in plan.schedule.transfers])
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
