@@ -20,11 +20,11 @@ import sys
 import time
 
 from mrclab.endpoint.core.sender_config import emulated_fabric_config
+from mrclab.endpoint.host import FlowSpec
 from mrclab.fabric.spec import parse_spec
 from mrclab.fabric.spray import SPRAY_MODES
 from mrclab.fabric.traffic import cross_group_permutation
 from mrclab.sim import SimNetwork, SimSettings
-from mrclab.sim.hosts import FlowSpec
 from mrclab.sim.links import LinkState
 
 SPEC = "multiplane:planes=2,base=fattree:k=4"

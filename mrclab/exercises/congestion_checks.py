@@ -358,10 +358,10 @@ class _QmaxSender(MrcSender):
 def _shared_port(ws: Workspace) -> dict:
     """Three flows join one after the other into h16's port (slower than the fabric), each
     sized to run its fair share until TOGETHER_S after the last joined."""
+    from mrclab.endpoint.host import FlowSpec
     from mrclab.fabric.model import LinkParams
     from mrclab.fabric.spec import parse_spec
     from mrclab.sim import SimNetwork, SimSettings
-    from mrclab.sim.hosts import FlowSpec
 
     settings = SimSettings(queue_depth=QUEUE_DEPTH, trim_threshold=TRIM_THRESHOLD,
                            ecn_threshold=ECN_THRESHOLD)

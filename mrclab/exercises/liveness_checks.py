@@ -216,9 +216,9 @@ STARTS = 4  # each flow starts anew this many times over the run, so the load la
 def _sim(ws: Workspace, flows: list[tuple[str, str]], size: int, until: float):
     """A fat-tree k=4 in virtual time whose controller judges links with the student's
     LinkVerdict, busy with `flows` until `until`."""
+    from mrclab.endpoint.host import FlowSpec
     from mrclab.fabric.spec import parse_spec
     from mrclab.sim import SimNetwork, SimSettings
-    from mrclab.sim.hosts import FlowSpec
 
     verdict = _student(ws)
     net = SimNetwork(parse_spec(SPEC), SimSettings(probe_interval_s=PROBE_S,

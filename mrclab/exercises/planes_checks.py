@@ -239,9 +239,9 @@ class _PlaneLog(MrcSender):
 
 
 def _transfer(ws: Workspace, fail_at: float | None):
+    from mrclab.endpoint.host import FlowSpec
     from mrclab.fabric.spec import parse_spec
     from mrclab.sim import SimNetwork, SimSettings
-    from mrclab.sim.hosts import FlowSpec
 
     net = SimNetwork(parse_spec(SPEC), SimSettings())
     net.start()

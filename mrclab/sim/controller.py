@@ -18,9 +18,9 @@ from mrclab.controller.next_hops import Routing, compute_next_hops
 from mrclab.controller.p4rt_codec import Codec, P4Ids
 from mrclab.controller.probe_liveness import LinkEvent, LinkStatus, VerdictFactory
 from mrclab.controller.switch_state import ForwardingPolicy, SwitchState
+from mrclab.endpoint.clock import EventLoop
 from mrclab.fabric.model import Fabric
 from mrclab.fabric.reconvergence import Reconvergence
-from mrclab.sim.clock import EventLoop
 from mrclab.sim.program import CompiledProgram
 from mrclab.sim.switch import SimSwitch
 

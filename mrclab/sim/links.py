@@ -23,7 +23,7 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from enum import StrEnum
 
-from mrclab.sim.clock import EventLoop
+from mrclab.endpoint.clock import EventLoop
 
 Receive = Callable[[int, bytes], None]  # (port, frame) at the far node
 

@@ -19,15 +19,16 @@ from mrclab.controller.link_verdict import LinkVerdict
 from mrclab.controller.next_hops import Routing, compute_next_hops
 from mrclab.controller.probe_liveness import VerdictFactory
 from mrclab.controller.switch_state import ForwardingPolicy
+from mrclab.endpoint.clock import EventLoop
 from mrclab.endpoint.core.sender import MrcSender
 from mrclab.endpoint.core.sender_config import SenderConfig
+from mrclab.endpoint.host import EndpointHost, FlowSpec, HostFlow
+from mrclab.endpoint.netio import FrameAddress
 from mrclab.endpoint.wire import ETH_IP_UDP_LEN, HEADER_LEN, payload_fit
-from mrclab.fabric.model import Fabric, Link
+from mrclab.fabric.model import Fabric, HostNode, Link
 from mrclab.fabric.spec import parse_duration
 from mrclab.fabric.spray import SPRAY_MODES
-from mrclab.sim.clock import EventLoop
 from mrclab.sim.controller import SimController
-from mrclab.sim.hosts import FlowSpec, SimFlow, SimHost
 from mrclab.sim.links import LinkModel, LinkState, NicQueue, Wire
 from mrclab.sim.program import CompiledProgram, compiled
 from mrclab.sim.switch import SimSwitch
@@ -167,18 +168,18 @@ class SimNetwork:
                             random.Random(f"{s.seed}/{name}"), s.traffic_manager)
             for name, sw in fabric.switches.items()}
         nics: dict[str, dict[int, NicQueue]] = {name: {} for name in fabric.hosts}
-        self.hosts: dict[str, SimHost] = {}
+        self.hosts: dict[str, EndpointHost] = {}
         for link in fabric.links:
             self._wire_up(link, nics)
-        for name, node in fabric.hosts.items():
-            self.hosts[name] = SimHost(node, self.loop, nics[name],
-                                       random.Random(self.rng.getrandbits(64)),
-                                       s.sample_interval_s,
-                                       s.link_rate_bps if s.pace_resends else 0.0)
+        for name in fabric.hosts:
+            self.hosts[name] = EndpointHost(name, self.loop, nics[name],
+                                            random.Random(self.rng.getrandbits(64)),
+                                            s.sample_interval_s,
+                                            s.link_rate_bps if s.pace_resends else 0.0)
         self.controller = SimController(self.loop, fabric, self.switches, self.program,
                                         s.policy(), s.probe_interval_s, s.miss_limit,
                                         s.write_delay_s, verdict, routing)
-        self.flows: list[SimFlow] = []
+        self.flows: list[HostFlow] = []
         self._first_running = 0  # flows before this index are done
 
     def _receiver(self, node: str):
@@ -224,7 +225,7 @@ class SimNetwork:
     def add_flow(self, spec: FlowSpec, cfg: SenderConfig | None = None,
                  data: bytes | None = None,
                  sender_class: Callable[..., MrcSender] = MrcSender,
-                 track: bool = True) -> SimFlow | None:
+                 track: bool = True) -> HostFlow | None:
         """Start `spec` (now, or at its `start`: then None is returned and the flow joins
         `flows` when it begins). `track=False`: the flow stays out of `flows` (a
         collective's thousands of slices, whose driver follows them itself)."""
@@ -236,11 +237,13 @@ class SimNetwork:
         cfg = replace(cfg or SenderConfig(), mss=self.settings.mss, seed=spec.seed,
                       routes=spec.routes)
         payload = data if data is not None else self._payload(spec.size)
-        holder: list[SimFlow] = []
+        holder: list[HostFlow] = []
 
         def begin() -> None:
-            holder.append(self.hosts[spec.src].add_flow(spec, self.hosts[spec.dst], payload,
-                                                       cfg, sender_class))
+            src = self.hosts[spec.src]
+            paths = paths_between(self.fabric.hosts[spec.src], self.fabric.hosts[spec.dst],
+                                  spec.planes)
+            holder.append(src.add_flow(spec, paths, payload, cfg, sender_class))
             if track:
                 self.flows.append(holder[0])
         if spec.start <= self.loop.now:
@@ -333,3 +336,15 @@ class SimNetwork:
                     row = out.setdefault(b, {}).setdefault(pb, {})
                     row.update(rx_bytes=tx.bytes, rx_packets=tx.frames)
         return out
+
+
+def paths_between(node: HostNode, peer: HostNode, planes: tuple[int, ...] | None = None
+                  ) -> list[tuple[int, FrameAddress]]:
+    """`EndpointHost.add_flow`'s paths from `node` to `peer` on `planes` (None: every plane
+    both have a NIC on), each NIC addressing the peer's NIC on its plane directly."""
+    if planes is None:
+        planes = tuple(nic.plane for nic in node.nics if peer.nic_on_plane(nic.plane) is not None)
+    pairs = [(node.nic_on_plane(p), peer.nic_on_plane(p)) for p in planes]
+    if not pairs or any(a is None or b is None for a, b in pairs):
+        raise ValueError(f"flow {node.name} -> {peer.name}: no shared plane among {planes}")
+    return [(a.index, FrameAddress.of(a.mac, b.mac, a.ip, b.ip)) for a, b in pairs]

@@ -15,7 +15,7 @@ from collections.abc import Callable
 
 from p4.v1 import p4runtime_pb2
 
-from mrclab.sim.clock import DeadlineTimer, EventLoop
+from mrclab.endpoint.clock import DeadlineTimer, EventLoop
 from mrclab.sim.program import CPU_PORT, CompiledProgram
 from p4emu.switch import packet_io
 from p4emu.switch.core import SwitchCore

@@ -3,7 +3,7 @@ the event loop, each transfer one message of the endpoint's sender and receiver.
 
 The job's decisions are the pure job model's; this module does what the lab's rank agents
 do with sockets: start a sender when the job says so, tell the job when a receiver has a
-whole message (`SimHost.on_message`) and when a sender is finished (`SimHost.on_flow_done`),
+whole message (`EndpointHost.on_message`) and when a sender is finished (`EndpointHost.on_flow_done`),
 and start the next iteration at the barrier. Transfers are kept out of `SimNetwork.flows`
 and forgotten once finished: a job moves hundreds of thousands of messages.
 """
@@ -18,13 +18,13 @@ from typing import TYPE_CHECKING, Protocol
 
 from mrclab.endpoint.core.receiver import Message
 from mrclab.endpoint.core.sender_config import SenderConfig
+from mrclab.endpoint.host import FlowSpec, HostFlow
 from mrclab.endpoint.report import ReceiverReport
 from mrclab.experiments import plans
 from mrclab.experiments.collective_plan import IterationAction, JobPlan
 from mrclab.experiments.records import CollectiveIteration, JobRecord, TransportTotals
 from mrclab.experiments.sim_engine.virtual_records import VIRTUAL_TIME, port_counters
 from mrclab.fabric.training_job import CollectiveJob
-from mrclab.sim.hosts import FlowSpec, SimFlow
 
 if TYPE_CHECKING:
     from mrclab.experiments.plans import Flow
@@ -66,8 +66,8 @@ class _Driver:
         self.totals: list[TransportTotals] = []
         self.idle_timeout = session.sender_figures(self.net)[1]
         self._configs: dict[tuple[str, str], SenderConfig] = {}
-        self._tid: dict[int, int] = {}  # id(SimFlow) -> transfer id
-        self._incoming: dict[str, list[SimFlow]] = {h: [] for h in plan.hosts}
+        self._tid: dict[int, int] = {}  # id(HostFlow) -> transfer id
+        self._incoming: dict[str, list[HostFlow]] = {h: [] for h in plan.hosts}
         self.stop = False
         self.stalled = False
         self._next_pending = False
@@ -158,7 +158,7 @@ class _Driver:
         self._start(self.job.arrived(self._tid[id(flow)], self.net.loop.now))
         self._after_event()
 
-    def _finished(self, flow: SimFlow) -> None:
+    def _finished(self, flow: HostFlow) -> None:
         tid = self._tid.pop(id(flow), None)
         if tid is None:
             return
@@ -213,7 +213,7 @@ def run_job(session: JobSession, name: str, plan: JobPlan) -> JobRecord:
     net.controller.stop_probing()
     iterations = [CollectiveIteration(record, totals)
                   for record, totals in zip(driver.job.iterations, driver.totals, strict=True)]
-    receivers = {h.node.name: ReceiverReport(stats=replace(h.receiver.stats))
+    receivers = {h.name: ReceiverReport(stats=replace(h.receiver.stats))
                  for h in net.hosts.values() if h.receiver.stats.data_packets}
     return JobRecord(name, 0.0, net.loop.now, replace(VIRTUAL_TIME), list(plan.hosts),
                      iterations, receivers, port_counters(net),

@@ -19,6 +19,7 @@ from functools import partial
 from pathlib import Path
 
 from mrclab.endpoint.core.sender_config import EMULATED_MAX_CWND, SenderConfig
+from mrclab.endpoint.host import FlowSpec
 from mrclab.endpoint.kernel_routes import Plane
 from mrclab.endpoint.report import ReceiverReport, SenderReport
 from mrclab.endpoint.runner import sender_report
@@ -41,7 +42,6 @@ from mrclab.experiments.transfer import (
 )
 from mrclab.fabric.model import Fabric
 from mrclab.fabric.reconvergence import Reconvergence
-from mrclab.sim.hosts import FlowSpec
 from mrclab.sim.links import LinkModel, LinkState
 from mrclab.sim.network import SimNetwork, SimSettings
 
@@ -187,7 +187,7 @@ class SimSession:
         records = self._records(net, flows)
         if (why := flowstats.nothing_transferred(records)) is not None and not interrupted:
             raise ExperimentError(f"{name}: {why}")
-        receivers = {h.node.name: ReceiverReport(stats=replace(h.receiver.stats))
+        receivers = {h.name: ReceiverReport(stats=replace(h.receiver.stats))
                      for h in net.hosts.values() if h.receiver.stats.data_packets}
         return PhaseRecord(name, 0.0, net.loop.now, replace(VIRTUAL_TIME), records, receivers,
                            port_counters(net),

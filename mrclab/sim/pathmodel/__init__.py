@@ -2,7 +2,7 @@
 receiver and modelled paths (delay, jitter, bandwidth, loss, trimming and ECN queues,
 failures). Whole fabrics running mrc.p4 are the simulator's (`mrclab/sim/`)."""
 
-from mrclab.sim.clock import EventLoop
+from mrclab.endpoint.clock import EventLoop
 from mrclab.sim.pathmodel.harness import (
            TransferResult,
            ev_path_index,

@@ -14,10 +14,10 @@ import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from mrclab.endpoint.clock import DeadlineTimer, EventLoop
 from mrclab.endpoint.core.receiver import Message, MrcReceiver, ReceiverConfig
 from mrclab.endpoint.core.sender import MrcSender, SenderConfig
 from mrclab.endpoint.wire import ETH_IP_UDP_LEN, HEADER_LEN
-from mrclab.sim.clock import DeadlineTimer, EventLoop
 from mrclab.sim.pathmodel.paths import Path, PathCounters, PathSpec, SimPacket
 
 PEER = "sender"

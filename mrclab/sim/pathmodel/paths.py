@@ -15,8 +15,8 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from mrclab.endpoint.clock import EventLoop
 from mrclab.endpoint.wire import ETH_IP_UDP_LEN, HEADER_LEN, Flag, MrcHeader, MsgType
-from mrclab.sim.clock import EventLoop
 
 HEADER_FRAME = ETH_IP_UDP_LEN + HEADER_LEN
 

@@ -1,6 +1,6 @@
 """The virtual clock of the event loop: time passes even where nothing happens."""
 
-from mrclab.sim.clock import DeadlineTimer, EventLoop
+from mrclab.endpoint.clock import DeadlineTimer, EventLoop
 
 
 def test_a_quiet_gap_still_advances_the_clock_to_until():

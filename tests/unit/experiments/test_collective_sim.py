@@ -10,6 +10,7 @@ import random
 import pytest
 
 from mrclab.cli import main
+from mrclab.endpoint.clock import EventLoop
 from mrclab.experiments import collective
 from mrclab.experiments.collective_plan import IterationAction, JobPlan
 from mrclab.experiments.config import Options
@@ -18,7 +19,6 @@ from mrclab.experiments.sweep import grid
 from mrclab.fabric.collective import build_schedule
 from mrclab.fabric.spec import parse_spec
 from mrclab.fabric.training_job import JobSpec
-from mrclab.sim.clock import EventLoop
 from mrclab.sim.links import NicQueue, Wire
 
 

@@ -7,9 +7,9 @@ import pytest
 from mrclab.controller.probe_liveness import LinkStatus
 from mrclab.endpoint.core.ev_pool import EvStatus
 from mrclab.endpoint.core.sender_config import SenderConfig
+from mrclab.endpoint.host import FlowSpec
 from mrclab.fabric.spec import parse_spec
 from mrclab.sim import SimNetwork, SimSettings
-from mrclab.sim.hosts import FlowSpec
 from mrclab.sim.links import LinkModel, LinkState
 
 KB = 1000

@@ -2,11 +2,11 @@
 
 import random
 
+from mrclab.endpoint.clock import EventLoop
 from mrclab.experiments import flowstats, permutation
 from mrclab.experiments.config import Options
 from mrclab.experiments.sim_engine.session import SimSession
 from mrclab.fabric.spec import parse_spec
-from mrclab.sim.clock import EventLoop
 from mrclab.sim.links import NicQueue, Wire
 
 RATE = 100e9

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import random
 
+from mrclab.endpoint.host import FlowSpec
 from mrclab.fabric.spec import parse_spec
 from mrclab.sim import SimNetwork, SimSettings
-from mrclab.sim.hosts import FlowSpec
 
 CORES = ("c1", "c2", "c3", "c4")
 

@@ -5,9 +5,9 @@ shows in the lab, without root and the same for the same seed."""
 import pytest
 
 from mrclab.endpoint.core.sender_config import SenderConfig
+from mrclab.endpoint.host import FlowSpec
 from mrclab.fabric.spec import parse_spec
 from mrclab.sim import SimNetwork, SimSettings
-from mrclab.sim.hosts import FlowSpec
 
 TOTAL = 375_000  # bytes, shared by the senders: 1.5 s of the receiver's 2 Mb/s link
 RATE = 2e6

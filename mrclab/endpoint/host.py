@@ -1,26 +1,35 @@
-"""Simulated hosts: the endpoint's `MrcSender` and `MrcReceiver`, framed by the endpoint's
-own `FrameBuilder` / `parse_frame`, one NIC per plane, timers on the event loop.
+"""One host of the endpoint with many transfers at once: the endpoint's `MrcSender`s and
+one `MrcReceiver`, framed by the endpoint's own `FrameBuilder` / `parse_frame`, one NIC per
+plane, timers on an `EventLoop` (mrclab.endpoint.clock).
 
-This is what `mrclab.endpoint.runner.run_sender` / `run_receiver` do with sockets: a sender polls
-its core when a timer is due or feedback arrives and sends each packet on the NIC of its
-plane (DATA with ECT(0)); a receiver answers on the NIC the packet came in on, to the
-address it came from.
+What it needs of the world is two seams: the loop's clock and timers (virtual time in the
+simulator, the wall clock in a lab rank agent) and each NIC's `send` (the simulator's
+`NicQueue`, a raw socket in the lab). A sender is polled when a timer is due or feedback
+arrives and sends each packet on the NIC of its plane (DATA with ECT(0)); the receiver
+answers on the NIC the packet came in on, to the address it came from. This is what
+`mrclab.endpoint.runner.run_sender` / `run_receiver` do for one transfer.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
+from typing import Protocol
 
+from mrclab.endpoint.clock import DeadlineTimer, EventLoop
 from mrclab.endpoint.core.receiver import Message, MrcReceiver, ReceiverConfig
 from mrclab.endpoint.core.sender import MrcSender
 from mrclab.endpoint.core.sender_config import SenderConfig
 from mrclab.endpoint.netio import ECT0, FrameAddress, FrameBuilder, parse_frame
 from mrclab.endpoint.wire import MalformedPacket, MsgType
-from mrclab.fabric.model import HostNode
-from mrclab.sim.clock import DeadlineTimer, EventLoop
-from mrclab.sim.links import NicQueue
+
+
+class Nic(Protocol):
+    """A host's NIC as the host uses it."""
+
+    def send(self, frame: bytes, urgent: bool = False, flow: Hashable = None) -> None:
+        """Queue `frame`; `urgent`: control, ahead of DATA; `flow`: its connection."""
 
 
 @dataclass(frozen=True)
@@ -38,14 +47,14 @@ class FlowSpec:
 
 
 @dataclass
-class SimFlow:
+class HostFlow:
     spec: FlowSpec
     sender: MrcSender
     nics: list[int]  # the sender's NIC index per sender plane
     builders: list[FrameBuilder]
     progress: list[tuple[float, int]] = field(default_factory=list)  # (t, bytes acked)
     timer: DeadlineTimer | None = None
-    reported: bool = False  # `SimHost.on_flow_done` has been told
+    reported: bool = False  # `EndpointHost.on_flow_done` has been told
 
     @property
     def done(self) -> bool:
@@ -56,23 +65,23 @@ class SimFlow:
                    self.sender.length)
 
 
-class SimHost:
-    def __init__(self, node: HostNode, loop: EventLoop, nics: dict[int, NicQueue],
+class EndpointHost:
+    def __init__(self, name: str, loop: EventLoop, nics: dict[int, Nic],
                  rng: random.Random, sample_interval: float, link_rate_bps: float = 0.0) -> None:
         """`sample_interval`: the spacing of each flow's progress samples (s);
         `link_rate_bps`: the NICs' rate, at which the receiver paces the resends it asks
         for (`ReceiverConfig.link_rate_bps`; 0: at once)."""
-        self.node, self.loop, self.nics = node, loop, nics
+        self.name, self.loop, self.nics = name, loop, nics
         self.sample_interval = sample_interval
         # CRCs checked as the bytes come, none kept: 128 transfers of 180 MB each would
         # hold 23 GB in the receivers
         self.receiver = MrcReceiver(ReceiverConfig(seed=rng.getrandbits(32),
                                                    link_rate_bps=link_rate_bps,
                                                    keep_data=False))
-        self.flows: list[SimFlow] = []
+        self.flows: list[HostFlow] = []
         # (NIC, peer address) -> the flows to it and their plane: several at once when a
         # collective sends slices in flight to one neighbour; told apart by `conn`
-        self._by_peer: dict[tuple[int, bytes], list[tuple[SimFlow, int]]] = {}
+        self._by_peer: dict[tuple[int, bytes], list[tuple[HostFlow, int]]] = {}
         self._reply_builders: dict[tuple[int, FrameAddress], FrameBuilder] = {}
         self.messages: list[Message] = []
         self.garbage = 0
@@ -81,30 +90,31 @@ class SimHost:
         # host whose sender finished or gave up to `on_flow_done` (once), after which the
         # host forgets it
         self.on_message: Callable[[Message], None] | None = None
-        self.on_flow_done: Callable[[SimFlow], None] | None = None
+        self.on_flow_done: Callable[[HostFlow], None] | None = None
 
     # --- sending
-    def add_flow(self, spec: FlowSpec, peer: SimHost, data: bytes, cfg: SenderConfig,
-                 sender_class: Callable[..., MrcSender] = MrcSender) -> SimFlow:
-        """`sender_class` makes the core (as `mrclab.endpoint.runner.run_sender` takes it)."""
-        planes = spec.planes if spec.planes is not None else tuple(
-            nic.plane for nic in self.node.nics if peer.node.nic_on_plane(nic.plane) is not None)
-        pairs = [(self.node.nic_on_plane(p), peer.node.nic_on_plane(p)) for p in planes]
-        if not pairs or any(a is None or b is None for a, b in pairs):
-            raise ValueError(f"flow {spec.src} -> {spec.dst}: no shared plane among {planes}")
-        sender = sender_class(data, len(pairs), cfg, now=self.loop.now)
-        builders = [FrameBuilder(FrameAddress.of(a.mac, b.mac, a.ip, b.ip)) for a, b in pairs]
-        flow = SimFlow(spec, sender, [a.index for a, _ in pairs], builders,
-                       [(self.loop.now, 0)])
-        for i, (a, _b) in enumerate(pairs):
-            self._by_peer.setdefault((a.index, builders[i].addr.dst_ip), []).append((flow, i))
+    def add_flow(self, spec: FlowSpec, paths: list[tuple[int, FrameAddress]], data: bytes,
+                 cfg: SenderConfig,
+                 sender_class: Callable[..., MrcSender] = MrcSender) -> HostFlow:
+        """Start sending `data` now over `paths`: per plane of the flow, the index of this
+        host's NIC and the addresses its frames carry (`mrclab.sim.network.paths_between`,
+        or the kernel's routes in the lab). `sender_class` makes the core (as
+        `mrclab.endpoint.runner.run_sender` takes it)."""
+        if not paths:
+            raise ValueError(f"flow {spec.src} -> {spec.dst}: no path")
+        sender = sender_class(data, len(paths), cfg, now=self.loop.now)
+        builders = [FrameBuilder(addr) for _, addr in paths]
+        flow = HostFlow(spec, sender, [nic for nic, _ in paths], builders,
+                        [(self.loop.now, 0)])
+        for i, (nic, addr) in enumerate(paths):
+            self._by_peer.setdefault((nic, addr.dst_ip), []).append((flow, i))
         if self.on_flow_done is None:
             self.flows.append(flow)
         flow.timer = DeadlineTimer(self.loop, lambda: self._wake(flow))
         self.loop.at(self.loop.now, self._wake, flow)
         return flow
 
-    def _wake(self, flow: SimFlow) -> None:
+    def _wake(self, flow: HostFlow) -> None:
         sender = flow.sender
         for out in sender.poll(self.loop.now):
             data = out.header.type == MsgType.DATA
@@ -118,7 +128,7 @@ class SimHost:
             self._forget(flow)
             self.on_flow_done(flow)
 
-    def _forget(self, flow: SimFlow) -> None:
+    def _forget(self, flow: HostFlow) -> None:
         for builder, nic in zip(flow.builders, flow.nics, strict=True):
             key = (nic, builder.addr.dst_ip)
             rest = [entry for entry in self._by_peer.get(key, ()) if entry[0] is not flow]
@@ -169,7 +179,7 @@ class SimHost:
         self._wake(flow)
 
 
-def _connection_of(flows: list[tuple[SimFlow, int]], hdr) -> tuple[SimFlow, int] | None:
+def _connection_of(flows: list[tuple[HostFlow, int]], hdr) -> tuple[HostFlow, int] | None:
     """Which of several flows to one peer a feedback packet answers: its `conn`, or for
     the answer to an open (the receiver's new `conn`) the nonce it echoes."""
     for flow, plane in flows:

@@ -1,4 +1,5 @@
-"""A minimal discrete-event loop with a virtual clock."""
+"""A discrete-event loop: the simulator's virtual clock, and the timers of a lab rank agent,
+which sets `now` from the wall clock (mrclab.experiments.lab_engine.rank_agent)."""
 
 from __future__ import annotations
 
