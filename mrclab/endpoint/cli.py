@@ -35,7 +35,7 @@ from mrclab.endpoint.core.sender_config import (
 from mrclab.endpoint.kernel_routes import Plane, RouteError, host_interfaces, resolve_plane
 from mrclab.endpoint.runner import DEFAULT_LINGER, mss_for, run_receiver, run_sender, write_message
 from mrclab.endpoint.wire import MsgType, parse_route, parse_routes
-from p4emu.cmdline import OneLineParser, UsageError
+from p4emu.cmdline import OneLineParser, UsageError, run_main
 
 if TYPE_CHECKING:  # mrclab.endpoint.blast imports Scapy (~1 CPU-second): only `blast` pays for it
     from mrclab.endpoint.blast import BlastPlan
@@ -324,21 +324,15 @@ COMMANDS = {"send": cmd_send, "recv": cmd_recv, "blast": cmd_blast}
 def main(argv: list[str] | None = None,
          sender_class: Callable[..., MrcSender] = MrcSender) -> int:
     """`sender_class`: makes `send`'s sender (the endpoint exercise passes the student's)."""
-    try:
+
+    def body() -> int:
         args = build_parser().parse_args(argv)
         args.sender_class = sender_class
         logging.basicConfig(level=logging.WARNING - 10 * min(args.verbose, 2),
                             format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-        return COMMANDS[args.command](args)
-    except UsageError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        return 130
-    except PermissionError as exc:
-        print(f"error: {exc.strerror}: raw sockets need root (CAP_NET_RAW)", file=sys.stderr)
-        return 2
-    except OSError as exc:
-        print(f"error: {exc.strerror or exc}", file=sys.stderr)
-        return 1
+        try:
+            return COMMANDS[args.command](args)
+        except PermissionError as exc:
+            raise UsageError(f"{exc.strerror}: raw sockets need root (CAP_NET_RAW)") from None
+    # bad input (a command line, or no root) is 2; a network error (OSError), 1
+    return run_main("error", body, {UsageError: 2, OSError: 1}, interrupted="interrupted")

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from mrclab.endpoint.clock import DeadlineTimer, EventLoop
+from mrclab.endpoint.core.ev_pool import EvPool
 from mrclab.endpoint.core.receiver import Message, MrcReceiver, ReceiverConfig
 from mrclab.endpoint.core.sender import MrcSender
 from mrclab.endpoint.core.sender_config import SenderConfig
@@ -91,6 +92,11 @@ class EndpointHost:
         # host forgets it
         self.on_message: Callable[[Message], None] | None = None
         self.on_flow_done: Callable[[HostFlow], None] | None = None
+        # `share_paths`: a flow carries on the path state (`EvPool`) of the flows before it
+        # to the same peer over the same paths, as the messages of one RDMA connection do
+        # (a collective's: NCCL keeps a connection per peer); otherwise each starts afresh
+        self.share_paths = False
+        self._path_state: dict[tuple, EvPool] = {}
 
     # --- sending
     def add_flow(self, spec: FlowSpec, paths: list[tuple[int, FrameAddress]], data: bytes,
@@ -102,7 +108,13 @@ class EndpointHost:
         `mrclab.endpoint.runner.run_sender` takes it)."""
         if not paths:
             raise ValueError(f"flow {spec.src} -> {spec.dst}: no path")
-        sender = sender_class(data, len(paths), cfg, now=self.loop.now)
+        if self.share_paths:
+            key = (tuple(paths), cfg.routes, cfg.evs_per_plane)
+            sender = sender_class(data, len(paths), cfg, now=self.loop.now,
+                                  pool=self._path_state.get(key))
+            self._path_state[key] = sender.pool
+        else:
+            sender = sender_class(data, len(paths), cfg, now=self.loop.now)
         builders = [FrameBuilder(addr) for _, addr in paths]
         flow = HostFlow(spec, sender, [nic for nic, _ in paths], builders,
                         [(self.loop.now, 0)])

@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import sys
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -27,6 +25,7 @@ from scapy.utils import PcapReader
 
 from mrclab.endpoint.layers import MRC
 from mrclab.endpoint.wire import Flag, MsgType, sacked_psns
+from p4emu.cmdline import run_main
 
 ECN_NAMES = {0: "not-ECT", 1: "ECT1", 2: "ECT0", 3: "CE"}
 # Answers travel receiver -> sender; they belong to the flow of the packets they answer.
@@ -224,12 +223,6 @@ def run(args: argparse.Namespace) -> int:
 
 
 def main(args: argparse.Namespace) -> int:
-    """`mrclab trace`: run, with unreadable captures as one line on stderr (exit 2)."""
-    try:
-        return run(args)
-    except TraceError as exc:
-        print(f"mrclab trace: {exc}", file=sys.stderr)
-        return 2
-    except BrokenPipeError:  # `mrclab trace big.pcap | head`
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 0
+    """`mrclab trace`: run, with unreadable captures as one line on stderr (exit 2); output
+    cut short by its reader (`mrclab trace big.pcap | head`) is a success."""
+    return run_main("mrclab trace", lambda: run(args), {TraceError: 2}, broken_pipe=0)

@@ -8,7 +8,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from mrclab.fabric.collective import Schedule
-from mrclab.fabric.training_job import JobSpec
+from mrclab.fabric.training_job import IterationRecord, JobSpec
+
+# an iteration still running this long after its collective began has stalled: the job
+# stops there (a sender gives up after its idle timeout, so a lost transfer ends sooner)
+STALL_IDEALS = 50
+STALL_IDLE_TIMEOUTS = 3
 
 
 @dataclass(frozen=True)
@@ -31,3 +36,20 @@ class JobPlan:
     ideal_s: float  # the collective at the links' payload rate
     actions: tuple[IterationAction, ...] = ()
     timeout_s: float = 1.0  # the whole job at most (the engine's seconds)
+
+
+def stall_limit(plan: JobPlan, record: IterationRecord, idle_timeout: float) -> float:
+    """When `record`'s iteration counts as stalled, on the engine's clock."""
+    return record.collective_start + STALL_IDEALS * plan.ideal_s + STALL_IDLE_TIMEOUTS * idle_timeout
+
+
+def due_actions(plan: JobPlan, done: list[IterationRecord], record: IterationRecord
+                ) -> list[tuple[float, IterationAction]]:
+    """(when, action) of the plan's actions in `record`'s iteration, on the engine's clock.
+    A fraction counts of the collective's undisturbed time: the shortest of the iterations
+    `done` before, or the ideal for the first (an iteration that a failure slowed would put
+    the next failure past its iteration's end)."""
+    times = [r.comm_s for r in done if r.comm_s is not None]
+    reference = min(times) if times else plan.ideal_s
+    return [(record.collective_start + action.fraction * reference, action)
+            for action in plan.actions if action.iteration == record.index]

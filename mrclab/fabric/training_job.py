@@ -24,6 +24,20 @@ from mrclab.fabric.collective import Schedule
 DEFAULT_WINDOW = 8
 
 
+def transfer_nonce(iteration: int, tid: int, transfers: int) -> int:
+    """The nonce that opens transfer `tid` of `iteration`: it names the message to its
+    receiving rank (`transfer_of`), and is unique among a receiver's connections (two opens
+    of the same length and nonce would share one)."""
+    return (iteration * transfers + tid) % 0xFFFFFFFF + 1
+
+
+def transfer_of(nonce: int, transfers: int) -> tuple[int, int]:
+    """(iteration, transfer id) that `transfer_nonce` gave `nonce` (for fewer than 2^32
+    transfers in all)."""
+    serial = nonce - 1
+    return serial // transfers, serial % transfers
+
+
 @dataclass(frozen=True)
 class JobSpec:
     """The job's compute side: `iterations` steps of `compute_s` seconds each per rank,

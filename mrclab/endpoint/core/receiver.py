@@ -73,6 +73,7 @@ class Message:
     started: float
     finished: float
     length: int  # bytes, kept or not
+    nonce: int = 0  # the sender's open nonce: names the message to an application that set it
 
 
 @dataclass(slots=True)
@@ -297,7 +298,7 @@ class MrcReceiver:
             self.stats.messages_bad += 1
             log.error("conn 0x%08x from %s: %s", conn.conn, conn.peer, error)
         self._ready.append(Message(conn.peer, conn.conn, data, ok, error, conn.started, now,
-                                   conn.length))
+                                   conn.length, conn.nonce))
         conn.buf = bytearray()  # the message is handed over; keep only what re-acks need
         self._forget_old_done()
 

@@ -22,7 +22,9 @@ class Transmission:
 class SendScoreboard:
     """PSN states of one message. `inflight` keeps send order, oldest first."""
 
-    def __init__(self, npkts: int) -> None:
+    def __init__(self, npkts: int, inflight_by_plane: dict[int, int] | None = None) -> None:
+        """`inflight_by_plane`: a count per plane that other messages' scoreboards share
+        (their connection's path state: `MrcSender`'s `pool`); each adds its own."""
         self.npkts = npkts
         self.delivered = bytearray(npkts)
         self.delivered_count = 0
@@ -30,7 +32,9 @@ class SendScoreboard:
         self.next_new = 0  # first PSN never sent
         self.sends = 0
         self.inflight: dict[int, Transmission] = {}
-        self.inflight_by_plane: dict[int, int] = {}  # plane -> how many of `inflight` are on it
+        # plane -> how many of `inflight` (and of the sharing scoreboards') are on it
+        self.inflight_by_plane: dict[int, int] = ({} if inflight_by_plane is None
+                                                  else inflight_by_plane)
         self._resend: deque[int] = deque()
         self._resend_set: set[int] = set()
 
@@ -69,6 +73,12 @@ class SendScoreboard:
         if tx is not None:
             self.inflight_by_plane[tx.ev.plane] -= 1
         return tx
+
+    def forget_inflight(self) -> None:
+        """The message is over (delivered or given up): what it still counts as in flight
+        leaves the shared per-plane counts."""
+        for psn in list(self.inflight):
+            self._take(psn)
 
     def deliver(self, psn: int) -> Transmission | None:
         """Mark one PSN delivered; returns its transmission if it was still in flight."""

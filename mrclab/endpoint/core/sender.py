@@ -67,8 +67,11 @@ class MrcSender:
                  config: SenderConfig | None = None, now: float = 0.0,
                  ev_policy: EvPolicy | None = None,
                  window_class: Callable[..., DctcpWindow] = DctcpWindow,
-                 plane_rules: PlaneRules | None = None) -> None:
+                 plane_rules: PlaneRules | None = None, pool: EvPool | None = None) -> None:
         """`ev_policy`: who picks resend EVs and retires EVs instead of the pool's rules.
+        `pool`: the path state of an earlier message to the same receiver over the same
+        planes, to carry on (as one RDMA connection's messages share its paths' health: an
+        EV retired by one message is not tried again by the next); None: fresh EVs.
         `window_class`: makes the congestion window (`DctcpWindow`'s interface), and
         `plane_rules`: the pool's choice among planes (`ev_pool.PlaneRules`); the
         congestion and planes exercises pass the student's."""
@@ -82,11 +85,18 @@ class MrcSender:
         self.crc = zlib.crc32(self.data)
         self.npkts = max(1, math.ceil(self.length / cfg.mss))
         rng = random.Random(cfg.seed)
-        self.pool = EvPool(planes, cfg.evs_per_plane, rng, cfg.retire_after,
-                           routes=cfg.routes, policy=ev_policy, plane_rules=plane_rules,
-                           recycle_marked=cfg.recycle_marked)
-        self.board = SendScoreboard(self.npkts)
-        self.pool.plane_load = self.board.inflight_by_plane
+        if pool is None:
+            self.pool = EvPool(planes, cfg.evs_per_plane, rng, cfg.retire_after,
+                               routes=cfg.routes, policy=ev_policy, plane_rules=plane_rules,
+                               recycle_marked=cfg.recycle_marked)
+            self.board = SendScoreboard(self.npkts)
+            self.pool.plane_load = self.board.inflight_by_plane
+        else:
+            if len(pool.planes) != planes:
+                raise ValueError(f"a path state of {len(pool.planes)} planes for a message "
+                                 f"over {planes}")
+            self.pool = pool
+            self.board = SendScoreboard(self.npkts, pool.plane_load)
         self.cc = window_class(cwnd=cfg.init_cwnd, min_cwnd=cfg.min_cwnd, max_cwnd=cfg.max_cwnd,
                                **cfg.window_settings())
         self.rtt = RttEstimator()
@@ -460,6 +470,7 @@ class MrcSender:
         self.cc.on_feedback(ecn or high_q, now, self.rtt.srtt, trimmed=is_nack, **extra)
         if self.board.complete:
             self.done = True
+            self.board.forget_inflight()
             self.finish_time = now
             log.info("message of %d bytes delivered in %.6f s", self.length,
                      now - self.start_time)
@@ -471,5 +482,6 @@ class MrcSender:
 
     def _fail(self, reason: str) -> None:
         self.failed = True
+        self.board.forget_inflight()
         self.error = reason
         log.warning("sender failed: %s", reason)

@@ -21,10 +21,10 @@ from mrclab.endpoint.core.sender_config import SenderConfig
 from mrclab.endpoint.host import FlowSpec, HostFlow
 from mrclab.endpoint.report import ReceiverReport
 from mrclab.experiments import plans
-from mrclab.experiments.collective_plan import IterationAction, JobPlan
+from mrclab.experiments.collective_plan import IterationAction, JobPlan, due_actions, stall_limit
 from mrclab.experiments.records import CollectiveIteration, JobRecord, TransportTotals
 from mrclab.experiments.sim_engine.virtual_records import VIRTUAL_TIME, port_counters
-from mrclab.fabric.training_job import CollectiveJob
+from mrclab.fabric.training_job import CollectiveJob, transfer_nonce, transfer_of
 
 if TYPE_CHECKING:
     from mrclab.experiments.plans import Flow
@@ -52,10 +52,6 @@ class JobSession(Protocol):
 
 REPORT_EVERY_S = 5.0  # wall seconds between progress lines
 PROGRESS_STEP_S = 20e-6  # virtual seconds between looks at the wall clock
-# an iteration still running this long after its collective began has stalled: the job
-# stops there (a sender gives up after its idle timeout, so a lost transfer ends sooner)
-STALL_IDEALS = 50
-STALL_IDLE_TIMEOUTS = 3
 
 
 class _Driver:
@@ -67,14 +63,14 @@ class _Driver:
         self.idle_timeout = session.sender_figures(self.net)[1]
         self._configs: dict[tuple[str, str], SenderConfig] = {}
         self._tid: dict[int, int] = {}  # id(HostFlow) -> transfer id
-        self._incoming: dict[str, list[HostFlow]] = {h: [] for h in plan.hosts}
         self.stop = False
         self.stalled = False
         self._next_pending = False
         for host in set(plan.hosts):
             sim = self.net.hosts[host]
-            sim.on_message = lambda msg, h=host: self._arrived(h, msg)
+            sim.on_message = self._arrived
             sim.on_flow_done = self._finished
+            sim.share_paths = True
 
     # --- the job's iterations
     def begin(self) -> None:
@@ -87,17 +83,10 @@ class _Driver:
             loop.at(when, self._compute_done, rank)
         record = self.job.current
         self.totals.append(TransportTotals())
-        # the collective's undisturbed time: the shortest so far (an iteration that a
-        # failure slowed would put the next failure past its iteration's end)
-        done = [r.comm_s for r in self.job.iterations[:-1] if r.comm_s is not None]
-        reference = min(done) if done else self.plan.ideal_s
-        for action in self.plan.actions:
-            if action.iteration == record.index:
-                loop.at(record.collective_start + action.fraction * reference,
-                        self._act, action)
-        limit = (record.collective_start + STALL_IDEALS * self.plan.ideal_s
-                 + STALL_IDLE_TIMEOUTS * self.idle_timeout)
-        loop.at(limit, self._check_stall, record.index)
+        for when, action in due_actions(self.plan, self.job.iterations[:-1], record):
+            loop.at(when, self._act, action)
+        loop.at(stall_limit(self.plan, record, self.idle_timeout), self._check_stall,
+                record.index)
 
     def _act(self, action: IterationAction) -> None:
         """Do `action`; recorded in the iteration running (a later one when its own
@@ -139,30 +128,24 @@ class _Driver:
             t = schedule.transfers[tid]
             src, dst = hosts[t.src], hosts[t.dst]
             cfg = self._config(src, dst)
-            # a nonce unique among the receiver's connections: it binds the open to this
-            # transfer (two opens of the same length and nonce would share a connection)
             serial = index * len(schedule.transfers) + tid
             seed = self.plan.spec.seed * 1_000_003 + serial
             spec = FlowSpec(src, dst, t.size, seed=seed, routes=cfg.routes)
-            flow = self.net.add_flow(spec, replace(cfg, nonce=serial % 0xFFFFFFFF + 1),
-                                     track=False)
+            nonce = transfer_nonce(index, tid, len(schedule.transfers))
+            flow = self.net.add_flow(spec, replace(cfg, nonce=nonce), track=False)
             self._tid[id(flow)] = tid
-            self._incoming[dst].append(flow)
 
-    def _arrived(self, host: str, msg: Message) -> None:
-        flows = self._incoming[host]
-        flow = next((f for f in flows if f.sender.conn == msg.conn and f.sender.length
-                     == msg.length), None)
-        if flow is None or not msg.ok:  # not the job's, or corrupt: its sender tells
+    def _arrived(self, msg: Message) -> None:
+        iteration, tid = transfer_of(msg.nonce, len(self.plan.schedule.transfers))
+        if iteration != self.job.current.index or not msg.ok:  # corrupt: its sender tells
             return
-        self._start(self.job.arrived(self._tid[id(flow)], self.net.loop.now))
+        self._start(self.job.arrived(tid, self.net.loop.now))
         self._after_event()
 
     def _finished(self, flow: HostFlow) -> None:
         tid = self._tid.pop(id(flow), None)
         if tid is None:
             return
-        self._incoming[flow.spec.dst].remove(flow)
         ok = flow.sender.done and not flow.sender.failed
         self.totals[-1].add(flow.sender.stats, ok)
         self._start(self.job.sent(tid, self.net.loop.now, ok))
