@@ -26,6 +26,11 @@ class EventLoop:
     def after(self, delay: float, fn: Callable[..., None], *args: Any) -> None:
         self.at(self.now + delay, fn, *args)
 
+    def next_due(self) -> float | None:
+        """When the earliest pending event is due (None: nothing pending): how long a loop
+        on the wall clock may wait for packets before it must run events."""
+        return self._heap[0][0] if self._heap else None
+
     def run(self, until: float, stop: Callable[[], bool] = lambda: False) -> None:
         """Run events in time order until `until` (virtual seconds) or `stop()` is true.
         Unless stopped, the clock then reads `until`: the time passed though nothing

@@ -49,7 +49,7 @@ from mrclab.fabric.spec import parse_spec
 from mrclab.fabric.training_job import DEFAULT_WINDOW, JobSpec
 
 NAME = "collective"
-ENGINES = ("sim",)  # the lab's rank agents are not written yet (docs/experiments.md)
+ENGINES = ("sim", "lab")
 TITLE = "Collective: training steps with barriers, failures and stragglers"
 MODES = ("ecmp", "ev", "random", "source")
 OWN_OPTIONS = ("pattern", "ranks", "size", "slice", "placement", "iterations", "compute",
@@ -60,6 +60,10 @@ SCENARIO_MODES = {"baseline": MODES, "link-gray": ("ecmp", "ev", "source"),
                   "link-admin": ("ev",), "plane": ("ev",), "flap": ("ev",),
                   "straggler": ("ev",)}
 QUICK_SCENARIOS = {"baseline": ("ecmp", "ev"), "link-gray": ("ev",), "straggler": ("ev",)}
+# the lab's: fewer phases, each a real-time run of 16 processes beside the switches
+LAB_SCENARIO_MODES = {"baseline": ("ecmp", "ev", "source"), "link-gray": ("ecmp", "ev"),
+                      "flap": ("ev",), "straggler": ("ev",)}
+LAB_QUICK_SCENARIOS = {"baseline": ("ecmp", "ev"), "link-gray": ("ev",)}
 # The simulator's own figures: the permutation's queues (ECN at half a BDP, trimming at
 # three quarters), k=4 with a rank per host. --quick moves 512 KiB per rank, latency-bound
 # (30 ring steps of a 32 KiB chunk, each message opening its connection: ~20 us a step),
@@ -135,7 +139,7 @@ def _job_params(opts: Options, fabric, size: int, iterations: int, mtu: int) -> 
             "fail_iteration": iterations // 2, "fail_fraction": FAIL_FRACTION,
             "transfers": len(schedule.transfers), "first_hosts": hosts[:4],
             "planes": fabric.planes, "modes": list(MODES),
-            "phases": _phases(opts, fabric.planes)}
+            "phases": _phases(opts, fabric.planes, opts.engine == "sim")}
 
 
 def _straggler(text: str | None, ranks: int) -> tuple[int, float]:
@@ -150,14 +154,19 @@ def _straggler(text: str | None, ranks: int) -> tuple[int, float]:
                               "e.g. 2 or 5:2") from None
 
 
-def _phases(opts: Options, planes: int) -> list[list]:
+def _phases(opts: Options, planes: int, sim: bool) -> list[list]:
     """[label, scenario, mode] of each phase, in the order they run (`runner.plan` checks
     the modes and keeps the phases of --modes)."""
-    table = QUICK_SCENARIOS if opts.quick and opts.scenarios is None else SCENARIO_MODES
+    full = SCENARIO_MODES if sim else LAB_SCENARIO_MODES
+    quick = QUICK_SCENARIOS if sim else LAB_QUICK_SCENARIOS
+    table = quick if opts.quick and opts.scenarios is None else full
     chosen = list(opts.scenarios) if opts.scenarios is not None else list(table)
     for name in chosen:
         if name not in SCENARIOS:
             raise ExperimentError(f"unknown scenario {name!r} (known: {', '.join(SCENARIOS)})")
+    if "link-admin" in chosen and not sim and opts.target == "bmv2":
+        raise ExperimentError("scenario link-admin: a port taken down freezes a BMv2 switch "
+                              "(V1MODEL-NOTES section 8); link-gray fails a link there")
     if "plane" in chosen and planes < 2:
         if opts.scenarios is not None:
             raise ExperimentError("scenario plane: the fabric has one plane (e.g. --spec "
@@ -212,6 +221,8 @@ def run(session, setup: Setup) -> dict:
     for label, scenario, mode in p["phases"]:
         if mode not in p["modes"]:
             continue
+        if session.interrupted:  # Ctrl-C: the phases after the one cut short do not run
+            break
         session.progress(label)
         session.set_spray(mode)
         straggler = scenario == "straggler"

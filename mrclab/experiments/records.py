@@ -140,6 +140,11 @@ class TransportTotals:
                      "tail_probes", "nacks", "ecn_echoes"):
             setattr(self, name, getattr(self, name) + getattr(stats, name))
 
+    def merge(self, other: TransportTotals) -> None:
+        """Add another set of transfers' totals (a lab rank's, say)."""
+        for name in self.__slots__:
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+
 
 @dataclass(slots=True)
 class CollectiveIteration:

@@ -161,6 +161,11 @@ class _Stop:
             raise cls.requested()
 
 
+def _incomplete() -> str:
+    how = "SIGTERM" if _Stop.requested is _Terminated else "Ctrl-C"
+    return f"interrupted ({how}): the phases after it did not run"
+
+
 def run(opts: Options, outdir: Path) -> dict:
     """Run `opts.name` into `outdir`; returns the summary (verdict, goals, files)."""
     module, setup = plan(opts)
@@ -221,7 +226,8 @@ def run(opts: Options, outdir: Path) -> dict:
             setup = setup.at_rate(calibration["chosen_bps"], "auto")
         session.run_at(setup)
         raw = module.run(session, setup)
-        _Stop.check()
+        if not session.interrupted:  # a job cut short keeps its iterations: reported below
+            _Stop.check()
     finally:
         # a second Ctrl-C or SIGTERM must not cut the cleanup short (seen: switches left)
         with uninterruptible():
@@ -231,6 +237,8 @@ def run(opts: Options, outdir: Path) -> dict:
             set_signal_handlers(*old)
     progress.note("lab stopped; analysing and plotting")
     env["duration_s"] = time.monotonic() - started
+    if session.interrupted:
+        env["incomplete"] = _incomplete()
     summary = finish(module, setup, env, raw, calibration, outdir)
     progress.note(f"written to {outdir}")
     return summary
@@ -267,8 +275,7 @@ def run_simulated(module: Experiment, setup: Setup, outdir: Path) -> dict:
     env["packet_hops"] = session.packet_hops
     env["packet_hops_per_s"] = round(session.packet_hops / max(session.wall_s, 1e-9))
     if session.interrupted:
-        how = "SIGTERM" if _Stop.requested is _Terminated else "Ctrl-C"
-        env["incomplete"] = f"interrupted ({how}): the phases after it did not run"
+        env["incomplete"] = _incomplete()
     summary = finish(module, setup, env, raw, None, outdir)
     progress.note(f"written to {outdir}")
     return summary

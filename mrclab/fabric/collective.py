@@ -26,6 +26,7 @@ for an all-to-all, so that busbw compares with the link's rate whatever R is.
 
 from __future__ import annotations
 
+import hashlib
 import math
 from dataclasses import dataclass
 
@@ -67,6 +68,12 @@ class Schedule:
 
     def bytes_sent(self, rank: int) -> int:
         return sum(self.transfers[t].size for t in self.sends[rank])
+
+    def digest(self) -> str:
+        """A fingerprint of the transfers (a lab rank checks its schedule against the
+        coordinator's; a record keeps the schedule it ran)."""
+        text = repr([(t.src, t.dst, t.size, t.deps) for t in self.transfers])
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
 
     def dependents(self) -> list[list[int]]:
         """Per transfer, the transfers that wait for it."""

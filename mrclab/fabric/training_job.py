@@ -179,6 +179,12 @@ class CollectiveJob:
         self._arrived, self._finished = set(), set()
         return sorted((t, r) for r, t in enumerate(ends))
 
+    def barrier_passed(self, now: float) -> None:
+        """Every rank is done, as someone else saw it: a lab rank follows only its own
+        part and learns of the others' from its coordinator."""
+        if self.running:
+            self.iterations[-1].end = now
+
     def compute_done(self, rank: int, now: float) -> list[int]:
         """Rank `rank` finished computing: the transfers it starts now."""
         state = self._ranks[rank]

@@ -62,7 +62,9 @@ def faithful_experiment(name: str, out: Path, *args: str) -> dict:
 
 def _switch_processes() -> list[str]:
     out = subprocess.run(["pgrep", "-af", "p4emu switch|p4emu fabric|simple_switch_grpc|"
-                          "mrclab.experiments.lab_engine.agent"], capture_output=True, text=True).stdout
+                          "mrclab.experiments.lab_engine.agent|"
+                          "mrclab.experiments.lab_engine.rank_agent"],
+                         capture_output=True, text=True).stdout
     return [line for line in out.splitlines() if "pgrep" not in line]
 
 
@@ -118,6 +120,31 @@ def test_failure_ev_recovers_before_ecmp(tmp_path):
     # Not asserted: ev back before the controller rerouted. On the 2-core CI machine an ev
     # flow can stall until about then (measured: ev 0.5-0.6 s, controller 0.47-0.59 s);
     # the report states it as a goal not met.
+
+
+def test_collective_every_iteration_ends_through_a_link_failure(tmp_path):
+    """16 rank agents, one per host, run a ring all-reduce in lock-step (the barrier
+    between iterations); a core link fails mid-collective in the ev phase."""
+    r = experiment("collective", tmp_path, timeout=600)
+    phases = r["raw"]["phases"]
+    assert set(phases) == {"ecmp", "ev", "ev link-gray"}
+    for label, phase in phases.items():
+        job = phase["job"]
+        iterations = job["iterations"]
+        assert not job["stalled"] and not job["incomplete"], label
+        assert len(iterations) == 3, label
+        for it in iterations:
+            assert it["end"] is not None, (label, it)
+            assert it["lost"] == 0 and it["totals"]["failed"] == 0, (label, it)
+            assert it["end"] == max(it["finish"])
+            # every rank sent its share: 2(R-1) chunk steps, each one or more slices
+            assert it["totals"]["transfers"] == it["transfers"] >= 2 * 15 * 16
+        assert len(job["hosts"]) == 16 and len(set(job["hosts"])) == 16
+    failing = phases["ev link-gray"]["job"]["iterations"][1]
+    assert any("fails" in what for _, what in failing["events"]), failing["events"]
+    busbw = {label: row["busbw_p50_share"] for label, row in
+             r["analysis"]["phases"].items()}
+    print(f"busbw of ideal (p50): {busbw}")
 
 
 def test_bad_input_is_a_one_line_error(tmp_path):

@@ -14,14 +14,25 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict
 from pathlib import Path
 
+from mrclab.endpoint.report import ReceiverReport
 from mrclab.experiments import flowstats, plans, validity
+from mrclab.experiments.collective_plan import JobPlan
 from mrclab.experiments.config import ExperimentError, Setup
-from mrclab.experiments.lab_engine import fabric_ops, flows, machine
+from mrclab.experiments.lab_engine import fabric_ops, flows, job, machine
+from mrclab.experiments.lab_engine.rank_agent import RankJob
 from mrclab.experiments.plans import Flow, Timed
-from mrclab.experiments.records import FabricCounters, PhaseRecord, counter_delta
+from mrclab.experiments.records import (
+    CollectiveIteration,
+    FabricCounters,
+    JobRecord,
+    PhaseRecord,
+    counter_delta,
+)
+from mrclab.experiments.transfer import LAB_IDLE_TIMEOUT_S
 from mrclab.fabric.model import Fabric
 from mrclab.fabric.reconvergence import Reconvergence
 from mrclab.lab.lab import Lab
+from mrclab.mininet import link_failure
 
 log = logging.getLogger(__name__)
 
@@ -35,6 +46,8 @@ class Session:
         self.progress = progress  # called with each phase's name as it starts
         self._runs = 0
         self._spray: str | None = None  # the mode this session last set
+        # a job was cut short by Ctrl-C or SIGTERM: its iterations are kept, no more run
+        self.interrupted = False
 
     @property
     def fabric(self) -> Fabric:
@@ -85,19 +98,65 @@ class Session:
         return time.time()
 
     # --- actions ------------------------------------------------------------------------
-    def set_link(self, a: str, b: str, up: bool) -> float:
-        """Fail or restore a link; returns the wall time of the command."""
+    def set_link(self, a: str, b: str, up: bool, admin: bool = False) -> float:
+        """Fail or restore a link (`admin`: its ports go down, else gray: both ends drop);
+        returns the wall time of the command."""
         when = time.time()
-        self.lab.set_link(a, b, up)
+        self.lab.set_link(a, b, up, self._failure_method(admin))
         return when
 
-    def set_links(self, links: list[tuple[str, str]], up: bool) -> float:
+    def set_links(self, links: list[tuple[str, str]], up: bool, admin: bool = False) -> float:
         """Fail or restore several links at once (each takes ~0.5 s of nft commands on a
         loaded machine: one after the other, a plane would fail over seconds); returns
         the wall time when all are done."""
+        method = self._failure_method(admin)
         with ThreadPoolExecutor(max_workers=8) as pool:
-            list(pool.map(lambda link: self.lab.set_link(link[0], link[1], up), links))
+            list(pool.map(lambda link: self.lab.set_link(link[0], link[1], up, method), links))
         return time.time()
+
+    def _failure_method(self, admin: bool) -> str | None:
+        if not admin:
+            return None  # the lab's default: gray
+        if self.setup.target == "bmv2":
+            raise ExperimentError("an admin-down link freezes a BMv2 switch "
+                                  "(docs/V1MODEL-NOTES, section 8): use a gray failure")
+        return link_failure.ADMIN
+
+    def run_job(self, name: str, plan: JobPlan) -> JobRecord:
+        """Run a training job: one rank agent per host, the barrier here (`job.run_job`);
+        its iterations, the fabric counter deltas and the machine's verdict."""
+        self._runs += 1
+        schedule = plan.schedule
+        pairs = {(t.src, t.dst) for t in schedule.transfers}
+        send_args = {}
+        if self._spray == "source":
+            flows = plans.with_source_routes(
+                self.fabric, [Flow(plan.hosts[a], plan.hosts[b], 1) for a, b in sorted(pairs)])
+            send_args = {f"{a}>{b}": list(f.send_args) for (a, b), f in zip(sorted(pairs), flows,
+                                                                            strict=True)}
+        rank_job = RankJob(schedule.pattern, schedule.ranks, schedule.size, schedule.slice_bytes,
+                           plan.spec, list(plan.hosts),
+                           [[nic.ip for nic in self.fabric.hosts[h].nics] for h in plan.hosts],
+                           send_args, link_rate_bps=self.setup.link_rate
+                           if self.setup.pace_resends else 0.0,
+                           schedule_sha256=schedule.digest(), timeout_s=plan.timeout_s + 60)
+        before = self.counters()
+        with machine.Monitor(self.lab) as monitor:
+            outcome = job.run_job(self.lab, self.workdir / f"{self._runs:02d}-{name}", plan,
+                                  rank_job, LAB_IDLE_TIMEOUT_S)
+        after = self.counters()
+        self.interrupted |= outcome.incomplete
+        verdict = validity.judge(monitor.measured)
+        receivers = {host: ReceiverReport.from_json(report["receiver"])
+                     for host, report in outcome.receivers.items()}
+        return JobRecord(name, 0.0, outcome.end - outcome.t0, verdict, list(plan.hosts),
+                         [CollectiveIteration(r, t) for r, t in zip(outcome.iterations,
+                                                                   outcome.totals, strict=True)],
+                         receivers, counter_delta(before, after),
+                         [r for r in self.reconvergence() if r.detected_at >= outcome.t0],
+                         {**asdict(monitor.measured), "schedule_sha256": schedule.digest(),
+                          "t0": outcome.t0},
+                         stalled=outcome.stalled, incomplete=outcome.incomplete)
 
     def run_flows(self, name: str, plan: list[Flow], timeout: float,
                   schedule: Sequence[Timed] = ()) -> PhaseRecord:

@@ -10,7 +10,6 @@ and forgotten once finished: a job moves hundreds of thousands of messages.
 
 from __future__ import annotations
 
-import hashlib
 import time
 from collections.abc import Callable
 from dataclasses import replace
@@ -202,11 +201,5 @@ def run_job(session: JobSession, name: str, plan: JobPlan) -> JobRecord:
                      iterations, receivers, port_counters(net),
                      list(net.controller.events),
                      {"wall_s": round(wall, 3), "packet_hops": net.packet_hops(),
-                      "schedule_sha256": _digest(plan)},
+                      "schedule_sha256": plan.schedule.digest()},
                      stalled=driver.stalled, incomplete=interrupted)
-
-
-def _digest(plan: JobPlan) -> str:
-    """A fingerprint of the schedule run (the lab's agents check theirs against it)."""
-    text = repr([(t.src, t.dst, t.size, t.deps) for t in plan.schedule.transfers])
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
