@@ -50,7 +50,9 @@ bench:
 	@$(PY) scripts/bench_switch.py
 	@$(PY) scripts/bench_endpoint.py
 	@$(PY) scripts/bench_fabric.py
+	@echo "== bench: the simulator, native fabric (k = 4, 8, 12, 16; 8 planes of k=8), then the Python reference at k=8"
 	@$(PY) scripts/bench_sim.py
+	@$(PY) scripts/bench_sim.py --k 8 --planes 0 --fabric python
 
 SOAK_MINUTES ?= 60
 soak: setup

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from mrclab.controller.link_verdict import LinkVerdict
 from mrclab.controller.next_hops import Routing, compute_next_hops
@@ -29,6 +29,7 @@ from mrclab.fabric.model import Fabric, HostNode, Link
 from mrclab.fabric.spec import parse_duration
 from mrclab.fabric.spray import SPRAY_MODES
 from mrclab.sim.controller import SimController
+from mrclab.sim.fabric_core import FABRICS, NativeWire, default_fabric, native_loop
 from mrclab.sim.links import LinkModel, LinkState, NicQueue, Wire
 from mrclab.sim.program import CompiledProgram, compiled
 from mrclab.sim.switch import SimSwitch
@@ -78,6 +79,9 @@ class SimSettings:
     # their traffic manager: auto (compiled with a compiled pipeline, where it builds),
     # native or python (`p4emu.switch.native_traffic_manager.traffic_manager_class`); records the same
     traffic_manager: str = "auto"
+    # the event loop, wires and switches' data path: native (the C loop of
+    # `mrclab.sim.fabric_core`), python (the reference) or auto; records the same
+    fabric: str = field(default_factory=default_fabric)
 
     def __post_init__(self) -> None:
         checks = [(self.link_rate_bps > 0, f"link rate {self.link_rate_bps:g} b/s"),
@@ -92,7 +96,8 @@ class SimSettings:
                   (self.sample_interval_s > 0, f"sample interval {self.sample_interval_s:g}"),
                   (self.pipeline in PIPELINES, f"pipeline {self.pipeline!r}"),
                   (self.traffic_manager in TRAFFIC_MANAGERS,
-                   f"traffic manager {self.traffic_manager!r}")]
+                   f"traffic manager {self.traffic_manager!r}"),
+                  (self.fabric in FABRICS, f"fabric {self.fabric!r}")]
         for ok, what in checks:
             if not ok:
                 raise ValueError(f"simulator: bad {what}")
@@ -155,17 +160,20 @@ class SimNetwork:
         failover exercise passes a student's)."""
         self.fabric = fabric
         self.settings = s = settings or SimSettings()
-        self.loop = EventLoop()
+        # the C loop (`SimLoop`: the same interface) or the Python reference
+        self._native = native_loop(s.fabric)
+        self.loop = self._native if self._native is not None else EventLoop()
         self.rng = random.Random(s.seed)
         self._shared_payload = b""
         self.program = program or compiled(pipeline=s.pipeline)
-        self.wires: dict[tuple[str, int], Wire] = {}  # (sender node, port/NIC) -> wire
+        self.wires: dict[tuple[str, int], Wire | NativeWire] = {}  # (sender node, port/NIC)
         self._down_ports: dict[str, set[int]] = {name: set() for name in fabric.switches}
         self.switches = {
             name: SimSwitch(name, sw.device_id, sorted(sw.ports), self.loop, self.program,
                             s.queues(), self._switch_transmit(name),
                             lambda port, down=self._down_ports[name]: port not in down,
-                            random.Random(f"{s.seed}/{name}"), s.traffic_manager)
+                            random.Random(f"{s.seed}/{name}"), s.traffic_manager,
+                            self._native)
             for name, sw in fabric.switches.items()}
         nics: dict[str, dict[int, NicQueue]] = {name: {} for name in fabric.hosts}
         self.hosts: dict[str, EndpointHost] = {}
@@ -183,8 +191,11 @@ class SimNetwork:
         self._first_running = 0  # flows before this index are done
 
     def _receiver(self, node: str):
+        """What a wire to `node` hands its frames to: a switch's `receive`, or on the
+        native fabric the index of a switch the C loop runs, or a host's `receive`."""
         if node in self.fabric.switches:
-            return self.switches[node].receive
+            switch = self.switches[node]
+            return switch.receive if switch.native_index is None else switch.native_index
         return lambda port, frame: self.hosts[node].receive(port, frame)
 
     def _wire_up(self, link: Link, nics: dict[str, dict[int, NicQueue]]) -> None:
@@ -197,8 +208,16 @@ class SimNetwork:
         loss = (link.params.loss_pct or 0.0) / 100
         for (a, pa), (b, pb) in (((link.a, link.a_port), (link.b, link.b_port)),
                                  ((link.b, link.b_port), (link.a, link.a_port))):
-            wire = Wire(self.loop, rate, delay, loss, random.Random(self.rng.getrandbits(64)),
-                        self._receiver(b), pb, s.link_model)
+            rng = random.Random(self.rng.getrandbits(64))
+            if self._native is None:
+                wire = Wire(self.loop, rate, delay, loss, rng, self._receiver(b), pb,
+                            s.link_model)
+            else:
+                wire = NativeWire(self._native, rate, delay, loss, rng, pb, self._receiver(b),
+                                  s.link_model)
+                index = self.switches[a].native_index if a in self.switches else None
+                if index is not None:  # its frames to `pa` go on the wire in C
+                    self._native.connect(index, pa, wire.index)
             self.wires[(a, pa)] = wire
             if a in self.fabric.hosts:
                 nics[a][pa] = NicQueue(self.loop, wire)
@@ -319,6 +338,8 @@ class SimNetwork:
     # --- figures
     def packet_hops(self) -> int:
         """Frames carried by every wire so far."""
+        if self._native is not None:
+            return self._native.packet_hops()
         return sum(w.counters.frames for w in self.wires.values())
 
     def port_counters(self) -> dict[str, dict[int, dict[str, int]]]:

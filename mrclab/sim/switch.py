@@ -5,6 +5,11 @@ Nothing of the data path is modelled here: a frame that reaches a port goes thro
 traffic manager's ingress (the P4 ingress, then the egress queues with their depth
 limits, strict priorities and line rate); when a queue releases a packet the P4 egress
 runs and the frame leaves on the port's link at the time its service began.
+
+On a native fabric (`mrclab.sim.fabric_core`) a switch whose pipeline and traffic manager
+are compiled joins the C loop: frames from its wires and its serve timer are handled there
+with the same steps (`receive`, `_serve`, `_arm` below), and this object runs only what
+comes from Python (a PacketOut).
 """
 
 from __future__ import annotations
@@ -17,10 +22,11 @@ from p4.v1 import p4runtime_pb2
 
 from mrclab.endpoint.clock import DeadlineTimer, EventLoop
 from mrclab.sim.program import CPU_PORT, CompiledProgram
+from p4emu.native.compiled_pipeline import CompiledPipeline
 from p4emu.switch import packet_io
 from p4emu.switch.core import SwitchCore
 from p4emu.switch.entity_writes import EntityWriter
-from p4emu.switch.native_traffic_manager import traffic_manager_class
+from p4emu.switch.native_traffic_manager import NativeTrafficManager, traffic_manager_class
 from p4emu.switch.program import build_program
 from p4emu.switch.traffic_manager import QueueSettings, TrafficManager
 
@@ -46,10 +52,11 @@ class SimSwitch:
     def __init__(self, name: str, device_id: int, ports: list[int], loop: EventLoop,
                  program: CompiledProgram, queues: QueueSettings, transmit: Transmit,
                  port_up: Callable[[int], bool], rng: random.Random,
-                 traffic_manager: str = "auto") -> None:
+                 traffic_manager: str = "auto", native_loop=None) -> None:
         """`rng`: what the P4 program's random() draws from (the simulator seeds one per
         switch, so the same seed repeats a run); `traffic_manager`: see
-        `p4emu.switch.native_traffic_manager.traffic_manager_class`."""
+        `p4emu.switch.native_traffic_manager.traffic_manager_class`; `native_loop`: the
+        network's `SimLoop` when its fabric is native (`loop` itself), None else."""
         self.name = name
         self.loop = loop
         self.core = SwitchCore(device_id, CPU_PORT, clock_ns=lambda: round(loop.now * 1e9))
@@ -64,6 +71,19 @@ class SimSwitch:
         self._epoch = loop.now
         self.packet_in: Callable[[bytes, dict[int, bytes]], None] = lambda payload, md: None
         self.core.packet_in = self._to_controller
+        # this switch's index in the native loop, which then runs its data path and timer
+        self.native_index: int | None = None
+        if native_loop is not None and self._native_capable():
+            self.native_index = native_loop.add_switch(
+                self.tm._server(self.core.program), self._epoch, self.core.clock_source()[1])
+
+    def _native_capable(self) -> bool:
+        """Whether the C loop can run this switch's data path as `receive` and `_serve`
+        do: the compiled traffic manager over a compiled pipeline, every frame through
+        its server (no pcaps, no per-packet debug line)."""
+        tm, program = self.tm, self.core.program
+        return (isinstance(tm, NativeTrafficManager) and program is not None
+                and isinstance(program.pipeline, CompiledPipeline) and not tm._python_only())
 
     # --- data plane
     def receive(self, port: int, frame: bytes) -> None:
@@ -75,7 +95,9 @@ class SimSwitch:
 
     def _arm(self, ready_us: float | None) -> None:
         """Come back when the queues next release a packet (`ready_us`, queue clock)."""
-        if ready_us is not None:
+        if self.native_index is not None:  # the timer is the C loop's (the same steps)
+            self.loop.switch_arm(self.native_index, ready_us)
+        elif ready_us is not None:
             # the first whole ns at which the queue clock (ns / 1000) has reached
             # `ready_us`; ceil(ready_us * 1000) alone can round below it
             ns = math.ceil(ready_us * 1000)

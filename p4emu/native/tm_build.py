@@ -1,7 +1,8 @@
 """The compiled traffic manager's C module (rt/tm*.c), built once (`build`'s cache).
 
 The module is the C half of `p4emu.switch.native_traffic_manager`: queues, port I/O,
-per-packet loops and the data-plane event loop. Its Python face, and the `setup()` that
+per-packet loops and the data-plane event loop; and a simulator's event loop that drives
+switches' compiled servers and the wires between them (`SimLoop`, rt/sim_*.c). Its Python face, and the `setup()` that
 hands it the queue model's records, are the switch's (`p4emu.switch.native_tm_module`):
 this package knows nothing of the switch.
 """
@@ -13,8 +14,10 @@ from pathlib import Path
 from p4emu.native.build import build
 
 _RT = Path(__file__).parent / "rt"
-# queues, port sockets, per-packet loops, Server, EventLoop and the module
-_SOURCES = ("tm.c", "tm_ports.c", "tm_serve.c", "tm_server.c", "tm_loop.c", "tm_module.c")
+# queues, port sockets, per-packet loops, Server, EventLoop, a simulator's SimLoop (its
+# heap, wires and switches) and the module
+_SOURCES = ("tm.c", "tm_ports.c", "tm_serve.c", "tm_server.c", "tm_loop.c", "sim_loop.c",
+            "sim_fabric.c", "sim_run.c", "tm_module.c")
 
 
 def tm_module():

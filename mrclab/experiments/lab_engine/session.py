@@ -131,7 +131,7 @@ class Session:
         send_args = {}
         if self._spray == "source":
             flows = plans.with_source_routes(
-                self.fabric, [Flow(plan.hosts[a], plan.hosts[b], 1) for a, b in sorted(pairs)])
+                self.fabric, [Flow(plan.hosts[a], plan.hosts[b], 1, seed=0) for a, b in sorted(pairs)])
             send_args = {f"{a}>{b}": list(f.send_args) for (a, b), f in zip(sorted(pairs), flows,
                                                                             strict=True)}
         rank_job = RankJob(schedule.pattern, schedule.ranks, schedule.size, schedule.slice_bytes,

@@ -1,4 +1,5 @@
-/* The module (joined last): setup() and the types of tm.c, tm_server.c and tm_loop.c. */
+/* The module (joined last): setup() and the types of tm.c, tm_server.c, tm_loop.c and
+ * sim_run.c. */
 
 /* setup(Enqueued, Dequeued, QUEUE_FULL, BAD_PRIORITY): the Python records to return */
 static PyObject *py_setup(PyObject *m, PyObject *const *a, Py_ssize_t n) {
@@ -18,7 +19,8 @@ static struct PyModuleDef module_def = {PyModuleDef_HEAD_INIT, "p4emu_native_mod
 
 PyMODINIT_FUNC PyInit_p4emu_native_module(void) {
     if (PyType_Ready(&QueuesType) < 0 || PyType_Ready(&ServerType) < 0
-        || PyType_Ready(&EventLoopType) < 0) return NULL;
+        || PyType_Ready(&EventLoopType) < 0
+        || PyType_Ready(&SimLoopType) < 0) return NULL;
     s_port = PyUnicode_InternFromString("port");
     s_priority = PyUnicode_InternFromString("priority");
     s_program = PyUnicode_InternFromString("program");
@@ -33,5 +35,7 @@ PyMODINIT_FUNC PyInit_p4emu_native_module(void) {
     PyModule_AddObject(mod, "Server", (PyObject *)&ServerType);
     Py_INCREF(&EventLoopType);
     PyModule_AddObject(mod, "EventLoop", (PyObject *)&EventLoopType);
+    Py_INCREF(&SimLoopType);
+    PyModule_AddObject(mod, "SimLoop", (PyObject *)&SimLoopType);
     return mod;
 }

@@ -11,10 +11,16 @@ static long long attr_ll(PyObject *o, PyObject *name, PyObject **keep) {
 
 static PyObject *s_port, *s_priority;
 
+/* set whenever the loops call Python code other than the pipeline's entry points (the
+ * CPU port, error and bad-priority callbacks, a Python send): a simulator's fabric asks
+ * its stop condition again only after such a call (sim_run.c) */
+static int tm_python_called;
+
 /* a Python callback with the pending exception (an Exception: internal error, the
  * packet dropped) and one more argument; anything else propagates */
 static int report_error(PyObject *callback, PyObject *arg) {
     if (!PyErr_ExceptionMatches(PyExc_Exception)) return -1;
+    tm_python_called = 1;
     PyObject *type, *value, *tb;
     PyErr_Fetch(&type, &value, &tb);
     PyErr_NormalizeException(&type, &value, &tb);
@@ -87,24 +93,35 @@ static PyObject *call_egress(PyObject *egress, PyObject *cstate, deq_t *d, long 
     return r;
 }
 
-/* frames out: on a bound port's socket (tm_ports.c), else send(port, frame, start_us)
- * (the ports' send), or transmit(...) (the Python TrafficManager._transmit: the CPU
- * port, pcaps) for the CPU port or when send is None */
-static int emit(PyObject *out, PyObject *send, PyObject *transmit, PyObject *cpu_port, double start,
-                port_io_t *io) {
+/* where dequeued packets go (a Server's fields). native_send: set by a simulator's
+ * fabric (sim_fabric.c) that takes the frames of every port but the CPU port in C, with
+ * native_ctx its own; NULL otherwise. */
+typedef int (*native_send_fn)(void *ctx, PyObject *port, PyObject *frame, double start_us);
+typedef struct {
+    PyObject *egress, *cstate, *send, *transmit, *cpu, *on_error; port_io_t *io;
+    native_send_fn native_send; void *native_ctx;
+} out_t;
+
+/* frames out: on a bound port's socket (tm_ports.c), to the fabric's native_send, else
+ * send(port, frame, start_us) (the ports' send), or transmit(...) (the Python
+ * TrafficManager._transmit: the CPU port, pcaps) for the CPU port or when send is None */
+static int emit(PyObject *out, const out_t *o, double start) {
+    PyObject *send = o->send, *transmit = o->transmit, *cpu_port = o->cpu;
     PyObject *pair = out;
     if (!PyTuple_Check(pair) || PyTuple_GET_SIZE(pair) != 2) {
         PyErr_SetString(PyExc_TypeError, "egress output: (port, frame)"); return -1;
     }
     PyObject *port = PyTuple_GET_ITEM(pair, 0), *frame = PyTuple_GET_ITEM(pair, 1);
     PyObject *target = send;
-    if (send != Py_None && io_send(io, port, frame)) return 0;
+    if (send != Py_None && io_send(o->io, port, frame)) return 0;
     if (send == Py_None) target = transmit;
     else if (cpu_port != Py_None) {
         int eq = PyObject_RichCompareBool(port, cpu_port, Py_EQ);
         if (eq < 0) return -1;
         if (eq) target = transmit;
     }
+    if (target == send && o->native_send) return o->native_send(o->native_ctx, port, frame, start);
+    tm_python_called = 1;
     PyObject *t = PyFloat_FromDouble(start);
     if (!t) return -1;
     PyObject *args[3] = {port, frame, t};
@@ -130,13 +147,9 @@ static long long sent_bytes(PyObject *seq) {
     return total;
 }
 
-/* where dequeued packets go (a Server's fields) */
-typedef struct { PyObject *egress, *cstate, *send, *transmit, *cpu, *on_error; port_io_t *io; } out_t;
-
 /* one packet of port q: egress, charge with the bytes sent, frames out */
 static int serve_one(q_t *q, double ready, long long now_us, const out_t *o) {
-    PyObject *egress = o->egress, *cstate = o->cstate, *send = o->send, *transmit = o->transmit,
-             *cpu = o->cpu, *on_error = o->on_error;
+    PyObject *egress = o->egress, *cstate = o->cstate, *on_error = o->on_error;
     deq_t d;
     if (q_start(q, ready, &d) < 0) return -1;
     PyObject *outs = call_egress(egress, cstate, &d, now_us);
@@ -155,7 +168,7 @@ static int serve_one(q_t *q, double ready, long long now_us, const out_t *o) {
     q_charge(q, d.start, bytes);
     int rc = 0;
     for (Py_ssize_t i = 0; seq && i < PySequence_Fast_GET_SIZE(seq) && rc == 0; i++)
-        rc = emit(PySequence_Fast_GET_ITEM(seq, i), send, transmit, cpu, d.start, o->io);
+        rc = emit(PySequence_Fast_GET_ITEM(seq, i), o, d.start);
     Py_XDECREF(seq);
     return rc;
 }

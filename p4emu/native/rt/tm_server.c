@@ -48,7 +48,7 @@ static PyObject *srv_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
     if (!s) return NULL;
     s->queues = Py_NewRef(v[0]); s->make_queue = Py_NewRef(v[1]); s->ingress = Py_NewRef(v[2]);
     s->out = (out_t){Py_NewRef(v[3]), Py_NewRef(v[4]), Py_NewRef(v[5]), Py_NewRef(v[6]),
-                     Py_NewRef(v[7]), Py_NewRef(v[8])};
+                     Py_NewRef(v[7]), Py_NewRef(v[8]), NULL, NULL};
     s->on_ingress_error = Py_NewRef(v[9]); s->on_bad = Py_NewRef(v[10]);
     s->clock_ns = Py_NewRef(v[11]); s->start_ns = start_ns;
     return (PyObject *)s;
@@ -72,6 +72,7 @@ static int srv_receive(srv_t *s, PyObject *port, PyObject *frame, double queue_n
     Py_DECREF(jobs);
     if (!bad) return -1;
     for (Py_ssize_t i = 0; bad != Py_None && i < PyList_GET_SIZE(bad); i++) {
+        tm_python_called = 1;
         PyObject *r = PyObject_CallOneArg(s->on_bad, PyList_GET_ITEM(bad, i));
         if (!r) { Py_DECREF(bad); return -1; }
         Py_DECREF(r);

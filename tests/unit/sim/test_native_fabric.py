@@ -1,0 +1,113 @@
+"""The native fabric (`mrclab.sim.fabric_core`: the C loop with the wires and the switches'
+compiled data path) gives the same records as the pure-Python reference, byte for byte,
+on every simulated experiment's quick run (some reduced, so that both paths of all of them
+run in about a minute), and the same again on a second run."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from mrclab.experiments import runner
+from mrclab.experiments.config import Options
+from mrclab.fabric.spec import parse_spec
+from mrclab.sim import SimNetwork, SimSettings
+from mrclab.sim.fabric_core import FABRIC_ENV, NativeWire
+from mrclab.sim.links import LinkState, Wire
+
+# each experiment's quick run, reduced where the whole one takes long on both paths
+QUICK_RUNS = {
+    "permutation": Options("permutation", quick=True, engine="sim", duration="110us",
+                           modes=("ev", "source")),
+    "incast": Options("incast", quick=True, engine="sim"),
+    "failure": Options("failure", quick=True, engine="sim", modes=("ev",)),
+    "planes": Options("planes", quick=True, engine="sim", rate="10G"),
+    "signals": Options("signals", quick=True, engine="sim"),
+    "failover": Options("failover", quick=True, engine="sim", modes=("ev",),
+                        duration="360us", fail_at="150us,250us"),
+    "collective": Options("collective", quick=True, engine="sim", iterations=1,
+                          scenarios=("baseline",)),
+}
+LINK = ("e1", "a1")  # on h1's way up
+
+
+def _scrub(value):
+    """`value` without what the machine decides: its wall-clock times and load, the rates
+    per wall-clock second (of the environment only the packet-hops stay)."""
+    if isinstance(value, dict):
+        return {k: _scrub(v) if k != "environment" else v.get("packet_hops")
+                for k, v in value.items() if k != "wall_s"}
+    if isinstance(value, list):
+        return [_scrub(v) for v in value]
+    return value
+
+
+def _records(options: Options, fabric: str, out: Path, monkeypatch) -> str:
+    monkeypatch.setenv(FABRIC_ENV, fabric)
+    runner.run(options, out)
+    results = json.loads((out / "results.json").read_text())
+    return json.dumps(_scrub(results), sort_keys=True)
+
+
+@pytest.mark.parametrize("name", list(QUICK_RUNS))
+def test_every_experiment_s_records_are_identical_on_either_fabric(name, tmp_path,
+                                                                   monkeypatch):
+    python = _records(QUICK_RUNS[name], "python", tmp_path / "python", monkeypatch)
+    native = _records(QUICK_RUNS[name], "native", tmp_path / "native", monkeypatch)
+    assert '"packet_hops"' in native  # real traffic was compared
+    assert native == python
+
+
+def test_the_native_fabric_repeats_itself(tmp_path, monkeypatch):
+    options = QUICK_RUNS["incast"]
+    first = _records(options, "native", tmp_path / "a", monkeypatch)
+    assert _records(options, "native", tmp_path / "b", monkeypatch) == first
+
+
+def _network(fabric: str) -> SimNetwork:
+    return SimNetwork(parse_spec("fattree:k=4"), SimSettings(fabric=fabric))
+
+
+def test_the_native_network_runs_its_switches_and_wires_in_c():
+    native, python = _network("native"), _network("python")
+    assert all(s.native_index is not None for s in native.switches.values())
+    assert all(isinstance(w, NativeWire) for w in native.wires.values())
+    assert all(s.native_index is None for s in python.switches.values())
+    assert all(isinstance(w, Wire) for w in python.wires.values())
+
+
+def test_failures_and_counters_read_the_same_through_the_native_wires():
+    from mrclab.endpoint.host import FlowSpec
+
+    figures = []
+    for fabric in ("python", "native"):
+        net = _network(fabric)
+        net.start()
+        net.add_flow(FlowSpec("h1", "h16", 200_000))
+        net.set_link(*LINK, LinkState.GRAY, at=5e-6)
+        net.set_link(*LINK, LinkState.UP, at=40e-6)
+        net.run_flows(max_time=0.01)
+        figures.append((net.loop.now, net.loop.events_run, net.packet_hops(),
+                        net.port_counters(),
+                        {k: w.counters for k, w in net.wires.items()},
+                        [f.sender.board.delivered_count for f in net.flows]))
+    assert figures[0] == figures[1]
+
+
+def test_the_loop_keeps_event_loop_s_order_and_clock():
+    from mrclab.endpoint.clock import EventLoop
+    from p4emu.switch.native_tm_module import tm_module
+
+    def script(loop) -> tuple:
+        out: list[tuple[float, str]] = []
+        for when, tag in ((2.0, "a"), (1.0, "b"), (2.0, "c"), (-1.0, "past")):
+            loop.at(when, lambda t: out.append((loop.now, t)), tag)
+        loop.after(1.0, lambda: loop.at(0.5, lambda: out.append((loop.now, "late"))))
+        loop.run(1.5)
+        mid = (loop.now, loop.events_run)
+        loop.run(10.0, stop=lambda: len(out) >= 4)
+        return out, mid, loop.now, loop.events_run
+
+    assert script(EventLoop()) == script(tm_module().SimLoop())
