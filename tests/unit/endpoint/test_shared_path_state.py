@@ -1,0 +1,100 @@
+"""A host's messages to one peer share their connection's path state: what one message
+learnt of a dead path (its EVs retired) the next does not have to learn again."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import replace
+
+from mrclab.endpoint.clock import EventLoop
+from mrclab.endpoint.core.sender import MrcSender
+from mrclab.endpoint.core.sender_config import SenderConfig
+from mrclab.endpoint.host import EndpointHost, FlowSpec
+from mrclab.endpoint.netio import FrameAddress, parse_frame
+from mrclab.endpoint.wire import MsgType
+
+PATHS = 4
+DEAD = 1  # the fabric hashes an EV onto path ev % PATHS; this one drops everything
+HOP_S = 5e-6
+
+
+class _HashedFabric:
+    """Two hosts joined by PATHS paths of equal delay; DATA hashed by its EV onto one of
+    them, path DEAD dropping what it carries. Counts the DATA each EV-path carried."""
+
+    def __init__(self, loop: EventLoop) -> None:
+        self.loop = loop
+        self.hosts: dict[str, EndpointHost] = {}
+        self.data_on_dead = 0
+
+    def nic(self, name: str, peer: str):
+        fabric = self
+
+        class _Nic:
+            def send(self, frame: bytes, urgent: bool = False, flow: object = None) -> None:
+                parsed = parse_frame(frame)
+                if parsed.header.type == MsgType.DATA and parsed.header.ev % PATHS == DEAD:
+                    fabric.data_on_dead += 1
+                    return
+                fabric.loop.after(HOP_S, fabric.hosts[peer].receive, 0, frame)
+        return _Nic()
+
+
+def _pair(share: bool) -> tuple[EventLoop, _HashedFabric, EndpointHost, list]:
+    loop = EventLoop()
+    fabric = _HashedFabric(loop)
+    for name, peer in (("a", "b"), ("b", "a")):
+        host = EndpointHost(name, loop, {0: fabric.nic(name, peer)}, random.Random(name),
+                            sample_interval=1.0)
+        host.share_paths = share
+        fabric.hosts[name] = host
+    done: list = []
+    fabric.hosts["a"].on_flow_done = done.append
+    fabric.hosts["b"].on_message = lambda msg: None
+    return loop, fabric, fabric.hosts["a"], done
+
+
+def _send_two(share: bool) -> tuple[int, int, list]:
+    """Two messages, one after the other; the DATA each sent into the dead path."""
+    loop, fabric, a, done = _pair(share)
+    path = [(0, FrameAddress.of("02:00:00:00:00:01", "02:00:00:00:00:02", "10.0.0.1",
+                                "10.0.0.2"))]
+    cfg = SenderConfig(mss=1000, evs_per_plane=16, min_rto=200e-6, initial_rto=200e-6,
+                       max_rto=0.01, idle_timeout=1.0, nonce=1)
+    data = bytes(range(256)) * 200
+    a.add_flow(FlowSpec("a", "b", len(data)), path, data, cfg)
+    loop.run(0.5, stop=lambda: len(done) == 1)
+    first = fabric.data_on_dead
+    a.add_flow(FlowSpec("a", "b", len(data)), path, data, replace(cfg, nonce=2, seed=2))
+    loop.run(1.0, stop=lambda: len(done) == 2)
+    return first, fabric.data_on_dead - first, done
+
+
+def test_the_next_message_avoids_the_paths_the_first_retired():
+    first, second, done = _send_two(share=True)
+    assert [f.sender.done for f in done] == [True, True]
+    assert first > 0  # the first message met the dead path and retired its EVs
+    assert second == 0  # the second never sent DATA there
+    assert done[1].sender.pool is done[0].sender.pool
+
+
+def test_without_sharing_each_message_learns_the_dead_path_again():
+    first, second, done = _send_two(share=False)
+    assert [f.sender.done for f in done] == [True, True]
+    assert first > 0 and second > 0
+    assert done[1].sender.pool is not done[0].sender.pool
+
+
+def test_shared_in_flight_counts_return_to_zero_when_the_messages_end():
+    _first, _second, done = _send_two(share=True)
+    assert all(count == 0 for count in done[0].sender.pool.plane_load.values())
+
+
+def test_a_shared_pool_of_other_planes_is_refused():
+    one = MrcSender(b"x" * 10, 1, SenderConfig())
+    try:
+        MrcSender(b"x" * 10, 2, SenderConfig(), pool=one.pool)
+    except ValueError as exc:
+        assert "1 planes" in str(exc)
+    else:
+        raise AssertionError("a 1-plane pool taken by a 2-plane message")
