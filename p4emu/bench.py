@@ -12,13 +12,13 @@ the device up and its `packet` lines are the traffic mix.
 
 from __future__ import annotations
 
+import argparse
 import logging
-import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
 
-from p4emu.cmdline import OneLineParser
+from p4emu.cmdline import OneLineParser, UsageError, run_main
 from p4emu.runtime.actions import ActionCall
 from p4emu.runtime.device import DeviceState
 from p4emu.runtime.match import Exact, Lpm
@@ -112,23 +112,25 @@ def main(argv: list[str]) -> int:
                          "C one, or both, each on its own device with the same set-up and "
                          "packets")
     args = ap.parse_args(argv)
-    if args.packets < 1 or args.routes < 1:
-        print("p4emu bench: --packets and --routes must be positive", file=sys.stderr)
-        return 2
-    if not Path(args.program).is_file():
-        print(f"p4emu bench: {args.program}: no such file", file=sys.stderr)
-        return 2
-    from p4emu.compiler import load_ir
-    from p4emu.frontend import compile_file
     from p4emu.lang.errors import P4CompileError
     from p4emu.stf.parser import StfError
+
+    # KeyError: a table or action of the scenario the program does not have
+    return run_main("p4emu bench", lambda: _bench(args),
+                    {(UsageError, P4CompileError, StfError, KeyError, OSError): 2},
+                    plain=(P4CompileError,))
+
+
+def _bench(args: argparse.Namespace) -> int:
+    if args.packets < 1 or args.routes < 1:
+        raise UsageError("--packets and --routes must be positive")
+    if not Path(args.program).is_file():
+        raise UsageError(f"{args.program}: no such file")
+    from p4emu.compiler import load_ir
+    from p4emu.frontend import compile_file
     from p4emu.v1model.pipeline import Pipeline
 
-    try:
-        program = load_ir(compile_file(args.program, include_dirs=tuple(args.include)).ir)
-    except P4CompileError as exc:
-        print(str(exc), file=sys.stderr)
-        return 2
+    program = load_ir(compile_file(args.program, include_dirs=tuple(args.include)).ir)
     runs = [] if args.pipeline == "native" else [("python", Pipeline)]
     if args.pipeline != "python":
         from p4emu.native import NativeUnsupported, load_native
@@ -137,27 +139,21 @@ def main(argv: list[str]) -> int:
         try:
             load_native(program)
         except NativeUnsupported as exc:
-            print(f"p4emu bench: --pipeline {args.pipeline}: {exc}", file=sys.stderr)
-            return 2
+            raise UsageError(f"--pipeline {args.pipeline}: {exc}") from None
         runs.append(("native", NativePipeline))
     print(f"program: {args.program}")
     for label, make in runs:
         state = DeviceState.from_program(program.info, clock_us=lambda: 0)
         pipeline = make(program, state)
-        try:
-            if args.entries:
-                packets = stf_setup(state, args.entries)
-                scenario = f"STF set-up {args.entries}"
-            else:
-                install_l3(state, args.routes)
-                packets = l3_packets(args.routes)
-                scenario = f"L3: {args.routes} /24 routes, {NEXT_HOPS} next hops, 3 lookups/packet"
-        except (KeyError, StfError, OSError) as exc:
-            print(f"p4emu bench: {exc}", file=sys.stderr)
-            return 2
+        if args.entries:
+            packets = stf_setup(state, args.entries)
+            scenario = f"STF set-up {args.entries}"
+        else:
+            install_l3(state, args.routes)
+            packets = l3_packets(args.routes)
+            scenario = f"L3: {args.routes} /24 routes, {NEXT_HOPS} next hops, 3 lookups/packet"
         if not packets:
-            print("p4emu bench: no packets to send", file=sys.stderr)
-            return 2
+            raise UsageError("no packets to send")
         measure(pipeline.process, packets, min(1000, args.packets))  # warm-up
         seconds, out = measure(pipeline.process, packets, args.packets)
         prefix = f"{label}: " if args.pipeline == "both" else ""

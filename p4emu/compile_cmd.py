@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import argparse
 import logging
-import sys
 
 from google.protobuf import json_format, text_format
 from p4.config.v1 import p4info_pb2
 
+from p4emu.cmdline import UsageError, run_main
 from p4emu.frontend import P4CompileError, compile_file
 
 log = logging.getLogger(__name__)
@@ -57,6 +57,10 @@ def p4info_outputs(files: str | None, single: str | None, fmt: str) -> list[tupl
     return out
 
 
+class CompileFailed(Exception):
+    """p4emu, not the program, failed: a line naming the program as p4c words its errors."""
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="p4emu compile", description="Compile a P4_16 v1model program")
     ap.add_argument("program")
@@ -67,19 +71,22 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--p4runtime-format", choices=P4INFO_FORMATS, default="text")
     ap.add_argument("-o", dest="output", metavar="OUT.json", help="write the device config (IR)")
     args = ap.parse_args(argv)
+    return run_main("p4emu compile", lambda: _compile(args),
+                    {(P4CompileError, CompileFailed, UsageError): 1},
+                    plain=(P4CompileError, CompileFailed))
+
+
+def _compile(args: argparse.Namespace) -> int:
     try:
         result = compile_file(args.program, tuple(args.include), parse_defines(args.define))
-    except P4CompileError as e:
-        print(str(e), file=sys.stderr)
-        return 1
+    except P4CompileError:
+        raise
     except RecursionError:
-        print(f"{args.program}: error: program nested too deeply", file=sys.stderr)
-        return 1
+        raise CompileFailed(f"{args.program}: error: program nested too deeply") from None
     except Exception as e:  # a p4emu bug: still one line, no traceback
         log.debug("internal error", exc_info=True)
-        print(f"{args.program}: error: internal compiler error: {type(e).__name__}: {e}",
-              file=sys.stderr)
-        return 1
+        raise CompileFailed(f"{args.program}: error: internal compiler error: "
+                            f"{type(e).__name__}: {e}") from None
     try:
         for path, fmt in p4info_outputs(args.p4info, args.p4info_single, args.p4runtime_format):
             with open(path, "wb") as f:
@@ -88,6 +95,5 @@ def main(argv: list[str] | None = None) -> int:
             with open(args.output, "wb") as f:
                 f.write(result.ir)
     except OSError as e:
-        print(f"p4emu compile: cannot write {e.filename}: {e.strerror}", file=sys.stderr)
-        return 1
+        raise UsageError(f"cannot write {e.filename}: {e.strerror}") from None
     return 0

@@ -19,6 +19,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from p4emu.cmdline import UsageError, run_main
+
 # the directory holding the p4emu package, for the shims' PYTHONPATH (p4emu stands alone:
 # it asks no other package where it lives)
 P4EMU_PARENT = Path(__file__).resolve().parent.parent
@@ -257,14 +259,7 @@ def run_tool(tool: str, argv: list[str]) -> int:
     if runner is None:
         print(f"p4emu shims: no tool {tool!r}; tools: " + ", ".join(TOOLS), file=sys.stderr)
         return 2
-    try:
-        return runner(tool, argv)
-    except ShimError as exc:
-        print(f"{tool}: error: {exc}", file=sys.stderr)
-        return 2
-    except OSError as exc:
-        print(f"{tool}: error: {exc.filename or ''}: {exc.strerror or exc}", file=sys.stderr)
-        return 1
+    return run_main(f"{tool}: error", lambda: runner(tool, argv), {ShimError: 2, OSError: 1})
 
 
 def script_text(tool: str, python: str, repo: Path) -> str:
@@ -304,12 +299,15 @@ def main(argv: list[str] | None = None) -> int:
         print("p4emu shims: cannot tell this interpreter's path", file=sys.stderr)
         return 1
     directory = Path(argv[0]).resolve()
+    return run_main("p4emu shims", lambda: _write_here(directory), {UsageError: 1})
+
+
+def _write_here(directory: Path) -> int:
     try:
         write_shims(directory)
     except OSError as exc:
-        print(f"p4emu shims: cannot write {exc.filename or directory}: "
-              f"{exc.strerror or exc}", file=sys.stderr)
-        return 1
+        raise UsageError(f"cannot write {exc.filename or directory}: "
+                         f"{exc.strerror or exc}") from None
     print(f"wrote {', '.join(TOOLS)} to {directory}; put it first on PATH: "
           f"export PATH={shlex.quote(str(directory))}:$PATH")
     return 0

@@ -27,7 +27,7 @@ from mrclab.endpoint.netio import FrameAddress, FrameBuilder, parse_frame  # noq
 from mrclab.endpoint.report import SenderReport  # noqa: E402
 from mrclab.endpoint.wire import MrcHeader, MsgType  # noqa: E402
 from mrclab.sim.pathmodel import PathSpec, run_transfer  # noqa: E402
-from p4emu.cmdline import UsageError  # noqa: E402
+from p4emu.cmdline import UsageError, run_main  # noqa: E402
 
 
 def bench_core(size: int) -> None:
@@ -131,11 +131,11 @@ def main() -> int:
     parser.add_argument("--size", default="32M", help="transfer size (K/M/G suffixes)")
     parser.add_argument("--skip-veth", action="store_true", help="no root part")
     args = parser.parse_args()
-    try:
-        size = parse_size(args.size)
-    except UsageError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+    return run_main("error", lambda: bench_all(args), {UsageError: 2})
+
+
+def bench_all(args: argparse.Namespace) -> int:
+    size = parse_size(args.size)
     bench_core(min(size, 8 << 20))
     bench_framing()
     bench_sim(min(size, 8 << 20))

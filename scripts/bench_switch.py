@@ -32,6 +32,9 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+
+from p4emu.cmdline import UsageError, run_main  # noqa: E402
+
 PY = sys.executable
 TAG = f"{os.getpid() % 10000}"
 H1, H2, D1, D2 = f"bh1-{TAG}", f"bh2-{TAG}", f"bd1-{TAG}", f"bd2-{TAG}"
@@ -281,6 +284,10 @@ def main() -> int:
                         default="auto", help="p4emu's traffic manager (p4emu switch -- "
                         "--traffic-manager)")
     args = parser.parse_args()
+    return run_main("bench_switch", lambda: bench(args), {UsageError: 2})
+
+
+def bench(args: argparse.Namespace) -> int:
     if os.geteuid() != 0:
         print("bench_switch: needs root (network namespaces)", file=sys.stderr)
         return 1
@@ -290,9 +297,8 @@ def main() -> int:
 
         try:
             resolve_target("bmv2")
-        except ValueError as exc:
-            print(f"bench_switch: {exc}", file=sys.stderr)
-            return 2
+        except ValueError as exc:  # not installed: bad input here, not a failed run
+            raise UsageError(str(exc)) from None
     with tempfile.TemporaryDirectory(prefix="bench_switch_") as tmp:
         runs = [measure(target, args, Path(tmp)) for target in targets]
     results: dict[str, object] = runs[0] if len(runs) == 1 else {

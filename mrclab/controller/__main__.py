@@ -13,6 +13,7 @@ import signal
 import sys
 import threading
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from mrclab.control.protocol import socket_path
 from mrclab.controller.control_server import ControlServer
@@ -29,6 +30,10 @@ from mrclab.controller.probe_liveness import VerdictFactory
 from mrclab.controller.switch_state import THRESHOLD_NEVER, ForwardingPolicy
 from mrclab.fabric.spray import SPRAY_MODES
 from mrclab.fabric.topology_file import read_topology
+from p4emu.cmdline import run_main
+
+if TYPE_CHECKING:
+    from p4.config.v1 import p4info_pb2
 
 log = logging.getLogger("mrclab.controller")
 
@@ -78,38 +83,42 @@ def main(argv: list[str] | None = None, routing: Routing = compute_next_hops,
     args = parse_args(sys.argv[1:] if argv is None else argv)
     logging.basicConfig(level=args.log_level.upper(),
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    # KeyError: the P4Info lacks a table or action the controller programs
+    return run_main("controller", lambda: _serve(args, routing, verdict),
+                    {(ValueError, OSError, KeyError): 2})
+
+
+def _load_p4info(path: str) -> p4info_pb2.P4Info:
     try:
-        topology = read_topology(args.topology)
-        p4info_path = args.p4info or topology.p4info
-        config_path = args.device_config or topology.device_config
-        if not p4info_path or not config_path:
-            raise ValueError("no --p4info / --device-config given and none in the topology")
-        p4info = load_p4info(p4info_path)
-        device_config = Path(config_path).read_bytes()
-        if args.probe_interval is None:
-            args.probe_interval = default_probe_interval(topology.fabric)
-        if args.probe_interval <= 0 or args.miss_limit < 1:
-            raise ValueError("--probe-interval must be > 0 and --miss-limit >= 1")
-    except (ValueError, OSError) as exc:
-        print(f"controller: {exc}", file=sys.stderr)
-        return 2
+        return load_p4info(path)
+    except (ValueError, OSError):
+        raise
     except Exception as exc:  # e.g. a P4Info text-format parse error
-        print(f"controller: cannot load P4Info {p4info_path}: {exc}".splitlines()[0],
-              file=sys.stderr)
-        return 2
+        raise ValueError(f"cannot load P4Info {path}: {exc}".splitlines()[0]) from None
+
+
+def _serve(args: argparse.Namespace, routing: Routing, verdict: VerdictFactory) -> int:
+    """Program the fabric, then serve until SIGTERM or SIGINT."""
+    topology = read_topology(args.topology)
+    p4info_path = args.p4info or topology.p4info
+    config_path = args.device_config or topology.device_config
+    if not p4info_path or not config_path:
+        raise ValueError("no --p4info / --device-config given and none in the topology")
+    p4info = _load_p4info(p4info_path)
+    device_config = Path(config_path).read_bytes()
+    if args.probe_interval is None:
+        args.probe_interval = default_probe_interval(topology.fabric)
+    if args.probe_interval <= 0 or args.miss_limit < 1:
+        raise ValueError("--probe-interval must be > 0 and --miss-limit >= 1")
     policy = ForwardingPolicy(SPRAY_MODES[args.spray], args.trim_threshold, args.ecn_threshold)
-    try:
-        controller = FabricController(topology, p4info, device_config, policy,
-                                      probe_interval=args.probe_interval,
-                                      miss_limit=args.miss_limit,
-                                      ready_timeout=args.ready_timeout, routing=routing,
-                                      verdict=verdict,
-                                      link_state_path=Path(args.link_state) if args.link_state
-                                      else Path(args.control_socket).with_name(
-                                          "controller-links.json"))
-    except KeyError as exc:
-        print(f"controller: {exc.args[0]}", file=sys.stderr)
-        return 2
+    controller = FabricController(topology, p4info, device_config, policy,
+                                  probe_interval=args.probe_interval,
+                                  miss_limit=args.miss_limit,
+                                  ready_timeout=args.ready_timeout, routing=routing,
+                                  verdict=verdict,
+                                  link_state_path=Path(args.link_state) if args.link_state
+                                  else Path(args.control_socket).with_name(
+                                      "controller-links.json"))
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     signal.signal(signal.SIGINT, lambda *_: stop.set())
@@ -124,7 +133,6 @@ def main(argv: list[str] | None = None, routing: Routing = compute_next_hops,
     server.close()
     controller.stop()
     return 0
-
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -13,10 +13,12 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
-from mrclab.exercises.catalog import ExerciseError, exercise_names, load_exercise
+from mrclab.exercises.catalog import Exercise, ExerciseError, exercise_names, load_exercise
+from p4emu.cmdline import run_main
 
 TARGETS = ("p4emu", "bmv2")
 
@@ -105,42 +107,45 @@ def _grade(args: argparse.Namespace) -> int:
     return 0
 
 
-def _mutants(args: argparse.Namespace) -> int:
+def _each_edit(names: list[str], load: Callable[[Exercise], list], run: Callable,
+               prefix: str) -> Iterator[tuple[str, Any, Any]]:
+    """(exercise name, edit, `run(exercise, edit, folder)`) of each edit `load` gives for
+    each exercise, in order, each in a new folder; as many at once as there are cores (the
+    checks run in processes of their own)."""
     import tempfile
     from concurrent.futures import ThreadPoolExecutor
     from functools import partial
 
+    for name in names:
+        exercise = load_exercise(name)
+        edits = load(exercise)
+        with tempfile.TemporaryDirectory(prefix=prefix) as tmp, \
+                ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+            results = pool.map(partial(run, exercise), edits,
+                               [Path(tmp) / str(i) for i in range(len(edits))])
+            for edit, result in zip(edits, results, strict=True):
+                yield name, edit, result
+
+
+def _mutants(args: argparse.Namespace) -> int:
     from mrclab.exercises.mutants import load_mutants, load_rewrites, run_mutant, run_rewrite
 
     names = args.names or exercise_names()
     print("| exercise | TODO | mutant | points left | checks failed | caught |")
     print("| --- | --- | --- | --- | --- | --- |")
     missed = 0
-    for name in names:
-        exercise = load_exercise(name)
-        mutants = load_mutants(exercise)
-        with tempfile.TemporaryDirectory(prefix="mrclab-mutants-") as tmp, \
-                ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:  # checks: processes
-            verdicts = pool.map(partial(run_mutant, exercise), mutants,
-                                [Path(tmp) / str(i) for i in range(len(mutants))])
-            for mutant, v in zip(mutants, verdicts, strict=True):
-                missed += not v.caught
-                print(f"| {name} | {mutant.step} | {mutant.name} | {v.earned}/{v.possible} "
-                      f"| {len(v.failed)} | {'yes' if v.caught else 'NO'} |", flush=True)
+    for name, mutant, v in _each_edit(names, load_mutants, run_mutant, "mrclab-mutants-"):
+        missed += not v.caught
+        print(f"| {name} | {mutant.step} | {mutant.name} | {v.earned}/{v.possible} "
+              f"| {len(v.failed)} | {'yes' if v.caught else 'NO'} |", flush=True)
     # rewrites that keep the solution's behaviour must keep full marks
     print("\n| exercise | rewrite (behaviour kept) | points | full marks |")
     print("| --- | --- | --- | --- |")
-    for name in names:
-        exercise = load_exercise(name)
-        rewrites = load_rewrites(exercise)
-        with tempfile.TemporaryDirectory(prefix="mrclab-rewrites-") as tmp, \
-                ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
-            reports = pool.map(partial(run_rewrite, exercise), rewrites,
-                               [Path(tmp) / str(i) for i in range(len(rewrites))])
-            for rewrite, report in zip(rewrites, reports, strict=True):
-                missed += not report.passed
-                print(f"| {name} | {rewrite.name} | {report.earned}/{report.possible} "
-                      f"| {'yes' if report.passed else 'NO'} |", flush=True)
+    for name, rewrite, report in _each_edit(names, load_rewrites, run_rewrite,
+                                            "mrclab-rewrites-"):
+        missed += not report.passed
+        print(f"| {name} | {rewrite.name} | {report.earned}/{report.possible} "
+              f"| {'yes' if report.passed else 'NO'} |", flush=True)
     return 1 if missed else 0
 
 
@@ -158,13 +163,6 @@ def run(args: argparse.Namespace) -> int:
     """Dispatch a parsed `mrclab exercise ...`; bad input is one line on stderr, exit 2."""
     commands = {"list": lambda _a: _list(), "start": _start, "check": _check, "grade": _grade,
                 "mutants": _mutants}
-    try:
-        return commands[args.exercise_command](args)
-    except ExerciseError as exc:
-        print(f"mrclab exercise: {exc}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        return 130
-    except BrokenPipeError:  # output piped into `head` and the like: stop quietly
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 1
+    # output piped into `head` and the like stops quietly, status 1
+    return run_main("mrclab exercise", lambda: commands[args.exercise_command](args),
+                    {ExerciseError: 2}, broken_pipe=1)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from functools import partial
 
 from mrclab.endpoint.core.congestion import DctcpWindow
@@ -101,19 +101,130 @@ def _verdict(pair: _Pair, ok_detail: str) -> tuple[bool, str]:
     return (False, pair.diverged) if pair.diverged else (True, f"{ok_detail}: {pair.state()}")
 
 
-# ------------------------------------------------------------------------ the rules, one by one
-def samples_counted(ws: Workspace, target: str) -> tuple[bool, str]:
-    """Windows of 20 samples, 5 of them ECN marks, NACKs or losses: each is a mark."""
-    cls = window_class(ws)
-    for name, kind in (("ECN marks", MARK), ("NACKs", TRIM), ("losses", LOSS)):
-        pair = _Pair(cls, 20.0, avoidance=True, alpha=0.0)
-        for _ in range(3):
-            pair.feed(_pattern(20, 0.25, kind))
-        if pair.diverged:
-            return False, f"3 windows with 5 {name} in 20 samples, {pair.diverged}"
-    return _verdict(pair, "5 of 20 samples marked (ECN, NACK or loss), 3 windows")
+# ------------------------------------- the rules as tables: feeds, stages, what each shows
+@dataclass(frozen=True)
+class _Feed:
+    """`samples` fed `times` over, each time as one window of `srtt` whose samples are spread
+    over `span` (the srtt when None)."""
+
+    samples: tuple[Sample, ...]
+    times: int = 1
+    srtt: float = SRTT
+    span: float | None = None
 
 
+@dataclass(frozen=True)
+class _Rule:
+    """A check: the student's window and the reference from one state (`cwnd`, past slow
+    start with `avoidance`, `alpha`, `params`), fed stage by stage; a stage after which they
+    differ fails, named by its text. A check function: `rule(ws, target)`."""
+
+    cwnd: float
+    stages: tuple[tuple[str, tuple[_Feed, ...]], ...]
+    passed: str  # the detail of a pass, before the window's state
+    avoidance: bool = False
+    alpha: float | None = None
+    params: tuple[tuple[str, float], ...] = ()  # (name, value): min_cwnd, loss_min_cwnd
+
+    def __call__(self, ws: Workspace, target: str) -> tuple[bool, str]:
+        pair = _Pair(window_class(ws), self.cwnd, avoidance=self.avoidance, alpha=self.alpha,
+                     **dict(self.params))
+        for what, feeds in self.stages:
+            for feed in feeds:
+                for _ in range(feed.times):
+                    pair.feed(list(feed.samples), srtt=feed.srtt, span=feed.span)
+            if pair.diverged:
+                return False, f"{what}: {pair.diverged}"
+        return _verdict(pair, self.passed)
+
+
+@dataclass(frozen=True)
+class _EachKind:
+    """A check: for each (name, kind) of marked sample, a fresh pair past slow start at cwnd
+    20, alpha 0, fed 3 windows of 20 samples, 5 of them that kind. A check function."""
+
+    kinds: tuple[tuple[str, Sample], ...]
+    passed: str
+    sep: str = ": "  # samples_counted's messages have always had ", " here
+
+    def __call__(self, ws: Workspace, target: str) -> tuple[bool, str]:
+        cls = window_class(ws)
+        for name, kind in self.kinds:
+            pair = _Pair(cls, 20.0, avoidance=True, alpha=0.0)
+            for _ in range(3):
+                pair.feed(_pattern(20, 0.25, kind))
+            if pair.diverged:
+                return False, f"3 windows with 5 {name} in 20 samples{self.sep}{pair.diverged}"
+        return _verdict(pair, self.passed)
+
+
+# Every sample that is an ECN mark, a NACK or a loss is a mark.
+samples_counted = _EachKind((("ECN marks", MARK), ("NACKs", TRIM), ("losses", LOSS)),
+                            "5 of 20 samples marked (ECN, NACK or loss), 3 windows", sep=", ")
+
+# A NACK or a loss that also echoes CE is one marked sample, not two.
+combined_signals_count_once = _EachKind(
+    (("NACKs echoing CE", (True, False, True)), ("losses echoing CE", (True, True, False))),
+    "5 of 20 samples both a NACK or loss and CE-marked, 3 windows")
+
+
+SLOW_START_CUT = _Feed((MARK,), span=SRTT / 20)  # the first mark in slow start: 40 -> 20
+DRAINING = _Feed((MARK,) * 20)  # the overshoot draining: no cut, no measurement
+
+
+def _marked(fraction: float, times: int = 1) -> _Feed:
+    """`times` windows of 20 samples, `fraction` of them marked."""
+    return _Feed(tuple(_pattern(20, fraction)), times)
+
+
+additive_increase = _Rule(
+    10.0, avoidance=True, alpha=0.5,
+    stages=(("past slow start at cwnd 10, 5 windows of 10 clean ACKs",
+             (_Feed((CLEAN,) * 10, times=5),)),),
+    passed="5 windows of clean ACKs past slow start, from cwnd 10")
+
+first_mark_ends_slow_start = _Rule(
+    20.0,
+    stages=(("slow start from 20: 4 clean ACKs, then a mark",  # long before an RTT is over
+             (_Feed((CLEAN,) * 4 + (MARK,), srtt=1.0, span=SRTT),)),),
+    passed="a mark in slow start halves the window at once")
+
+one_cut_per_rtt = _Rule(
+    64.0, avoidance=True, alpha=1.0,
+    stages=(("cwnd 64, alpha 1, 5 RTTs of 16 marks each", (_Feed((MARK,) * 16, times=5),)),),
+    passed="5 RTTs of marks, 5 cuts")
+
+# From slow start: the first mark, the draining window (all marked), then windows a quarter
+# marked (alpha must be 0.25 at once), one window half marked (one step of the average), and
+# half marked until alpha is about 0.5.
+alpha_follows_marked_fraction = _Rule(
+    40.0,
+    stages=(("the first whole window after slow start, a quarter marked",
+             (SLOW_START_CUT, DRAINING, _marked(0.25))),
+            ("30 more windows a quarter marked", (_marked(0.25, 30),)),
+            ("then one window half marked", (_marked(0.5),)),
+            ("then 30 windows half marked", (_marked(0.5, 30),))),
+    passed="alpha 0.25 after the first measured window, then 0.5")
+
+draining_window = _Rule(
+    40.0,
+    stages=(("the window after slow start's cut, all marked", (SLOW_START_CUT, DRAINING)),
+            ("the windows after the draining one, a quarter marked", (_marked(0.25, 3),))),
+    passed="slow start's cut, a draining window, 3 windows measured")
+
+# The window's own floors, and a loss window followed by windows without loss.
+floors_are_the_windows = _Rule(
+    64.0, avoidance=True, alpha=1.0, params=(("min_cwnd", 3.0), ("loss_min_cwnd", 5.0)),
+    stages=(("min_cwnd 3, loss_min_cwnd 5, cwnd 64, 8 windows all marked with a loss in each",
+             (_Feed((LOSS,) + (MARK,) * 7, times=8),)),
+            ("min_cwnd 3, loss_min_cwnd 5: at the loss floor, then 4 windows all marked "
+             "without a loss", (_Feed((MARK,) * 8, times=4),)),
+            ("min_cwnd 3, loss_min_cwnd 5: then 2 windows with a loss again",
+             (_Feed((MARK,) * 3 + (LOSS,), times=2),))),
+    passed="the window's floors; the loss floor only for windows with a loss")
+
+
+# ---------------------------------------------------------------- the rules, check by check
 def slow_start(ws: Workspace, target: str) -> tuple[bool, str]:
     cls = window_class(ws)
     pair = _Pair(cls, 10.0)
@@ -125,51 +236,6 @@ def slow_start(ws: Workspace, target: str) -> tuple[bool, str]:
     if capped.diverged:
         return False, f"slow start from 500 with max_cwnd 505, 10 clean ACKs: {capped.diverged}"
     return _verdict(pair, "10 clean ACKs in slow start from cwnd 10")
-
-
-def additive_increase(ws: Workspace, target: str) -> tuple[bool, str]:
-    pair = _Pair(window_class(ws), 10.0, avoidance=True, alpha=0.5)
-    for _ in range(5):
-        pair.feed([CLEAN] * 10)
-    if pair.diverged:
-        return False, f"past slow start at cwnd 10, 5 windows of 10 clean ACKs: {pair.diverged}"
-    return _verdict(pair, "5 windows of clean ACKs past slow start, from cwnd 10")
-
-
-def first_mark_ends_slow_start(ws: Workspace, target: str) -> tuple[bool, str]:
-    pair = _Pair(window_class(ws), 20.0)
-    pair.feed([CLEAN] * 4 + [MARK], srtt=1.0, span=SRTT)  # long before an RTT is over
-    if pair.diverged:
-        return False, f"slow start from 20: 4 clean ACKs, then a mark: {pair.diverged}"
-    return _verdict(pair, "a mark in slow start halves the window at once")
-
-
-def one_cut_per_rtt(ws: Workspace, target: str) -> tuple[bool, str]:
-    pair = _Pair(window_class(ws), 64.0, avoidance=True, alpha=1.0)
-    for _ in range(5):
-        pair.feed([MARK] * 16)
-    if pair.diverged:
-        return False, f"cwnd 64, alpha 1, 5 RTTs of 16 marks each: {pair.diverged}"
-    return _verdict(pair, "5 RTTs of marks, 5 cuts")
-
-
-def alpha_follows_marked_fraction(ws: Workspace, target: str) -> tuple[bool, str]:
-    """From slow start: the first mark, the draining window (all marked), then windows a
-    quarter marked (alpha must be 0.25 at once), one window half marked (one step of the
-    average), and half marked until alpha is about 0.5."""
-    pair = _Pair(window_class(ws), 40.0)
-    pair.feed([MARK], span=SRTT / 20)  # slow start's cut: 40 -> 20
-    pair.feed([MARK] * 20)  # the overshoot draining
-    steps = [("the first whole window after slow start, a quarter marked", [0.25]),
-             ("30 more windows a quarter marked", [0.25] * 30),
-             ("then one window half marked", [0.5]),
-             ("then 30 windows half marked", [0.5] * 30)]
-    for what, fractions in steps:
-        for f in fractions:
-            pair.feed(_pattern(20, f))
-        if pair.diverged:
-            return False, f"{what}: {pair.diverged}"
-    return _verdict(pair, "alpha 0.25 after the first measured window, then 0.5")
 
 
 def cut_and_floors(ws: Workspace, target: str) -> tuple[bool, str]:
@@ -191,19 +257,6 @@ def cut_and_floors(ws: Workspace, target: str) -> tuple[bool, str]:
                        f"loss_min_cwnd 2): {losses.diverged}")
     return True, (f"cut by alpha/2; floors: {_fmt(marks.mine.cwnd)} after marks, "
                   f"{_fmt(losses.mine.cwnd)} after losses")
-
-
-def draining_window(ws: Workspace, target: str) -> tuple[bool, str]:
-    pair = _Pair(window_class(ws), 40.0)
-    pair.feed([MARK], span=SRTT / 20)  # slow start's cut: 40 -> 20
-    pair.feed([MARK] * 20)  # the overshoot draining: no cut, no measurement
-    if pair.diverged:
-        return False, f"the window after slow start's cut, all marked: {pair.diverged}"
-    for _ in range(3):
-        pair.feed(_pattern(20, 0.25))
-    if pair.diverged:
-        return False, f"the windows after the draining one, a quarter marked: {pair.diverged}"
-    return _verdict(pair, "slow start's cut, a draining window, 3 windows measured")
 
 
 def marked_samples_do_not_grow(ws: Workspace, target: str) -> tuple[bool, str]:
@@ -229,19 +282,6 @@ def marked_samples_do_not_grow(ws: Workspace, target: str) -> tuple[bool, str]:
     return _verdict(pair, "marked samples never grow; growth stops at ssthresh and max_cwnd")
 
 
-def combined_signals_count_once(ws: Workspace, target: str) -> tuple[bool, str]:
-    """A NACK or a loss that also echoes CE is one marked sample, not two."""
-    cls = window_class(ws)
-    for name, kind in (("NACKs echoing CE", (True, False, True)),
-                       ("losses echoing CE", (True, True, False))):
-        pair = _Pair(cls, 20.0, avoidance=True, alpha=0.0)
-        for _ in range(3):
-            pair.feed(_pattern(20, 0.25, kind))
-        if pair.diverged:
-            return False, f"3 windows with 5 {name} in 20 samples: {pair.diverged}"
-    return _verdict(pair, "5 of 20 samples both a NACK or loss and CE-marked, 3 windows")
-
-
 def gain_is_the_windows(ws: Workspace, target: str) -> tuple[bool, str]:
     cls = window_class(ws)
     for gain in (1 / 16, 1 / 2):
@@ -255,28 +295,6 @@ def gain_is_the_windows(ws: Workspace, target: str) -> tuple[bool, str]:
                            f"window, 4 windows a quarter marked, 4 three quarters: "
                            f"{pair.diverged}")
     return _verdict(pair, "alpha moves by the window's own gain")
-
-
-def floors_are_the_windows(ws: Workspace, target: str) -> tuple[bool, str]:
-    """The window's own floors, and a loss window followed by windows without loss."""
-    cls = window_class(ws)
-    params = {"min_cwnd": 3.0, "loss_min_cwnd": 5.0}
-    pair = _Pair(cls, 64.0, avoidance=True, alpha=1.0, **params)
-    for _ in range(8):
-        pair.feed([LOSS] + [MARK] * 7)
-    if pair.diverged:
-        return False, (f"min_cwnd 3, loss_min_cwnd 5, cwnd 64, 8 windows all marked with a "
-                       f"loss in each: {pair.diverged}")
-    for _ in range(4):
-        pair.feed([MARK] * 8)
-    if pair.diverged:
-        return False, (f"min_cwnd 3, loss_min_cwnd 5: at the loss floor, then 4 windows all "
-                       f"marked without a loss: {pair.diverged}")
-    for _ in range(2):
-        pair.feed([MARK] * 3 + [LOSS])
-    if pair.diverged:
-        return False, f"min_cwnd 3, loss_min_cwnd 5: then 2 windows with a loss again: {pair.diverged}"
-    return _verdict(pair, "the window's floors; the loss floor only for windows with a loss")
 
 
 # ------------------------------------------------------------------ random histories

@@ -13,6 +13,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from p4emu.cmdline import UsageError, run_main
+
 POLICY_FLAG = "--exercise-policy"
 LIVENESS_FLAG = "--exercise-liveness"
 
@@ -28,19 +30,16 @@ def main(argv: list[str] | None = None) -> int:
     from mrclab.exercises.student_code import load_student_module
     from mrclab.exercises.worker import CheckFailed
 
-    if args.exercise_policy is None and args.exercise_liveness is None:
-        print(f"controller: give {POLICY_FLAG} or {LIVENESS_FLAG}", file=sys.stderr)
-        return 2
-    routing, verdict = compute_next_hops, LinkVerdict
-    try:
+    def body() -> int:
+        if args.exercise_policy is None and args.exercise_liveness is None:
+            raise UsageError(f"give {POLICY_FLAG} or {LIVENESS_FLAG}")
+        routing, verdict = compute_next_hops, LinkVerdict
         if args.exercise_policy is not None:
             routing = load_student_module(args.exercise_policy, ("next_hops",)).next_hops
         if args.exercise_liveness is not None:
             verdict = load_student_module(args.exercise_liveness, ("LinkVerdict",)).LinkVerdict
-    except CheckFailed as exc:
-        print(f"controller: {exc}", file=sys.stderr)
-        return 2
-    return controller_main(rest, routing=routing, verdict=verdict)
+        return controller_main(rest, routing=routing, verdict=verdict)
+    return run_main("controller", body, {(UsageError, CheckFailed): 2})
 
 
 if __name__ == "__main__":

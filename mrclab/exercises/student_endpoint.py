@@ -17,6 +17,7 @@ from types import ModuleType
 
 from mrclab.endpoint.core.ev_pool import Choose, EvPool, EvState
 from mrclab.endpoint.core.sender import MrcSender
+from p4emu.cmdline import UsageError, run_main
 
 POLICY_FLAG = "--exercise-policy"
 WINDOW_FLAG = "--exercise-window"
@@ -86,16 +87,14 @@ def main(argv: list[str] | None = None) -> int:
     files = {"policy": (args.exercise_policy, NEEDS),
              "window": (args.exercise_window, WINDOW_NEEDS),
              "planes": (args.exercise_planes, PLANES_NEEDS)}
-    if all(path is None for path, _ in files.values()):
-        print(f"error: give {POLICY_FLAG}, {WINDOW_FLAG} or {PLANES_FLAG}", file=sys.stderr)
-        return 2
-    try:
+
+    def body() -> int:
+        if all(path is None for path, _ in files.values()):
+            raise UsageError(f"give {POLICY_FLAG}, {WINDOW_FLAG} or {PLANES_FLAG}")
         parts = {name: load_student_module(path, needs) if path is not None else None
                  for name, (path, needs) in files.items()}
-    except CheckFailed as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    return endpoint_main(rest, sender_class=sender_with(**parts))
+        return endpoint_main(rest, sender_class=sender_with(**parts))
+    return run_main("error", body, {(UsageError, CheckFailed): 2})
 
 
 if __name__ == "__main__":

@@ -19,6 +19,7 @@ from mrclab.exercises.catalog import Check, ExerciseError, load_exercise
 from mrclab.exercises.results import CheckResult, result_for
 from mrclab.exercises.workspace import Workspace, open_workspace
 from mrclab.places import package_file
+from p4emu.cmdline import UsageError, run_main
 
 RESULT_PREFIX = "@@result "
 
@@ -72,12 +73,15 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     # the runner's time bound sends SIGTERM: unwind, so a running lab is torn down
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    return run_main("worker", lambda: _run(args), {UsageError: 2})
+
+
+def _run(args: argparse.Namespace) -> int:
     try:
         exercise = load_exercise(args.exercise)
         ws = open_workspace(exercise, args.folder.resolve())
-    except ExerciseError as exc:
-        print(f"worker: {exc}", file=sys.stderr)
-        return 2
+    except ExerciseError as exc:  # bad input; one raised by a check is that check's crash
+        raise UsageError(str(exc)) from None
     if args.kind == "stf":
         from mrclab.exercises.p4 import run_stf_checks
 
@@ -86,8 +90,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     check = next((c for c in exercise.checks if c.name == args.check), None)
     if check is None:
-        print(f"worker: {args.exercise} has no check {args.check!r}", file=sys.stderr)
-        return 2
+        raise UsageError(f"{args.exercise} has no check {args.check!r}")
     emit(run_one(check, ws, args.target))
     return 0
 

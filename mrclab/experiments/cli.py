@@ -20,6 +20,7 @@ from mrclab.experiments.config import (
     Options,
 )
 from mrclab.experiments.validity import short_label
+from p4emu.cmdline import UsageError, run_main
 from p4emu.switch.program import PIPELINES
 
 log = logging.getLogger(__name__)
@@ -142,26 +143,29 @@ def options(args: argparse.Namespace) -> Options:
 
 def main(args: argparse.Namespace) -> int:
     """Run what `args` asks; one-line errors, exit 2 for bad input, 1 for a failed run."""
-    from mrclab.experiments import runner
-
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(levelname)s %(name)s: %(message)s")
     opts = options(args)
+    return run_main("mrclab experiment", lambda: _experiments(opts),
+                    {UsageError: 2, ExperimentError: 1},
+                    interrupted=f"mrclab experiment: interrupted; {opts.engine} stopped")
+
+
+def _experiments(opts: Options) -> int:
+    from mrclab.experiments import runner
+
     names = ([n for n in registry.NAMES if opts.engine in registry.get(n).ENGINES]
              if opts.name == "all" else [opts.name])
     try:
         for name in names:  # all bad input is found before any lab starts
             runner.plan(Options(**{**opts.__dict__, "name": name}))
     except ExperimentError as exc:
-        print(f"mrclab experiment: {exc}", file=sys.stderr)
-        return 2
+        raise UsageError(str(exc)) from None
     if opts.engine == "lab":
         from mrclab.lab.lab import cannot_run_here
 
-        problem = cannot_run_here()
-        if problem:
-            print(f"mrclab experiment: {problem}", file=sys.stderr)
-            return 2
+        if problem := cannot_run_here():
+            raise UsageError(problem)
         from mininet.log import setLogLevel
 
         setLogLevel("warning")
@@ -171,16 +175,11 @@ def main(args: argparse.Namespace) -> int:
             summaries = runner.run_many(names, opts, opts.out)
         else:
             summaries = [runner.run(opts, opts.out)]
-    except ExperimentError as exc:
-        print(f"mrclab experiment: {exc}", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        print(f"mrclab experiment: interrupted; {opts.engine} stopped", file=sys.stderr)
-        return 130
+    except ExperimentError:
+        raise
     except Exception as exc:  # lab errors: one line, details in the lab's logs (and -v)
         logging.getLogger(__name__).info("the run failed", exc_info=True)
-        print(f"mrclab experiment: {type(exc).__name__}: {exc}", file=sys.stderr)
-        return 1
+        raise ExperimentError(f"{type(exc).__name__}: {exc}") from None
     for s in summaries:
         met = sum(1 for g in s["goals"] if g["met"])
         print(f"{s['experiment']}: {short_label(s['verdict'])}"
@@ -190,35 +189,35 @@ def main(args: argparse.Namespace) -> int:
 
 def sweep_main(args: argparse.Namespace, argv: list[str] | None = None) -> int:
     """`mrclab sweep`: every bad input found before any run; exit 1 when a run failed."""
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
+                        format="%(levelname)s %(name)s: %(message)s")
+    logging.getLogger("distributed").setLevel(logging.ERROR)  # its own lines, not ours
+    return run_main("mrclab sweep", lambda: _sweep(args, argv), {ExperimentError: 2})
+
+
+def _sweep(args: argparse.Namespace, argv: list[str] | None) -> int:
     from mrclab.experiments import runner
     from mrclab.experiments.sweep import grid, report
     from mrclab.experiments.sweep.run import check_scheduler, code_version, run_points
 
-    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
-                        format="%(levelname)s %(name)s: %(message)s")
-    logging.getLogger("distributed").setLevel(logging.ERROR)  # its own lines, not ours
-    try:
-        if args.name == "all":
-            raise ExperimentError("a sweep runs one experiment, not all")
-        base = options(args)
-        out = args.out or Path("results") / f"sweep-{args.name}"
-        seeds = grid.parse_seeds(args.seeds)
-        params = [grid.parse_param(text) for text in args.param]
-        if args.scheduler is not None:
-            check_scheduler(args.scheduler)
-        if args.workers is not None and args.workers < 1:
-            raise ExperimentError(f"--workers {args.workers}: must be >= 1")
-        points = grid.expand(base, seeds, params, code_version())
-        for point in points:  # all bad input is found before any run starts
-            runner.plan(point.options)
-        if base.engine == "lab" and args.scheduler is None:
-            from mrclab.lab.lab import cannot_run_here
+    if args.name == "all":
+        raise ExperimentError("a sweep runs one experiment, not all")
+    base = options(args)
+    out = args.out or Path("results") / f"sweep-{args.name}"
+    seeds = grid.parse_seeds(args.seeds)
+    params = [grid.parse_param(text) for text in args.param]
+    if args.scheduler is not None:
+        check_scheduler(args.scheduler)
+    if args.workers is not None and args.workers < 1:
+        raise ExperimentError(f"--workers {args.workers}: must be >= 1")
+    points = grid.expand(base, seeds, params, code_version())
+    for point in points:  # all bad input is found before any run starts
+        runner.plan(point.options)
+    if base.engine == "lab" and args.scheduler is None:
+        from mrclab.lab.lab import cannot_run_here
 
-            if problem := cannot_run_here():
-                raise ExperimentError(problem)
-    except ExperimentError as exc:
-        print(f"mrclab sweep: {exc}", file=sys.stderr)
-        return 2
+        if problem := cannot_run_here():
+            raise ExperimentError(problem)
     started = time.monotonic()
 
     def note(line: str) -> None:
@@ -228,11 +227,7 @@ def sweep_main(args: argparse.Namespace, argv: list[str] | None = None) -> int:
     note(f"{len(points)} runs ({len(seeds)} seeds x "
          f"{len(points) // len(seeds)} configurations) on the {base.engine}, into {out}")
     out.mkdir(parents=True, exist_ok=True)
-    try:
-        outcome = run_points(points, out, base.engine, args.workers, args.scheduler, note)
-    except ExperimentError as exc:
-        print(f"mrclab sweep: {exc}", file=sys.stderr)
-        return 2
+    outcome = run_points(points, out, base.engine, args.workers, args.scheduler, note)
     command = "mrclab " + " ".join(argv if argv is not None else sys.argv[1:])
     result = report.write(out, args.name, command, points, outcome.records,
                           [name for name, _ in params],

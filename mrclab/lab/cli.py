@@ -23,6 +23,7 @@ from mrclab.mininet.link_failure import METHODS as LINK_FAILURE_METHODS
 from mrclab.mininet.mtu import DEFAULT_MTU, MAX_MTU, check_mtu
 from mrclab.mininet.queues import QueueOptions
 from mrclab.places import default_build_dir
+from p4emu.cmdline import UsageError, run_main
 
 log = logging.getLogger("mrclab")
 
@@ -148,49 +149,51 @@ def run(args: argparse.Namespace) -> int:
         return trace_main(args)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(levelname)s %(name)s: %(message)s")
+    return run_main("mrclab", lambda: _with_lab(args), {UsageError: 2})
+
+
+def _with_lab(args: argparse.Namespace) -> int:
+    """Bring the lab up for the command and stop it, also on Ctrl-C and SIGTERM."""
     if args.command == "run" and args.script and not Path(args.script).is_file():
-        print(f"mrclab: script {args.script} not found", file=sys.stderr)
-        return 2
+        raise UsageError(f"script {args.script} not found")
     if args.command == "demo" and args.transfer in ("0", ""):
         args.transfer = None
     try:
         lab = Lab(config_from_args(args))
     except ValueError as exc:
-        print(f"mrclab: {exc}", file=sys.stderr)
-        return 2
-    problem = cannot_run_here()
-    if problem:
-        print(f"mrclab: {problem}", file=sys.stderr)
-        return 2
+        raise UsageError(str(exc)) from None
+    if problem := cannot_run_here():
+        raise UsageError(problem)
     from mininet.log import setLogLevel
 
     setLogLevel("info" if args.verbose else "output")
     logging.getLogger("mininet").propagate = False  # Mininet prints on its own handler
     try:
-        with stoppable():
-            lab.start()
-            if lab.missing_switches:
-                print(f"mrclab: switches not answering: {', '.join(lab.missing_switches)}",
-                      file=sys.stderr)
-            if lab.unprogrammed:
-                print(f"mrclab: the controller could not program "
-                      f"{', '.join(lab.unprogrammed)} (see "
-                      f"{lab.build_dir / 'logs' / 'controller.log'})", file=sys.stderr)
-            if args.command == "demo":
-                from mrclab.lab.demo import run_demo
-
-                return run_demo(lab, args.transfer)
-            run_cli(lab, args.script)
-            return 0
-    except (LabError, CompileError, ControlClientError, ValueError) as exc:
-        print(f"mrclab: {exc}", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        print("mrclab: interrupted; stopping the lab", file=sys.stderr)
-        return 130
+        # within the `try`: a failure is told before the lab stops, which takes a while
+        return run_main("mrclab", lambda: _in_lab(lab, args),
+                        {(LabError, CompileError, ControlClientError, ValueError): 1},
+                        interrupted="mrclab: interrupted; stopping the lab")
     except Terminated as exc:
         print("mrclab: terminated; stopping the lab", file=sys.stderr)
         return exc.code
     finally:
         with uninterruptible():
             lab.stop()
+
+
+def _in_lab(lab: Lab, args: argparse.Namespace) -> int:
+    with stoppable():
+        lab.start()
+        if lab.missing_switches:
+            print(f"mrclab: switches not answering: {', '.join(lab.missing_switches)}",
+                  file=sys.stderr)
+        if lab.unprogrammed:
+            print(f"mrclab: the controller could not program "
+                  f"{', '.join(lab.unprogrammed)} (see "
+                  f"{lab.build_dir / 'logs' / 'controller.log'})", file=sys.stderr)
+        if args.command == "demo":
+            from mrclab.lab.demo import run_demo
+
+            return run_demo(lab, args.transfer)
+        run_cli(lab, args.script)
+        return 0

@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 from mrclab.fabric.topology_file import read_topology
+from p4emu.cmdline import run_main
 
 BACKUP_ELECTION_ID = (0, 1)  # (high, low): lower than any controller election id
 
@@ -45,11 +46,11 @@ def shell_argv(topology_path: Path, switch: str) -> list[str]:
 
 def run(topology_path: Path, switch: str) -> int:
     """Replace this process with the shell (an interactive IPython session)."""
-    try:
-        argv = shell_argv(topology_path, switch)
-    except ShellError as exc:
-        print(f"mrclab shell: {exc}", file=sys.stderr)
-        return 2
+    return run_main("mrclab shell", lambda: _exec_shell(topology_path, switch), {ShellError: 2})
+
+
+def _exec_shell(topology_path: Path, switch: str) -> int:
+    argv = shell_argv(topology_path, switch)
     print(f"p4runtime-shell on {switch} ({argv[argv.index('--grpc-addr') + 1]}), as a backup "
           "client: reads only; the lab's controller stays primary", file=sys.stderr)
     os.execv(argv[0], argv)

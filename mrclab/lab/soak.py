@@ -24,7 +24,7 @@ from pathlib import Path
 from mrclab.lab.lab import Lab, LabConfig, LabError, cannot_run_here
 from mrclab.lab.soak_figures import ProcessSample, growth, plot_samples
 from mrclab.lab.transfers import TransferError, transfer
-from p4emu.cmdline import OneLineParser
+from p4emu.cmdline import OneLineParser, UsageError, run_main
 
 log = logging.getLogger(__name__)
 
@@ -255,22 +255,21 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s",
                         force=True)  # Mininet's import set up a handler of its own
     logging.getLogger("mininet").propagate = False
+    return run_main("soak", lambda: _soak(args), {UsageError: 2, (LabError, ValueError): 1})
+
+
+def _soak(args: argparse.Namespace) -> int:
     if (problem := cannot_run_here()):
-        print(f"soak: {problem}", file=sys.stderr)
-        return 2
+        raise UsageError(problem)
     plan = SoakPlan(duration=args.minutes * 60, link_every=args.link_every,
                     link_down_for=args.link_down_for, switch_every=args.switch_every,
                     controller_at=args.controller_at, sample_every=args.sample_every,
                     warmup=args.warmup)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    try:
-        with Lab(LabConfig(args.topo, target=args.target, spray=args.spray)) as lab:
-            lab.start()
-            record = Soak(lab, plan, out / "transfers", args.seed).run()
-    except (LabError, ValueError) as exc:
-        print(f"soak: {exc}", file=sys.stderr)
-        return 1
+    with Lab(LabConfig(args.topo, target=args.target, spray=args.spray)) as lab:
+        lab.start()
+        record = Soak(lab, plan, out / "transfers", args.seed).run()
     summary = record.summary()
     (out / "soak.json").write_text(json.dumps(
         {**summary, "plan": asdict(plan), "spec": record.spec, "target": record.target,

@@ -13,6 +13,7 @@ its port and the writes applied so far.
 
 from __future__ import annotations
 
+import functools
 import logging
 import random
 import time
@@ -147,17 +148,32 @@ def _outcome(fn: Callable, *args):
         return ("error", type(exc).__name__)
 
 
+Setup = tuple[str, list] | None  # an STF file and its set-up commands
+
+
+def _device(loaded: Loaded, make: Callable[..., Pipeline | NativePipeline], seed: int,
+            setup: Setup, clock_us: Callable[[], int],
+            **options: int) -> tuple[DeviceState, Pipeline | NativePipeline]:
+    """A device state and its pipeline (`make`) as every side of a case starts them: the
+    same rng, liveness and STF set-up."""
+    state = DeviceState.from_program(loaded.program.info, port_up=port_up, clock_us=clock_us,
+                                     rng=random.Random(seed))
+    pipe = make(loaded.program, state, cpu_port=CPU_PORT, **options)
+    if setup is not None:
+        name, commands = setup
+        run = StfRun(state, lambda port, data, now: [], name)
+        for cmd in commands:
+            run.execute(cmd)
+    return state, pipe
+
+
 class _Side:
-    def __init__(self, loaded: Loaded, make, seed: int, setup) -> None:
-        self.state = DeviceState.from_program(loaded.program.info, port_up=port_up,
-                                              clock_us=lambda: 0, rng=random.Random(seed))
-        self.pipe = make(loaded.program, self.state, cpu_port=CPU_PORT,
-                         priority_queues=PRIORITY_QUEUES)
-        if setup is not None:
-            name, commands = setup
-            run = StfRun(self.state, lambda port, data, now: [], name)
-            for cmd in commands:
-                run.execute(cmd)
+    """A pipeline of a pipeline case, on a clock that stays at 0."""
+
+    def __init__(self, loaded: Loaded, make: Callable[..., Pipeline | NativePipeline],
+                 seed: int, setup: Setup) -> None:
+        self.state, self.pipe = _device(loaded, make, seed, setup, lambda: 0,
+                                        priority_queues=PRIORITY_QUEUES)
 
 
 def _write(sides, fuzzer: ControlFuzzer, writes: list[str]) -> str | None:
@@ -197,58 +213,94 @@ def _state_difference(py: DeviceState, nat: DeviceState, native: NativePipeline)
     return None
 
 
-def _quiet() -> Callable[[], None]:
-    """Silence the pipelines' per-packet error logs (out-of-range registers, faults)
-    for the run; returns the undo."""
-    previous = logging.root.manager.disable
-    logging.disable(logging.CRITICAL)
-    return lambda: logging.disable(previous)
+def _quietly(run: Callable[..., CaseResult]) -> Callable[..., CaseResult]:
+    """`run` with the pipelines' per-packet error logs (out-of-range registers, faults)
+    silenced."""
+
+    @functools.wraps(run)
+    def quiet(*args, **kwargs) -> CaseResult:
+        previous = logging.root.manager.disable
+        logging.disable(logging.CRITICAL)
+        try:
+            return run(*args, **kwargs)
+        finally:
+            logging.disable(previous)
+    return quiet
 
 
+class _Case:
+    """What a pipeline case and a traffic-manager case share: the seeded rng, the STF
+    set-up drawn from it, the writes to every side, the findings and the timing."""
+
+    def __init__(self, loaded: Loaded, case: str, seed: int) -> None:
+        self.t0, self.c0 = time.perf_counter(), time.process_time()
+        self.loaded = loaded
+        self.rng = random.Random(seed)
+        self.setup = self.rng.choice(loaded.setups) if loaded.setups else None
+        self.result = CaseResult(loaded.target.name, case, seed, 0, 0.0)
+        self.writes: list[str] = []
+
+    def start(self, sides: list[_Side] | list[_Switch]) -> None:
+        """The write and frame generators for `sides`, then 0-29 writes before the first
+        frame. Not in __init__: a traffic-manager case draws its queue settings from the
+        rng in between, and keeping the draws in order keeps what each seed reproduces."""
+        self.sides = sides
+        planted: dict = {}
+        self.fuzzer = ControlFuzzer(self.rng, sides[0].state, planted)
+        self.gen = FrameGen(self.rng, self.loaded.paths, self.loaded.seeds, planted)
+        for _ in range(self.rng.randrange(0, 30)):
+            if self.write(-1):
+                break
+
+    def next_frame(self) -> tuple[int, bytes]:
+        """The next generated frame and its port; its strategy counted."""
+        port, frame, how = self.gen.next()
+        self.result.strategies[how] = self.result.strategies.get(how, 0) + 1
+        return port, frame
+
+    def frames(self, frames: int) -> range:
+        """The frame numbers to run: none after a finding."""
+        return range(frames if not self.result.findings else 0)
+
+    def write(self, i: int) -> bool:
+        """One write to every side before frame `i`; True (and a finding) when their
+        outcomes differ."""
+        bad = _write(self.sides, self.fuzzer, self.writes)
+        if bad:
+            self.finding("write", i, None, None, bad)
+        return bool(bad)
+
+    def finding(self, kind: str, i: int, port: int | None, frame: bytes | None,
+                detail: str) -> None:
+        r = self.result
+        r.findings.append(Finding(kind, r.target, r.case, r.seed, i, port,
+                                  frame.hex() if frame is not None else "", detail,
+                                  list(self.writes), self.setup[0] if self.setup else ""))
+
+    def end(self, native: NativePipeline) -> CaseResult:
+        """Close the compiled pipeline; the result with its timing."""
+        native.close()
+        self.result.seconds = time.perf_counter() - self.t0
+        self.result.cpu_seconds = time.process_time() - self.c0
+        return self.result
+
+
+@_quietly
 def run_pipeline_case(loaded: Loaded, seed: int, frames: int,
                       trace: Callable[[int, int, bytes], None] | None = None) -> CaseResult:
     """`frames` generated frames through both pipelines in lockstep (`trace(i, port,
     frame)` is told each frame before it runs: a replay names the frame a sanitizer
     stopped at)."""
-    undo = _quiet()
-    try:
-        return _run_pipeline_case(loaded, seed, frames, trace)
-    finally:
-        undo()
-
-
-def _run_pipeline_case(loaded, seed, frames, trace) -> CaseResult:
-    t0, c0 = time.perf_counter(), time.process_time()
-    name = loaded.target.name
-    rng = random.Random(seed)
-    setup = rng.choice(loaded.setups) if loaded.setups else None
-    sides = [_Side(loaded, Pipeline, seed, setup), _Side(loaded, NativePipeline, seed, setup)]
-    py, nat = sides
-    planted: dict = {}
-    fuzzer = ControlFuzzer(rng, py.state, planted)
-    gen = FrameGen(rng, loaded.paths, loaded.seeds, planted)
-    result = CaseResult(name, "pipeline", seed, 0, 0.0)
-    writes: list[str] = []
-
-    def finding(kind, i, port, frame, detail):
-        result.findings.append(Finding(kind, name, "pipeline", seed, i, port,
-                                       frame.hex() if frame is not None else "", detail,
-                                       list(writes), setup[0] if setup else ""))
-
-    for _ in range(rng.randrange(0, 30)):
-        bad = _write(sides, fuzzer, writes)
-        if bad:
-            finding("write", -1, None, None, bad)
-            break
+    case = _Case(loaded, "pipeline", seed)
+    rng, result = case.rng, case.result
+    py, nat = (_Side(loaded, Pipeline, seed, case.setup),
+               _Side(loaded, NativePipeline, seed, case.setup))
+    case.start([py, nat])
     now = 0
-    for i in range(frames if not result.findings else 0):
-        if rng.random() < 0.02:
-            bad = _write(sides, fuzzer, writes)
-            if bad:
-                finding("write", i, None, None, bad)
-                break
-        port, frame, how = gen.next()
-        result.strategies[how] = result.strategies.get(how, 0) + 1
+    for i in case.frames(frames):
+        if rng.random() < 0.02 and case.write(i):
+            break
+        port, frame = case.next_frame()
         depth = rng.choice(DEPTHS)
         now += rng.choice((0, 1, 1, 7, 1000, 1 << 20))
         py.pipe.queue_depth = nat.pipe.queue_depth = depth
@@ -259,17 +311,15 @@ def _run_pipeline_case(loaded, seed, frames, trace) -> CaseResult:
         result.frames += 1
         result.forwarded += a[0] == "ok" and bool(a[1])
         if a != b:
-            finding("output", i, port, frame,
-                    f"queue depth {depth}, now {now} us: python {_short(a)} != native {_short(b)}")
+            case.finding("output", i, port, frame,
+                         f"queue depth {depth}, now {now} us: python {_short(a)} != native "
+                         f"{_short(b)}")
             break
     if not result.findings:
         bad = _state_difference(py.state, nat.state, nat.pipe)
         if bad:
-            finding("state", result.frames, None, None, bad)
-    nat.pipe.close()
-    result.seconds = time.perf_counter() - t0
-    result.cpu_seconds = time.process_time() - c0
-    return result
+            case.finding("state", result.frames, None, None, bad)
+    return case.end(nat.pipe)
 
 
 def _short(outcome) -> str:
@@ -311,14 +361,7 @@ class _Switch:
         self.core.packet_in = self.packet_ins.append
         self.ports = _Ports(range(1, 5))
         self.tm = tm_class(self.core, self.ports, settings)
-        self.state = DeviceState.from_program(loaded.program.info, port_up=port_up,
-                                              clock_us=self.core.clock_us,
-                                              rng=random.Random(seed))
-        self.pipe = make(loaded.program, self.state, cpu_port=CPU_PORT)
-        if setup is not None:
-            run = StfRun(self.state, lambda port, data, now: [], setup[0])
-            for cmd in setup[1]:
-                run.execute(cmd)
+        self.state, self.pipe = _device(loaded, make, seed, setup, self.core.clock_us)
         self.core.program = _Program(self.pipe, loaded.program.info)
 
     def observe(self) -> tuple:
@@ -327,57 +370,32 @@ class _Switch:
         return (self.ports.sent, self.packet_ins, drops, depths, self.tm.pipeline_errors)
 
 
+@_quietly
 def run_tm_case(loaded: Loaded, seed: int, frames: int,
                 trace: Callable[[int, int, bytes], None] | None = None) -> CaseResult:
     """`frames` frames into the Python traffic manager with the Python pipeline and the
     compiled traffic manager with the compiled pipeline, on one virtual clock each: the
     frames sent (port, bytes, service start), PacketIns, drops, queue depths and
     internal errors must agree step by step."""
-    undo = _quiet()
-    try:
-        return _run_tm_case(loaded, seed, frames, trace)
-    finally:
-        undo()
-
-
-def _run_tm_case(loaded, seed, frames, trace) -> CaseResult:
     from p4emu.switch.native_traffic_manager import NativeTrafficManager
     from p4emu.switch.traffic_manager import QueueSettings, TrafficManager
 
-    t0, c0 = time.perf_counter(), time.process_time()
-    name = loaded.target.name
-    rng = random.Random(seed)
-    setup = rng.choice(loaded.setups) if loaded.setups else None
+    case = _Case(loaded, "tm", seed)
+    rng, result, writes = case.rng, case.result, case.writes
     settings = [QueueSettings(depth=d, rate_pps=r, line_rate_bps=lr, priorities=p,
                               priority_depths=pd)
                 for d, r, lr, p, pd in [(rng.choice((2, 8, 64)), rng.choice((0.0, 1e5)),
                                          rng.choice((0.0, 1e8, 1e10)), rng.choice((1, 2, 2)),
                                          rng.choice(({}, {1: 4})))] * 2]
-    switches = [_Switch(loaded, TrafficManager, Pipeline, seed, setup, settings[0]),
-                _Switch(loaded, NativeTrafficManager, NativePipeline, seed, setup, settings[1])]
-    planted: dict = {}
-    fuzzer = ControlFuzzer(rng, switches[0].state, planted)
-    gen = FrameGen(rng, loaded.paths, loaded.seeds, planted)
-    result = CaseResult(name, "tm", seed, 0, 0.0)
-    writes: list[str] = []
-
-    def finding(kind, i, port, frame, detail):
-        result.findings.append(Finding(kind, name, "tm", seed, i, port,
-                                       frame.hex() if frame is not None else "", detail,
-                                       list(writes), setup[0] if setup else ""))
-
-    for _ in range(rng.randrange(0, 30)):
-        bad = _write(switches, fuzzer, writes)
-        if bad:
-            finding("write", -1, None, None, bad)
-            break
+    switches = [_Switch(loaded, TrafficManager, Pipeline, seed, case.setup, settings[0]),
+                _Switch(loaded, NativeTrafficManager, NativePipeline, seed, case.setup,
+                        settings[1])]
+    case.start(switches)
     seen = [0, 0]
-    for i in range(frames if not result.findings else 0):
+    for i in case.frames(frames):
         r = rng.random()
         if r < 0.02:
-            bad = _write(switches, fuzzer, writes)
-            if bad:
-                finding("write", i, None, None, bad)
+            if case.write(i):
                 break
         elif r < 0.03:  # run-time queue settings, as the runtime control sets them
             port = rng.choice((None, 1, 2, 3, 4, CPU_PORT))
@@ -392,8 +410,7 @@ def _run_tm_case(loaded, seed, frames, trace) -> CaseResult:
             for s in switches:
                 getattr(s.tm, method)(*args)
         dt = rng.choice((0, 0, 100, 1000, 7000, 250_000, 4_000_000))
-        port, frame, how = gen.next()
-        result.strategies[how] = result.strategies.get(how, 0) + 1
+        port, frame = case.next_frame()
         if trace is not None:
             trace(i, port, frame)
         mode = rng.random()
@@ -411,13 +428,10 @@ def _run_tm_case(loaded, seed, frames, trace) -> CaseResult:
         result.forwarded += len(obs[0][0]) + len(obs[0][1]) > sum(seen)
         if outs[0] != outs[1] or _new(obs[0], seen) != _new(obs[1], seen) or \
                 obs[0][2:] != obs[1][2:]:
-            finding("tm", i, port, frame, _tm_difference(outs, obs, seen))
+            case.finding("tm", i, port, frame, _tm_difference(outs, obs, seen))
             break
         seen = [len(obs[0][0]), len(obs[0][1])]
-    switches[1].pipe.close()
-    result.seconds = time.perf_counter() - t0
-    result.cpu_seconds = time.process_time() - c0
-    return result
+    return case.end(switches[1].pipe)
 
 
 def _new(obs, seen) -> tuple:

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from p4emu.cmdline import OneLineParser
+from p4emu.cmdline import OneLineParser, UsageError, run_main
 from p4emu.compile_cmd import parse_defines
 from p4emu.native.errors import NativeUnsupported
 from p4emu.runtime.device import DeviceState
@@ -123,23 +123,20 @@ def main(argv: list[str]) -> int:
     args = _parse_args(argv)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(levelname)s %(name)s: %(message)s")
-    if not Path(args.program).is_file():
-        print(f"p4emu stf: {args.program}: no such file", file=sys.stderr)
-        return 2
     from p4emu.lang.errors import P4CompileError
 
+    return run_main("p4emu stf", lambda: _run(args), {(UsageError, P4CompileError, OSError): 2},
+                    plain=(P4CompileError,))
+
+
+def _run(args: argparse.Namespace) -> int:
+    if not Path(args.program).is_file():
+        raise UsageError(f"{args.program}: no such file")
     try:
         fresh = build_device(args.program, args.include, parse_defines(args.define),
                              args.priority_queues, native=args.pipeline == "native")
-    except P4CompileError as exc:
-        print(str(exc), file=sys.stderr)
-        return 2
-    except OSError as exc:
-        print(f"p4emu stf: {exc.filename}: {exc.strerror}", file=sys.stderr)
-        return 2
     except NativeUnsupported as exc:
-        print(f"p4emu stf: --pipeline native: {exc}", file=sys.stderr)
-        return 2
+        raise UsageError(f"--pipeline native: {exc}") from None
     try:
         results, errors = run_files(fresh, args.stf)
     except Exception:

@@ -16,10 +16,10 @@ import shlex
 import sys
 import threading
 
-from p4emu.cmdline import UsageError
+from p4emu.cmdline import UsageError, run_main
 from p4emu.switch.dataplane_loop import DataplaneLoop
 from p4emu.switch.instance import StartupError, SwitchInstance
-from p4emu.switch.main import run_until_signalled, setup_logging
+from p4emu.switch.main import SWITCH_ERRORS, run_until_signalled, setup_logging
 from p4emu.switch.options import SwitchOptions, parse_switch_args
 from p4emu.switch.port_oper_state import SharedPoller
 
@@ -122,13 +122,12 @@ def main(argv: list[str] | None = None) -> int:
     if argv in (["-h"], ["--help"]):
         print(__doc__.strip())
         return 0
-    try:
+
+    def body() -> int:
         all_opts = parse_fabric_args(argv)
-    except UsageError as exc:
-        print(f"p4emu fabric: {exc}", file=sys.stderr)
-        return 2
-    setup_logging(*all_opts)
-    # the data-plane thread shares the GIL with every switch's gRPC threads: when it wakes
-    # with frames to forward, it waits for a running gRPC thread at most this long
-    sys.setswitchinterval(FABRIC_SWITCH_INTERVAL_S)
-    return run_until_signalled("fabric", lambda stop: run(all_opts, stop))
+        setup_logging(*all_opts)
+        # the data-plane thread shares the GIL with every switch's gRPC threads: when it
+        # wakes with frames to forward, it waits for a running gRPC thread at most this long
+        sys.setswitchinterval(FABRIC_SWITCH_INTERVAL_S)
+        return run_until_signalled(lambda stop: run(all_opts, stop))
+    return run_main("p4emu fabric", body, SWITCH_ERRORS)

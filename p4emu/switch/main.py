@@ -8,7 +8,7 @@ import sys
 import threading
 from collections.abc import Callable
 
-from p4emu.cmdline import UsageError
+from p4emu.cmdline import UsageError, run_main
 from p4emu.switch.dataplane_loop import DataplaneLoop
 from p4emu.switch.instance import StartupError, SwitchInstance
 from p4emu.switch.options import LOG_LEVELS, SwitchOptions, parse_switch_args
@@ -49,26 +49,24 @@ def run(opts: SwitchOptions, stop: threading.Event) -> None:
         loop.stop()
 
 
+# a bad command line is argparse's status; a switch that cannot start, 1
+SWITCH_ERRORS = {UsageError: 2, StartupError: 1}
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    try:
+
+    def body() -> int:
         opts = parse_switch_args(argv)
-    except UsageError as exc:
-        print(f"p4emu switch: {exc}", file=sys.stderr)
-        return 2
-    setup_logging(opts)
-    return run_until_signalled("switch", lambda stop: run(opts, stop))
+        setup_logging(opts)
+        return run_until_signalled(lambda stop: run(opts, stop))
+    return run_main("p4emu switch", body, SWITCH_ERRORS)
 
 
-def run_until_signalled(command: str, body: Callable[[threading.Event], None]) -> int:
-    """Run `body(stop)` until SIGTERM, SIGINT or SIGHUP sets `stop`; a switch that cannot
-    start is one line on stderr and exit status 1."""
+def run_until_signalled(body: Callable[[threading.Event], None]) -> int:
+    """Run `body(stop)` until SIGTERM, SIGINT or SIGHUP sets `stop`; status 0."""
     stop = threading.Event()
     for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         signal.signal(sig, lambda signum, frame: stop.set())
-    try:
-        body(stop)
-    except StartupError as exc:
-        print(f"p4emu {command}: {exc}", file=sys.stderr)
-        return 1
+    body(stop)
     return 0

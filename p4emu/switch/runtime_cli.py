@@ -10,6 +10,8 @@ import argparse
 import socket
 import sys
 
+from p4emu.cmdline import run_main
+
 
 class CliError(Exception):
     pass
@@ -48,11 +50,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--thrift-ip", default="127.0.0.1")
     parser.add_argument("command", nargs=argparse.REMAINDER)
     args = parser.parse_args(argv)
-    try:
-        client = RuntimeClient(args.thrift_ip, args.thrift_port)
-    except CliError as exc:
-        print(f"p4emu cli: {exc}", file=sys.stderr)
-        return 1
+    return run_main("p4emu cli", lambda: _session(args), {(CliError, OSError): 1})
+
+
+def _session(args: argparse.Namespace) -> int:
+    """Run the command line's command, or stdin's; 1 when the switch refused one."""
+    client = RuntimeClient(args.thrift_ip, args.thrift_port)
     status = 0
     try:
         if args.command:
@@ -75,11 +78,6 @@ def main(argv: list[str] | None = None) -> int:
                     status = 1
             if interactive:
                 print("RuntimeCmd: ", end="", flush=True)
-    except (CliError, OSError) as exc:
-        print(f"p4emu cli: {exc}", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        return 130
     finally:
         client.close()
     return status
