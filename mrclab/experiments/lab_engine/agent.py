@@ -45,6 +45,7 @@ from mrclab.experiments.transfer import (
     transfer_config,
 )
 from mrclab.jsonrecords import to_json
+from p4emu.cmdline import run_main
 
 
 def payload(size: int, seed: int) -> bytes:
@@ -125,13 +126,8 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--link-rate", type=float, default=0.0,
                    help="b/s: give resends turns at this rate (0: NACK at once)")
     args = parser.parse_args(argv)
-    try:
-        return send(args) if args.command == "send" else recv(args)
-    except (RouteError, ValueError) as exc:
-        print(f"agent: {exc}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        return 130
+    return run_main("agent", lambda: send(args) if args.command == "send" else recv(args),
+                    {(RouteError, ValueError): 2})
 
 
 if __name__ == "__main__":

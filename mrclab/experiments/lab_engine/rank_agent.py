@@ -18,6 +18,7 @@ lines; times are Unix times.
 
 from __future__ import annotations
 
+import argparse
 import json
 import random
 import select
@@ -41,7 +42,7 @@ from mrclab.experiments.transfer import LAB_IDLE_TIMEOUT_S, parse_send_args, tra
 from mrclab.fabric.collective import build_schedule
 from mrclab.fabric.training_job import CollectiveJob, JobSpec, transfer_nonce, transfer_of
 from mrclab.jsonrecords import from_json, to_json
-from p4emu.cmdline import OneLineParser, UsageError
+from p4emu.cmdline import OneLineParser, UsageError, run_main
 
 LINGER_S = 1.0  # after the last iteration: answer peers whose last ACKs were lost
 MAX_WAIT_S = 0.05  # the longest select: a stop or a signal is seen this soon
@@ -243,32 +244,24 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--job", type=Path, required=True)
     parser.add_argument("--rank", type=int, required=True)
     parser.add_argument("--json", type=Path, required=True)
-    try:
-        args = parser.parse_args(argv)
-        job = from_json(RankJob, json.loads(args.job.read_text()))
-        if not 0 <= args.rank < job.ranks:
-            raise ValueError(f"--rank {args.rank}: ranks are 0..{job.ranks - 1}")
-        control = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        control.connect(job.socket)
-    except (UsageError, OSError, ValueError, KeyError, TypeError) as exc:
-        print(f"rank_agent: {exc}", file=sys.stderr)
-        return 2
+    return run_main("rank_agent", lambda: _run(parser.parse_args(argv)),
+                    {(UsageError, RouteError, OSError, ValueError, KeyError, TypeError): 2})
+
+
+def _run(args: argparse.Namespace) -> int:
+    job = from_json(RankJob, json.loads(args.job.read_text()))
+    if not 0 <= args.rank < job.ranks:
+        raise ValueError(f"--rank {args.rank}: ranks are 0..{job.ranks - 1}")
     signal.signal(signal.SIGTERM, _interrupt)
-    agent = None
-    try:
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as control:
+        control.connect(job.socket)
         agent = RankAgent(job, args.rank, control)
-        agent.run()
-        return 0
-    except KeyboardInterrupt:
-        return 130
-    except (RouteError, OSError, ValueError) as exc:
-        print(f"rank_agent {args.rank}: {exc}", file=sys.stderr)
-        return 2
-    finally:
-        if agent is not None:
+        try:
+            agent.run()
+        finally:  # a report however the job ended: the coordinator reads the receiver's
             agent.close()
             args.json.write_text(json.dumps(agent.report()) + "\n")
-        control.close()
+    return 0
 
 
 if __name__ == "__main__":
