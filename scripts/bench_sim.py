@@ -16,7 +16,7 @@ the event loop (on a shared machine the figure to compare between runs).
 and delay) through an htsim binary built outside this repository (csg-htsim's
 `htsim_ndp`, `htsim_eqds`, uet-htsim's `htsim_uec`, ...) as
 
-    PATH -tm FILE -nodes N -conns N -mtu MTU -linkspeed MBPS -end US [--htsim-args]
+    PATH -tm FILE -nodes N -mtu MTU -linkspeed MBPS -end US [--htsim-args]
 
 where FILE is a connection matrix in htsim's format ("Nodes N", "Connections C", then
 "SRC->DST id I start 0 size BYTES" per flow, hosts numbered from 0), and prints its CPU
@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
 import shlex
 import subprocess
@@ -109,17 +110,19 @@ def run_htsim(path: str, extra: str, fig: dict) -> dict:
                   for i, (a, b, size) in enumerate(fig["pairs"])]
         tm.write_text("\n".join(lines) + "\n")
         end_us = max(1, int(fig["simulated_us"] * 4))
-        cmd = [path, "-tm", str(tm), "-nodes", str(nodes), "-conns", str(len(fig["pairs"])),
-               "-mtu", str(fig["mtu"]), "-linkspeed", str(int(LINK_RATE_BPS / 1e6)),
+        cmd = [path, "-tm", str(tm), "-nodes", str(nodes), "-mtu", str(fig["mtu"]), "-linkspeed", str(int(LINK_RATE_BPS / 1e6)),
                "-end", str(end_us), *shlex.split(extra)]
-        before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        r = subprocess.run(cmd, cwd=tmp, capture_output=True, text=True)
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if r.returncode != 0:
-        raise SystemExit(f"htsim: {shlex.join(cmd)} exited {r.returncode}: "
-                         f"{r.stderr.strip()[-300:]}")
-    cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
-    return {"cpu_s": cpu, "peak_mib": after.ru_maxrss / 1024, "command": shlex.join(cmd)}
+        # wait4: htsim's own CPU time and peak (RUSAGE_CHILDREN would also count the
+        # simulator's child processes, whose peak is larger)
+        proc = subprocess.Popen(cmd, cwd=tmp, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.PIPE, text=True)
+        err = proc.stderr.read()
+        _, status, usage = os.wait4(proc.pid, 0)
+        code = os.waitstatus_to_exitcode(status)
+    if code != 0:
+        raise SystemExit(f"htsim: {shlex.join(cmd)} exited {code}: {err.strip()[-300:]}")
+    return {"cpu_s": usage.ru_utime + usage.ru_stime, "peak_mib": usage.ru_maxrss / 1024,
+            "command": shlex.join(cmd)}
 
 
 def report(fig: dict, htsim: dict | None) -> str:
