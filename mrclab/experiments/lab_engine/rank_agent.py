@@ -37,10 +37,10 @@ from mrclab.endpoint.kernel_routes import RouteError, host_interfaces, resolve_p
 from mrclab.endpoint.netio import FrameAddress, PortGuard, RawLink
 from mrclab.endpoint.report import ReceiverReport
 from mrclab.endpoint.runner import mss_for
-from mrclab.experiments.records import TransportTotals
+from mrclab.experiments.job_transfers import JobTransfers
 from mrclab.experiments.transfer import LAB_IDLE_TIMEOUT_S, parse_send_args, transfer_config
 from mrclab.fabric.collective import build_schedule
-from mrclab.fabric.training_job import CollectiveJob, JobSpec, transfer_nonce, transfer_of
+from mrclab.fabric.training_job import CollectiveJob, JobSpec
 from mrclab.jsonrecords import from_json, to_json
 from p4emu.cmdline import OneLineParser, UsageError, run_main
 
@@ -84,6 +84,7 @@ class RankAgent:
             raise ValueError(f"schedule {self.schedule.digest()} is not the coordinator's "
                              f"{job.schedule_sha256}")
         self.job = CollectiveJob(self.schedule, job.spec)
+        self.transfers = JobTransfers(self.job)
         self.ifaces = host_interfaces()
         self.links = [RawLink(iface) for iface in self.ifaces]
         self.guard = PortGuard()
@@ -101,8 +102,6 @@ class RankAgent:
         self.payload = memoryview(random.Random(seed).randbytes(max(
             (t.size for t in self.schedule.transfers), default=1)))
         self._paths: dict[int, tuple[list[tuple[int, FrameAddress]], SenderConfig]] = {}
-        self._tid: dict[int, int] = {}  # id(HostFlow) -> transfer id
-        self.totals: list[TransportTotals] = []
         self._reported = -1  # the last iteration whose end this rank reported
         self._buffer = b""
         self.stopping = False
@@ -113,7 +112,7 @@ class RankAgent:
         if index != len(self.job.iterations):
             raise ValueError(f"told to start iteration {index}, expected "
                              f"{len(self.job.iterations)}")
-        self.totals.append(TransportTotals())
+        self.transfers.new_iteration()
         self.job.barrier_passed(self.loop.now)
         for when, rank in self.job.start_iteration(at_wall - self.wall_offset):
             if rank == self.rank:
@@ -131,9 +130,9 @@ class RankAgent:
             paths, cfg = self._paths_to(t.dst)
             spec = FlowSpec(self.job_file.hosts[t.src], self.job_file.hosts[t.dst], t.size)
             flow = self.host.add_flow(spec, paths, self.payload[:t.size],
-                                      replace(cfg, nonce=transfer_nonce(index, tid, count),
+                                      replace(cfg, nonce=self.transfers.nonce(tid),
                                               seed=index * count + tid + 1))
-            self._tid[id(flow)] = tid
+            self.transfers.started(flow, tid)
 
     def _paths_to(self, rank: int) -> tuple[list[tuple[int, FrameAddress]], SenderConfig]:
         """Per plane, this host's NIC and the frames' addresses towards `rank`, and the
@@ -152,22 +151,18 @@ class RankAgent:
         return known
 
     def _arrived(self, msg: Message) -> None:
-        iteration, tid = transfer_of(msg.nonce, len(self.schedule.transfers))
-        if not msg.ok or not self.job.running or iteration != self.job.current.index:
-            return  # corrupt (its sender resends or gives up), or not this iteration's
-        self._start(self.job.arrived(tid, self.loop.now))
+        self._start(self.transfers.arrived(msg, self.loop.now))
         self._check_done()
 
     def _finished(self, flow: HostFlow) -> None:
-        tid = self._tid.pop(id(flow), None)
-        if tid is None:
+        done = self.transfers.finished(flow, self.loop.now)
+        if done is None:
             return
-        ok = flow.sender.done and not flow.sender.failed
-        self.totals[-1].add(flow.sender.stats, ok)
+        tid, ok, ready = done
         if not ok:  # the receiving rank waits for it: the coordinator tells it
             self._tell({"lost": tid, "iteration": self.job.current.index,
                         "dst": self.schedule.transfers[tid].dst})
-        self._start(self.job.sent(tid, self.loop.now, ok))
+        self._start(ready)
         self._check_done()
 
     def _check_done(self) -> None:
@@ -178,7 +173,7 @@ class RankAgent:
         self._tell({"done": record.index, "rank": self.rank,
                     "compute_end": record.compute_end[self.rank] + self.wall_offset,
                     "finish": record.finish[self.rank] + self.wall_offset,
-                    "lost": record.lost, "totals": to_json(self.totals[-1])})
+                    "lost": record.lost, "totals": to_json(self.transfers.totals[-1])})
 
     # --- the coordinator
     def _tell(self, message: dict) -> None:

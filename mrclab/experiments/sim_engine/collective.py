@@ -21,9 +21,10 @@ from mrclab.endpoint.host import FlowSpec, HostFlow
 from mrclab.endpoint.report import ReceiverReport
 from mrclab.experiments import plans
 from mrclab.experiments.collective_plan import IterationAction, JobPlan, due_actions, stall_limit
-from mrclab.experiments.records import CollectiveIteration, JobRecord, TransportTotals
+from mrclab.experiments.job_transfers import JobTransfers
+from mrclab.experiments.records import CollectiveIteration, JobRecord
 from mrclab.experiments.sim_engine.virtual_records import VIRTUAL_TIME, port_counters
-from mrclab.fabric.training_job import CollectiveJob, transfer_nonce, transfer_of
+from mrclab.fabric.training_job import CollectiveJob
 
 if TYPE_CHECKING:
     from mrclab.experiments.plans import Flow
@@ -58,10 +59,9 @@ class _Driver:
         self.session, self.name, self.plan = session, name, plan
         self.net: SimNetwork = session.new_network()
         self.job = CollectiveJob(plan.schedule, plan.spec)
-        self.totals: list[TransportTotals] = []
+        self.transfers = JobTransfers(self.job)
         self.idle_timeout = session.sender_figures(self.net)[1]
         self._configs: dict[tuple[str, str], SenderConfig] = {}
-        self._tid: dict[int, int] = {}  # id(HostFlow) -> transfer id
         self.stop = False
         self.stalled = False
         self._next_pending = False
@@ -81,7 +81,7 @@ class _Driver:
         for when, rank in self.job.start_iteration(loop.now):
             loop.at(when, self._compute_done, rank)
         record = self.job.current
-        self.totals.append(TransportTotals())
+        self.transfers.new_iteration()
         for when, action in due_actions(self.plan, self.job.iterations[:-1], record):
             loop.at(when, self._act, action)
         loop.at(stall_limit(self.plan, record, self.idle_timeout), self._check_stall,
@@ -130,25 +130,19 @@ class _Driver:
             serial = index * len(schedule.transfers) + tid
             seed = self.plan.spec.seed * 1_000_003 + serial
             spec = FlowSpec(src, dst, t.size, seed=seed, routes=cfg.routes)
-            nonce = transfer_nonce(index, tid, len(schedule.transfers))
-            flow = self.net.add_flow(spec, replace(cfg, nonce=nonce), track=False)
-            self._tid[id(flow)] = tid
+            flow = self.net.add_flow(spec, replace(cfg, nonce=self.transfers.nonce(tid)),
+                                     track=False)
+            self.transfers.started(flow, tid)
 
     def _arrived(self, msg: Message) -> None:
-        iteration, tid = transfer_of(msg.nonce, len(self.plan.schedule.transfers))
-        if iteration != self.job.current.index or not msg.ok:  # corrupt: its sender tells
-            return
-        self._start(self.job.arrived(tid, self.net.loop.now))
+        self._start(self.transfers.arrived(msg, self.net.loop.now))
         self._after_event()
 
     def _finished(self, flow: HostFlow) -> None:
-        tid = self._tid.pop(id(flow), None)
-        if tid is None:
-            return
-        ok = flow.sender.done and not flow.sender.failed
-        self.totals[-1].add(flow.sender.stats, ok)
-        self._start(self.job.sent(tid, self.net.loop.now, ok))
-        self._after_event()
+        done = self.transfers.finished(flow, self.net.loop.now)
+        if done is not None:
+            self._start(done[2])
+            self._after_event()
 
     # --- running
     def run(self) -> bool:
@@ -194,7 +188,8 @@ def run_job(session: JobSession, name: str, plan: JobPlan) -> JobRecord:
     session.packet_hops += net.packet_hops()
     net.controller.stop_probing()
     iterations = [CollectiveIteration(record, totals)
-                  for record, totals in zip(driver.job.iterations, driver.totals, strict=True)]
+                  for record, totals in zip(driver.job.iterations, driver.transfers.totals,
+                                                    strict=True)]
     receivers = {h.name: ReceiverReport(stats=replace(h.receiver.stats))
                  for h in net.hosts.values() if h.receiver.stats.data_packets}
     return JobRecord(name, 0.0, net.loop.now, replace(VIRTUAL_TIME), list(plan.hosts),
