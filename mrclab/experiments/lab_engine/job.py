@@ -28,6 +28,7 @@ from pathlib import Path
 from mrclab.experiments.collective_plan import IterationAction, JobPlan, due_actions, stall_limit
 from mrclab.experiments.config import ExperimentError
 from mrclab.experiments.lab_engine.flows import RUNNING
+from mrclab.experiments.lab_engine.json_lines import JsonLines
 from mrclab.experiments.lab_engine.rank_agent import RankJob
 from mrclab.experiments.records import TransportTotals
 from mrclab.fabric.training_job import IterationRecord
@@ -54,16 +55,14 @@ class JobOutcome:
 
 
 class _Ranks:
-    """The agents' connections: JSON lines each way."""
+    """The agents' connections, by rank."""
 
-    def __init__(self, conns: dict[int, socket.socket]) -> None:
+    def __init__(self, conns: dict[int, JsonLines]) -> None:
         self.conns = conns
-        self._buffers = {rank: b"" for rank in conns}
-        self._rank_of = {conn.fileno(): rank for rank, conn in conns.items()}
 
     def tell(self, rank: int, message: dict) -> None:
         try:
-            self.conns[rank].sendall(json.dumps(message).encode() + b"\n")
+            self.conns[rank].send(message)
         except OSError as exc:
             log.warning("rank %d not told %s: %s", rank, message, exc)
 
@@ -72,24 +71,20 @@ class _Ranks:
             self.tell(rank, message)
 
     def messages(self, timeout: float) -> list[tuple[int, dict]]:
-        """What the ranks said within `timeout` seconds (rank, message)."""
+        """What the ranks said within `timeout` seconds (rank, message); a rank whose
+        agent closed its end says {"gone": True}."""
+        rank_of = {lines.fileno(): rank for rank, lines in self.conns.items()}
         ready, _, _ = select.select(list(self.conns.values()), [], [], max(timeout, 0.0))
-        out = []
-        for conn in ready:
-            rank = self._rank_of[conn.fileno()]
-            data = conn.recv(65536)
-            if not data:
-                out.append((rank, {"gone": True}))
-                continue
-            self._buffers[rank] += data
-            while b"\n" in self._buffers[rank]:
-                line, self._buffers[rank] = self._buffers[rank].split(b"\n", 1)
-                out.append((rank, json.loads(line)))
+        out: list[tuple[int, dict]] = []
+        for lines in ready:
+            rank = rank_of[lines.fileno()]
+            got = lines.receive()
+            out += [(rank, {"gone": True})] if got is None else [(rank, m) for m in got]
         return out
 
     def close(self) -> None:
-        for conn in self.conns.values():
-            conn.close()
+        for lines in self.conns.values():
+            lines.close()
 
 
 def run_job(lab: Lab, workdir: Path, plan: JobPlan, rank_job: RankJob, idle_timeout: float,
@@ -140,11 +135,12 @@ def run_job(lab: Lab, workdir: Path, plan: JobPlan, rank_job: RankJob, idle_time
 
 def _accept(server: socket.socket, procs: list[subprocess.Popen], workdir: Path,
             plan: JobPlan) -> _Ranks:
-    """Every agent's connection, in rank order; ExperimentError naming one that failed."""
-    deadline = time.monotonic() + READY_BASE_S + READY_PER_RANK_S * len(plan.hosts)
-    pending: list[socket.socket] = []
-    conns: dict[int, socket.socket] = {}
-    server.settimeout(0.2)
+    """Every agent's connection, by the rank it says it is; ExperimentError naming an agent
+    that exited, or the count of those not ready in time."""
+    allowed = READY_BASE_S + READY_PER_RANK_S * len(plan.hosts)
+    deadline = time.monotonic() + allowed
+    pending: list[JsonLines] = []
+    conns: dict[int, JsonLines] = {}
     while len(conns) < len(plan.hosts):
         for rank, proc in enumerate(procs):
             if rank not in conns and proc.poll() is not None:
@@ -153,24 +149,18 @@ def _accept(server: socket.socket, procs: list[subprocess.Popen], workdir: Path,
                 raise ExperimentError(f"rank {rank} on {plan.hosts[rank]} exited: {tail[0]}")
         if time.monotonic() > deadline:
             raise ExperimentError(f"{len(plan.hosts) - len(conns)} rank agents not ready "
-                                  f"after {deadline - time.monotonic():.0f} s")
-        try:
-            conn, _ = server.accept()
-            pending.append(conn)
-        except TimeoutError:
-            pass
-        for conn in list(pending):
-            conn.settimeout(5.0)
-            line = b""
-            while not line.endswith(b"\n"):
-                chunk = conn.recv(4096)
-                if not chunk:
-                    break
-                line += chunk
-            pending.remove(conn)
-            if line:
-                conns[json.loads(line)["ready"]] = conn
-                conn.settimeout(None)
+                                  f"after {allowed:.0f} s")
+        ready, _, _ = select.select([server, *pending], [], [], 0.2)
+        for source in ready:
+            if source is server:
+                pending.append(JsonLines(server.accept()[0]))
+                continue
+            got = source.receive()
+            pending.remove(source)
+            if got:  # an agent's first line says which rank it is
+                conns[got[0]["ready"]] = source
+            else:
+                source.close()
     return _Ranks(conns)
 
 

@@ -38,6 +38,7 @@ from mrclab.endpoint.netio import FrameAddress, PortGuard, RawLink
 from mrclab.endpoint.report import ReceiverReport
 from mrclab.endpoint.runner import mss_for
 from mrclab.experiments.job_transfers import JobTransfers
+from mrclab.experiments.lab_engine.json_lines import JsonLines
 from mrclab.experiments.transfer import LAB_IDLE_TIMEOUT_S, parse_send_args, transfer_config
 from mrclab.fabric.collective import build_schedule
 from mrclab.fabric.training_job import CollectiveJob, JobSpec
@@ -77,7 +78,7 @@ class _RawNic:
 
 
 class RankAgent:
-    def __init__(self, job: RankJob, rank: int, control: socket.socket) -> None:
+    def __init__(self, job: RankJob, rank: int, control: JsonLines) -> None:
         self.job_file, self.rank, self.control = job, rank, control
         self.schedule = build_schedule(job.pattern, job.ranks, job.size, job.slice)
         if job.schedule_sha256 and self.schedule.digest() != job.schedule_sha256:
@@ -103,7 +104,6 @@ class RankAgent:
             (t.size for t in self.schedule.transfers), default=1)))
         self._paths: dict[int, tuple[list[tuple[int, FrameAddress]], SenderConfig]] = {}
         self._reported = -1  # the last iteration whose end this rank reported
-        self._buffer = b""
         self.stopping = False
         self.stop_at: float | None = None
 
@@ -177,17 +177,14 @@ class RankAgent:
 
     # --- the coordinator
     def _tell(self, message: dict) -> None:
-        self.control.sendall(json.dumps(message).encode() + b"\n")
+        self.control.send(message)
 
     def _read_control(self) -> None:
-        data = self.control.recv(65536)
-        if not data:  # the coordinator is gone: nobody will start another iteration
+        messages = self.control.receive()
+        if messages is None:  # the coordinator is gone: nobody will start another iteration
             self.stopping = True
             return
-        self._buffer += data
-        while b"\n" in self._buffer:
-            line, self._buffer = self._buffer.split(b"\n", 1)
-            message = json.loads(line)
+        for message in messages:
             if "start" in message:
                 self._start_iteration(message["start"], message["at"])
             elif "lost" in message:  # a transfer to this rank whose sender gave up
@@ -250,7 +247,7 @@ def _run(args: argparse.Namespace) -> int:
     signal.signal(signal.SIGTERM, _interrupt)
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as control:
         control.connect(job.socket)
-        agent = RankAgent(job, args.rank, control)
+        agent = RankAgent(job, args.rank, JsonLines(control))
         try:
             agent.run()
         finally:  # a report however the job ended: the coordinator reads the receiver's

@@ -75,8 +75,10 @@ def _run(tmp_path, plan: JobPlan, finish_after: float, lose: int | None = None,
     server.bind(path)
     server.listen(RANKS)
     seen: list = []
+    # `stop_after`: rank 0 leaves when told to start that iteration
     threads = [threading.Thread(target=_fake_rank, args=(path, r, finish_after * (r + 1), lose,
-                                                         seen, stop_after), daemon=True)
+                                                         seen, stop_after if r == 0 else None),
+                                daemon=True)
                for r in range(RANKS)]
     for t in threads:
         t.start()
