@@ -5,7 +5,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 PYTEST_ARGS ?=
 
-.PHONY: help setup demo test unit integration lint bench soak fuzz clean
+.PHONY: help setup demo test unit integration lint bench soak fuzz clean endpoint
 
 help:
 	@echo "make setup        install system packages and .venv (root; idempotent)"
@@ -14,6 +14,7 @@ help:
 	@echo "make unit         unit tests only (no root needed once set up)"
 	@echo "make integration  Mininet/namespace integration tests only (root)"
 	@echo "make lint         ruff over the tree"
+	@echo "make endpoint     compile the endpoint's per-packet modules with mypyc (into a cache)"
 	@echo "make bench        run the benchmarks and print their figures"
 	@echo "make soak         the k=4 lab through churn for SOAK_MINUTES (60) minutes (root)"
 	@echo "make fuzz         FUZZ_FRAMES (1 M) fuzzed frames, compiled vs Python pipeline and TM, ASan+UBSan"
@@ -38,6 +39,10 @@ unit:
 integration: setup
 	@echo "== integration: pytest tests/integration"
 	@$(PY) -m pytest tests/integration $(PYTEST_ARGS)
+
+endpoint:
+	@echo "== endpoint: mypyc over the endpoint's per-packet modules (MRCLAB_ENDPOINT_COMPILED=0: the pure-Python ones)"
+	@$(PY) -m mrclab.endpoint.accelerate build
 
 lint:
 	@echo "== lint: ruff check ."

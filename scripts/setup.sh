@@ -89,6 +89,13 @@ say "installing MRC Lab into $VENV (editable, with dev tools)"
     || die "could not rewrite p4runtime's protobuf modules; see /tmp/mrclab-pip.log"
 "$VENV/bin/python" -c 'import mininet.net, grpc, scapy, p4.v1.p4runtime_pb2, p4runtime_sh' \
     || die "the venv cannot import its dependencies; see /tmp/mrclab-pip.log"
+# The endpoint's per-packet modules compiled by mypyc (a dev dependency) into a cache outside
+# the tree, from the same sources (mrclab/endpoint/compiled.py). Without the build the
+# pure-Python endpoint runs, so a failure only warns; `make endpoint` rebuilds after the
+# sources change (a stale build is never used).
+say "compiling the endpoint's per-packet modules (mypyc; python -m mrclab.endpoint.accelerate build)"
+"$VENV/bin/python" -m mrclab.endpoint.accelerate build --quiet >/tmp/mrclab-endpoint-build.log 2>&1 \
+    || say "warning: the compiled endpoint did not build, the pure-Python one runs; see /tmp/mrclab-endpoint-build.log"
 
 echo "$want_stamp" >"$STAMP"
 say "done (${PRETTY_NAME}, $("$VENV/bin/python" --version))"

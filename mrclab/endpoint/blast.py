@@ -24,7 +24,8 @@ from scapy.layers.l2 import Ether
 
 from mrclab.endpoint.kernel_routes import Plane
 from mrclab.endpoint.layers import MRC
-from mrclab.endpoint.netio import ECT0, RawLink
+from mrclab.endpoint.netio import ECT0
+from mrclab.endpoint.rawsocket import RawLink
 from mrclab.endpoint.report import BlastStats
 from mrclab.endpoint.wire import HEADER_LEN, MRC_UDP_PORT, Flag, MsgType, route_word
 

@@ -27,9 +27,10 @@ from mrclab.endpoint.wire import MalformedPacket, MsgType
 
 
 class Nic(Protocol):
-    """A host's NIC as the host uses it."""
+    """A host's NIC as the host uses it (what `send` returns is ignored: typed `object`,
+    so the compiled host takes any, as Python does)."""
 
-    def send(self, frame: bytes, urgent: bool = False, flow: Hashable = None) -> None:
+    def send(self, frame: bytes, urgent: bool = False, flow: Hashable = None) -> object:
         """Queue `frame`; `urgent`: control, ahead of DATA; `flow`: its connection."""
 
 
@@ -90,8 +91,8 @@ class EndpointHost:
         # received whole goes to `on_message` instead of `messages`, and a flow of this
         # host whose sender finished or gave up to `on_flow_done` (once), after which the
         # host forgets it
-        self.on_message: Callable[[Message], None] | None = None
-        self.on_flow_done: Callable[[HostFlow], None] | None = None
+        self.on_message: Callable[[Message], object] | None = None
+        self.on_flow_done: Callable[[HostFlow], object] | None = None
         # `share_paths`: a flow carries on the path state (`EvPool`) of the flows before it
         # to the same peer over the same paths, as the messages of one RDMA connection do
         # (a collective's: NCCL keeps a connection per peer); otherwise each starts afresh
@@ -99,8 +100,8 @@ class EndpointHost:
         self._path_state: dict[tuple, EvPool] = {}
 
     # --- sending
-    def add_flow(self, spec: FlowSpec, paths: list[tuple[int, FrameAddress]], data: bytes,
-                 cfg: SenderConfig,
+    def add_flow(self, spec: FlowSpec, paths: list[tuple[int, FrameAddress]],
+                 data: bytes | bytearray | memoryview, cfg: SenderConfig,
                  sender_class: Callable[..., MrcSender] = MrcSender) -> HostFlow:
         """Start sending `data` now over `paths`: per plane of the flow, the index of this
         host's NIC and the addresses its frames carry (`mrclab.sim.network.paths_between`,
@@ -133,7 +134,9 @@ class EndpointHost:
             self.nics[flow.nics[out.plane]].send(
                 flow.builders[out.plane].build(out.header, out.payload, ECT0 if data else 0),
                 urgent=not data, flow=id(flow))
-        flow.timer.arm(sender.next_deadline())
+        timer = flow.timer
+        assert timer is not None  # set by `add_flow`
+        timer.arm(sender.next_deadline())
         if self.on_flow_done is not None and (sender.done or sender.failed) \
                 and not flow.reported:
             flow.reported = True

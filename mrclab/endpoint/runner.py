@@ -14,7 +14,8 @@ from mrclab.endpoint.core.ev_pool import EvStatus
 from mrclab.endpoint.core.receiver import Message, MrcReceiver, ReceiverConfig
 from mrclab.endpoint.core.sender import MrcSender, SenderConfig
 from mrclab.endpoint.kernel_routes import Plane
-from mrclab.endpoint.netio import ECT0, FrameAddress, FrameBuilder, PortGuard, RawLink, parse_frame
+from mrclab.endpoint.netio import ECT0, FrameAddress, FrameBuilder, parse_frame
+from mrclab.endpoint.rawsocket import PortGuard, RawLink
 from mrclab.endpoint.report import (
     EvPoolReport,
     PlaneReport,

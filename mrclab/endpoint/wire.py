@@ -41,7 +41,7 @@ class MsgType(IntEnum):
 
 
 # Which end of a connection each type goes to: a host's sender and receiver share its
-# interfaces, and each reads only its own (mrclab.endpoint.netio.RawLink's `accept`)
+# interfaces, and each reads only its own (mrclab.endpoint.rawsocket.RawLink's `accept`)
 TO_RECEIVER = frozenset({MsgType.DATA, MsgType.PROBE})
 TO_SENDER = frozenset({MsgType.ACK, MsgType.NACK, MsgType.PROBE_REPLY})
 

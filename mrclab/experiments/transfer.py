@@ -6,84 +6,20 @@ the sender records. Pure: the clock is whatever `now` the caller's loop passes.
 from __future__ import annotations
 
 import argparse
-from dataclasses import dataclass, field
 
-from mrclab.endpoint.core.ev_pool import EvStatus
-from mrclab.endpoint.core.sender import MrcSender
 from mrclab.endpoint.core.sender_config import (
     EMULATED_MAX_CWND,
     EMULATED_MIN_RTO,
     SenderConfig,
     emulated_fabric_config,
 )
-from mrclab.endpoint.wire import MsgType, parse_routes
+from mrclab.endpoint.core.timeline import SAMPLE_FIELDS, Timeline, TimelineSender
+from mrclab.endpoint.wire import parse_routes
 
-SAMPLE_FIELDS = ("time", "acked_bytes", "cwnd", "ecn_echoes", "nacks", "retransmits",
-                 "timeouts", "qmax", "evs_down")
-
-
-@dataclass(slots=True)
-class Timeline:
-    """What `TimelineSender` sampled: one row of `fields` per sample, times on the run's
-    clock (the lab's Unix time, the simulator's virtual seconds)."""
-
-    sender_start: float | None = None
-    fields: list[str] = field(default_factory=list)
-    samples: list[list[float]] = field(default_factory=list)
-    interval: float | None = None  # the lab's agent: its sampling and start times
-    start_at: float | None = None
-    ready_at: float | None = None
-
-    def column(self, name: str) -> list[tuple[float, float]]:
-        """(time, value) of one field; empty when it was not sampled."""
-        if name not in self.fields:
-            return []
-        ti, ci = self.fields.index("time"), self.fields.index(name)
-        return [(row[ti], float(row[ci])) for row in self.samples]
-
-
-class TimelineSender(MrcSender):
-    """MrcSender that samples its own state every `interval` seconds of its clock.
-
-    `time_offset` is added to the sender's clock in the records: the lab's runner runs it
-    on time.monotonic() and wants Unix time; the simulator's virtual time needs nothing."""
-
-    def __init__(self, *args, interval: float, time_offset: float = 0.0, **kwargs) -> None:
-        super().__init__(*args, **kwargs)
-        self.interval = interval
-        self.time_offset = time_offset
-        self.samples: list[list[float]] = []
-        self._next_sample = self.start_time
-        self._bin_qmax = 0
-
-    def _sample(self, now: float) -> None:
-        acked = min(self.board.delivered_count * self.cfg.mss, self.length)
-        down = sum(1 for st in self.pool.all()
-                   if st.status in (EvStatus.FAILED, EvStatus.PROBING))
-        s = self.stats
-        # ns: the simulator's RTTs are microseconds
-        self.samples.append([round(now + self.time_offset, 9), acked, round(self.cc.cwnd, 2),
-                             s.ecn_echoes, s.nacks, s.retransmits, s.timeouts, self._bin_qmax,
-                             down])
-        self._bin_qmax = 0
-
-    def poll(self, now: float):
-        if now >= self._next_sample:
-            self._sample(now)
-            self._next_sample = max(self._next_sample + self.interval, now)
-        return super().poll(now)
-
-    def on_packet(self, plane: int, hdr, now: float) -> None:
-        if hdr.type in (MsgType.ACK, MsgType.NACK):
-            self._bin_qmax = max(self._bin_qmax, hdr.qmax)
-        was_done = self.done
-        super().on_packet(plane, hdr, now)
-        if self.done and not was_done:
-            self._sample(now)
-
-    def timeline(self) -> Timeline:
-        return Timeline(sender_start=round(self.start_time + self.time_offset, 9),
-                        fields=list(SAMPLE_FIELDS), samples=self.samples)
+# the recorder lives beside the endpoint's core, which is compiled with it
+# (mrclab.endpoint.compiled); the experiments import it from here
+__all__ = ["SAMPLE_FIELDS", "Timeline", "TimelineSender", "add_transfer_options",
+           "parse_send_args", "transfer_config"]
 
 
 def add_transfer_options(parser: argparse.ArgumentParser) -> None:

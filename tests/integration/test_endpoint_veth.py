@@ -244,7 +244,8 @@ def test_a_hosts_sockets_do_not_receive_each_others_transmissions(lab, unique, t
     a host's receive work in the experiments)."""
     a, _b, if_a, _if_b = _pair(lab, unique)
     probe = f"""
-from mrclab.endpoint.netio import FrameAddress, FrameBuilder, RawLink
+from mrclab.endpoint.netio import FrameAddress, FrameBuilder
+from mrclab.endpoint.rawsocket import RawLink
 from mrclab.endpoint.wire import MrcHeader, MsgType
 import time
 sender, other = RawLink({if_a!r}), RawLink({if_a!r})
@@ -268,7 +269,8 @@ def test_a_senders_and_a_receivers_sockets_each_get_only_their_ends_frames(lab, 
     endpoints' work in the experiments). A frame too short to judge reaches both."""
     a, b, if_a, if_b = _pair(lab, unique)
     listen = f"""
-from mrclab.endpoint.netio import RawLink, parse_frame
+from mrclab.endpoint.netio import parse_frame
+from mrclab.endpoint.rawsocket import RawLink
 from mrclab.endpoint.wire import TO_RECEIVER, TO_SENDER, MalformedPacket, MsgType
 import time
 links = {{'sender': RawLink({if_b!r}, accept=TO_SENDER),
@@ -289,7 +291,8 @@ for name, link in links.items():
                              stderr=subprocess.PIPE, text=True))
     assert proc.stdout.readline().strip() == "ready", proc.stderr.read()
     send = f"""
-from mrclab.endpoint.netio import FrameAddress, FrameBuilder, RawLink
+from mrclab.endpoint.netio import FrameAddress, FrameBuilder
+from mrclab.endpoint.rawsocket import RawLink
 from mrclab.endpoint.wire import MrcHeader, MsgType
 link = RawLink({if_a!r}, accept=frozenset())
 build = FrameBuilder(FrameAddress.of('02:00:00:00:00:01', '02:00:00:00:00:02', '10.79.0.1',

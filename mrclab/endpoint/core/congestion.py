@@ -59,9 +59,38 @@ The measurements behind each choice: mrclab/endpoint/README.md, "Why the window 
 from __future__ import annotations
 
 import math
+from collections.abc import Container
 from dataclasses import dataclass
+from typing import Any, Protocol
+
+try:
+    from mypy_extensions import mypyc_attr
+except ImportError:  # the pure-Python endpoint needs no mypy (mrclab.endpoint.compiled)
+    def mypyc_attr(*attrs: str, **kwattrs: object) -> Any:  # type: ignore[misc]
+        return lambda cls: cls
 
 
+class Window(Protocol):
+    """What a sender asks of its congestion window: `DctcpWindow`'s interface, which a
+    window class of the congestion exercise has without deriving from it. Its methods'
+    results are typed `object`: the sender ignores them or takes their truth, as Python
+    would whatever a student's window returns, compiled (mrclab.endpoint.compiled) or not."""
+
+    cwnd: float
+    max_cwnd: float
+    ssthresh: float
+
+    def on_feedback(self, marked: bool, now: float, srtt: float, *args: Any,
+                    **kwargs: Any) -> object: ...
+
+    def on_timeout(self, first: bool = True) -> object: ...
+
+    def undo_timeout(self) -> object: ...
+
+    def confirm_timeout(self) -> object: ...
+
+
+@mypyc_attr(allow_interpreted_subclasses=True)
 @dataclass(slots=True)
 class DctcpWindow:
     cwnd: float = 16.0
@@ -139,7 +168,8 @@ class DctcpWindow:
     def _quick_adapt(self, elapsed: float, srtt: float) -> None:
         """A window with trims that delivered less than half the window: take the window
         down to what it delivered per RTT, at once."""
-        achieved = self._delivered * min(1.0, srtt / elapsed) if elapsed > 0 else self._delivered
+        achieved = (self._delivered * min(1.0, srtt / elapsed) if elapsed > 0
+                    else float(self._delivered))  # a float either way, as mypyc keeps it
         if achieved < self.cwnd / 2:
             floor = self.loss_min_cwnd if self._lost else self.min_cwnd
             self.cwnd = self.ssthresh = max(floor, achieved)
@@ -207,7 +237,7 @@ class PlaneShare:
         self.set_aside = 0.0  # window of the planes left out, until they return
         self.suspect_since: dict[int, float] = {}  # plane -> when it turned suspect
 
-    def refit(self, cc: DctcpWindow, trusted: frozenset[int] | None, hold: float,
+    def refit(self, cc: Window, trusted: Container[int] | None, hold: float,
               now: float) -> bool:
         """Resize `cc` for the planes in use now (`trusted`: None, all of them); True
         when that changed its size."""

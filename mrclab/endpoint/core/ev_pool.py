@@ -52,7 +52,7 @@ from collections import deque
 from collections.abc import Callable, Container
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Protocol
+from typing import Any, Protocol
 
 from mrclab.endpoint.core.rtt import RttEstimator
 
@@ -125,7 +125,10 @@ Choose = Callable[[float, EvState | None], EvState]  # the pool's choice (now, a
 
 class EvPolicy(Protocol):
     """Decisions a pool may hand to someone else (the endpoint exercise's student): the EV
-    a resend goes on, and whether a loss retires its EV."""
+    a resend goes on, and whether a loss retires its EV. (The pool calls the policies and
+    plane rules below untyped, as Python would: a student's may return a truthy value for
+    a bool, a tuple for a list, a set for a frozenset, and the compiled endpoint
+    (mrclab.endpoint.compiled) takes them as the pure-Python one does.)"""
 
     def resend_ev(self, pool: EvPool, choose: Choose, now: float, avoid: EvState) -> EvState:
         """The EV for a resend whose last copy went on `avoid`; `choose(now, avoid)` is the
@@ -251,7 +254,8 @@ class EvPool:
         def pools_choice(when: float, not_this: EvState | None = None) -> EvState:
             picked.append(self._choose(when, not_this))
             return picked[-1]
-        chosen = self.policy.resend_ev(self, pools_choice, now, avoid)
+        policy: Any = self.policy  # untyped: see `EvPolicy`
+        chosen = policy.resend_ev(self, pools_choice, now, avoid)
         if not isinstance(chosen, EvState) or self.lookup(chosen.plane, chosen.ev) is not chosen:
             raise TypeError(f"resend_ev returned {chosen!r}, not one of the pool's EVs")
         if not picked or chosen is not picked[-1]:
@@ -271,7 +275,8 @@ class EvPool:
         nplanes = len(self.planes)
         start = self._next_plane
         fallback: EvState | None = None
-        order = self.plane_rules.plane_order(start, nplanes, planes)
+        rules: Any = self.plane_rules  # untyped: see `EvPolicy`
+        order = rules.plane_order(start, nplanes, planes)
         if self.plane_load is not None and self.plane_rules is DEFAULT_PLANE_RULES:
             # the plane with the fewest packets in flight first: a plane whose paths are
             # congested or shrunk returns its packets later, so it gets fewer, and one window
@@ -405,19 +410,22 @@ class EvPool:
         lost = {(st.plane, st.route or st.ev) for st in states}
         return all((st.plane, st.route or st.ev) in lost for st in self.all() if st.usable)
 
-    def plane_suspect(self, plane: int) -> bool:
+    def plane_suspect(self, plane: int) -> Any:
         """Did `plane` lose a packet sent after the latest one it delivered? Its EVs share
-        switches, so a failed plane shows this way before each of its EVs has lost one."""
-        return self.plane_rules.plane_suspect(self._plane_lost[plane], self._plane_acked[plane])
+        switches, so a failed plane shows this way before each of its EVs has lost one.
+        (A bool from the pool's rules; whatever a student's rules return, as Python takes
+        it: see `EvPolicy`.)"""
+        rules: Any = self.plane_rules
+        return rules.plane_suspect(self._plane_lost[plane], self._plane_acked[plane])
 
-    def trusted_planes(self) -> frozenset[int] | None:
+    def trusted_planes(self) -> Container[int] | None:
         """The planes not suspect; None when that is all of them or none (then any will
         do). A suspect plane gets packets again once a probe of one of its retired EVs is
         answered, or a late ACK shows its loss was spurious."""
         if len(self.planes) == 1:  # the common case, on every packet: nothing to choose
             return None
-        return self.plane_rules.trusted_planes([self.plane_suspect(p)
-                                                for p in range(len(self.planes))])
+        rules: Any = self.plane_rules  # a frozenset from the pool's rules (see `EvPolicy`)
+        return rules.trusted_planes([self.plane_suspect(p) for p in range(len(self.planes))])
 
     def freshest(self, now: float, avoid: EvState | None = None) -> EvState | None:
         """Where a packet that timed out goes next: the usable EV (not `avoid`, not
@@ -456,7 +464,8 @@ class EvPool:
         """A packet sent on this EV was lost and blamed on it; True when that retires the
         EV (and the other EVs of its source route)."""
         if self.policy is not None:
-            retire = self.policy.on_loss(self, st)
+            policy: Any = self.policy  # untyped: see `EvPolicy`
+            retire = policy.on_loss(self, st)
         else:
             st.losses += 1
             st.losses_in_row += 1

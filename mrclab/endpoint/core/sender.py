@@ -44,7 +44,7 @@ import zlib
 from array import array
 from collections.abc import Callable
 
-from mrclab.endpoint.core.congestion import DctcpWindow, PlaneShare
+from mrclab.endpoint.core.congestion import DctcpWindow, PlaneShare, Window, mypyc_attr
 from mrclab.endpoint.core.ev_pool import EvPolicy, EvPool, EvState, PlaneRules
 from mrclab.endpoint.core.loss_detection import LossDetector
 from mrclab.endpoint.core.packets import Outgoing, echoed_send_time, ts_age, ts_grid, ts_us
@@ -60,13 +60,14 @@ MAX_MESSAGE = 0xFFFFFFFF  # `offset` is 32 bits
 LAST_CALL_EVS = 4  # paths per plane probed before giving up
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class MrcSender:
     """Sends one message reliably over all EVs of all planes."""
 
     def __init__(self, data: bytes | bytearray | memoryview, planes: int = 1,
                  config: SenderConfig | None = None, now: float = 0.0,
                  ev_policy: EvPolicy | None = None,
-                 window_class: Callable[..., DctcpWindow] = DctcpWindow,
+                 window_class: Callable[..., Window] = DctcpWindow,
                  plane_rules: PlaneRules | None = None, pool: EvPool | None = None) -> None:
         """`ev_policy`: who picks resend EVs and retires EVs instead of the pool's rules.
         `pool`: the path state of an earlier message to the same receiver over the same
@@ -97,8 +98,8 @@ class MrcSender:
                                  f"over {planes}")
             self.pool = pool
             self.board = SendScoreboard(self.npkts, pool.plane_load)
-        self.cc = window_class(cwnd=cfg.init_cwnd, min_cwnd=cfg.min_cwnd, max_cwnd=cfg.max_cwnd,
-                               **cfg.window_settings())
+        self.cc: Window = window_class(cwnd=cfg.init_cwnd, min_cwnd=cfg.min_cwnd,
+                                       max_cwnd=cfg.max_cwnd, **cfg.window_settings())
         self.rtt = RttEstimator()
         self.rtt_hi = RttQuantile()
         self.queue_delay = QueueExplainedDelay()
@@ -139,7 +140,7 @@ class MrcSender:
             if not self.opening and (self._give_up is None
                                      or self._give_up[0] != self._last_heard):
                 return self._last_call(now)
-            if self.opening or now >= self._give_up[1]:
+            if self.opening or (self._give_up is not None and now >= self._give_up[1]):
                 self._fail(f"no answer from the receiver for {self.cfg.idle_timeout:g} s, "
                            f"nor to a last probe on every plane ({len(self.pool.planes)})")
                 return out
@@ -465,7 +466,7 @@ class MrcSender:
         elif not is_nack:
             self.stats.stale_acks += 1
         # queue_delay only with a target: a window class may not take it (the exercise's)
-        extra = {} if self.cfg.delay_target is None else {
+        extra: dict[str, float | None] = {} if self.cfg.delay_target is None else {
             "queue_delay": None if age is None or is_nack else age - self.rtt.min_rtt}
         self.cc.on_feedback(ecn or high_q, now, self.rtt.srtt, trimmed=is_nack, **extra)
         if self.board.complete:

@@ -57,13 +57,14 @@ class SenderConfig:
     # acts on a silent window
     tail_probe: bool = True
 
-    def window_settings(self) -> dict[str, float]:
+    def window_settings(self) -> dict[str, float | bool]:
         """The window's keyword arguments beyond cwnd and its bounds: only those set, so a
         window class with the original signature (the congestion exercise's) still fits."""
-        out = {"gain": self.dctcp_gain, "ssthresh": self.init_ssthresh,
-               "alpha": self.dctcp_init_alpha, "delay_target": self.delay_target,
-               "echo_window": self.echo_window}
-        out = {k: v for k, v in out.items() if v is not None}
+        settings: dict[str, float | bool | None] = {
+            "gain": self.dctcp_gain, "ssthresh": self.init_ssthresh,
+            "alpha": self.dctcp_init_alpha, "delay_target": self.delay_target,
+            "echo_window": self.echo_window}
+        out: dict[str, float | bool] = {k: v for k, v in settings.items() if v is not None}
         if "alpha" in out:
             out["alpha_measured"] = True  # a prior to average with, not to replace
         return out

@@ -34,7 +34,8 @@ from mrclab.endpoint.core.receiver import Message
 from mrclab.endpoint.core.sender_config import SenderConfig
 from mrclab.endpoint.host import EndpointHost, FlowSpec, HostFlow
 from mrclab.endpoint.kernel_routes import RouteError, host_interfaces, resolve_plane
-from mrclab.endpoint.netio import FrameAddress, PortGuard, RawLink
+from mrclab.endpoint.netio import FrameAddress
+from mrclab.endpoint.rawsocket import PortGuard, RawLink
 from mrclab.endpoint.report import ReceiverReport
 from mrclab.endpoint.runner import mss_for
 from mrclab.experiments.job_transfers import JobTransfers
