@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from mrclab.endpoint import compiled
+from tests.unit.sim.machine_free import machine_free
 
 # Options of each reduced quick run (the two engines run the same list)
 RUNS = {
@@ -45,18 +46,6 @@ for name, opts in runs.items():
     runner.run(Options(name, quick=True, engine="sim", **opts), out / name)
 print(json.dumps({"compiled": compiled.active(), "sender": sender.__file__}))
 """
-
-
-def _scrub(value):
-    """`value` without what the machine decides: its wall-clock times and load, the rates
-    per wall-clock second (of the environment only the packet-hops stay), as
-    test_native_fabric does."""
-    if isinstance(value, dict):
-        return {k: _scrub(v) if k != "environment" else v.get("packet_hops")
-                for k, v in value.items() if k != "wall_s"}
-    if isinstance(value, list):
-        return [_scrub(v) for v in value]
-    return value
 
 
 @pytest.fixture(scope="module")
@@ -86,7 +75,7 @@ def _finish(proc: subprocess.Popen) -> dict:
 
 def _records(out: Path, name: str) -> str:
     results = json.loads((out / name / "results.json").read_text())
-    return json.dumps(_scrub(results), sort_keys=True)
+    return json.dumps(machine_free(results), sort_keys=True)
 
 
 def test_the_compiled_endpoint_s_records_are_identical_to_the_python_one_s(cache, tmp_path):

@@ -16,6 +16,7 @@ from mrclab.fabric.spec import parse_spec
 from mrclab.sim import SimNetwork, SimSettings
 from mrclab.sim.fabric_core import FABRIC_ENV, NativeWire
 from mrclab.sim.links import LinkState, Wire
+from tests.unit.sim.machine_free import machine_free
 
 # each experiment's quick run, reduced where the whole one takes long on both paths
 QUICK_RUNS = {
@@ -33,22 +34,11 @@ QUICK_RUNS = {
 LINK = ("e1", "a1")  # on h1's way up
 
 
-def _scrub(value):
-    """`value` without what the machine decides: its wall-clock times and load, the rates
-    per wall-clock second (of the environment only the packet-hops stay)."""
-    if isinstance(value, dict):
-        return {k: _scrub(v) if k != "environment" else v.get("packet_hops")
-                for k, v in value.items() if k != "wall_s"}
-    if isinstance(value, list):
-        return [_scrub(v) for v in value]
-    return value
-
-
 def _records(options: Options, fabric: str, out: Path, monkeypatch) -> str:
     monkeypatch.setenv(FABRIC_ENV, fabric)
     runner.run(options, out)
     results = json.loads((out / "results.json").read_text())
-    return json.dumps(_scrub(results), sort_keys=True)
+    return json.dumps(machine_free(results), sort_keys=True)
 
 
 @pytest.mark.parametrize("name", list(QUICK_RUNS))
