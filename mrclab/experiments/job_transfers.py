@@ -30,9 +30,13 @@ class JobTransfers:
 
     def arrived(self, msg: Message, now: float) -> list[int]:
         """A whole message: the transfers that start now (none for a corrupt message, whose
-        sender resends or gives up, or one not of the iteration running)."""
-        iteration, tid = transfer_of(msg.nonce, self.count)
-        if not msg.ok or not self.job.running or iteration != self.job.current.index:
+        sender resends or gives up)."""
+        return self.released(*transfer_of(msg.nonce, self.count), now) if msg.ok else []
+
+    def released(self, iteration: int, tid: int, now: float) -> list[int]:
+        """Transfer `tid` of `iteration` is here, or will never be (its sender gave up): the
+        transfers that start now; none when that iteration is not the one running."""
+        if not self.job.running or iteration != self.job.current.index:
             return []
         return self.job.arrived(tid, now)
 

@@ -189,7 +189,9 @@ class CollectiveJob:
         """Rank `rank` finished computing: the transfers it starts now."""
         state = self._ranks[rank]
         state.computed = True
-        return state.ready(self.spec.window) + self._check_finish(rank, now)
+        ready = state.ready(self.spec.window)
+        self._check_finish(rank, now)
+        return ready
 
     def arrived(self, tid: int, now: float) -> list[int]:
         """Transfer `tid` of the current iteration is all at its destination (the receiver
@@ -202,7 +204,9 @@ class CollectiveJob:
         state.to_receive -= 1
         for d in self._dependents[tid]:
             state.missing[d] -= 1
-        return state.ready(self.spec.window) + self._check_finish(dst, now)
+        ready = state.ready(self.spec.window)
+        self._check_finish(dst, now)
+        return ready
 
     def sent(self, tid: int, now: float, ok: bool = True) -> list[int]:
         """Transfer `tid`'s sender finished (acknowledged, or failed when not `ok`)."""
@@ -217,16 +221,17 @@ class CollectiveJob:
         if not ok and tid not in self._arrived:  # the data arrived, its last ACKs did not
             self.iterations[-1].lost += 1
             out += self.arrived(tid, now)  # the job goes on; the loss is in the record
-        return out + state.ready(self.spec.window) + self._check_finish(src, now)
+        out += state.ready(self.spec.window)
+        self._check_finish(src, now)
+        return out
 
     def note(self, now: float, what: str) -> None:
         """Record something that happened during the iteration (a failure, say)."""
         self.iterations[-1].events.append((now, what))
 
-    def _check_finish(self, rank: int, now: float) -> list[int]:
+    def _check_finish(self, rank: int, now: float) -> None:
         record = self.iterations[-1]
         if record.finish[rank] is None and self._ranks[rank].finished:
             record.finish[rank] = now
             if all(f is not None for f in record.finish):
                 record.end = now
-        return []

@@ -189,9 +189,9 @@ class RankAgent:
             if "start" in message:
                 self._start_iteration(message["start"], message["at"])
             elif "lost" in message:  # a transfer to this rank whose sender gave up
-                if self.job.running and message["iteration"] == self.job.current.index:
-                    self._start(self.job.arrived(message["lost"], self.loop.now))
-                    self._check_done()
+                self._start(self.transfers.released(message["iteration"], message["lost"],
+                                                    self.loop.now))
+                self._check_done()
             elif "stop" in message:
                 self.stop_at = time.monotonic() + LINGER_S
 
