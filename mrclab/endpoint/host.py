@@ -102,20 +102,22 @@ class EndpointHost:
     # --- sending
     def add_flow(self, spec: FlowSpec, paths: list[tuple[int, FrameAddress]],
                  data: bytes | bytearray | memoryview, cfg: SenderConfig,
-                 sender_class: Callable[..., MrcSender] = MrcSender) -> HostFlow:
+                 sender_class: Callable[..., MrcSender] = MrcSender,
+                 hold: bool = False) -> HostFlow:
         """Start sending `data` now over `paths`: per plane of the flow, the index of this
         host's NIC and the addresses its frames carry (`mrclab.sim.network.paths_between`,
         or the kernel's routes in the lab). `sender_class` makes the core (as
-        `mrclab.endpoint.runner.run_sender` takes it)."""
+        `mrclab.endpoint.runner.run_sender` takes it). `hold`: open the connection now and
+        send the data after `release` (`MrcSender`'s `hold`)."""
         if not paths:
             raise ValueError(f"flow {spec.src} -> {spec.dst}: no path")
         if self.share_paths:
             key = (tuple(paths), cfg.routes, cfg.evs_per_plane)
             sender = sender_class(data, len(paths), cfg, now=self.loop.now,
-                                  pool=self._path_state.get(key))
+                                  pool=self._path_state.get(key), hold=hold)
             self._path_state[key] = sender.pool
         else:
-            sender = sender_class(data, len(paths), cfg, now=self.loop.now)
+            sender = sender_class(data, len(paths), cfg, now=self.loop.now, hold=hold)
         builders = [FrameBuilder(addr) for _, addr in paths]
         flow = HostFlow(spec, sender, [nic for nic, _ in paths], builders,
                         [(self.loop.now, 0)])
@@ -126,6 +128,13 @@ class EndpointHost:
         flow.timer = DeadlineTimer(self.loop, lambda: self._wake(flow))
         self.loop.at(self.loop.now, self._wake, flow)
         return flow
+
+    def release(self, flow: HostFlow) -> None:
+        """`flow`'s data is ready: it goes as soon as its connection is open. Its progress
+        counts from now."""
+        flow.sender.release(self.loop.now)
+        flow.progress = [(self.loop.now, 0)]
+        self._wake(flow)
 
     def _wake(self, flow: HostFlow) -> None:
         sender = flow.sender

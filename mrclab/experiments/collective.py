@@ -66,10 +66,9 @@ LAB_SCENARIO_MODES = {"baseline": ("ecmp", "ev", "source"), "link-gray": ("ecmp"
 LAB_QUICK_SCENARIOS = {"baseline": ("ecmp", "ev"), "link-gray": ("ev",)}
 # The simulator's own figures: the permutation's queues (ECN at half a BDP, trimming at
 # three quarters), k=4 with a rank per host. --quick moves 512 KiB per rank, latency-bound
-# (30 ring steps of a 32 KiB chunk, each message opening its connection: ~20 us a step),
-# in ~30 s; the full run 4 MiB (256 KiB chunks in four slices), six iterations per phase
-# in 2-4 minutes of wall time each. Near line rate takes 16 MiB and more
-# (docs/experiments.md, "collective").
+# (30 ring steps of a 32 KiB chunk, each a slice's one-way trip), in a few seconds; the
+# full run 4 MiB (256 KiB chunks in four slices), six iterations per phase in 15-30 s of
+# wall time each (docs/experiments.md, "collective").
 SIM_QUEUES = {"queue_depth": 48, "trim_threshold": 32, "ecn_threshold": 24}
 SIM_SIZE = {True: 512 << 10, False: 4 << 20}
 SIM_ITERATIONS = {True: 3, False: 6}
@@ -79,7 +78,10 @@ LAB_RATE = 8_000_000
 LAB_QUEUES = {"queue_depth": 64, "trim_threshold": 16, "ecn_threshold": 8}
 LAB_SIZE = {True: 128 << 10, False: 256 << 10}
 LAB_ITERATIONS = {True: 3, False: 5}
-SLICE_PACKETS = 16  # a slice, in full DATA packets: 64 KiB at the simulator's 4 KiB MTU
+# a slice, in full DATA packets per plane: 64 KiB at the simulator's 4 KiB MTU on one
+# plane, 512 KiB on 8 (NCCL's 4 MiB buffer over its 8 steps): the window of slices in
+# flight then covers the same round trip at each plane count
+SLICE_PACKETS = 16
 FAIL_FRACTION = 0.5  # a failure lands halfway through the collective's expected time
 STRAGGLER = 2.0  # the straggler scenario's slowdown
 FLAP_EVERY = 2  # iterations between a flapping link's changes (down, up, down ...)
@@ -114,7 +116,7 @@ def _job_params(opts: Options, fabric, size: int, iterations: int, mtu: int) -> 
     ranks = opts.ranks if opts.ranks is not None else len(fabric.hosts)
     size = parse_size("--size", opts.size) if opts.size is not None else size
     slice_bytes = (parse_size("--slice", opts.slice) if opts.slice is not None
-                   else SLICE_PACKETS * mss(mtu))
+                   else SLICE_PACKETS * mss(mtu) * fabric.planes)
     placement = opts.placement or "spread"
     iterations = opts.iterations if opts.iterations is not None else iterations
     try:

@@ -179,6 +179,12 @@ class CollectiveJob:
         self._arrived, self._finished = set(), set()
         return sorted((t, r) for r, t in enumerate(ends))
 
+    def upcoming(self, rank: int, count: int) -> list[int]:
+        """The next `count` sends of `rank` not started yet this iteration, in the order
+        they will start: those whose connections a driver opens ahead of their data."""
+        state = self._ranks[rank]
+        return list(state.sends[state.next:state.next + count])
+
     def barrier_passed(self, now: float) -> None:
         """Every rank is done, as someone else saw it: a lab rank follows only its own
         part and learns of the others' from its coordinator."""

@@ -244,10 +244,11 @@ class SimNetwork:
     def add_flow(self, spec: FlowSpec, cfg: SenderConfig | None = None,
                  data: bytes | None = None,
                  sender_class: Callable[..., MrcSender] = MrcSender,
-                 track: bool = True) -> HostFlow | None:
+                 track: bool = True, hold: bool = False) -> HostFlow | None:
         """Start `spec` (now, or at its `start`: then None is returned and the flow joins
         `flows` when it begins). `track=False`: the flow stays out of `flows` (a
-        collective's thousands of slices, whose driver follows them itself)."""
+        collective's thousands of slices, whose driver follows them itself). `hold`: open
+        its connection, send its data after `EndpointHost.release`."""
         for name in (spec.src, spec.dst):
             if name not in self.hosts:
                 raise ValueError(f"simulator: unknown host {name!r}")
@@ -262,7 +263,7 @@ class SimNetwork:
             src = self.hosts[spec.src]
             paths = paths_between(self.fabric.hosts[spec.src], self.fabric.hosts[spec.dst],
                                   spec.planes)
-            holder.append(src.add_flow(spec, paths, payload, cfg, sender_class))
+            holder.append(src.add_flow(spec, paths, payload, cfg, sender_class, hold))
             if track:
                 self.flows.append(holder[0])
         if spec.start <= self.loop.now:

@@ -10,6 +10,12 @@ nonce. The receiver chooses `conn` and answers a repeated open with the same `co
 is idempotent. Only then does DATA flow. The LAST DATA packet carries the message CRC32 in
 `reserved`.
 
+A sender made with `hold` opens its connection at once but sends no DATA until `release`: a
+connection set up ahead of its data, as NCCL connects a channel's peers before the first
+collective, so that a message whose bytes are ready only later (the next slice of a ring,
+once its predecessor arrives) pays no round trip to open. While it holds, the silence of the
+receiver is expected: the idle timeout runs from the release.
+
 Recovery:
 - NACK (the packet was trimmed): the PSN is resent first in line, on another EV: at once,
   or at the one-packet window srtt after the trimmed copy left; or, when the NACK gives a
@@ -68,8 +74,10 @@ class MrcSender:
                  config: SenderConfig | None = None, now: float = 0.0,
                  ev_policy: EvPolicy | None = None,
                  window_class: Callable[..., Window] = DctcpWindow,
-                 plane_rules: PlaneRules | None = None, pool: EvPool | None = None) -> None:
-        """`ev_policy`: who picks resend EVs and retires EVs instead of the pool's rules.
+                 plane_rules: PlaneRules | None = None, pool: EvPool | None = None,
+                 hold: bool = False) -> None:
+        """`hold`: open now, send DATA only after `release` (see the module's docstring).
+        `ev_policy`: who picks resend EVs and retires EVs instead of the pool's rules.
         `pool`: the path state of an earlier message to the same receiver over the same
         planes, to carry on (as one RDMA connection's messages share its paths' health: an
         EV retired by one message is not tried again by the next); None: fresh EVs.
@@ -108,6 +116,7 @@ class MrcSender:
         self.nonce = (cfg.nonce if cfg.nonce is not None else rng.getrandbits(32)) or 1
         self.conn = 0
         self.opening = True
+        self.holding = hold
         self.done = False
         self.failed = False
         self.error: str | None = None
@@ -127,14 +136,25 @@ class MrcSender:
         self._give_up: tuple[float, float] | None = None
         self._probe_seq = 0
         self._paced_until = 0.0  # no DATA before this (a trim at the one-packet window)
-        self._held: list[tuple[float, int]] = []  # (turn, PSN): trimmed, resent at its turn
+        self._turns: list[tuple[float, int]] = []  # (turn, PSN): trimmed, resent at its turn
         self.plane_share = PlaneShare(planes)
 
     # ----------------------------------------------------------------- timers and output
+    def release(self, now: float) -> None:
+        """The message's bytes are ready: DATA may flow (once the connection is open). The
+        message's time and the receiver's silence count from now."""
+        if self.holding:
+            self.holding = False
+            self.start_time = self._last_heard = now
+
     def poll(self, now: float) -> list[Outgoing]:
         """Run due timers and return the packets the window allows now."""
         out: list[Outgoing] = []
         if self.done or self.failed:
+            return out
+        if self.holding:
+            if self.opening and now >= self._open_at:
+                out.append(self._open_probe(now))
             return out
         if now - self._last_heard >= self.cfg.idle_timeout:
             if not self.opening and (self._give_up is None
@@ -155,9 +175,9 @@ class MrcSender:
         self.pool.expire_probes(now, self.cfg.max_probe_backoff)
         for st in self.pool.due_probes(now):
             out.append(self._probe(st, now))
-        while self._held and self._held[0][0] <= now:
+        while self._turns and self._turns[0][0] <= now:
             # the receiver's turn: the resend goes now, whatever the window (NDP's pull)
-            psn = heapq.heappop(self._held)[1]
+            psn = heapq.heappop(self._turns)[1]
             if self.board.release(psn):
                 out.append(self._data(psn, True, now))
         window = self._window()
@@ -186,12 +206,14 @@ class MrcSender:
 
     def _slots_used(self) -> int:
         """Window slots taken: packets in flight and trimmed ones held for their turn."""
-        return len(self.board.inflight) + len(self._held)
+        return len(self.board.inflight) + len(self._turns)
 
     def next_deadline(self) -> float | None:
         """When `poll` must run again even if no packet arrives."""
         if self.done or self.failed:
             return None
+        if self.holding:
+            return self._open_at if self.opening else None
         times = [self._last_heard + self.cfg.idle_timeout]
         if self._give_up is not None and self._give_up[0] == self._last_heard:
             times = [self._give_up[1]]
@@ -203,8 +225,8 @@ class MrcSender:
                 times += self.loss.deadlines(self._last_heard, self._oldest_inflight())
             if self.board.pending and self._slots_used() < self._window():
                 times.append(self._paced_until)  # only pacing holds the next packet back
-            if self._held:
-                times.append(self._held[0][0])
+            if self._turns:
+                times.append(self._turns[0][0])
             probe = self.pool.next_deadline()
             if probe is not None:
                 times.append(probe)
@@ -435,7 +457,7 @@ class MrcSender:
             if hdr.reserved and self.board.hold(hdr.psn):
                 # the receiver's turn for this resend (`receiver.ResendPacer`)
                 turn = now + hdr.reserved * 1e-9
-                heapq.heappush(self._held, (turn, hdr.psn))
+                heapq.heappush(self._turns, (turn, hdr.psn))
                 self.loss.on_turn(turn)
                 queued = True
             else:

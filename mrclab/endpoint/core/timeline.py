@@ -54,10 +54,11 @@ class TimelineSender(MrcSender):
                  config: SenderConfig | None = None, now: float = 0.0,
                  ev_policy: EvPolicy | None = None,
                  window_class: Callable[..., Window] = DctcpWindow,
-                 plane_rules: PlaneRules | None = None, pool: EvPool | None = None, *,
-                 interval: float, time_offset: float = 0.0) -> None:
+                 plane_rules: PlaneRules | None = None, pool: EvPool | None = None,
+                 hold: bool = False, *, interval: float, time_offset: float = 0.0) -> None:
         """`MrcSender`'s arguments, and `interval` and `time_offset` by keyword."""
-        super().__init__(data, planes, config, now, ev_policy, window_class, plane_rules, pool)
+        super().__init__(data, planes, config, now, ev_policy, window_class, plane_rules, pool,
+                         hold)
         self.interval = interval
         self.time_offset = time_offset
         self.samples: list[list[Any]] = []

@@ -86,7 +86,6 @@ class RankAgent:
             raise ValueError(f"schedule {self.schedule.digest()} is not the coordinator's "
                              f"{job.schedule_sha256}")
         self.job = CollectiveJob(self.schedule, job.spec)
-        self.transfers = JobTransfers(self.job)
         self.ifaces = host_interfaces()
         self.links = [RawLink(iface) for iface in self.ifaces]
         self.guard = PortGuard()
@@ -99,6 +98,7 @@ class RankAgent:
                                  random.Random(seed), sample_interval=1.0,
                                  link_rate_bps=job.link_rate_bps)
         self.host.share_paths = True
+        self.transfers = JobTransfers(self.job, self._open, self.host.release)
         self.host.on_message = self._arrived
         self.host.on_flow_done = self._finished
         self.payload = memoryview(random.Random(seed).randbytes(max(
@@ -118,22 +118,21 @@ class RankAgent:
         for when, rank in self.job.start_iteration(at_wall - self.wall_offset):
             if rank == self.rank:
                 self.loop.at(when, self._compute_done)
+        self.transfers.open_ahead([self.rank])
 
     def _compute_done(self) -> None:
-        self._start(self.job.compute_done(self.rank, self.loop.now))
+        self.transfers.start(self.job.compute_done(self.rank, self.loop.now))
         self._check_done()
 
-    def _start(self, tids: list[int]) -> None:
+    def _open(self, tid: int, hold: bool) -> HostFlow:
         index = self.job.current.index
-        count = len(self.schedule.transfers)
-        for tid in tids:
-            t = self.schedule.transfers[tid]
-            paths, cfg = self._paths_to(t.dst)
-            spec = FlowSpec(self.job_file.hosts[t.src], self.job_file.hosts[t.dst], t.size)
-            flow = self.host.add_flow(spec, paths, self.payload[:t.size],
-                                      replace(cfg, nonce=self.transfers.nonce(tid),
-                                              seed=index * count + tid + 1))
-            self.transfers.started(flow, tid)
+        t = self.schedule.transfers[tid]
+        paths, cfg = self._paths_to(t.dst)
+        spec = FlowSpec(self.job_file.hosts[t.src], self.job_file.hosts[t.dst], t.size)
+        return self.host.add_flow(spec, paths, self.payload[:t.size],
+                                  replace(cfg, nonce=self.transfers.nonce(tid),
+                                          seed=index * len(self.schedule.transfers) + tid + 1),
+                                  hold=hold)
 
     def _paths_to(self, rank: int) -> tuple[list[tuple[int, FrameAddress]], SenderConfig]:
         """Per plane, this host's NIC and the frames' addresses towards `rank`, and the
@@ -152,18 +151,17 @@ class RankAgent:
         return known
 
     def _arrived(self, msg: Message) -> None:
-        self._start(self.transfers.arrived(msg, self.loop.now))
+        self.transfers.arrived(msg, self.loop.now)
         self._check_done()
 
     def _finished(self, flow: HostFlow) -> None:
         done = self.transfers.finished(flow, self.loop.now)
         if done is None:
             return
-        tid, ok, ready = done
+        tid, ok = done
         if not ok:  # the receiving rank waits for it: the coordinator tells it
             self._tell({"lost": tid, "iteration": self.job.current.index,
                         "dst": self.schedule.transfers[tid].dst})
-        self._start(ready)
         self._check_done()
 
     def _check_done(self) -> None:
@@ -189,8 +187,7 @@ class RankAgent:
             if "start" in message:
                 self._start_iteration(message["start"], message["at"])
             elif "lost" in message:  # a transfer to this rank whose sender gave up
-                self._start(self.transfers.released(message["iteration"], message["lost"],
-                                                    self.loop.now))
+                self.transfers.released(message["iteration"], message["lost"], self.loop.now)
                 self._check_done()
             elif "stop" in message:
                 self.stop_at = time.monotonic() + LINGER_S

@@ -59,7 +59,7 @@ class _Driver:
         self.session, self.name, self.plan = session, name, plan
         self.net: SimNetwork = session.new_network()
         self.job = CollectiveJob(plan.schedule, plan.spec)
-        self.transfers = JobTransfers(self.job)
+        self.transfers = JobTransfers(self.job, self._open, self._release)
         self.idle_timeout = session.sender_figures(self.net)[1]
         self._configs: dict[tuple[str, str], SenderConfig] = {}
         self.stop = False
@@ -82,6 +82,7 @@ class _Driver:
             loop.at(when, self._compute_done, rank)
         record = self.job.current
         self.transfers.new_iteration()
+        self.transfers.open_ahead(range(self.plan.schedule.ranks))
         for when, action in due_actions(self.plan, self.job.iterations[:-1], record):
             loop.at(when, self._act, action)
         loop.at(stall_limit(self.plan, record, self.idle_timeout), self._check_stall,
@@ -97,7 +98,7 @@ class _Driver:
             self.stalled = self.stop = True
 
     def _compute_done(self, rank: int) -> None:
-        self._start(self.job.compute_done(rank, self.net.loop.now))
+        self.transfers.start(self.job.compute_done(rank, self.net.loop.now))
 
     def _after_event(self) -> None:
         if self.job.current.end is None or self._next_pending:
@@ -120,28 +121,27 @@ class _Driver:
                                                                           flow)[1]
         return cfg
 
-    def _start(self, tids: list[int]) -> None:
-        hosts, schedule = self.plan.hosts, self.plan.schedule
-        index = self.job.current.index
-        for tid in tids:
-            t = schedule.transfers[tid]
-            src, dst = hosts[t.src], hosts[t.dst]
-            cfg = self._config(src, dst)
-            serial = index * len(schedule.transfers) + tid
-            seed = self.plan.spec.seed * 1_000_003 + serial
-            spec = FlowSpec(src, dst, t.size, seed=seed, routes=cfg.routes)
-            flow = self.net.add_flow(spec, replace(cfg, nonce=self.transfers.nonce(tid)),
-                                     track=False)
-            self.transfers.started(flow, tid)
+    def _open(self, tid: int, hold: bool) -> HostFlow:
+        t = self.plan.schedule.transfers[tid]
+        src, dst = self.plan.hosts[t.src], self.plan.hosts[t.dst]
+        cfg = self._config(src, dst)
+        serial = self.job.current.index * len(self.plan.schedule.transfers) + tid
+        seed = self.plan.spec.seed * 1_000_003 + serial
+        spec = FlowSpec(src, dst, t.size, seed=seed, routes=cfg.routes)
+        flow = self.net.add_flow(spec, replace(cfg, nonce=self.transfers.nonce(tid)),
+                                 track=False, hold=hold)
+        assert flow is not None  # a flow starting now
+        return flow
+
+    def _release(self, flow: HostFlow) -> None:
+        self.net.hosts[flow.spec.src].release(flow)
 
     def _arrived(self, msg: Message) -> None:
-        self._start(self.transfers.arrived(msg, self.net.loop.now))
+        self.transfers.arrived(msg, self.net.loop.now)
         self._after_event()
 
     def _finished(self, flow: HostFlow) -> None:
-        done = self.transfers.finished(flow, self.net.loop.now)
-        if done is not None:
-            self._start(done[2])
+        if self.transfers.finished(flow, self.net.loop.now) is not None:
             self._after_event()
 
     # --- running

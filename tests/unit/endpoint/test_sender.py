@@ -53,6 +53,39 @@ def test_open_probe_carries_setup_fields_and_retries_with_backoff():
     assert all(o.header.conn == reply.header.conn for o in outs)
 
 
+def test_a_held_sender_opens_at_once_and_sends_its_data_only_when_released():
+    cfg = SenderConfig(mss=1000, evs_per_plane=8, init_cwnd=8, seed=11, idle_timeout=1.0)
+    tx, rx = MrcSender(b"x" * 3000, 1, cfg, hold=True), MrcReceiver(ReceiverConfig(seed=12))
+    (op,) = tx.poll(0.0)
+    assert op.header.type == MsgType.PROBE and op.header.conn == 0
+    (reply,) = rx.on_packet("p", op.header, b"", False, 0.0)
+    tx.on_packet(op.plane, reply.header, RTT)
+    assert not tx.opening
+    # open, held far past the idle timeout: no DATA, no timer, no giving up
+    assert tx.next_deadline() is None
+    assert tx.poll(5.0) == [] and not tx.failed
+    tx.release(5.0)
+    outs = tx.poll(5.0)  # the data goes now, without a second round trip
+    assert [o.header.psn for o in outs] == [0, 1, 2]
+    assert all(o.header.conn == reply.header.conn for o in outs)
+    deliver(tx, rx, outs, 5.0 + RTT)
+    assert tx.done and tx.finish_time - tx.start_time == pytest.approx(RTT)
+    (msg,) = rx.take_messages()
+    assert msg.ok and msg.data == b"x" * 3000
+
+
+def test_a_sender_released_before_its_open_is_answered_keeps_opening():
+    cfg = SenderConfig(mss=1000, evs_per_plane=8, init_cwnd=8, seed=11, idle_timeout=1.0)
+    tx = MrcSender(b"x" * 3000, 1, cfg, hold=True)
+    (op,) = tx.poll(0.0)
+    assert tx.next_deadline() == pytest.approx(cfg.initial_rto)  # the open's retry
+    (again,) = tx.poll(10.0)  # unanswered while held: retried, never given up
+    assert again.header.type == MsgType.PROBE and not tx.failed
+    tx.release(10.0)
+    assert tx.poll(10.0) == []  # still opening: DATA waits for the answer
+    assert tx.poll(11.0) == [] and tx.failed  # the idle timeout counts from the release
+
+
 def test_complete_transfer_in_order():
     tx, rx = make(20_000)
     now = establish(tx, rx)
