@@ -22,15 +22,15 @@ from mrclab.controller.switch_state import ForwardingPolicy
 from mrclab.endpoint.clock import EventLoop
 from mrclab.endpoint.core.sender import MrcSender
 from mrclab.endpoint.core.sender_config import SenderConfig
-from mrclab.endpoint.host import EndpointHost, FlowSpec, HostFlow
+from mrclab.endpoint.host import EndpointHost, FlowSpec, HostFlow, Nic
 from mrclab.endpoint.netio import FrameAddress
 from mrclab.endpoint.wire import ETH_IP_UDP_LEN, HEADER_LEN, payload_fit
 from mrclab.fabric.model import Fabric, HostNode, Link
 from mrclab.fabric.spec import parse_duration
 from mrclab.fabric.spray import SPRAY_MODES
 from mrclab.sim.controller import SimController
-from mrclab.sim.fabric_core import FABRICS, NativeWire, default_fabric, native_loop
-from mrclab.sim.links import LinkModel, LinkState, NicQueue, Wire
+from mrclab.sim.fabric_core import FABRICS, NativeWire, default_fabric, native_loop, nic_queue
+from mrclab.sim.links import LinkModel, LinkState, Wire
 from mrclab.sim.program import CompiledProgram, compiled
 from mrclab.sim.switch import SimSwitch
 from p4emu.switch.native_traffic_manager import TRAFFIC_MANAGERS
@@ -175,7 +175,7 @@ class SimNetwork:
                             random.Random(f"{s.seed}/{name}"), s.traffic_manager,
                             self._native)
             for name, sw in fabric.switches.items()}
-        nics: dict[str, dict[int, NicQueue]] = {name: {} for name in fabric.hosts}
+        nics: dict[str, dict[int, Nic]] = {name: {} for name in fabric.hosts}
         self.hosts: dict[str, EndpointHost] = {}
         for link in fabric.links:
             self._wire_up(link, nics)
@@ -198,7 +198,7 @@ class SimNetwork:
             return switch.receive if switch.native_index is None else switch.native_index
         return lambda port, frame: self.hosts[node].receive(port, frame)
 
-    def _wire_up(self, link: Link, nics: dict[str, dict[int, NicQueue]]) -> None:
+    def _wire_up(self, link: Link, nics: dict[str, dict[int, Nic]]) -> None:
         s = self.settings
         between_switches = link.a in self.switches and link.b in self.switches
         rate = (link.params.bw_mbps * 1e6 if link.params.bw_mbps else
@@ -220,7 +220,7 @@ class SimNetwork:
                     self._native.connect(index, pa, wire.index)
             self.wires[(a, pa)] = wire
             if a in self.fabric.hosts:
-                nics[a][pa] = NicQueue(self.loop, wire)
+                nics[a][pa] = nic_queue(self.loop, wire)
             elif rate != s.link_rate_bps:
                 self.switches[a].tm.set_line_rate(rate, pa)
 

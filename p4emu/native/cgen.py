@@ -2,7 +2,8 @@
 source of one CPython extension module (`generate`).
 
 The source is runtime.h + state.h (p4emu/native/rt), the program's types, parser,
-controls, actions and tables, then module.h (the Python entry points). Anything outside
+controls, actions and tables, then pipeline_api.h and module.h (the Python entry points
+and the C ones a compiled traffic manager calls). Anything outside
 the subset (see p4emu/native/__init__.py) raises `NativeUnsupported` naming it.
 """
 
@@ -220,6 +221,7 @@ class CGen(ExprC, StmtC, CallC, TableC, ParserC):
         src.append("static Py_ssize_t prog_deparse(st_t *st, pkt_t *P, uint8_t *out) {\n"
                    "    size_t o = 0;\n    if (prog_deparse_(st, P, out, &o) < 0) return -1;\n"
                    "    return (Py_ssize_t)o;\n}")
+        src.append((RT / "pipeline_api.h").read_text())
         src.append((RT / "module.h").read_text())
         regs = sorted(self.registers, key=lambda n: self.registers[n][0])
         cnts = sorted(self.counters, key=lambda n: self.counters[n])

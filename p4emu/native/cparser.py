@@ -145,13 +145,17 @@ class ParserC:
         self.deparse_max += nbytes
         self.line(f"if ({c}.valid) {{")
         self.ind += 1
-        self.line("unsigned __int128 a_ = 0; int b_ = 0; size_t o_ = *o;")
+        # every field's bit offset is known here: each becomes a few byte stores
+        self.line(f"uint8_t *d_ = out + *o; memset(d_, 0, {nbytes});")
+        off = 0
         for fname, ft in t.fields:
             st = scalar(ft, loc)
             w = st.width if isinstance(st, BitsT) else 1
             v = unsigned(f"{c}.f_{fname}", st) if isinstance(st, BitsT) else f"(uint64_t){c}.f_{fname}"
-            self.line(f"p4_acc(&a_, &b_, out, &o_, {v}, {w});")
-        self.line("*o = o_;")
+            if w > 0:
+                self.line(f"p4_putbits(d_, {off}, {w}, {v});")
+            off += w
+        self.line(f"*o += {nbytes};")
         self.ind -= 1
         self.line("}")
 

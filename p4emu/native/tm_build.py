@@ -14,10 +14,10 @@ from pathlib import Path
 from p4emu.native.build import build
 
 _RT = Path(__file__).parent / "rt"
-# queues, port sockets, per-packet loops, Server, EventLoop, a simulator's SimLoop (its
-# heap, wires and switches) and the module
-_SOURCES = ("tm.c", "tm_ports.c", "tm_serve.c", "tm_server.c", "tm_loop.c", "sim_loop.c",
-            "sim_fabric.c", "sim_run.c", "tm_module.c")
+# queues, a compiled pipeline's C entry points, port sockets, per-packet loops, Server,
+# EventLoop, a simulator's SimLoop (its heap, wires, switches and host NICs) and the module
+_SOURCES = ("tm.c", "pipeline_api.h", "tm_ports.c", "tm_serve.c", "tm_server.c", "tm_loop.c",
+            "sim_loop.c", "sim_fabric.c", "sim_nic.c", "sim_run.c", "tm_module.c")
 
 
 def tm_module():

@@ -66,10 +66,16 @@ static int run_ingress(st_t *st, pkt_t *P, uint64_t port, const uint8_t *data, P
     return 1;
 }
 
-static PyObject *run_egress(st_t *st, pkt_t *P, long long port, long long length,
-                            long long pkt_length, long long job_trunc, const uint8_t *payload,
-                            Py_ssize_t plen, uint64_t enq_ts, uint64_t enq_qdepth,
-                            uint64_t deq_td, uint64_t deq_qdepth, uint64_t now) {
+/* the egress pass of a packet (Pipeline._egress_pass): a new reference to the frame it
+ * sends, or to None when egress drops it. `data`, when not NULL, is the bytes object the
+ * payload lies in: if nothing else holds it (a job's own frame, gone from the wire) and
+ * the deparsed headers are as long as the parsed ones, they are written over its own
+ * rather than every byte of the frame copied per hop; no one can see the change. */
+static PyObject *egress_frame(st_t *st, pkt_t *P, long long port, long long length,
+                              long long pkt_length, long long job_trunc, PyObject *data,
+                              const uint8_t *payload, Py_ssize_t plen, uint64_t enq_ts,
+                              uint64_t enq_qdepth, uint64_t deq_td, uint64_t deq_qdepth,
+                              uint64_t now) {
     P->sm.f_egress_port = (uint64_t)port;
     P->sm.f_egress_spec = 0;
     P->sm.f_packet_length = (uint64_t)pkt_length;
@@ -83,20 +89,37 @@ static PyObject *run_egress(st_t *st, pkt_t *P, long long port, long long length
     if (prog_egress(st, P) < 0) return NULL;
     long long trunc = P->trunc;
     if (job_trunc >= 0) trunc = trunc < 0 ? job_trunc : (trunc < job_trunc ? trunc : job_trunc);
-    if (P->sm.f_egress_spec == DROP_PORT) return PyList_New(0);
+    if (P->sm.f_egress_spec == DROP_PORT) Py_RETURN_NONE;
     if (prog_compute(st, P) < 0) return NULL;
     uint8_t hdrs[DEPARSE_MAX + 1];
     Py_ssize_t h = prog_deparse(st, P, hdrs);
     if (h < 0) return NULL;
     Py_ssize_t total = h + plen;
     if (trunc >= 0 && trunc < total) total = trunc;
+    if (data && total == h + plen && PyBytes_CheckExact(data) && Py_REFCNT(data) == 1
+        && (const uint8_t *)PyBytes_AS_STRING(data) + h == payload) {
+        memcpy(PyBytes_AS_STRING(data), hdrs, (size_t)h);
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+        ((PyBytesObject *)data)->ob_shash = -1;  /* other bytes now: a cached hash goes */
+#pragma GCC diagnostic pop
+        return Py_NewRef(data);
+    }
     PyObject *out = PyBytes_FromStringAndSize(NULL, total);
     if (!out) return NULL;
     char *o = PyBytes_AS_STRING(out);
     Py_ssize_t hc = h < total ? h : total;
     memcpy(o, hdrs, (size_t)hc);
     if (total > hc) memcpy(o + hc, payload, (size_t)(total - hc));
-    PyObject *pair = Py_BuildValue("(LN)", port, out);
+    return out;
+}
+
+/* egress_frame's result (stolen) as the Python entry points return it: [(port, frame)],
+ * or [] when dropped */
+static PyObject *as_outputs(PyObject *frame, long long port) {
+    if (!frame) return NULL;
+    if (frame == Py_None) { Py_DECREF(frame); return PyList_New(0); }
+    PyObject *pair = Py_BuildValue("(LN)", port, frame);
     if (!pair) return NULL;
     PyObject *list = PyList_New(1);
     if (!list) { Py_DECREF(pair); return NULL; }
@@ -156,23 +179,18 @@ static PyObject *multicast_jobs(st_t *st, job_t *base) {
     return jobs;
 }
 
-/* ingress(state, port, data, now_us) -> [Job] */
-static PyObject *py_ingress(PyObject *m, PyObject *const *a, Py_ssize_t n) {
-    st_t *st;
-    if (n != 4 || get_st(a[0], &st) < 0 || !PyBytes_Check(a[2])) {
-        PyErr_SetString(PyExc_TypeError, "ingress(state, port, data: bytes, now_us)");
-        return NULL;
-    }
-    uint64_t port = PyLong_AsUnsignedLongLong(a[1]), now = PyLong_AsUnsignedLongLong(a[3]);
-    if (PyErr_Occurred() || check_dirty(st) < 0) return NULL;
+/* ingress of `data` (bytes) received on `port`: a new reference to its job, to a list
+ * of jobs (a multicast packet's copies) or to None (dropped) */
+static PyObject *ingress_jobs(st_t *st, PyObject *port_obj, PyObject *data, uint64_t now) {
+    uint64_t port = PyLong_AsUnsignedLongLong(port_obj);
+    if ((port == (uint64_t)-1 && PyErr_Occurred()) || check_dirty(st) < 0) return NULL;
     job_t *j = PyObject_New(job_t, &JobType);
     if (!j) return NULL;
     j->data = NULL;
-    Py_ssize_t len = PyBytes_GET_SIZE(a[2]);
-    int r = run_ingress(st, &j->pkt, port, (const uint8_t *)PyBytes_AS_STRING(a[2]), len, now);
-    if (r <= 0) { Py_DECREF(j); return r < 0 ? NULL : PyList_New(0); }
-    Py_INCREF(a[2]);
-    j->data = a[2];
+    Py_ssize_t len = PyBytes_GET_SIZE(data);
+    int r = run_ingress(st, &j->pkt, port, (const uint8_t *)PyBytes_AS_STRING(data), len, now);
+    if (r <= 0) { Py_DECREF(j); return r < 0 ? NULL : Py_NewRef(Py_None); }
+    j->data = Py_NewRef(data);
     j->pos = j->pkt.pos;
     j->port = (long long)j->pkt.sm.f_egress_spec;
     j->priority = (long long)j->pkt.sm.f_priority;
@@ -184,10 +202,35 @@ static PyObject *py_ingress(PyObject *m, PyObject *const *a, Py_ssize_t n) {
         Py_DECREF(j);
         return copies;
     }
+    return (PyObject *)j;
+}
+
+/* ingress(state, port, data, now_us) -> [Job] */
+static PyObject *py_ingress(PyObject *m, PyObject *const *a, Py_ssize_t n) {
+    st_t *st;
+    if (n != 4 || get_st(a[0], &st) < 0 || !PyBytes_Check(a[2])) {
+        PyErr_SetString(PyExc_TypeError, "ingress(state, port, data: bytes, now_us)");
+        return NULL;
+    }
+    uint64_t now = PyLong_AsUnsignedLongLong(a[3]);
+    if (now == (uint64_t)-1 && PyErr_Occurred()) return NULL;
+    PyObject *jobs = ingress_jobs(st, a[1], a[2], now);
+    if (!jobs || PyList_Check(jobs)) return jobs;
+    if (jobs == Py_None) { Py_DECREF(jobs); return PyList_New(0); }
     PyObject *list = PyList_New(1);
-    if (!list) { Py_DECREF(j); return NULL; }
-    PyList_SET_ITEM(list, 0, (PyObject *)j);
+    if (!list) { Py_DECREF(jobs); return NULL; }
+    PyList_SET_ITEM(list, 0, jobs);
     return list;
+}
+
+/* egress of job `j`, on its own copy of the packet: a second egress of one job is not
+ * expected */
+static PyObject *job_egress(st_t *st, job_t *j, uint64_t enq_ts, uint64_t enq_qdepth,
+                            uint64_t deq_td, uint64_t deq_qdepth, uint64_t now) {
+    const uint8_t *d = (const uint8_t *)PyBytes_AS_STRING(j->data);
+    return egress_frame(st, &j->pkt, j->port, j->length, j->pkt_length, j->truncate, j->data,
+                        d + j->pos, PyBytes_GET_SIZE(j->data) - j->pos, enq_ts, enq_qdepth,
+                        deq_td, deq_qdepth, now);
 }
 
 /* egress(state, job, enq_timestamp, enq_qdepth, deq_timedelta, deq_qdepth, now_us) */
@@ -201,10 +244,7 @@ static PyObject *py_egress(PyObject *m, PyObject *const *a, Py_ssize_t n) {
     uint64_t v[5];
     for (int i = 0; i < 5; i++) v[i] = PyLong_AsUnsignedLongLongMask(a[2 + i]);
     if (PyErr_Occurred() || check_dirty(st) < 0) return NULL;
-    const uint8_t *d = (const uint8_t *)PyBytes_AS_STRING(j->data);
-    /* egress works on the job's own copy: a second egress of one job is not expected */
-    return run_egress(st, &j->pkt, j->port, j->length, j->pkt_length, j->truncate,
-                      d + j->pos, PyBytes_GET_SIZE(j->data) - j->pos, v[0], v[1], v[2], v[3], v[4]);
+    return as_outputs(job_egress(st, j, v[0], v[1], v[2], v[3], v[4]), j->port);
 }
 
 /* process(state, port, data, now_us, priority_queues (-1: no check), queue_depth) */
@@ -225,9 +265,12 @@ static PyObject *py_process(PyObject *m, PyObject *const *a, Py_ssize_t n) {
     if (r <= 0) return r < 0 ? NULL : PyList_New(0);
     if (pq >= 0 && (long long)P.sm.f_priority >= pq) return PyList_New(0);
     long long pkt_length = (long long)((P.length + (uint64_t)P.len_delta) & 0xFFFFFFFFu);
-    if (r == 1)
-        return run_egress(st, &P, (long long)P.sm.f_egress_spec, (long long)P.length,
-                          pkt_length, P.trunc, d + P.pos, len - P.pos, 0, depth, 0, depth, now);
+    if (r == 1) {
+        long long eport = (long long)P.sm.f_egress_spec;
+        return as_outputs(egress_frame(st, &P, eport, (long long)P.length, pkt_length, P.trunc,
+                                       NULL, d + P.pos, len - P.pos, 0, depth, 0, depth, now),
+                          eport);
+    }
     /* multicast: each copy through egress in the group's order, their frames in one list */
     PyObject *reps = mc_replicas(st, P.sm.f_mcast_grp);
     if (!reps) return NULL;
@@ -238,14 +281,36 @@ static PyObject *py_process(PyObject *m, PyObject *const *a, Py_ssize_t n) {
         pkt_t C = P;
         C.sm.f_instance_type = INSTANCE_REPLICATION;
         C.sm.f_egress_rid = rid;
-        PyObject *frames = run_egress(st, &C, eport, (long long)P.length, pkt_length, -1,
-                                      d + P.pos, len - P.pos, 0, depth, 0, depth, now);
+        PyObject *frames = as_outputs(
+            egress_frame(st, &C, eport, (long long)P.length, pkt_length, -1, NULL, d + P.pos,
+                         len - P.pos, 0, depth, 0, depth, now), eport);
         if (!frames || PyList_SetSlice(out, PY_SSIZE_T_MAX, PY_SSIZE_T_MAX, frames) < 0)
             Py_CLEAR(out);
         Py_XDECREF(frames);
     }
     Py_DECREF(reps);
     return out;
+}
+
+/* ---- the C API (pipeline_api.h): what a compiled traffic manager calls per packet ----- */
+static PyObject *api_ingress(PyObject *state, PyObject *port, PyObject *frame,
+                             unsigned long long now_us) {
+    return ingress_jobs((st_t *)state, port, frame, now_us);
+}
+
+static void api_route(PyObject *job, long long *port, long long *priority) {
+    *port = ((job_t *)job)->port;
+    *priority = ((job_t *)job)->priority;
+}
+
+static PyObject *api_egress(PyObject *state, PyObject *job, unsigned long long enq_ts,
+                            unsigned long long enq_qdepth, unsigned long long deq_td,
+                            unsigned long long deq_qdepth, unsigned long long now_us,
+                            long long *port) {
+    st_t *st = (st_t *)state;
+    if (check_dirty(st) < 0) return NULL;
+    *port = ((job_t *)job)->port;
+    return job_egress(st, (job_t *)job, enq_ts, enq_qdepth, deq_td, deq_qdepth, now_us);
 }
 
 /* ---- State: control-plane side ---------------------------------------------------- */
@@ -422,5 +487,11 @@ PyMODINIT_FUNC MODULE_INIT(void) {
     if (!m) return NULL;
     Py_INCREF(&StateType); PyModule_AddObject(m, "State", (PyObject *)&StateType);
     Py_INCREF(&JobType); PyModule_AddObject(m, "Job", (PyObject *)&JobType);
+    static p4n_api_t api = {P4N_API_VERSION, &StateType, &JobType, api_ingress, api_route,
+                            api_egress};
+    PyObject *capsule = PyCapsule_New(&api, P4N_API_CAPSULE, NULL);
+    if (!capsule || PyModule_AddObject(m, "c_api", capsule) < 0) {
+        Py_XDECREF(capsule); Py_DECREF(m); return NULL;
+    }
     return m;
 }

@@ -22,12 +22,12 @@ static inline uint64_t p4_getbits(const uint8_t *b, uint32_t off, uint32_t w) {
 }
 
 static inline void p4_putbits(uint8_t *b, uint32_t off, uint32_t w, uint64_t v) {
-    /* OR w bits of v at bit offset off; the buffer is zeroed first */
-    uint32_t i;
-    for (i = 0; i < w; i++) {
-        uint32_t bit = off + i;
-        if ((v >> (w - 1 - i)) & 1) b[bit >> 3] |= (uint8_t)(0x80 >> (bit & 7));
-    }
+    /* OR the low w bits (0 < w <= 64) of v MSB-first at bit offset off; the buffer is
+     * zeroed first. With constant off and w (the deparser's) a few byte stores. */
+    uint32_t first = off >> 3, last = (off + w - 1) >> 3;
+    unsigned __int128 acc = (unsigned __int128)(w == 64 ? v : v & ((UINT64_C(1) << w) - 1))
+                            << ((last + 1) * 8 - (off + w));
+    for (uint32_t i = last + 1; i-- > first;) { b[i] |= (uint8_t)acc; acc >>= 8; }
 }
 
 static inline uint64_t p4_peek(const uint8_t *d, Py_ssize_t pos, Py_ssize_t n, unsigned nbits) {

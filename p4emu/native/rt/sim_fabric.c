@@ -35,7 +35,7 @@ static int wire_send(sim_t *L, int i, PyObject *frame, double depart) {
         w = &L->wires[i];
         if (draw < w->loss) { w->random_lost++; return 0; }
     }
-    Py_ssize_t len = PyObject_Length(frame);
+    Py_ssize_t len = PyBytes_CheckExact(frame) ? PyBytes_GET_SIZE(frame) : PyObject_Length(frame);
     if (len < 0) return -1;
     w->frames++;
     w->bytes += (unsigned long long)len;
@@ -45,26 +45,19 @@ static int wire_send(sim_t *L, int i, PyObject *frame, double depart) {
 
 /* the switch's transmit (SimPorts.send, then SimNetwork's transmit): the out_t hook the
  * server's serve pass calls for every frame but the CPU port's */
-static int switch_send(void *ctx, PyObject *port, PyObject *frame, double start_us) {
+static int switch_send(void *ctx, long long port, PyObject *frame, double start_us) {
     fsw_t *sw = ctx;
     sim_t *L = sw->sim;
     double depart = sw->epoch + start_us / 1e6;
-    long n = PyLong_Check(port) ? PyLong_AsLong(port) : -1;
-    if (n == -1 && PyErr_Occurred()) PyErr_Clear();  /* beyond a long: no wire */
-    int wire = n >= 0 && n < MAXPORT ? sw->wire_of_port[n] : -1;
+    int wire = port >= 0 && port < MAXPORT ? sw->wire_of_port[port] : -1;
     if (wire < 0) return 0;  /* an unconnected port loses the frame, as BMv2 */
     double now = L->now;
     return wire_send(L, wire, frame, now > depart ? now : depart);
 }
 
 /* SimSwitch._arm(ready_us): come back at the first whole ns at which the queue clock
- * has reached `ready_us` (None: the queues are empty), through the switch's serve timer
- * as DeadlineTimer.arm sets it */
-static int switch_arm(fsw_t *sw, int index, PyObject *ready) {
-    if (ready == Py_None) return 0;
-    int err;
-    double r = as_double(ready, &err);
-    if (err) return -1;
+ * has reached `ready_us`, through the switch's serve timer as DeadlineTimer.arm sets it */
+static int switch_arm_at(fsw_t *sw, int index, double r) {
     double up = ceil(r * 1000);
     if (!isfinite(up) || fabs(up) > 9007199254740992.0) {
         PyErr_SetString(PyExc_OverflowError, "queue ready time out of range"); return -1;
@@ -79,6 +72,16 @@ static int switch_arm(fsw_t *sw, int index, PyObject *ready) {
         return sim_push(L, sw->timer_at, EV_TIMER, index, NULL, NULL);
     }
     return 0;
+}
+
+/* SimSwitch._arm(ready_us) with the ready time as Python has it (None: the queues are
+ * empty) */
+static int switch_arm(fsw_t *sw, int index, PyObject *ready) {
+    if (ready == Py_None) return 0;
+    int err;
+    double r = as_double(ready, &err);
+    if (err) return -1;
+    return switch_arm_at(sw, index, r);
 }
 
 /* SwitchCore.clocks() on the loop's clock (SimSwitch's clock_ns: round(now * 1e9), ties
@@ -99,22 +102,29 @@ static int switch_clocks(fsw_t *sw, double *queue_now, long long *us) {
     return 0;
 }
 
-/* a frame at `port` of switch `index`: SimSwitch.receive (the server's hop, then _arm) */
+/* a serve pass of switch `index` as of `now` (queue clock) and `us`, then _arm */
+static int switch_serve(sim_t *L, int index, double now, long long us) {
+    fsw_t *sw = L->switches[index];
+    srv_t *s = (srv_t *)Py_NewRef(sw->server);
+    double ready;
+    int found = serve_due(s->queues, now, us, &s->out, &ready);
+    Py_DECREF(s);
+    if (found < 0) return -1;
+    return found ? switch_arm_at(sw, index, ready) : 0;
+}
+
+/* a frame at `port` of switch `index`: SimSwitch.receive (the server's hop, then _arm).
+ * Takes the reference to `frame` (the event's), and lets it go once ingress has run:
+ * then a job holds the only one, and egress may write the frame's headers in place. */
 static int switch_hop(sim_t *L, int index, PyObject *port, PyObject *frame) {
     fsw_t *sw = L->switches[index];
     double now; long long us;
-    if (switch_clocks(sw, &now, &us) < 0) return -1;
-    PyObject *now_us = PyLong_FromLongLong(us);
-    if (!now_us) return -1;
+    if (switch_clocks(sw, &now, &us) < 0) { Py_DECREF(frame); return -1; }
     srv_t *s = (srv_t *)Py_NewRef(sw->server);
-    PyObject *ready = NULL;
-    if (srv_receive(s, port, frame, now, now_us) == 0) ready = serve_pass(s->queues, now, us, &s->out);
-    Py_DECREF(now_us);
+    int r = srv_receive(s, port, frame, now, us);
     Py_DECREF(s);
-    if (!ready) return -1;
-    int r = switch_arm(sw, index, ready);
-    Py_DECREF(ready);
-    return r;
+    Py_DECREF(frame);
+    return r < 0 ? -1 : switch_serve(L, index, now, us);
 }
 
 /* the serve timer of switch `index` came due for `when`: DeadlineTimer._due, then
@@ -125,19 +135,13 @@ static int switch_due(sim_t *L, int index, double when) {
     sw->timer_set = 0;
     double now; long long us;
     if (switch_clocks(sw, &now, &us) < 0) return -1;
-    srv_t *s = (srv_t *)Py_NewRef(sw->server);
-    PyObject *ready = serve_pass(s->queues, now, us, &s->out);
-    Py_DECREF(s);
-    if (!ready) return -1;
-    int r = switch_arm(sw, index, ready);
-    Py_DECREF(ready);
-    return r;
+    return switch_serve(L, index, now, us);
 }
 
-/* Wire._arrive(frame) */
+/* Wire._arrive(frame); takes the reference to `frame` (the event's) */
 static int wire_arrive(sim_t *L, int i, PyObject *frame) {
     wire_t *w = &L->wires[i];
-    if (!w->up) { w->failed_dropped++; return 0; }
+    if (!w->up) { w->failed_dropped++; Py_DECREF(frame); return 0; }
     if (w->to_switch >= 0) {
         tm_python_called = 0;
         int r = switch_hop(L, w->to_switch, w->port, frame);
@@ -148,7 +152,7 @@ static int wire_arrive(sim_t *L, int i, PyObject *frame) {
     PyObject *receive = Py_NewRef(w->receive), *port = Py_NewRef(w->port);
     PyObject *args[2] = {port, frame};
     PyObject *r = PyObject_Vectorcall(receive, args, 2, NULL);
-    Py_DECREF(receive); Py_DECREF(port);
+    Py_DECREF(receive); Py_DECREF(port); Py_DECREF(frame);
     if (!r) return -1;
     Py_DECREF(r);
     return 0;
@@ -276,4 +280,4 @@ static PyObject *sim_switch_arm_m(sim_t *L, PyObject *const *a, Py_ssize_t n) {
     Py_RETURN_NONE;
 }
 
-/* sim_run.c follows: run(), the type */
+/* sim_nic.c follows: host NICs */

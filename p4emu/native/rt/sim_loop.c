@@ -2,10 +2,11 @@
  * inside it (joined after tm_loop.c; sim_fabric.c and sim_run.c follow). It keeps the
  * semantics of mrclab/endpoint/clock.py's EventLoop to the event: one heap ordered by
  * (time, sequence), the sequence counted over every event whatever its kind, so that
- * events of equal time run in the order they were scheduled, as there. Three kinds:
+ * events of equal time run in the order they were scheduled, as there. Four kinds:
  *   EV_PY     a Python callable and its arguments (EventLoop.at);
  *   EV_ARRIVE a frame at the far end of a wire (mrclab.sim.links.Wire._arrive);
- *   EV_TIMER  a switch's serve timer coming due (DeadlineTimer._due of SimSwitch).
+ *   EV_TIMER  a switch's serve timer coming due (DeadlineTimer._due of SimSwitch);
+ *   EV_NIC    a host NIC's wire free again (mrclab.sim.links.NicQueue._next).
  * A frame between two switches whose pipeline and traffic manager are compiled goes
  * wire -> ingress -> queues -> egress -> wire without a Python frame. */
 
@@ -13,12 +14,12 @@
  * multiply-add (it would change arrival times by an ulp, and with them event order) */
 #pragma GCC optimize ("fp-contract=off")
 
-enum { EV_PY, EV_ARRIVE, EV_TIMER };
+enum { EV_PY, EV_ARRIVE, EV_TIMER, EV_NIC };
 
 typedef struct {
     double when;
     unsigned long long seq;
-    int kind, idx;          /* idx: the wire (EV_ARRIVE) or switch (EV_TIMER) */
+    int kind, idx;          /* idx: the wire (EV_ARRIVE), switch (EV_TIMER) or NIC (EV_NIC) */
     PyObject *obj, *args;   /* EV_PY: callable, tuple; EV_ARRIVE: the frame */
 } ev_t;
 
@@ -32,6 +33,7 @@ typedef struct {
 } wire_t;
 
 typedef struct sim_s sim_t;
+typedef struct nic_s nic_t;   /* sim_nic.c */
 
 typedef struct {
     sim_t *sim;                     /* borrowed: the loop owns this switch */
@@ -51,6 +53,7 @@ struct sim_s {
     ev_t *heap; Py_ssize_t len, cap;
     wire_t *wires; int nwires, capw;
     fsw_t **switches; int nswitches, caps;
+    nic_t **nics; int nnics, capn;
     int python_ran;   /* Python code (not a P4 pipeline's) ran since stop() was asked */
 };
 

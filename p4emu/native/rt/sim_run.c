@@ -1,4 +1,4 @@
-/* SimLoop.run and the type (joined after sim_fabric.c, before tm_module.c). */
+/* SimLoop.run and the type (joined after sim_nic.c, before tm_module.c). */
 
 #define SIGNAL_CHECK_EVERY 4096  /* native events between checks for Ctrl-C */
 
@@ -12,13 +12,17 @@ static int sim_dispatch(sim_t *L, ev_t *e) {
         if (!r) rc = -1; else Py_DECREF(r);
         break;
     }
-    case EV_ARRIVE:
+    case EV_ARRIVE:  /* the frame's reference goes with it */
         rc = wire_arrive(L, e->idx, e->obj);
+        e->obj = NULL;
         break;
     case EV_TIMER:
         tm_python_called = 0;
         rc = switch_due(L, e->idx, e->when);
         if (tm_python_called) L->python_ran = 1;
+        break;
+    case EV_NIC:
+        rc = nic_next(L, e->idx);
         break;
     }
     ev_release(e);
@@ -103,6 +107,10 @@ static int sim_traverse(sim_t *L, visitproc visit, void *arg) {
         Py_VISIT(L->wires[i].rng_random); Py_VISIT(L->wires[i].receive); Py_VISIT(L->wires[i].port);
     }
     for (int i = 0; i < L->nswitches; i++) Py_VISIT(L->switches[i]->server);
+    for (int i = 0; i < L->nnics; i++) {
+        int r = nic_traverse(L->nics[i], visit, arg);
+        if (r) return r;
+    }
     return 0;
 }
 
@@ -121,13 +129,15 @@ static int sim_clear(sim_t *L) {
         PyMem_Free(sw);
     }
     L->nswitches = 0;
+    for (int i = 0; i < L->nnics; i++) nic_free(L->nics[i]);
+    L->nnics = 0;
     return 0;
 }
 
 static void sim_dealloc(sim_t *L) {
     PyObject_GC_UnTrack(L);
     sim_clear(L);
-    PyMem_Free(L->heap); PyMem_Free(L->wires); PyMem_Free(L->switches);
+    PyMem_Free(L->heap); PyMem_Free(L->wires); PyMem_Free(L->switches); PyMem_Free(L->nics);
     Py_TYPE(L)->tp_free((PyObject *)L);
 }
 
@@ -144,6 +154,7 @@ static PyMethodDef sim_methods[] = {
     {"add_switch", FASTCALL(sim_add_switch_m), "add_switch(server, epoch, start_ns) -> index"},
     {"connect", FASTCALL(sim_connect_m), "connect(switch, port, wire)"},
     {"switch_arm", FASTCALL(sim_switch_arm_m), "switch_arm(switch, ready_us)"},
+    {"add_nic", FASTCALL(sim_add_nic_m), "add_nic(wire, rate_bps, veth) -> SimNic"},
     {NULL}
 };
 
@@ -158,7 +169,7 @@ static PyTypeObject SimLoopType = {
     PyVarObject_HEAD_INIT(NULL, 0)
     .tp_name = "p4emu_tm.SimLoop", .tp_basicsize = sizeof(sim_t),
     .tp_dealloc = (destructor)sim_dealloc,
-    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_BASETYPE,
     .tp_traverse = (traverseproc)sim_traverse, .tp_clear = (inquiry)sim_clear,
     .tp_new = sim_new, .tp_methods = sim_methods, .tp_getset = sim_getset,
     .tp_doc = "a simulator's event loop with its wires and compiled switches",

@@ -1,5 +1,5 @@
-/* The module (joined last): setup() and the types of tm.c, tm_server.c, tm_loop.c and
- * sim_run.c. */
+/* The module (joined last): setup() and the types of tm.c, tm_server.c, tm_loop.c,
+ * sim_nic.c and sim_run.c. */
 
 /* setup(Enqueued, Dequeued, QUEUE_FULL, BAD_PRIORITY): the Python records to return */
 static PyObject *py_setup(PyObject *m, PyObject *const *a, Py_ssize_t n) {
@@ -20,13 +20,15 @@ static struct PyModuleDef module_def = {PyModuleDef_HEAD_INIT, "p4emu_native_mod
 PyMODINIT_FUNC PyInit_p4emu_native_module(void) {
     if (PyType_Ready(&QueuesType) < 0 || PyType_Ready(&ServerType) < 0
         || PyType_Ready(&EventLoopType) < 0
-        || PyType_Ready(&SimLoopType) < 0) return NULL;
+        || PyType_Ready(&SimLoopType) < 0 || PyType_Ready(&SimNicType) < 0) return NULL;
     s_port = PyUnicode_InternFromString("port");
     s_priority = PyUnicode_InternFromString("priority");
     s_program = PyUnicode_InternFromString("program");
+    s_urgent = PyUnicode_InternFromString("urgent");
+    s_flow = PyUnicode_InternFromString("flow");
     egress_kwnames = Py_BuildValue("(sssss)", "enq_timestamp", "enq_qdepth", "deq_timedelta",
                                    "deq_qdepth", "now_us");
-    if (!s_port || !s_priority || !s_program || !egress_kwnames) return NULL;
+    if (!s_port || !s_priority || !s_program || !s_urgent || !s_flow || !egress_kwnames) return NULL;
     PyObject *mod = PyModule_Create(&module_def);
     if (!mod) return NULL;
     Py_INCREF(&QueuesType);

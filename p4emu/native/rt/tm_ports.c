@@ -55,11 +55,9 @@ static int io_bind(port_io_t *io, long port, int fd, PyObject *counters) {
 
 /* send one frame on a bound port (1), or 0 when `port` is not bound: the caller sends
  * it the Python way. A failed send (link down, full buffer) loses the frame, counted. */
-static int io_send(port_io_t *io, PyObject *port, PyObject *frame) {
-    if (!io || !PyLong_Check(port) || !PyBytes_Check(frame)) return 0;
-    long n = PyLong_AsLong(port);
-    if (n < 0 || n >= MAXPORT) { PyErr_Clear(); return 0; }
-    int fd = io->fd[n];
+static int io_send(port_io_t *io, long long port, PyObject *frame) {
+    if (!io || !PyBytes_Check(frame) || port < 0 || port >= MAXPORT) return 0;
+    int n = (int)port, fd = io->fd[n];
     if (fd < 0) return 0;
     unsigned long long *c = io_counters(io, (int)n);
     Py_ssize_t len = PyBytes_GET_SIZE(frame);

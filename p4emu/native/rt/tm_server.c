@@ -31,6 +31,22 @@ static void srv_dealloc(srv_t *s) {
     Py_TYPE(s)->tp_free((PyObject *)s);
 }
 
+/* the C entry points (pipeline_api.h) of the module whose functions `ingress` and
+ * `egress` are, when it has them and `cstate` is its State; else NULL (the Python calls) */
+static const p4n_api_t *pipeline_api(PyObject *ingress, PyObject *egress, PyObject *cstate) {
+    if (!PyCFunction_Check(ingress) || !PyCFunction_Check(egress)) return NULL;
+    PyObject *module = PyCFunction_GET_SELF(ingress);
+    if (!module || !PyModule_Check(module) || PyCFunction_GET_SELF(egress) != module) return NULL;
+    PyObject *capsule = PyObject_GetAttrString(module, "c_api");
+    if (!capsule) { PyErr_Clear(); return NULL; }
+    const p4n_api_t *api = PyCapsule_IsValid(capsule, P4N_API_CAPSULE)
+                           ? PyCapsule_GetPointer(capsule, P4N_API_CAPSULE) : NULL;
+    Py_DECREF(capsule);  /* the module, which `ingress` holds, keeps it */
+    if (!api || api->version != P4N_API_VERSION || !PyObject_TypeCheck(cstate, api->state_type))
+        return NULL;
+    return api;
+}
+
 /* Server(queues, make_queue, ingress, egress, cstate, send, transmit, cpu_port,
  *        on_egress_error, on_ingress_error, on_bad_priority, clock_ns, start_ns).
  * egress: the native module's FASTCALL entry point with the C State (cstate not None),
@@ -48,7 +64,8 @@ static PyObject *srv_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
     if (!s) return NULL;
     s->queues = Py_NewRef(v[0]); s->make_queue = Py_NewRef(v[1]); s->ingress = Py_NewRef(v[2]);
     s->out = (out_t){Py_NewRef(v[3]), Py_NewRef(v[4]), Py_NewRef(v[5]), Py_NewRef(v[6]),
-                     Py_NewRef(v[7]), Py_NewRef(v[8]), NULL, NULL};
+                     Py_NewRef(v[7]), Py_NewRef(v[8]), NULL, pipeline_api(v[2], v[3], v[4])};
+    out_set_cpu(&s->out);
     s->on_ingress_error = Py_NewRef(v[9]); s->on_bad = Py_NewRef(v[10]);
     s->clock_ns = Py_NewRef(v[11]); s->start_ns = start_ns;
     return (PyObject *)s;
@@ -57,10 +74,20 @@ static PyObject *srv_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
 /* TrafficManager.ingress with a compiled pipeline: its ingress entry point, the jobs
  * offered; a bad priority goes to on_bad(job), an exception of ingress to
  * on_ingress_error(exc, (port, frame)) */
-static int srv_receive(srv_t *s, PyObject *port, PyObject *frame, double queue_now, PyObject *now_us) {
+static int srv_receive(srv_t *s, PyObject *port, PyObject *frame, double queue_now, long long now_us) {
     if (s->ingress == Py_None) { PyErr_SetString(PyExc_TypeError, "not a compiled pipeline"); return -1; }
-    PyObject *args[4] = {s->out.cstate, port, frame, now_us};
-    PyObject *jobs = PyObject_Vectorcall(s->ingress, args, 4, NULL);
+    const p4n_api_t *api = s->out.api;
+    PyObject *jobs = NULL;
+    if (api && PyBytes_Check(frame)) {  /* a job, a list of jobs or None */
+        jobs = api->ingress(s->out.cstate, port, frame, (unsigned long long)now_us);
+    } else {
+        PyObject *now = PyLong_FromLongLong(now_us);
+        if (now) {
+            PyObject *args[4] = {s->out.cstate, port, frame, now};
+            jobs = PyObject_Vectorcall(s->ingress, args, 4, NULL);
+            Py_DECREF(now);
+        }
+    }
     if (!jobs) {
         PyObject *where = PyTuple_Pack(2, port, frame);
         if (!where) return -1;
@@ -68,22 +95,27 @@ static int srv_receive(srv_t *s, PyObject *port, PyObject *frame, double queue_n
         Py_DECREF(where);
         return r;
     }
-    PyObject *bad = offer_all(s->queues, jobs, queue_now, s->make_queue);
+    PyObject *bad = NULL;
+    int rc = 0;
+    if (api && Py_IS_TYPE(jobs, api->job_type))
+        rc = offer_one(s->queues, jobs, api, queue_now, s->make_queue, &bad);
+    else if (jobs != Py_None)
+        rc = offer_all(s->queues, jobs, api, queue_now, s->make_queue, &bad);
     Py_DECREF(jobs);
-    if (!bad) return -1;
-    for (Py_ssize_t i = 0; bad != Py_None && i < PyList_GET_SIZE(bad); i++) {
+    if (rc < 0) { Py_XDECREF(bad); return -1; }
+    for (Py_ssize_t i = 0; bad && i < PyList_GET_SIZE(bad); i++) {
         tm_python_called = 1;
         PyObject *r = PyObject_CallOneArg(s->on_bad, PyList_GET_ITEM(bad, i));
         if (!r) { Py_DECREF(bad); return -1; }
         Py_DECREF(r);
     }
-    Py_DECREF(bad);
+    Py_XDECREF(bad);
     return 0;
 }
 
 /* SwitchCore.clocks(): (ns / 1000, ns // 1000) of one reading, as Python computes them
  * (a correctly rounded division of an exact double; a floor division) */
-static int srv_clocks(srv_t *s, double *now, PyObject **now_us) {
+static int srv_clocks(srv_t *s, double *now, long long *now_us) {
     PyObject *r = PyObject_CallNoArgs(s->clock_ns);
     if (!r) return -1;
     long long ns = PyLong_AsLongLong(r);
@@ -96,40 +128,31 @@ static int srv_clocks(srv_t *s, double *now, PyObject **now_us) {
     long long us = ns / 1000;
     if (ns % 1000 < 0) us--;
     *now = (double)ns / 1000.0;
-    *now_us = PyLong_FromLongLong(us);
-    return *now_us ? 0 : -1;
+    *now_us = us;
+    return 0;
 }
 
 /* receive(port, frame): TrafficManager.ingress, as of a reading of the switch's clock */
 static PyObject *srv_receive_m(srv_t *s, PyObject *const *a, Py_ssize_t n) {
-    double now; PyObject *now_us;
+    double now; long long us;
     if (n != 2) { PyErr_SetString(PyExc_TypeError, "receive(port, frame)"); return NULL; }
-    if (srv_clocks(s, &now, &now_us) < 0) return NULL;
-    int r = srv_receive(s, a[0], a[1], now, now_us);
-    Py_DECREF(now_us);
-    if (r < 0) return NULL;
+    if (srv_clocks(s, &now, &us) < 0 || srv_receive(s, a[0], a[1], now, us) < 0) return NULL;
     Py_RETURN_NONE;
 }
 
 /* serve(): a serve pass as of a reading of the switch's clock; the next ready time or None */
 static PyObject *srv_serve_m(srv_t *s, PyObject *unused) {
-    double now; PyObject *now_us;
-    if (srv_clocks(s, &now, &now_us) < 0) return NULL;
-    long long us = PyLong_AsLongLong(now_us);
-    Py_DECREF(now_us);
+    double now; long long us;
+    if (srv_clocks(s, &now, &us) < 0) return NULL;
     return serve_pass(s->queues, now, us, &s->out);
 }
 
 /* hop(port, frame): receive, then serve, as of one reading of the clock */
 static PyObject *srv_hop_m(srv_t *s, PyObject *const *a, Py_ssize_t n) {
-    double now; PyObject *now_us;
+    double now; long long us;
     if (n != 2) { PyErr_SetString(PyExc_TypeError, "hop(port, frame)"); return NULL; }
-    if (srv_clocks(s, &now, &now_us) < 0) return NULL;
-    PyObject *r = NULL;
-    long long us = PyLong_AsLongLong(now_us);
-    if (srv_receive(s, a[0], a[1], now, now_us) == 0) r = serve_pass(s->queues, now, us, &s->out);
-    Py_DECREF(now_us);
-    return r;
+    if (srv_clocks(s, &now, &us) < 0 || srv_receive(s, a[0], a[1], now, us) < 0) return NULL;
+    return serve_pass(s->queues, now, us, &s->out);
 }
 
 /* bind_port(port, fd, counters): the port's frames go out on socket `fd` from C and
@@ -173,10 +196,10 @@ static PyObject *srv_receive_port_m(srv_t *s, PyObject *port) {
         c[RX_PACKETS]++;
         c[RX_BYTES] += len;
         PyObject *frame = PyBytes_FromStringAndSize(rx_buf[i], len);
-        double now; PyObject *now_us;
+        double now; long long now_us;
         if (!frame || srv_clocks(s, &now, &now_us) < 0) { Py_XDECREF(frame); Py_XDECREF(dropped); return NULL; }
         int r = srv_receive(s, port, frame, now, now_us);
-        Py_DECREF(frame); Py_DECREF(now_us);
+        Py_DECREF(frame);
         if (r < 0) { Py_XDECREF(dropped); return NULL; }
     }
     return dropped ? dropped : Py_NewRef(Py_None);

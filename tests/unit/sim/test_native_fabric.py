@@ -66,6 +66,8 @@ def test_the_native_network_runs_its_switches_and_wires_in_c():
     assert all(isinstance(w, NativeWire) for w in native.wires.values())
     assert all(s.native_index is None for s in python.switches.values())
     assert all(isinstance(w, Wire) for w in python.wires.values())
+    assert all(type(nic).__name__ == "SimNic" for host in native.hosts.values()
+               for nic in host.nics.values())
 
 
 def test_failures_and_counters_read_the_same_through_the_native_wires():
@@ -101,3 +103,60 @@ def test_the_loop_keeps_event_loop_s_order_and_clock():
         return out, mid, loop.now, loop.events_run
 
     assert script(EventLoop()) == script(tm_module().SimLoop())
+
+
+def test_the_native_nic_sends_as_nic_queue():
+    """Control frames ahead of DATA, connections in turn, one frame at a time at the
+    rate: the C NIC's frames reach the far end at the times `NicQueue`'s do."""
+    import random
+
+    from mrclab.endpoint.clock import EventLoop
+    from mrclab.sim.fabric_core import native_loop, nic_queue
+
+    def script(loop, wire_of) -> list:
+        out: list = []
+        nic = nic_queue(loop, wire_of(loop, lambda port, frame: out.append((loop.now, frame))))
+        sends = [(0.0, b"d1" * 50, False, 1), (0.0, b"d2" * 50, False, 2),
+                 (0.0, b"d3" * 50, False, 1), (0.0, b"ack", True, None),
+                 (1e-6, b"d4" * 700, False, 3), (1e-6, b"nack", True, None),
+                 (5e-6, b"d5" * 50, False, 2)]
+        for when, frame, urgent, flow in sends:
+            loop.at(when, lambda f=frame, u=urgent, k=flow: nic.send(f, urgent=u, flow=k))
+        loop.at(2e-7, lambda: out.append(("backlog", nic.backlog)))
+        loop.run(1.0)
+        return out + [loop.events_run]
+
+    def python_wire(loop, receive):
+        return Wire(loop, 10e9, 1e-6, 0.0, random.Random(1), receive, 7)
+
+    def native_wire(loop, receive):
+        return NativeWire(loop, 10e9, 1e-6, 0.0, random.Random(1), 7, receive)
+
+    assert script(EventLoop(), python_wire) == script(native_loop("native"), native_wire)
+
+
+def test_a_switch_changes_no_frame_that_someone_else_holds():
+    """Egress writes its headers over the frame's own when nothing else holds the frame
+    (a frame on its way between switches); a frame someone holds is copied."""
+    from mrclab.endpoint.netio import ECT0, FrameBuilder
+    from mrclab.endpoint.wire import MrcHeader
+    from mrclab.sim.network import paths_between
+
+    net = _network("native")
+    net.start()
+    net.run(1e-6)  # the controller's writes are in
+    switch, port = next((lk.b, lk.b_port) if lk.a == "h1" else (lk.a, lk.a_port)
+                        for lk in net.fabric.links if "h1" in (lk.a, lk.b))
+    pipeline = net.switches[switch].core.program.pipeline
+    [(_, addr)] = paths_between(net.fabric.hosts["h1"], net.fabric.hosts["h16"])
+    frame = FrameBuilder(addr).build(MrcHeader(psn=7, length=1000), bytes(1000), ECT0)
+    before = bytes(bytearray(frame))
+    [job] = pipeline.ingress(port, frame)
+    [(out_port, copied)] = pipeline.egress(job)
+    assert frame == before and copied != frame  # the TTL went down, on a copy
+    given = bytes(bytearray(frame))
+    given_id = id(given)
+    [job] = pipeline.ingress(port, given)
+    del given  # the job holds the only reference: its frame takes the new headers
+    [(same_port, written)] = pipeline.egress(job)
+    assert (same_port, written) == (out_port, copied) and id(written) == given_id
