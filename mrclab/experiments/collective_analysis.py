@@ -83,15 +83,23 @@ def _phase(setup: Setup, raw: dict, label: str, phase: dict) -> dict:
 
 def _failure_cost(rows: list[dict], first: int) -> dict:
     """The first failing iteration's collective against the median of the iterations
-    before it (same phase, same seed), and the busbw of those after it."""
+    before it (same phase, same seed), and against the next one when nothing happens in
+    it: that one runs on the fabric the failure left, so what the failing iteration costs
+    beyond it is the reaction to the failure rather than the capacity it took away; and
+    the busbw of those after it."""
     before = [r for r in rows[:first] if r["ended"] and "busbw_share" in r]
     hit = rows[first]
     after = [r["busbw_share"] for r in rows[first + 1:] if r["ended"] and "busbw_share" in r]
     reference = metrics.percentile([r["comm_s"] for r in before], 50) if before else None
+    nxt = rows[first + 1] if first + 1 < len(rows) else None
+    after_comm = nxt.get("comm_s") if nxt and nxt["ended"] and not nxt["events"] else None
     return {"iteration": first, "events": hit["events"], "reference_comm_s": reference,
             "comm_s": hit["comm_s"],
             "cost": None if reference is None or hit["comm_s"] is None
             else hit["comm_s"] / reference - 1,
+            "after_comm_s": after_comm,
+            "cost_vs_after": None if after_comm is None or hit["comm_s"] is None
+            else hit["comm_s"] / after_comm - 1,
             "busbw_before_share": metrics.percentile([r["busbw_share"] for r in before], 50)
             if before else None,
             "busbw_after_share": metrics.percentile(after, 50) if after else None}
@@ -137,7 +145,10 @@ def goals(setup: Setup, analysis: dict) -> list[dict]:
             out.append({"goal": f"{label}: a core link failing mid-collective costs <= "
                                 f"{FAILURE_COST:.0%} of its time",
                         "measured": f"iteration {f['iteration']}: {_s(f['comm_s'])} against "
-                                    f"{_s(f['reference_comm_s'])} before ({_signed(f['cost'])})",
+                                    f"{_s(f['reference_comm_s'])} before ({_signed(f['cost'])})"
+                                    + ("" if f.get("after_comm_s") is None else
+                                       f", {_s(f['after_comm_s'])} in the next on the fabric "
+                                       f"it left ({_signed(f['cost_vs_after'])})"),
                         "met": f["cost"] is not None and f["cost"] <= FAILURE_COST})
         if a["scenario"] == "plane" and f:
             planes = analysis["planes"]
@@ -182,6 +193,7 @@ def tables(analysis: dict) -> dict[str, list[dict]]:
                         "waiting_network": a.get("waiting_network"),
                         "waiting_ranks": a.get("waiting_ranks"),
                         "failure_cost": f.get("cost"),
+                        "failure_cost_vs_next": f.get("cost_vs_after"),
                         "busbw_after_failure_of_ideal": f.get("busbw_after_share"),
                         "timeouts": a["timeouts"],
                         "retransmits": a["retransmits"]})
