@@ -9,7 +9,7 @@ import functools
 import ipaddress
 import logging
 import struct
-from dataclasses import dataclass
+from typing import Final
 
 from mrclab.endpoint.wire import (
     ETH_IP_UDP_LEN,
@@ -21,18 +21,31 @@ from mrclab.endpoint.wire import (
 
 log = logging.getLogger(__name__)
 
-ETH_P_IP = 0x0800
-ECT0 = 0x02
-CE = 0x03
-_ETH = struct.Struct("!6s6sH")
-_IP = struct.Struct("!BBHHHBBH4s4s")
-_UDP = struct.Struct("!HHHH")
+ETH_P_IP: Final = 0x0800
+ECT0: Final = 0x02
+CE: Final = 0x03
+_ETH: Final = struct.Struct("!6s6sH")
+_IP: Final = struct.Struct("!BBHHHBBH4s4s")
+_UDP: Final = struct.Struct("!HHHH")
+_ETH_IP: Final = struct.Struct(_ETH.format + _IP.format[1:])  # a frame's start, unpacked at once
+_IP_UDP: Final = struct.Struct(_IP.format + _UDP.format[1:])  # packed at once
 
-def ip_checksum(header: bytes) -> int:
-    total = sum(struct.unpack(f"!{len(header) // 2}H", header))
+
+def _word_sum(data: bytes) -> int:
+    """The sum of `data`'s 16-bit big-endian words."""
+    return sum(struct.unpack(f"!{len(data) // 2}H", data))
+
+
+def _checksum(total: int) -> int:
+    """The Internet checksum of words whose sum is `total`: the one's complement of their
+    one's-complement sum (carries folded back in)."""
     while total >> 16:
         total = (total & 0xFFFF) + (total >> 16)
     return ~total & 0xFFFF
+
+
+def ip_checksum(header: bytes) -> int:
+    return _checksum(_word_sum(header))
 
 
 def mac_bytes(mac: str) -> bytes:
@@ -46,14 +59,20 @@ def mac_str(raw: bytes) -> str:
     return ":".join(f"{b:02x}" for b in raw)
 
 
-@dataclass(slots=True, frozen=True)
 class FrameAddress:
-    """Both ends of one MRC flow at layer 2 and 3."""
+    """Both ends of one MRC flow at layer 2 and 3; immutable, a dict key.
 
-    src_mac: bytes
-    dst_mac: bytes
-    src_ip: bytes
-    dst_ip: bytes
+    A plain class rather than a frozen dataclass: mypyc compiles its `__init__`,
+    `__eq__` and `__hash__` (a dataclass's are generated at import and run interpreted),
+    and every frame received makes one and looks it up."""
+
+    __slots__ = ("src_mac", "dst_mac", "src_ip", "dst_ip")
+
+    def __init__(self, src_mac: bytes, dst_mac: bytes, src_ip: bytes, dst_ip: bytes) -> None:
+        self.src_mac: Final = src_mac
+        self.dst_mac: Final = dst_mac
+        self.src_ip: Final = src_ip
+        self.dst_ip: Final = dst_ip
 
     @classmethod
     def of(cls, src_mac: str, dst_mac: str, src_ip: str, dst_ip: str) -> FrameAddress:
@@ -63,6 +82,19 @@ class FrameAddress:
     def reversed(self) -> FrameAddress:
         return FrameAddress(self.dst_mac, self.src_mac, self.dst_ip, self.src_ip)
 
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, FrameAddress):
+            return NotImplemented
+        return (self.src_mac == other.src_mac and self.dst_mac == other.dst_mac
+                and self.src_ip == other.src_ip and self.dst_ip == other.dst_ip)
+
+    def __hash__(self) -> int:
+        return hash((self.src_mac, self.dst_mac, self.src_ip, self.dst_ip))
+
+    def __repr__(self) -> str:
+        return (f"FrameAddress(src_mac={self.src_mac!r}, dst_mac={self.dst_mac!r}, "
+                f"src_ip={self.src_ip!r}, dst_ip={self.dst_ip!r})")
+
 
 class FrameBuilder:
     """Builds Ethernet/IPv4/UDP/MRC frames for one address pair (UDP checksum 0, IPv4)."""
@@ -71,25 +103,38 @@ class FrameBuilder:
         self.addr = addr
         self._eth = _ETH.pack(addr.dst_mac, addr.src_mac, ETH_P_IP)
         self._ip_id = 0
+        # The checksum sums the IPv4 header's words: those of its fields that are the same
+        # in every frame (its words with tos, length, id and checksum 0) are added up
+        # once; each frame adds its tos (the low byte of the first word), length and id.
+        self._ip_sum = _word_sum(self._ip_udp(0, 0, 0, 0, 0)[:_IP.size])
+
+    def _ip_udp(self, tos: int, total: int, ip_id: int, csum: int, udp_len: int) -> bytes:
+        """The IPv4 and UDP headers of a frame."""
+        return _IP_UDP.pack(0x45, tos, total, ip_id, 0x4000, 64, 17, csum, self.addr.src_ip,
+                            self.addr.dst_ip, MRC_UDP_PORT, MRC_UDP_PORT, udp_len, 0)
 
     def build(self, header: MrcHeader, payload: bytes | memoryview = b"",
               tos: int = 0) -> bytes:
         udp_len = 8 + HEADER_LEN + len(payload)
-        self._ip_id = (self._ip_id + 1) & 0xFFFF
-        ip = _IP.pack(0x45, tos, 20 + udp_len, self._ip_id, 0x4000, 64, 17, 0,
-                      self.addr.src_ip, self.addr.dst_ip)
-        csum = ip_checksum(ip)
-        ip = ip[:10] + csum.to_bytes(2, "big") + ip[12:]
-        udp = _UDP.pack(MRC_UDP_PORT, MRC_UDP_PORT, udp_len, 0)
-        return b"".join((self._eth, ip, udp, header.pack(), payload))
+        total = _IP.size + udp_len
+        ip_id = self._ip_id = (self._ip_id + 1) & 0xFFFF
+        csum = _checksum(self._ip_sum + tos + total + ip_id)
+        return b"".join((self._eth, self._ip_udp(tos, total, ip_id, csum, udp_len),
+                         header.pack(), payload))
 
 
-@dataclass(slots=True)
 class ParsedFrame:
-    addr: FrameAddress  # as seen on the wire: src = the peer
-    tos: int
-    header: MrcHeader
-    payload: bytes | memoryview  # a memoryview (a field of that type alone: mypyc fails)
+    """One frame received (a plain class: one per frame, see `FrameAddress`)."""
+
+    __slots__ = ("addr", "tos", "header", "payload")
+
+    def __init__(self, addr: FrameAddress, tos: int, header: MrcHeader,
+                 payload: bytes | memoryview) -> None:
+        self.addr = addr  # as seen on the wire: src = the peer
+        self.tos = tos
+        self.header = header
+        # a memoryview (an attribute of that type alone: mypyc fails)
+        self.payload = payload
 
     @property
     def ce(self) -> bool:
@@ -111,17 +156,21 @@ def parse_frame(frame: bytes) -> ParsedFrame:
     """Dissect one frame; MalformedPacket for anything that is not a sane MRC packet."""
     if len(frame) < ETH_IP_UDP_LEN + HEADER_LEN:
         raise MalformedPacket(f"short frame: {len(frame)} bytes")
-    dst_mac, src_mac, ethertype = _ETH.unpack_from(frame, 0)
+    # the fields typed, so that mypyc compiles the checks below to plain C
+    eth_ip: tuple[bytes, bytes, int, int, int, int, int, int, int, int, int, bytes, bytes] = (
+        _ETH_IP.unpack_from(frame, 0))
+    (dst_mac, src_mac, ethertype, vihl, tos, total, _id, frag, _ttl, proto, _csum, src_ip,
+     dst_ip) = eth_ip
     if ethertype != ETH_P_IP:
         raise MalformedPacket(f"ethertype 0x{ethertype:04x}")
-    vihl, tos, total, _id, frag, _ttl, proto, _csum, src_ip, dst_ip = _IP.unpack_from(frame, 14)
     ihl = (vihl & 0xF) * 4
     if vihl >> 4 != 4 or ihl < 20 or proto != 17 or frag & 0x3FFF:
         raise MalformedPacket("not an unfragmented IPv4/UDP packet")
     if total > len(frame) - 14 or total < ihl + 8 + HEADER_LEN:
         raise MalformedPacket(f"bad IPv4 total length {total}")
     udp_off = 14 + ihl
-    sport, dport, udp_len, _ = _UDP.unpack_from(frame, udp_off)
+    udp: tuple[int, int, int, int] = _UDP.unpack_from(frame, udp_off)
+    sport, dport, udp_len, _ = udp
     if MRC_UDP_PORT not in (sport, dport):
         raise MalformedPacket(f"UDP ports {sport}->{dport}")
     if udp_len != total - ihl:

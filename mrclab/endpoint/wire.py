@@ -18,13 +18,13 @@ Conventions beyond the field meanings (docs/wire-format.md has both):
 from __future__ import annotations
 
 import struct
-from dataclasses import dataclass
 from enum import IntEnum, IntFlag
+from typing import Final
 
-MRC_UDP_PORT = 4793
-MRC_VERSION = 1
-HEADER_LEN = 40
-ETH_IP_UDP_LEN = 14 + 20 + 8
+MRC_UDP_PORT: Final = 4793
+MRC_VERSION: Final = 1
+HEADER_LEN: Final = 40
+ETH_IP_UDP_LEN: Final = 14 + 20 + 8
 
 
 def payload_fit(mtu: int) -> int:
@@ -55,19 +55,19 @@ class Flag(IntFlag):
 
 # The flags as plain ints, for the per-packet paths: IntFlag's operators build enum
 # members, which cost a receiver a tenth of its time per packet
-TRIMMED = Flag.TRIMMED.value
-ECN_ECHO = Flag.ECN_ECHO.value
-LAST = Flag.LAST.value
-RETX = Flag.RETX.value
+TRIMMED: Final = Flag.TRIMMED.value
+ECN_ECHO: Final = Flag.ECN_ECHO.value
+LAST: Final = Flag.LAST.value
+RETX: Final = Flag.RETX.value
 
 
 # Field order and widths of mrclab.endpoint.layers.MRC: version+type share the first byte, then
 # flags, ev, conn, psn, ack, offset, length, qmax, ts, route, reserved.
-_HEADER = struct.Struct("!BBHIIIIHHIQI")
+_HEADER: Final = struct.Struct("!BBHIIIIHHIQI")
 assert _HEADER.size == HEADER_LEN
 
 
-MAX_ROUTE_LABELS = 8
+MAX_ROUTE_LABELS: Final = 8
 
 
 def route_word(labels: tuple[int, ...] | list[int]) -> int:
@@ -114,23 +114,49 @@ class MalformedPacket(ValueError):
     """Raised for bytes that are not a valid MRC-lite v1 header."""
 
 
-@dataclass(slots=True)
 class MrcHeader:
-    """One MRC header; field names as in the Scapy layer `mrclab.endpoint.layers.MRC`."""
+    """One MRC header; field names as in the Scapy layer `mrclab.endpoint.layers.MRC`.
 
-    type: int = MsgType.DATA
-    flags: int = 0
-    ev: int = 0
-    conn: int = 0
-    psn: int = 0
-    ack: int = 0
-    offset: int = 0
-    length: int = 0
-    qmax: int = 0
-    ts: int = 0
-    route: int = 0
-    reserved: int = 0
-    version: int = MRC_VERSION
+    A plain class rather than a dataclass: mypyc compiles its `__init__` (a dataclass's is
+    generated at import and runs interpreted), and one is made per packet sent and
+    received."""
+
+    __slots__ = ("type", "flags", "ev", "conn", "psn", "ack", "offset", "length", "qmax",
+                 "ts", "route", "reserved", "version")
+
+    def __init__(self, type: int = MsgType.DATA, flags: int = 0, ev: int = 0, conn: int = 0,
+                 psn: int = 0, ack: int = 0, offset: int = 0, length: int = 0, qmax: int = 0,
+                 ts: int = 0, route: int = 0, reserved: int = 0,
+                 version: int = MRC_VERSION) -> None:
+        self.type = type
+        self.flags = flags
+        self.ev = ev
+        self.conn = conn
+        self.psn = psn
+        self.ack = ack
+        self.offset = offset
+        self.length = length
+        self.qmax = qmax
+        self.ts = ts
+        self.route = route
+        self.reserved = reserved
+        self.version = version
+
+    def _fields(self) -> tuple[int, ...]:
+        return (self.type, self.flags, self.ev, self.conn, self.psn, self.ack, self.offset,
+                self.length, self.qmax, self.ts, self.route, self.reserved, self.version)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, MrcHeader):
+            return NotImplemented
+        return self._fields() == other._fields()
+
+    def __repr__(self) -> str:
+        return (f"MrcHeader(type={self.type!r}, flags={self.flags!r}, ev={self.ev!r}, "
+                f"conn={self.conn!r}, psn={self.psn!r}, ack={self.ack!r}, "
+                f"offset={self.offset!r}, length={self.length!r}, qmax={self.qmax!r}, "
+                f"ts={self.ts!r}, route={self.route!r}, reserved={self.reserved!r}, "
+                f"version={self.version!r})")
 
     def pack(self) -> bytes:
         return _HEADER.pack(
@@ -148,21 +174,20 @@ class MrcHeader:
             self.reserved & 0xFFFFFFFF,
         )
 
-    @classmethod
-    def unpack(cls, data: bytes | memoryview, offset: int = 0) -> MrcHeader:
+    @staticmethod
+    def unpack(data: bytes | memoryview, offset: int = 0) -> MrcHeader:
         """Parse 40 bytes at `offset`; MalformedPacket if short, wrong version or type."""
         if len(data) - offset < HEADER_LEN:
             raise MalformedPacket(f"truncated MRC header: {len(data) - offset} bytes")
-        vt, flags, ev, conn, psn, ack, off, length, qmax, ts, route, reserved = (
-            _HEADER.unpack_from(data, offset)
-        )
+        fields: tuple[int, ...] = _HEADER.unpack_from(data, offset)  # typed: plain C below
+        vt, flags, ev, conn, psn, ack, off, length, qmax, ts, route, reserved = fields
         version, mtype = vt >> 4, vt & 0xF
         if version != MRC_VERSION:
             raise MalformedPacket(f"unknown MRC version {version}")
         if mtype > MsgType.PROBE_REPLY:
             raise MalformedPacket(f"unknown MRC type {mtype}")
-        return cls(mtype, flags, ev, conn, psn, ack, off, length, qmax, ts, route, reserved,
-                   version)
+        return MrcHeader(mtype, flags, ev, conn, psn, ack, off, length, qmax, ts, route,
+                         reserved, version)
 
     def has(self, flag: Flag) -> bool:
         return bool(self.flags & flag)

@@ -52,7 +52,7 @@ from collections import deque
 from collections.abc import Callable, Container
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any, Protocol
+from typing import Any, Final, Protocol
 
 from mrclab.endpoint.core.rtt import RttEstimator
 
@@ -62,8 +62,8 @@ from mrclab.endpoint.core.rtt import RttEstimator
 # EV's on the EVs that happened to come back clean, whose paths then filled in turn
 # (k=4 over 1.5 ms: the fabric fell from 0.95 to 0.64 of its capacity and climbed back
 # over a millisecond; 0.87-0.93 with marks steering only when they stand out).
-PATH_OUTLIER = 3.0
-PATH_MARKED = 0.25  # an ecn_share of about two marks in a row at the default gain
+PATH_OUTLIER: Final = 3.0
+PATH_MARKED: Final = 0.25  # an ecn_share of about two marks in a row at the default gain
 
 
 class EvStatus(Enum):
@@ -172,7 +172,7 @@ class _PoolPlaneRules:
         return ok if 0 < len(ok) < len(suspect) else None
 
 
-DEFAULT_PLANE_RULES: PlaneRules = _PoolPlaneRules()
+DEFAULT_PLANE_RULES: Final[PlaneRules] = _PoolPlaneRules()
 
 
 class EvPool:
@@ -277,7 +277,8 @@ class EvPool:
         fallback: EvState | None = None
         rules: Any = self.plane_rules  # untyped: see `EvPolicy`
         order = rules.plane_order(start, nplanes, planes)
-        if self.plane_load is not None and self.plane_rules is DEFAULT_PLANE_RULES:
+        if self.plane_load is not None and self.plane_rules is DEFAULT_PLANE_RULES \
+                and len(order) > 1:
             # the plane with the fewest packets in flight first: a plane whose paths are
             # congested or shrunk returns its packets later, so it gets fewer, and one window
             # over all planes no longer runs every plane at the slowest one's pace

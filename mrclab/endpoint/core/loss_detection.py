@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
+from typing import Final
 
 from mrclab.endpoint.core import recovery
 from mrclab.endpoint.core.ev_pool import EvState
@@ -26,7 +27,7 @@ from mrclab.endpoint.core.rtt import RttEstimator, RttQuantile
 from mrclab.endpoint.core.sack import Transmission
 from mrclab.endpoint.core.sender_config import SenderConfig
 
-MAX_BACKOFF = 64  # the RTO's largest multiplier
+MAX_BACKOFF: Final = 64  # the RTO's largest multiplier
 
 
 class LossDetector:
@@ -71,8 +72,9 @@ class LossDetector:
         """The timer of a packet sent at `sent_at`: like TCP's, restarted by every ACK that
         brings progress (a queue that suddenly deepens delays ACKs without any loss); and
         a turn the receiver gave a resend is progress to come: its ACK will let RACK judge
-        what was sent before it, so the timer waits for it."""
-        return max(sent_at, self.last_progress, self.last_turn) + rto
+        what was sent before it, so the timer waits for it. (`max` of two at a time, here
+        and below: mypyc compiles those, and calls Python's for three.)"""
+        return max(max(sent_at, self.last_progress), self.last_turn) + rto
 
     def tail_probe_at(self, last_heard: float) -> float:
         """When silence calls for a tail loss probe: two smoothed RTTs, and at least the
@@ -80,8 +82,8 @@ class LossDetector:
         with the tail of a software fabric's delay in it), and not before a turn the
         receiver gave a resend has come, as the timer. Never sooner than half the timer's
         floor: on a path of no delay (a simulated veth) the RTT is 0."""
-        return max(last_heard, self.last_tail_probe, self.last_turn) \
-            + max(2 * self.rtt.srtt, self.rtt_hi.value, self.cfg.min_rto / 2)
+        return max(max(last_heard, self.last_tail_probe), self.last_turn) \
+            + max(max(2 * self.rtt.srtt, self.rtt_hi.value), self.cfg.min_rto / 2)
 
     def tail_probe_due(self, now: float, last_heard: float, oldest: Transmission) -> bool:
         """Whether a tail loss probe goes now (counted as sent): only with the probe on,

@@ -2,19 +2,21 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from mrclab.endpoint.wire import MrcHeader
 
 
-@dataclass(slots=True)
 class Outgoing:
     """One packet to transmit; `plane` indexes the sender's planes (receivers reply on the
-    plane the triggering packet came in on, so they leave it 0)."""
+    plane the triggering packet came in on, so they leave it 0). A plain class, one per
+    packet: see `MrcHeader`."""
 
-    header: MrcHeader
-    payload: bytes | memoryview = b""
-    plane: int = 0
+    __slots__ = ("header", "payload", "plane")
+
+    def __init__(self, header: MrcHeader, payload: bytes | memoryview = b"",
+                 plane: int = 0) -> None:
+        self.header = header
+        self.payload = payload
+        self.plane = plane
 
 
 def ts_us(now: float) -> int:

@@ -27,6 +27,7 @@ import random
 import zlib
 from collections.abc import Hashable
 from dataclasses import dataclass, field
+from typing import Final
 
 from mrclab.endpoint.core.packets import Outgoing
 from mrclab.endpoint.wire import (
@@ -43,7 +44,7 @@ from mrclab.endpoint.wire import (
 
 log = logging.getLogger(__name__)
 
-MAX_RESEND_WAIT_NS = 0xFFFFFFFF  # a NACK's `reserved`: the wait in ns, 32 bits
+MAX_RESEND_WAIT_NS: Final = 0xFFFFFFFF  # a NACK's `reserved`: the wait in ns, 32 bits
 
 
 @dataclass(slots=True)
@@ -255,14 +256,16 @@ class MrcReceiver:
             conn.crc, conn.last_end = hdr.reserved, hdr.offset + hdr.length
         if self.cfg.keep_data:
             conn.buf[hdr.offset:hdr.offset + expected] = payload
-        else:
-            conn.ahead[psn] = bytes(payload)
+        elif psn != conn.cum:
+            conn.ahead[psn] = bytes(payload)  # after a gap: kept until the gap fills
         conn.got[psn] = 1
         conn.count += 1
         self.stats.bytes_placed += expected
         while conn.cum < conn.npkts and conn.got[conn.cum]:
             if not self.cfg.keep_data:
-                conn.prefix_crc = zlib.crc32(conn.ahead.pop(conn.cum), conn.prefix_crc)
+                # the packet itself when it comes in order (no copy kept)
+                placed = payload if conn.cum == psn else conn.ahead.pop(conn.cum)
+                conn.prefix_crc = zlib.crc32(placed, conn.prefix_crc)
             conn.cum += 1
         reply = self._ack(conn, hdr, ce)
         if conn.count == conn.npkts and not conn.done:

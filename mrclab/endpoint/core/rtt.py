@@ -6,6 +6,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections import deque
 from dataclasses import dataclass, field
+from typing import Final
 
 
 @dataclass(slots=True)
@@ -68,7 +69,7 @@ class RttQuantile:
 
 
 # Bucket edges of `QueueExplainedDelay`, seconds: 0.25 ms, then x sqrt(2) up to ~16 s.
-DELAY_EDGES_S: tuple[float, ...] = tuple(0.00025 * 2 ** (k / 2) for k in range(33))
+DELAY_EDGES_S: Final[tuple[float, ...]] = tuple(0.00025 * 2 ** (k / 2) for k in range(33))
 
 
 @dataclass(slots=True)

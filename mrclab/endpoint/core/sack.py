@@ -3,20 +3,23 @@
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import dataclass
 
 from mrclab.endpoint.core.ev_pool import EvState
 
 
-@dataclass(slots=True)
 class Transmission:
-    """The latest transmission of one PSN."""
+    """The latest transmission of one PSN (a plain class, one per packet: see
+    `wire.MrcHeader`)."""
 
-    psn: int
-    sent_at: float
-    ev: EvState
-    retx: bool
-    seq: int = 0  # send order across all transmissions (set by the scoreboard)
+    __slots__ = ("psn", "sent_at", "ev", "retx", "seq")
+
+    def __init__(self, psn: int, sent_at: float, ev: EvState, retx: bool,
+                 seq: int = 0) -> None:
+        self.psn = psn
+        self.sent_at = sent_at
+        self.ev = ev
+        self.retx = retx
+        self.seq = seq  # send order across all transmissions (set by the scoreboard)
 
 
 class SendScoreboard:
