@@ -316,9 +316,11 @@ class MrcSender:
         if self._ledger.settle(rec):
             self.stats.timeouts_spurious += 1
 
-    def _header(self, mtype: MsgType, st: EvState, now: float, **fields: int) -> MrcHeader:
-        return MrcHeader(type=mtype, ev=st.ev, conn=self.conn, ts=ts_us(now), route=st.route,
-                         **fields)
+    def _header(self, mtype: MsgType, st: EvState, now: float, flags: int = 0, psn: int = 0,
+                offset: int = 0, length: int = 0, reserved: int = 0) -> MrcHeader:
+        # positional: a call through `**` would go through Python's argument parsing per packet
+        return MrcHeader(mtype, flags, st.ev, self.conn, psn, 0, offset, length, 0, ts_us(now),
+                         st.route, reserved)
 
     def _open_probe(self, now: float) -> Outgoing:
         st = self.pool.choose(now)
