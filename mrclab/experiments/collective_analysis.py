@@ -92,14 +92,14 @@ def _failure_cost(rows: list[dict], first: int) -> dict:
     after = [r["busbw_share"] for r in rows[first + 1:] if r["ended"] and "busbw_share" in r]
     reference = metrics.percentile([r["comm_s"] for r in before], 50) if before else None
     nxt = rows[first + 1] if first + 1 < len(rows) else None
-    after_comm = nxt.get("comm_s") if nxt and nxt["ended"] and not nxt["events"] else None
+    next_comm = nxt.get("comm_s") if nxt and nxt["ended"] and not nxt["events"] else None
     return {"iteration": first, "events": hit["events"], "reference_comm_s": reference,
             "comm_s": hit["comm_s"],
             "cost": None if reference is None or hit["comm_s"] is None
             else hit["comm_s"] / reference - 1,
-            "after_comm_s": after_comm,
-            "cost_vs_after": None if after_comm is None or hit["comm_s"] is None
-            else hit["comm_s"] / after_comm - 1,
+            "next_comm_s": next_comm,
+            "cost_vs_next": None if next_comm is None or hit["comm_s"] is None
+            else hit["comm_s"] / next_comm - 1,
             "busbw_before_share": metrics.percentile([r["busbw_share"] for r in before], 50)
             if before else None,
             "busbw_after_share": metrics.percentile(after, 50) if after else None}
@@ -146,9 +146,9 @@ def goals(setup: Setup, analysis: dict) -> list[dict]:
                                 f"{FAILURE_COST:.0%} of its time",
                         "measured": f"iteration {f['iteration']}: {_s(f['comm_s'])} against "
                                     f"{_s(f['reference_comm_s'])} before ({_signed(f['cost'])})"
-                                    + ("" if f.get("after_comm_s") is None else
-                                       f", {_s(f['after_comm_s'])} in the next on the fabric "
-                                       f"it left ({_signed(f['cost_vs_after'])})"),
+                                    + ("" if f.get("next_comm_s") is None else
+                                       f", {_s(f['next_comm_s'])} in the next on the fabric "
+                                       f"it left ({_signed(f['cost_vs_next'])})"),
                         "met": f["cost"] is not None and f["cost"] <= FAILURE_COST})
         if a["scenario"] == "plane" and f:
             planes = analysis["planes"]
@@ -193,7 +193,7 @@ def tables(analysis: dict) -> dict[str, list[dict]]:
                         "waiting_network": a.get("waiting_network"),
                         "waiting_ranks": a.get("waiting_ranks"),
                         "failure_cost": f.get("cost"),
-                        "failure_cost_vs_next": f.get("cost_vs_after"),
+                        "failure_cost_vs_next": f.get("cost_vs_next"),
                         "busbw_after_failure_of_ideal": f.get("busbw_after_share"),
                         "timeouts": a["timeouts"],
                         "retransmits": a["retransmits"]})

@@ -152,11 +152,7 @@ class MrcSender:
         out: list[Outgoing] = []
         if self.done or self.failed:
             return out
-        if self.holding:
-            if self.opening and now >= self._open_at:
-                out.append(self._open_probe(now))
-            return out
-        if now - self._last_heard >= self.cfg.idle_timeout:
+        if not self.holding and now - self._last_heard >= self.cfg.idle_timeout:
             if not self.opening and (self._give_up is None
                                      or self._give_up[0] != self._last_heard):
                 return self._last_call(now)
@@ -164,8 +160,8 @@ class MrcSender:
                 self._fail(f"no answer from the receiver for {self.cfg.idle_timeout:g} s, "
                            f"nor to a last probe on every plane ({len(self.pool.planes)})")
                 return out
-        if self.opening:
-            if now >= self._open_at:
+        if self.opening or self.holding:  # DATA waits for the open's answer and the release
+            if self.opening and now >= self._open_at:
                 out.append(self._open_probe(now))
             return out
         self._detect_losses(now)
