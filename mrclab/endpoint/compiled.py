@@ -62,6 +62,7 @@ MODULES = (
     "mrclab.endpoint.core.rtt",
     "mrclab.endpoint.core.congestion",
     "mrclab.endpoint.core.ev_pool",
+    "mrclab.endpoint.core.connection",
     "mrclab.endpoint.core.sack",
     "mrclab.endpoint.core.recovery",
     "mrclab.endpoint.core.loss_detection",

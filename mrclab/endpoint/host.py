@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from mrclab.endpoint.clock import DeadlineTimer, EventLoop
-from mrclab.endpoint.core.ev_pool import EvPool
+from mrclab.endpoint.core.connection import Connection
 from mrclab.endpoint.core.receiver import Message, MrcReceiver, ReceiverConfig
 from mrclab.endpoint.core.sender import MrcSender
 from mrclab.endpoint.core.sender_config import SenderConfig
@@ -56,7 +56,8 @@ class HostFlow:
     builders: list[FrameBuilder]
     progress: list[tuple[float, int]] = field(default_factory=list)  # (t, bytes acked)
     timer: DeadlineTimer | None = None
-    reported: bool = False  # `EndpointHost.on_flow_done` has been told
+    reported: bool = False  # over, and `EndpointHost.on_flow_done` (if any) told
+    shared: SharedConnection | None = None  # the connection it shares with other flows
 
     @property
     def done(self) -> bool:
@@ -67,12 +68,26 @@ class HostFlow:
                    self.sender.length)
 
 
+@dataclass
+class SharedConnection:
+    """A connection that several flows (messages) share, and those flows not yet over,
+    oldest first: the order in which they take the slots of its window."""
+
+    connection: Connection
+    flows: list[HostFlow] = field(default_factory=list)
+
+
 class EndpointHost:
     def __init__(self, name: str, loop: EventLoop, nics: dict[int, Nic],
-                 rng: random.Random, sample_interval: float, link_rate_bps: float = 0.0) -> None:
+                 rng: random.Random, sample_interval: float, link_rate_bps: float = 0.0,
+                 share_connections: bool = False) -> None:
         """`sample_interval`: the spacing of each flow's progress samples (s);
         `link_rate_bps`: the NICs' rate, at which the receiver paces the resends it asks
-        for (`ReceiverConfig.link_rate_bps`; 0: at once)."""
+        for (`ReceiverConfig.link_rate_bps`; 0: at once); `share_connections`: a flow
+        joins the connection (`core.connection.Connection`) of the flows before it to the
+        same peer over the same paths, as the messages of one RDMA connection do (a
+        collective's: NCCL keeps a connection per peer), sharing their window and path
+        state; otherwise each flow is a connection of its own."""
         self.name, self.loop, self.nics = name, loop, nics
         self.sample_interval = sample_interval
         # CRCs checked as the bytes come, none kept: 128 transfers of 180 MB each would
@@ -93,11 +108,8 @@ class EndpointHost:
         # host forgets it
         self.on_message: Callable[[Message], object] | None = None
         self.on_flow_done: Callable[[HostFlow], object] | None = None
-        # `share_paths`: a flow carries on the path state (`EvPool`) of the flows before it
-        # to the same peer over the same paths, as the messages of one RDMA connection do
-        # (a collective's: NCCL keeps a connection per peer); otherwise each starts afresh
-        self.share_paths = False
-        self._path_state: dict[tuple, EvPool] = {}
+        self.share_connections = share_connections
+        self._connections: dict[tuple, SharedConnection] = {}
 
     # --- sending
     def add_flow(self, spec: FlowSpec, paths: list[tuple[int, FrameAddress]],
@@ -111,16 +123,21 @@ class EndpointHost:
         send the data after `release` (`MrcSender`'s `hold`)."""
         if not paths:
             raise ValueError(f"flow {spec.src} -> {spec.dst}: no path")
-        if self.share_paths:
+        shared: SharedConnection | None = None
+        if self.share_connections:
             key = (tuple(paths), cfg.routes, cfg.evs_per_plane)
-            sender = sender_class(data, len(paths), cfg, now=self.loop.now,
-                                  pool=self._path_state.get(key), hold=hold)
-            self._path_state[key] = sender.pool
+            shared = self._connections.get(key)
+            sender = sender_class(data, len(paths), cfg, now=self.loop.now, hold=hold,
+                                  connection=None if shared is None else shared.connection)
+            if shared is None:
+                shared = self._connections[key] = SharedConnection(sender.connection)
         else:
             sender = sender_class(data, len(paths), cfg, now=self.loop.now, hold=hold)
         builders = [FrameBuilder(addr) for _, addr in paths]
         flow = HostFlow(spec, sender, [nic for nic, _ in paths], builders,
-                        [(self.loop.now, 0)])
+                        [(self.loop.now, 0)], shared=shared)
+        if shared is not None:
+            shared.flows.append(flow)
         for i, (nic, addr) in enumerate(paths):
             self._by_peer.setdefault((nic, addr.dst_ip), []).append((flow, i))
         if self.on_flow_done is None:
@@ -137,20 +154,35 @@ class EndpointHost:
         self._wake(flow)
 
     def _wake(self, flow: HostFlow) -> None:
+        """Run `flow`'s sender; then, when it shares its connection's window, the flows of
+        that connection that wait for a slot, oldest first (the slots it freed, or its
+        end freed, are theirs: nothing else would wake them)."""
+        self._poll(flow)
+        shared = flow.shared
+        if shared is not None and shared.flows:
+            for other in tuple(shared.flows):  # (a poll may end a flow: it leaves the list)
+                if other is not flow and other.sender.wants_window():
+                    self._poll(other)
+
+    def _poll(self, flow: HostFlow) -> None:
         sender = flow.sender
+        # the NIC takes DATA of different connections in turn, one connection's in order
+        queue = id(flow) if flow.shared is None else id(flow.shared)
         for out in sender.poll(self.loop.now):
             data = out.header.type == MsgType.DATA
             self.nics[flow.nics[out.plane]].send(
                 flow.builders[out.plane].build(out.header, out.payload, ECT0 if data else 0),
-                urgent=not data, flow=id(flow))
+                urgent=not data, flow=queue)
         timer = flow.timer
         assert timer is not None  # set by `add_flow`
         timer.arm(sender.next_deadline())
-        if self.on_flow_done is not None and (sender.done or sender.failed) \
-                and not flow.reported:
+        if (sender.done or sender.failed) and not flow.reported:
             flow.reported = True
-            self._forget(flow)
-            self.on_flow_done(flow)
+            if flow.shared is not None:
+                flow.shared.flows.remove(flow)
+            if self.on_flow_done is not None:
+                self._forget(flow)
+                self.on_flow_done(flow)
 
     def _forget(self, flow: HostFlow) -> None:
         for builder, nic in zip(flow.builders, flow.nics, strict=True):

@@ -22,12 +22,24 @@ class Transmission:
         self.seq = seq  # send order across all transmissions (set by the scoreboard)
 
 
+class InFlight:
+    """Packets in flight, per plane and in all, of the messages of one connection (each
+    message's `SendScoreboard` adds its own): what the connection's window and the choice
+    among planes weigh."""
+
+    __slots__ = ("by_plane", "total")
+
+    def __init__(self) -> None:
+        self.by_plane: dict[int, int] = {}
+        self.total = 0
+
+
 class SendScoreboard:
     """PSN states of one message. `inflight` keeps send order, oldest first."""
 
-    def __init__(self, npkts: int, inflight_by_plane: dict[int, int] | None = None) -> None:
-        """`inflight_by_plane`: a count per plane that other messages' scoreboards share
-        (their connection's path state: `MrcSender`'s `pool`); each adds its own."""
+    def __init__(self, npkts: int, shared: InFlight | None = None) -> None:
+        """`shared`: the in-flight counts of the message's connection, which other
+        messages' scoreboards add to as well (`connection.Connection`)."""
         self.npkts = npkts
         self.delivered = bytearray(npkts)
         self.delivered_count = 0
@@ -35,9 +47,7 @@ class SendScoreboard:
         self.next_new = 0  # first PSN never sent
         self.sends = 0
         self.inflight: dict[int, Transmission] = {}
-        # plane -> how many of `inflight` (and of the sharing scoreboards') are on it
-        self.inflight_by_plane: dict[int, int] = ({} if inflight_by_plane is None
-                                                  else inflight_by_plane)
+        self.shared = InFlight() if shared is None else shared
         self._resend: deque[int] = deque()
         self._resend_set: set[int] = set()
 
@@ -68,18 +78,20 @@ class SendScoreboard:
         tx.seq = self.sends
         self._take(tx.psn)  # re-insert: a resend moves to the back
         self.inflight[tx.psn] = tx
-        plane = tx.ev.plane
-        self.inflight_by_plane[plane] = self.inflight_by_plane.get(plane, 0) + 1
+        shared, plane = self.shared, tx.ev.plane
+        shared.by_plane[plane] = shared.by_plane.get(plane, 0) + 1
+        shared.total += 1
 
     def _take(self, psn: int) -> Transmission | None:
         tx = self.inflight.pop(psn, None)
         if tx is not None:
-            self.inflight_by_plane[tx.ev.plane] -= 1
+            self.shared.by_plane[tx.ev.plane] -= 1
+            self.shared.total -= 1
         return tx
 
     def forget_inflight(self) -> None:
         """The message is over (delivered or given up): what it still counts as in flight
-        leaves the shared per-plane counts."""
+        leaves the shared counts."""
         for psn in list(self.inflight):
             self._take(psn)
 

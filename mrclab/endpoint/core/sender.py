@@ -50,12 +50,12 @@ import zlib
 from array import array
 from collections.abc import Callable
 
-from mrclab.endpoint.core.congestion import DctcpWindow, PlaneShare, Window, mypyc_attr
-from mrclab.endpoint.core.ev_pool import EvPolicy, EvPool, EvState, PlaneRules
+from mrclab.endpoint.core.congestion import DctcpWindow, Window, mypyc_attr
+from mrclab.endpoint.core.connection import Connection
+from mrclab.endpoint.core.ev_pool import EvPolicy, EvState, PlaneRules
 from mrclab.endpoint.core.loss_detection import LossDetector
 from mrclab.endpoint.core.packets import Outgoing, echoed_send_time, ts_age, ts_grid, ts_us
-from mrclab.endpoint.core.recovery import LossLedger, LostRecord, ReorderWindow
-from mrclab.endpoint.core.rtt import QueueExplainedDelay, RttEstimator, RttQuantile
+from mrclab.endpoint.core.recovery import LossLedger, LostRecord
 from mrclab.endpoint.core.sack import SendScoreboard, Transmission
 from mrclab.endpoint.core.sender_config import SenderConfig, SenderStats
 from mrclab.endpoint.wire import ECN_ECHO, LAST, RETX, MrcHeader, MsgType, sacked_psns
@@ -74,16 +74,17 @@ class MrcSender:
                  config: SenderConfig | None = None, now: float = 0.0,
                  ev_policy: EvPolicy | None = None,
                  window_class: Callable[..., Window] = DctcpWindow,
-                 plane_rules: PlaneRules | None = None, pool: EvPool | None = None,
-                 hold: bool = False) -> None:
+                 plane_rules: PlaneRules | None = None,
+                 connection: Connection | None = None, hold: bool = False) -> None:
         """`hold`: open now, send DATA only after `release` (see the module's docstring).
-        `ev_policy`: who picks resend EVs and retires EVs instead of the pool's rules.
-        `pool`: the path state of an earlier message to the same receiver over the same
-        planes, to carry on (as one RDMA connection's messages share its paths' health: an
-        EV retired by one message is not tried again by the next); None: fresh EVs.
-        `window_class`: makes the congestion window (`DctcpWindow`'s interface), and
-        `plane_rules`: the pool's choice among planes (`ev_pool.PlaneRules`); the
-        congestion and planes exercises pass the student's."""
+        `connection`: the connection of earlier messages to the same receiver over the
+        same planes, whose window, estimates and path state this message shares
+        (`connection.Connection`: an EV retired by one message is not tried by the next,
+        and their packets in flight count against one window); None: a connection of its
+        own, made with `ev_policy` (who picks resend EVs and retires EVs instead of the
+        pool's rules), `window_class` (makes the congestion window, `DctcpWindow`'s
+        interface) and `plane_rules` (the pool's choice among planes,
+        `ev_pool.PlaneRules`); the congestion and planes exercises pass the student's."""
         self.cfg = cfg = config or SenderConfig()
         if len(data) > MAX_MESSAGE:
             raise ValueError(f"message of {len(data)} bytes exceeds {MAX_MESSAGE}")
@@ -94,24 +95,20 @@ class MrcSender:
         self.crc = zlib.crc32(self.data)
         self.npkts = max(1, math.ceil(self.length / cfg.mss))
         rng = random.Random(cfg.seed)
-        if pool is None:
-            self.pool = EvPool(planes, cfg.evs_per_plane, rng, cfg.retire_after,
-                               routes=cfg.routes, policy=ev_policy, plane_rules=plane_rules,
-                               recycle_marked=cfg.recycle_marked)
-            self.board = SendScoreboard(self.npkts)
-            self.pool.plane_load = self.board.inflight_by_plane
-        else:
-            if len(pool.planes) != planes:
-                raise ValueError(f"a path state of {len(pool.planes)} planes for a message "
-                                 f"over {planes}")
-            self.pool = pool
-            self.board = SendScoreboard(self.npkts, pool.plane_load)
-        self.cc: Window = window_class(cwnd=cfg.init_cwnd, min_cwnd=cfg.min_cwnd,
-                                       max_cwnd=cfg.max_cwnd, **cfg.window_settings())
-        self.rtt = RttEstimator()
-        self.rtt_hi = RttQuantile()
-        self.queue_delay = QueueExplainedDelay()
-        self.reorder = ReorderWindow()
+        if connection is None:
+            connection = Connection(planes, cfg, rng, ev_policy, window_class, plane_rules)
+        elif connection.planes != planes:
+            raise ValueError(f"a connection of {connection.planes} planes for a message "
+                             f"over {planes}")
+        self.connection = connection
+        self.pool = connection.pool
+        self.board = SendScoreboard(self.npkts, connection.inflight)
+        self.cc: Window = connection.cc
+        self.rtt = connection.rtt
+        self.rtt_hi = connection.rtt_hi
+        self.queue_delay = connection.queue_delay
+        self.reorder = connection.reorder
+        self.plane_share = connection.plane_share
         self.stats = SenderStats()
         self.nonce = (cfg.nonce if cfg.nonce is not None else rng.getrandbits(32)) or 1
         self.conn = 0
@@ -137,7 +134,6 @@ class MrcSender:
         self._probe_seq = 0
         self._paced_until = 0.0  # no DATA before this (a trim at the one-packet window)
         self._turns: list[tuple[float, int]] = []  # (turn, PSN): trimmed, resent at its turn
-        self.plane_share = PlaneShare(planes)
 
     # ----------------------------------------------------------------- timers and output
     def release(self, now: float) -> None:
@@ -174,10 +170,12 @@ class MrcSender:
         while self._turns and self._turns[0][0] <= now:
             # the receiver's turn: the resend goes now, whatever the window (NDP's pull)
             psn = heapq.heappop(self._turns)[1]
+            self.connection.turns_held -= 1
             if self.board.release(psn):
                 out.append(self._data(psn, True, now))
-        window = self._window()
-        while self._slots_used() < window and now >= self._paced_until:
+        connection = self.connection
+        window = connection.window()
+        while connection.slots_used() < window and now >= self._paced_until:
             nxt = self.board.next_psn()
             if nxt is None:
                 break
@@ -196,13 +194,12 @@ class MrcSender:
         if self.plane_share.refit(self.cc, self.pool.trusted_planes(), self.rtt.srtt, now):
             self.stats.window_plane_refits += 1
 
-    def _window(self) -> int:
-        """Packets allowed in flight."""
-        return max(1, int(self.cc.cwnd))
-
-    def _slots_used(self) -> int:
-        """Window slots taken: packets in flight and trimmed ones held for their turn."""
-        return len(self.board.inflight) + len(self._turns)
+    def wants_window(self) -> bool:
+        """It has packets to send and its connection's window has room for them: another
+        message of the connection freed a slot (`poll` would send now, pacing allowing)."""
+        return (not (self.done or self.failed or self.opening or self.holding)
+                and self.board.pending
+                and self.connection.slots_used() < self.connection.window())
 
     def next_deadline(self) -> float | None:
         """When `poll` must run again even if no packet arrives."""
@@ -219,7 +216,7 @@ class MrcSender:
             times.append(self.loss.next_check)
             if self.board.inflight:
                 times += self.loss.deadlines(self._last_heard, self._oldest_inflight())
-            if self.board.pending and self._slots_used() < self._window():
+            if self.board.pending and self.connection.slots_used() < self.connection.window():
                 times.append(self._paced_until)  # only pacing holds the next packet back
             if self._turns:
                 times.append(self._turns[0][0])
@@ -456,6 +453,7 @@ class MrcSender:
                 # the receiver's turn for this resend (`receiver.ResendPacer`)
                 turn = now + hdr.reserved * 1e-9
                 heapq.heappush(self._turns, (turn, hdr.psn))
+                self.connection.turns_held += 1
                 self.loss.on_turn(turn)
                 queued = True
             else:
@@ -491,7 +489,7 @@ class MrcSender:
         self.cc.on_feedback(ecn or high_q, now, self.rtt.srtt, trimmed=is_nack, **extra)
         if self.board.complete:
             self.done = True
-            self.board.forget_inflight()
+            self._leave_window()
             self.finish_time = now
             log.info("message of %d bytes delivered in %.6f s", self.length,
                      now - self.start_time)
@@ -501,8 +499,14 @@ class MrcSender:
             self.stats.max_loss_recovery = max(self.stats.max_loss_recovery,
                                                now - self._lost_since.pop(psn))
 
+    def _leave_window(self) -> None:
+        """The message is over: what it still holds of the connection's window is freed."""
+        self.board.forget_inflight()
+        self.connection.turns_held -= len(self._turns)
+        self._turns.clear()
+
     def _fail(self, reason: str) -> None:
         self.failed = True
-        self.board.forget_inflight()
+        self._leave_window()
         self.error = reason
         log.warning("sender failed: %s", reason)

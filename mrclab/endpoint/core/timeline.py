@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mrclab.endpoint.core.congestion import DctcpWindow, Window, mypyc_attr
-from mrclab.endpoint.core.ev_pool import EvPolicy, EvPool, EvStatus, PlaneRules
+from mrclab.endpoint.core.connection import Connection
+from mrclab.endpoint.core.ev_pool import EvPolicy, EvStatus, PlaneRules
 from mrclab.endpoint.core.packets import Outgoing
 from mrclab.endpoint.core.sender import MrcSender
 from mrclab.endpoint.core.sender_config import SenderConfig
@@ -54,11 +55,11 @@ class TimelineSender(MrcSender):
                  config: SenderConfig | None = None, now: float = 0.0,
                  ev_policy: EvPolicy | None = None,
                  window_class: Callable[..., Window] = DctcpWindow,
-                 plane_rules: PlaneRules | None = None, pool: EvPool | None = None,
+                 plane_rules: PlaneRules | None = None, connection: Connection | None = None,
                  hold: bool = False, *, interval: float, time_offset: float = 0.0) -> None:
         """`MrcSender`'s arguments, and `interval` and `time_offset` by keyword."""
-        super().__init__(data, planes, config, now, ev_policy, window_class, plane_rules, pool,
-                         hold)
+        super().__init__(data, planes, config, now, ev_policy, window_class, plane_rules,
+                         connection, hold)
         self.interval = interval
         self.time_offset = time_offset
         self.samples: list[list[Any]] = []

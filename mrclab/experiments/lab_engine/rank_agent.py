@@ -96,8 +96,7 @@ class RankAgent:
         self.host = EndpointHost(job.hosts[rank], self.loop,
                                  {i: _RawNic(link) for i, link in enumerate(self.links)},
                                  random.Random(seed), sample_interval=1.0,
-                                 link_rate_bps=job.link_rate_bps)
-        self.host.share_paths = True
+                                 link_rate_bps=job.link_rate_bps, share_connections=True)
         self.transfers = JobTransfers(self.job, self._open, self.host.release)
         self.host.on_message = self._arrived
         self.host.on_flow_done = self._finished

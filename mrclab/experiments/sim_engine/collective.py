@@ -69,7 +69,7 @@ class _Driver:
             sim = self.net.hosts[host]
             sim.on_message = self._arrived
             sim.on_flow_done = self._finished
-            sim.share_paths = True
+            sim.share_connections = True
 
     # --- the job's iterations
     def begin(self) -> None:

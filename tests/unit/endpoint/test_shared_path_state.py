@@ -1,5 +1,6 @@
-"""A host's messages to one peer share their connection's path state: what one message
-learnt of a dead path (its EVs retired) the next does not have to learn again."""
+"""A host's messages to one peer share their connection: its path state (what one message
+learnt of a dead path, its EVs retired, the next does not have to learn again) and its
+window (their packets in flight together stay within it)."""
 
 from __future__ import annotations
 
@@ -26,6 +27,7 @@ class _HashedFabric:
         self.loop = loop
         self.hosts: dict[str, EndpointHost] = {}
         self.data_on_dead = 0
+        self.dead_path = True  # False: path DEAD works too
 
     def nic(self, name: str, peer: str):
         fabric = self
@@ -33,7 +35,8 @@ class _HashedFabric:
         class _Nic:
             def send(self, frame: bytes, urgent: bool = False, flow: object = None) -> None:
                 parsed = parse_frame(frame)
-                if parsed.header.type == MsgType.DATA and parsed.header.ev % PATHS == DEAD:
+                if fabric.dead_path and parsed.header.type == MsgType.DATA \
+                        and parsed.header.ev % PATHS == DEAD:
                     fabric.data_on_dead += 1
                     return
                 fabric.loop.after(HOP_S, fabric.hosts[peer].receive, 0, frame)
@@ -45,8 +48,7 @@ def _pair(share: bool) -> tuple[EventLoop, _HashedFabric, EndpointHost, list]:
     fabric = _HashedFabric(loop)
     for name, peer in (("a", "b"), ("b", "a")):
         host = EndpointHost(name, loop, {0: fabric.nic(name, peer)}, random.Random(name),
-                            sample_interval=1.0)
-        host.share_paths = share
+                            sample_interval=1.0, share_connections=share)
         fabric.hosts[name] = host
     done: list = []
     fabric.hosts["a"].on_flow_done = done.append
@@ -87,14 +89,48 @@ def test_without_sharing_each_message_learns_the_dead_path_again():
 
 def test_shared_in_flight_counts_return_to_zero_when_the_messages_end():
     _first, _second, done = _send_two(share=True)
-    assert all(count == 0 for count in done[0].sender.pool.plane_load.values())
+    connection = done[0].sender.connection
+    assert all(count == 0 for count in connection.pool.plane_load.values())
+    assert connection.inflight.total == 0 and connection.turns_held == 0
 
 
-def test_a_shared_pool_of_other_planes_is_refused():
+def test_a_connection_of_other_planes_is_refused():
     one = MrcSender(b"x" * 10, 1, SenderConfig())
     try:
-        MrcSender(b"x" * 10, 2, SenderConfig(), pool=one.pool)
+        MrcSender(b"x" * 10, 2, SenderConfig(), connection=one.connection)
     except ValueError as exc:
         assert "1 planes" in str(exc)
     else:
-        raise AssertionError("a 1-plane pool taken by a 2-plane message")
+        raise AssertionError("a 1-plane connection taken by a 2-plane message")
+
+
+def _send_at_once(share: bool, messages: int = 4) -> tuple[list, list[int], float]:
+    """`messages` messages started together over a healthy fabric; the most DATA packets
+    in flight at once (sent, not yet acknowledged) seen at each send, and the window."""
+    loop, fabric, a, done = _pair(share)
+    fabric.dead_path = False
+    path = [(0, FrameAddress.of("02:00:00:00:00:01", "02:00:00:00:00:02", "10.0.0.1",
+                                "10.0.0.2"))]
+    cfg = SenderConfig(mss=1000, evs_per_plane=16, min_rto=200e-6, initial_rto=200e-6,
+                       max_rto=0.01, idle_timeout=1.0, init_cwnd=8, max_cwnd=8)
+    data = bytes(range(256)) * 100
+    flows = [a.add_flow(FlowSpec("a", "b", len(data)), path, data,
+                        replace(cfg, nonce=n + 1, seed=n + 1)) for n in range(messages)]
+    peaks: list[int] = []
+    while len(done) < messages and loop.now < 1.0:
+        loop.run(loop.now + HOP_S / 2, stop=lambda: len(done) == messages)
+        peaks.append(sum(len(f.sender.board.inflight) for f in flows))
+    return done, peaks, cfg.max_cwnd
+
+
+def test_messages_sharing_a_connection_stay_within_one_window_together():
+    done, peaks, window = _send_at_once(share=True)
+    assert len(done) == 4 and all(f.sender.done for f in done)
+    assert max(peaks) <= window
+    assert max(peaks) == window  # and fill it: a message waiting for a slot is woken
+
+
+def test_messages_of_their_own_connections_each_fill_a_window():
+    done, peaks, window = _send_at_once(share=False)
+    assert len(done) == 4 and all(f.sender.done for f in done)
+    assert max(peaks) > 2 * window
