@@ -1,4 +1,5 @@
-"""Sans-I/O MRC sender for one message.
+"""Sans-I/O MRC sender for one message (on a connection whose window, estimates and path
+state it may share with other messages: `connection.Connection`).
 
 Drive it with ``poll(now)`` (returns packets to send, runs timers), ``on_packet(plane, hdr,
 now)`` for every MRC packet received, and ``next_deadline()`` to know when to poll again.
