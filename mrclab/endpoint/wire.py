@@ -45,6 +45,14 @@ class MsgType(IntEnum):
 TO_RECEIVER = frozenset({MsgType.DATA, MsgType.PROBE})
 TO_SENDER = frozenset({MsgType.ACK, MsgType.NACK, MsgType.PROBE_REPLY})
 
+# The types as plain ints, for the per-packet paths: compiled, an IntEnum member is an
+# attribute looked up on its class and compared through Python's operators
+DATA: Final = MsgType.DATA.value
+ACK: Final = MsgType.ACK.value
+NACK: Final = MsgType.NACK.value
+PROBE: Final = MsgType.PROBE.value
+PROBE_REPLY: Final = MsgType.PROBE_REPLY.value
+
 
 class Flag(IntFlag):
     TRIMMED = 0x01
@@ -184,7 +192,7 @@ class MrcHeader:
         version, mtype = vt >> 4, vt & 0xF
         if version != MRC_VERSION:
             raise MalformedPacket(f"unknown MRC version {version}")
-        if mtype > MsgType.PROBE_REPLY:
+        if mtype > PROBE_REPLY:
             raise MalformedPacket(f"unknown MRC type {mtype}")
         return MrcHeader(mtype, flags, ev, conn, psn, ack, off, length, qmax, ts, route,
                          reserved, version)

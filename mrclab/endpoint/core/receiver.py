@@ -31,14 +31,18 @@ from typing import Final
 
 from mrclab.endpoint.core.packets import Outgoing
 from mrclab.endpoint.wire import (
+    ACK,
+    DATA,
     ECN_ECHO,
     ETH_IP_UDP_LEN,
     HEADER_LEN,
     LAST,
+    NACK,
+    PROBE,
+    PROBE_REPLY,
     RETX,
     TRIMMED,
     MrcHeader,
-    MsgType,
     sack_bitmap,
 )
 
@@ -172,9 +176,9 @@ class MrcReceiver:
     def on_packet(self, peer: Hashable, hdr: MrcHeader, payload: bytes | memoryview,
                   ce: bool, now: float, link: Hashable = None) -> list[Outgoing]:
         """`link`: the interface the packet came in on (resends are paced per link)."""
-        if hdr.type == MsgType.PROBE:
+        if hdr.type == PROBE:
             return self._on_probe(peer, hdr, now)
-        if hdr.type != MsgType.DATA:
+        if hdr.type != DATA:
             self.stats.invalid += 1
             return []
         conn = self._conns.get(hdr.conn)
@@ -190,7 +194,7 @@ class MrcReceiver:
             conn_id = self._open(peer, hdr, now)
             if conn_id is None:
                 return []
-            reply = MrcHeader(MsgType.PROBE_REPLY, 0, hdr.ev, conn_id, hdr.psn, 0, 0, 0,
+            reply = MrcHeader(PROBE_REPLY, 0, hdr.ev, conn_id, hdr.psn, 0, 0, 0,
                               hdr.qmax, hdr.ts, 0, hdr.reserved)
             return [Outgoing(reply)]
         conn = self._conns.get(hdr.conn)
@@ -198,7 +202,7 @@ class MrcReceiver:
             self.stats.unknown_conn += 1
             return []
         conn.last_seen = now
-        reply = MrcHeader(MsgType.PROBE_REPLY, 0, hdr.ev, hdr.conn, hdr.psn, conn.cum, 0, 0,
+        reply = MrcHeader(PROBE_REPLY, 0, hdr.ev, hdr.conn, hdr.psn, conn.cum, 0, 0,
                           hdr.qmax, hdr.ts)
         return [Outgoing(reply)]
 
@@ -247,7 +251,7 @@ class MrcReceiver:
             self.stats.nacks_sent += 1
             wait = self._pacer.slot(link, hdr.length, now) if self._pacer is not None else 0.0
             self.stats.max_resend_wait = max(self.stats.max_resend_wait, wait)
-            return [self._reply(conn, hdr, ce, MsgType.NACK, 0,
+            return [self._reply(conn, hdr, ce, NACK, 0,
                                 reserved=min(round(wait * 1e9), MAX_RESEND_WAIT_NS))]
         if hdr.flags & LAST:
             if psn != conn.npkts - 1:
@@ -277,10 +281,10 @@ class MrcReceiver:
              duplicate: bool = False) -> Outgoing:
         bitmap = sack_bitmap(conn.cum, conn.got)
         self.stats.acks_sent += 1
-        return self._reply(conn, hdr, ce, MsgType.ACK, bitmap, RETX if duplicate else 0)
+        return self._reply(conn, hdr, ce, ACK, bitmap, RETX if duplicate else 0)
 
     @staticmethod
-    def _reply(conn: _Connection, hdr: MrcHeader, ce: bool, mtype: MsgType,
+    def _reply(conn: _Connection, hdr: MrcHeader, ce: bool, mtype: int,
                bitmap: int, flags: int = 0, reserved: int = 0) -> Outgoing:
         flags |= ECN_ECHO if ce else 0
         return Outgoing(MrcHeader(mtype, flags, hdr.ev, conn.conn, hdr.psn, conn.cum, bitmap,

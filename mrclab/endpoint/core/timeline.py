@@ -18,7 +18,7 @@ from mrclab.endpoint.core.ev_pool import EvPolicy, EvPool, EvStatus, PlaneRules
 from mrclab.endpoint.core.packets import Outgoing
 from mrclab.endpoint.core.sender import MrcSender
 from mrclab.endpoint.core.sender_config import SenderConfig
-from mrclab.endpoint.wire import MrcHeader, MsgType
+from mrclab.endpoint.wire import ACK, NACK, MrcHeader
 
 SAMPLE_FIELDS = ("time", "acked_bytes", "cwnd", "ecn_echoes", "nacks", "retransmits",
                  "timeouts", "qmax", "evs_down")
@@ -116,7 +116,7 @@ class TimelineSender(MrcSender):
         return super().poll(now)
 
     def on_packet(self, plane: int, hdr: MrcHeader, now: float) -> None:
-        if hdr.type in (MsgType.ACK, MsgType.NACK):
+        if hdr.type == ACK or hdr.type == NACK:
             self._bin_qmax = max(self._bin_qmax, hdr.qmax)
         was_done = self.done
         super().on_packet(plane, hdr, now)
