@@ -75,6 +75,9 @@ _HEADER: Final = struct.Struct("!BBHIIIIHHIQI")
 assert _HEADER.size == HEADER_LEN
 
 
+# An ACK's SACK bitmap (`offset`): bit i for PSN ack + 1 + i, 32 of them
+SACK_MASK: Final = 0xFFFFFFFF
+
 MAX_ROUTE_LABELS: Final = 8
 
 
@@ -201,22 +204,10 @@ class MrcHeader:
         return bool(self.flags & flag)
 
 
-def sack_bitmap(cum_ack: int, received: bytes | bytearray) -> int:
-    """SACK bitmap of the 32 PSNs after `cum_ack` (bit i = PSN cum_ack + 1 + i), from
-    per-PSN flags (`received[psn]` is 1 once that PSN arrived)."""
-    bitmap = 0
-    ahead = received[cum_ack + 1:cum_ack + 33]
-    i = ahead.find(1)
-    while i >= 0:  # the set PSNs only, found in C: an ACK's bitmap mostly has 0-3
-        bitmap |= 1 << i
-        i = ahead.find(1, i + 1)
-    return bitmap
-
-
 def sacked_psns(cum_ack: int, bitmap: int) -> list[int]:
     """The PSNs a SACK bitmap reports as received."""
     psns = []
-    bitmap &= 0xFFFFFFFF
+    bitmap &= SACK_MASK
     while bitmap:  # set bits only: a sender reads one on every ACK, and most have 0-3
         low = bitmap & -bitmap
         psns.append(cum_ack + low.bit_length())

@@ -41,9 +41,9 @@ from mrclab.endpoint.wire import (
     PROBE,
     PROBE_REPLY,
     RETX,
+    SACK_MASK,
     TRIMMED,
     MrcHeader,
-    sack_bitmap,
 )
 
 log = logging.getLogger(__name__)
@@ -136,8 +136,10 @@ class _Connection:
     started: float
     last_seen: float
     buf: bytearray
-    got: bytearray
     cum: int = 0
+    # the PSNs received from `cum` on, as the bits of an int: bit i = PSN cum + i. An
+    # ACK's SACK bitmap is then a shift, where flags per PSN took a scan per ACK.
+    received: int = 0
     count: int = 0
     crc: int | None = None  # the sender's, from the LAST packet
     # without keep_data: the CRC of the bytes below `cum`, and the packets above it
@@ -222,7 +224,7 @@ class MrcReceiver:
         npkts = max(1, math.ceil(length / mss))
         buf = bytearray(length) if self.cfg.keep_data else bytearray()
         self._conns[conn_id] = _Connection(conn_id, peer, hdr.reserved, length, mss, npkts,
-                                           now, now, buf, bytearray(npkts))
+                                           now, now, buf)
         self._opens[key] = conn_id
         self.stats.opens += 1
         log.info("open conn 0x%08x from %s: %d bytes", conn_id, peer, length)
@@ -241,7 +243,8 @@ class MrcReceiver:
         conn.last_seen = now
         self.stats.data_packets += 1
         self.stats.ecn_marked += ce
-        if conn.got[psn]:
+        beyond = psn - conn.cum  # its bit in `received`
+        if beyond < 0 or conn.received >> beyond & 1:
             # RETX on the ACK says "duplicate": the sender learns that one of its
             # retransmissions was spurious and widens its reordering window.
             self.stats.duplicates += 1
@@ -262,15 +265,16 @@ class MrcReceiver:
             conn.buf[hdr.offset:hdr.offset + expected] = payload
         elif psn != conn.cum:
             conn.ahead[psn] = bytes(payload)  # after a gap: kept until the gap fills
-        conn.got[psn] = 1
+        conn.received |= 1 << beyond
         conn.count += 1
         self.stats.bytes_placed += expected
-        while conn.cum < conn.npkts and conn.got[conn.cum]:
+        while conn.received & 1:
             if not self.cfg.keep_data:
                 # the packet itself when it comes in order (no copy kept)
                 placed = payload if conn.cum == psn else conn.ahead.pop(conn.cum)
                 conn.prefix_crc = zlib.crc32(placed, conn.prefix_crc)
             conn.cum += 1
+            conn.received >>= 1
         reply = self._ack(conn, hdr, ce)
         if conn.count == conn.npkts and not conn.done:
             conn.done = True
@@ -279,7 +283,7 @@ class MrcReceiver:
 
     def _ack(self, conn: _Connection, hdr: MrcHeader, ce: bool,
              duplicate: bool = False) -> Outgoing:
-        bitmap = sack_bitmap(conn.cum, conn.got)
+        bitmap = conn.received >> 1 & SACK_MASK  # bit i: PSN cum + 1 + i
         self.stats.acks_sent += 1
         return self._reply(conn, hdr, ce, ACK, bitmap, RETX if duplicate else 0)
 
