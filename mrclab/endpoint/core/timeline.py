@@ -41,7 +41,8 @@ def round_decimal(value: Any, digits: int) -> Any:
     if type(value) is not float:
         return round(value, digits)
     x: float = value
-    scale = float(10 ** digits)
+    # 10**digits, exact up to 10**22; of floats, so that the compiled module calls C's pow
+    scale = math.pow(10.0, float(digits))
     scaled = x * scale
     if abs(scaled) < _EXACT_INTEGERS:
         below = math.floor(scaled)
