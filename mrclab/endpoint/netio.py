@@ -185,5 +185,7 @@ def parse_frame(frame: bytes) -> ParsedFrame:
     if udp_len != total - ihl:
         raise MalformedPacket(f"UDP length {udp_len} disagrees with IPv4 length {total}")
     header = MrcHeader.unpack(frame, udp_off + 8)
-    payload = memoryview(frame)[udp_off + 8 + HEADER_LEN:14 + total]
+    start, end = udp_off + 8 + HEADER_LEN, 14 + total
+    # a view, not a copy, of a DATA's payload; half the frames (ACKs, NACKs) carry none
+    payload = memoryview(frame)[start:end] if end > start else b""
     return ParsedFrame(FrameAddress(src_mac, dst_mac, src_ip, dst_ip), tos, header, payload)
