@@ -45,6 +45,14 @@ class MsgType(IntEnum):
 TO_RECEIVER = frozenset({MsgType.DATA, MsgType.PROBE})
 TO_SENDER = frozenset({MsgType.ACK, MsgType.NACK, MsgType.PROBE_REPLY})
 
+# The types as plain ints, for the per-packet paths: compiled, an IntEnum member is an
+# attribute looked up on its class and compared through Python's operators
+DATA: Final = MsgType.DATA.value
+ACK: Final = MsgType.ACK.value
+NACK: Final = MsgType.NACK.value
+PROBE: Final = MsgType.PROBE.value
+PROBE_REPLY: Final = MsgType.PROBE_REPLY.value
+
 
 class Flag(IntFlag):
     TRIMMED = 0x01
@@ -66,6 +74,9 @@ RETX: Final = Flag.RETX.value
 _HEADER: Final = struct.Struct("!BBHIIIIHHIQI")
 assert _HEADER.size == HEADER_LEN
 
+
+# An ACK's SACK bitmap (`offset`): bit i for PSN ack + 1 + i, 32 of them
+SACK_MASK: Final = 0xFFFFFFFF
 
 MAX_ROUTE_LABELS: Final = 8
 
@@ -184,7 +195,7 @@ class MrcHeader:
         version, mtype = vt >> 4, vt & 0xF
         if version != MRC_VERSION:
             raise MalformedPacket(f"unknown MRC version {version}")
-        if mtype > MsgType.PROBE_REPLY:
+        if mtype > PROBE_REPLY:
             raise MalformedPacket(f"unknown MRC type {mtype}")
         return MrcHeader(mtype, flags, ev, conn, psn, ack, off, length, qmax, ts, route,
                          reserved, version)
@@ -193,22 +204,10 @@ class MrcHeader:
         return bool(self.flags & flag)
 
 
-def sack_bitmap(cum_ack: int, received: bytes | bytearray) -> int:
-    """SACK bitmap of the 32 PSNs after `cum_ack` (bit i = PSN cum_ack + 1 + i), from
-    per-PSN flags (`received[psn]` is 1 once that PSN arrived)."""
-    bitmap = 0
-    ahead = received[cum_ack + 1:cum_ack + 33]
-    i = ahead.find(1)
-    while i >= 0:  # the set PSNs only, found in C: an ACK's bitmap mostly has 0-3
-        bitmap |= 1 << i
-        i = ahead.find(1, i + 1)
-    return bitmap
-
-
 def sacked_psns(cum_ack: int, bitmap: int) -> list[int]:
     """The PSNs a SACK bitmap reports as received."""
     psns = []
-    bitmap &= 0xFFFFFFFF
+    bitmap &= SACK_MASK
     while bitmap:  # set bits only: a sender reads one on every ACK, and most have 0-3
         low = bitmap & -bitmap
         psns.append(cum_ack + low.bit_length())

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import random
+from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
@@ -167,11 +168,15 @@ class SimNetwork:
         self._shared_payload = b""
         self.program = program or compiled(pipeline=s.pipeline)
         self.wires: dict[tuple[str, int], Wire | NativeWire] = {}  # (sender node, port/NIC)
-        self._down_ports: dict[str, set[int]] = {name: set() for name in fabric.switches}
+        # per switch, port -> whether it is up (a port never set is): its pipeline asks on
+        # every packet (a group's watch ports), and a dict answers in C where a lambda
+        # ran Python
+        self._port_up: dict[str, defaultdict[int, bool]] = {
+            name: defaultdict(lambda: True) for name in fabric.switches}
         self.switches = {
             name: SimSwitch(name, sw.device_id, sorted(sw.ports), self.loop, self.program,
                             s.queues(), self._switch_transmit(name),
-                            lambda port, down=self._down_ports[name]: port not in down,
+                            self._port_up[name].__getitem__,
                             random.Random(f"{s.seed}/{name}"), s.traffic_manager,
                             self._native)
             for name, sw in fabric.switches.items()}
@@ -317,9 +322,8 @@ class SimNetwork:
         for link in links:
             for node, port in ((link.a, link.a_port), (link.b, link.b_port)):
                 self.wires[(node, port)].state = state
-                if node in self._down_ports:
-                    down = self._down_ports[node]
-                    (down.add if state is LinkState.ADMIN_DOWN else down.discard)(port)
+                if node in self._port_up:
+                    self._port_up[node][port] = state is not LinkState.ADMIN_DOWN
 
     def fail_switch(self, name: str, at: float | None = None) -> None:
         """Every link of switch `name` fails (gray): the switch is gone."""

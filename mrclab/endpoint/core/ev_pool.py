@@ -198,7 +198,9 @@ class EvPool:
         self.retire_after = retire_after
         self.ecn_gain = ecn_gain
         self.planes: list[list[EvState]] = []
-        self._by_key: dict[tuple[int, int], EvState] = {}
+        # per plane, EV value -> its state (by int, not by a (plane, EV) tuple: every ACK
+        # looks its EV up)
+        self._by_ev: list[dict[int, EvState]] = []
         for plane in range(planes):
             words = routes[plane] if plane < len(routes) else ()
             # EV i takes route i mod n: EVs a multiple of n share the routes evenly (with 64
@@ -212,14 +214,13 @@ class EvPool:
             states = [EvState(ev, plane, words[(first + i) % len(words)] if words else 0)
                       for i, ev in enumerate(values)]
             self.planes.append(states)
-            for st in states:
-                self._by_key[(plane, st.ev)] = st
+            self._by_ev.append({st.ev: st for st in states})
         self._cursor = [0] * planes
         # ecn_share summed per plane (every EV) and per (plane, route) (routed EVs)
         self._share_sum = [0.0] * planes
         self._route_share: dict[tuple[int, int], float] = {}
         self._route_evs: dict[tuple[int, int], int] = {}
-        for st in self._by_key.values():
+        for st in self.all():
             if st.route:
                 key = (st.plane, st.route)
                 self._route_share[key] = 0.0
@@ -239,7 +240,7 @@ class EvPool:
         self._down: dict[EvState, None] = {}
 
     def lookup(self, plane: int, ev: int) -> EvState | None:
-        return self._by_key.get((plane, ev))
+        return self._by_ev[plane].get(ev) if 0 <= plane < len(self._by_ev) else None
 
     def all(self) -> list[EvState]:
         return [st for states in self.planes for st in states]
@@ -435,7 +436,7 @@ class EvPool:
         suspect = [self.plane_suspect(p) for p in range(len(self.planes))]  # once, not per EV
         best: EvState | None = None
         best_key = (False, -1.0)
-        for st in self._by_key.values():
+        for st in self.all():
             if st.usable and st is not avoid and st.penalty_until <= now and st.acked_sent >= 0:
                 key = (not suspect[st.plane], st.acked_sent)
                 if best is None or key > best_key:

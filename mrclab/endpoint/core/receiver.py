@@ -31,15 +31,19 @@ from typing import Final
 
 from mrclab.endpoint.core.packets import Outgoing
 from mrclab.endpoint.wire import (
+    ACK,
+    DATA,
     ECN_ECHO,
     ETH_IP_UDP_LEN,
     HEADER_LEN,
     LAST,
+    NACK,
+    PROBE,
+    PROBE_REPLY,
     RETX,
+    SACK_MASK,
     TRIMMED,
     MrcHeader,
-    MsgType,
-    sack_bitmap,
 )
 
 log = logging.getLogger(__name__)
@@ -132,8 +136,10 @@ class _Connection:
     started: float
     last_seen: float
     buf: bytearray
-    got: bytearray
     cum: int = 0
+    # the PSNs received from `cum` on, as the bits of an int: bit i = PSN cum + i. An
+    # ACK's SACK bitmap is then a shift, where flags per PSN took a scan per ACK.
+    received: int = 0
     count: int = 0
     crc: int | None = None  # the sender's, from the LAST packet
     # without keep_data: the CRC of the bytes below `cum`, and the packets above it
@@ -172,9 +178,9 @@ class MrcReceiver:
     def on_packet(self, peer: Hashable, hdr: MrcHeader, payload: bytes | memoryview,
                   ce: bool, now: float, link: Hashable = None) -> list[Outgoing]:
         """`link`: the interface the packet came in on (resends are paced per link)."""
-        if hdr.type == MsgType.PROBE:
+        if hdr.type == PROBE:
             return self._on_probe(peer, hdr, now)
-        if hdr.type != MsgType.DATA:
+        if hdr.type != DATA:
             self.stats.invalid += 1
             return []
         conn = self._conns.get(hdr.conn)
@@ -190,7 +196,7 @@ class MrcReceiver:
             conn_id = self._open(peer, hdr, now)
             if conn_id is None:
                 return []
-            reply = MrcHeader(MsgType.PROBE_REPLY, 0, hdr.ev, conn_id, hdr.psn, 0, 0, 0,
+            reply = MrcHeader(PROBE_REPLY, 0, hdr.ev, conn_id, hdr.psn, 0, 0, 0,
                               hdr.qmax, hdr.ts, 0, hdr.reserved)
             return [Outgoing(reply)]
         conn = self._conns.get(hdr.conn)
@@ -198,7 +204,7 @@ class MrcReceiver:
             self.stats.unknown_conn += 1
             return []
         conn.last_seen = now
-        reply = MrcHeader(MsgType.PROBE_REPLY, 0, hdr.ev, hdr.conn, hdr.psn, conn.cum, 0, 0,
+        reply = MrcHeader(PROBE_REPLY, 0, hdr.ev, hdr.conn, hdr.psn, conn.cum, 0, 0,
                           hdr.qmax, hdr.ts)
         return [Outgoing(reply)]
 
@@ -218,7 +224,7 @@ class MrcReceiver:
         npkts = max(1, math.ceil(length / mss))
         buf = bytearray(length) if self.cfg.keep_data else bytearray()
         self._conns[conn_id] = _Connection(conn_id, peer, hdr.reserved, length, mss, npkts,
-                                           now, now, buf, bytearray(npkts))
+                                           now, now, buf)
         self._opens[key] = conn_id
         self.stats.opens += 1
         log.info("open conn 0x%08x from %s: %d bytes", conn_id, peer, length)
@@ -237,7 +243,8 @@ class MrcReceiver:
         conn.last_seen = now
         self.stats.data_packets += 1
         self.stats.ecn_marked += ce
-        if conn.got[psn]:
+        beyond = psn - conn.cum  # its bit in `received`
+        if beyond < 0 or conn.received >> beyond & 1:
             # RETX on the ACK says "duplicate": the sender learns that one of its
             # retransmissions was spurious and widens its reordering window.
             self.stats.duplicates += 1
@@ -247,7 +254,7 @@ class MrcReceiver:
             self.stats.nacks_sent += 1
             wait = self._pacer.slot(link, hdr.length, now) if self._pacer is not None else 0.0
             self.stats.max_resend_wait = max(self.stats.max_resend_wait, wait)
-            return [self._reply(conn, hdr, ce, MsgType.NACK, 0,
+            return [self._reply(conn, hdr, ce, NACK, 0,
                                 reserved=min(round(wait * 1e9), MAX_RESEND_WAIT_NS))]
         if hdr.flags & LAST:
             if psn != conn.npkts - 1:
@@ -258,15 +265,16 @@ class MrcReceiver:
             conn.buf[hdr.offset:hdr.offset + expected] = payload
         elif psn != conn.cum:
             conn.ahead[psn] = bytes(payload)  # after a gap: kept until the gap fills
-        conn.got[psn] = 1
+        conn.received |= 1 << beyond
         conn.count += 1
         self.stats.bytes_placed += expected
-        while conn.cum < conn.npkts and conn.got[conn.cum]:
+        while conn.received & 1:
             if not self.cfg.keep_data:
                 # the packet itself when it comes in order (no copy kept)
                 placed = payload if conn.cum == psn else conn.ahead.pop(conn.cum)
                 conn.prefix_crc = zlib.crc32(placed, conn.prefix_crc)
             conn.cum += 1
+            conn.received >>= 1
         reply = self._ack(conn, hdr, ce)
         if conn.count == conn.npkts and not conn.done:
             conn.done = True
@@ -275,12 +283,12 @@ class MrcReceiver:
 
     def _ack(self, conn: _Connection, hdr: MrcHeader, ce: bool,
              duplicate: bool = False) -> Outgoing:
-        bitmap = sack_bitmap(conn.cum, conn.got)
+        bitmap = conn.received >> 1 & SACK_MASK  # bit i: PSN cum + 1 + i
         self.stats.acks_sent += 1
-        return self._reply(conn, hdr, ce, MsgType.ACK, bitmap, RETX if duplicate else 0)
+        return self._reply(conn, hdr, ce, ACK, bitmap, RETX if duplicate else 0)
 
     @staticmethod
-    def _reply(conn: _Connection, hdr: MrcHeader, ce: bool, mtype: MsgType,
+    def _reply(conn: _Connection, hdr: MrcHeader, ce: bool, mtype: int,
                bitmap: int, flags: int = 0, reserved: int = 0) -> Outgoing:
         flags |= ECN_ECHO if ce else 0
         return Outgoing(MrcHeader(mtype, flags, hdr.ev, conn.conn, hdr.psn, conn.cum, bitmap,

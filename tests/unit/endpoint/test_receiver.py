@@ -1,5 +1,6 @@
 """MrcReceiver: setup, placement, ACK/SACK/NACK, integrity, bad input."""
 
+import random
 import zlib
 
 import pytest
@@ -67,6 +68,32 @@ def test_out_of_order_placement_sack_and_single_delivery():
     assert reply.header.ts == hdr.ts  # echoes the duplicate copy's own timestamp
     assert rx.take_messages() == []
     assert rx.stats.duplicates == 1 and rx.stats.messages_ok == 1
+
+
+@pytest.mark.parametrize("keep_data", [True, False])
+def test_acks_match_per_psn_flags_whatever_the_order(keep_data):
+    """Cumulative ack, SACK bitmap and RETX of every ACK, against flags kept per PSN:
+    shuffled arrivals with duplicates and gaps far wider than the bitmap's 32 PSNs."""
+    rng = random.Random(5)
+    msg = rng.randbytes(150 * MSS - 37)
+    rx = MrcReceiver(ReceiverConfig(seed=4, keep_data=keep_data))
+    conn = open_conn(rx, len(msg))
+    order = list(range(150))
+    rng.shuffle(order)
+    order[10:10] = [order[3], order[7]]  # duplicates, before and after their gaps filled
+    order += [0, 149, 75]
+    got = bytearray(150)
+    for i, psn in enumerate(order):
+        hdr, payload = data(conn, msg, psn)
+        (reply,) = rx.on_packet("a", hdr, payload, False, 0.01 * i)
+        duplicate = bool(got[psn])
+        got[psn] = 1
+        cum = got.find(0) if 0 in got else len(got)
+        bitmap = sum(1 << j for j in range(32) if cum + 1 + j < len(got) and got[cum + 1 + j])
+        ack = reply.header
+        assert (ack.ack, ack.offset, bool(ack.flags & Flag.RETX)) == (cum, bitmap, duplicate)
+    (done,) = rx.take_messages()
+    assert done.ok and rx.stats.duplicates == 5
 
 
 def test_trimmed_packet_gets_nack_and_later_copy_is_placed():
