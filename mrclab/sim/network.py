@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import math
 import random
-from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
@@ -34,6 +33,7 @@ from mrclab.sim.fabric_core import FABRICS, NativeWire, default_fabric, native_l
 from mrclab.sim.links import LinkModel, LinkState, Wire
 from mrclab.sim.program import CompiledProgram, compiled
 from mrclab.sim.switch import SimSwitch
+from p4emu.runtime.port_states import PortStates
 from p4emu.switch.native_traffic_manager import TRAFFIC_MANAGERS
 from p4emu.switch.program import PIPELINES
 from p4emu.switch.traffic_manager import QueueSettings
@@ -168,15 +168,12 @@ class SimNetwork:
         self._shared_payload = b""
         self.program = program or compiled(pipeline=s.pipeline)
         self.wires: dict[tuple[str, int], Wire | NativeWire] = {}  # (sender node, port/NIC)
-        # per switch, port -> whether it is up (a port never set is): its pipeline asks on
-        # every packet (a group's watch ports), and a dict answers in C where a lambda
-        # ran Python
-        self._port_up: dict[str, defaultdict[int, bool]] = {
-            name: defaultdict(lambda: True) for name in fabric.switches}
+        # each switch's ports as its watch ports see them (admin-down links are down)
+        self._port_states = {name: PortStates() for name in fabric.switches}
         self.switches = {
             name: SimSwitch(name, sw.device_id, sorted(sw.ports), self.loop, self.program,
                             s.queues(), self._switch_transmit(name),
-                            self._port_up[name].__getitem__,
+                            self._port_states[name],
                             random.Random(f"{s.seed}/{name}"), s.traffic_manager,
                             self._native)
             for name, sw in fabric.switches.items()}
@@ -322,8 +319,8 @@ class SimNetwork:
         for link in links:
             for node, port in ((link.a, link.a_port), (link.b, link.b_port)):
                 self.wires[(node, port)].state = state
-                if node in self._port_up:
-                    self._port_up[node][port] = state is not LinkState.ADMIN_DOWN
+                if node in self._port_states:
+                    self._port_states[node].set_up(port, state is not LinkState.ADMIN_DOWN)
 
     def fail_switch(self, name: str, at: float | None = None) -> None:
         """Every link of switch `name` fails (gray): the switch is gone."""

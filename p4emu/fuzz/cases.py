@@ -31,6 +31,7 @@ from p4emu.native import load_native
 from p4emu.native.cgen import check_program
 from p4emu.native.pipeline import NativePipeline
 from p4emu.runtime.device import DeviceState
+from p4emu.runtime.port_states import BITMAP_PORTS, PortStates
 from p4emu.stf import commands as c
 from p4emu.stf.parser import parse_stf
 from p4emu.stf.runner import StfRun
@@ -41,9 +42,13 @@ PRIORITY_QUEUES = 2
 DEPTHS = (0, 0, 0, 1, 2, 5, 10, 31, 32, 63, 64, 100, 1000, 65535)
 
 
-def port_up(port: int) -> bool:
-    """Watch-port liveness both sides see: every port but 3, 8, 13, ..."""
-    return port % 5 != 3
+def port_states() -> PortStates:
+    """Watch-port liveness both sides see: every port but 3, 8, 13, ... of v1model's 512
+    (a PortStates: the compiled side selects from its bitmap)."""
+    states = PortStates()
+    for port in range(3, BITMAP_PORTS, 5):
+        states.set_up(port, False)
+    return states
 
 
 @dataclass
@@ -156,8 +161,8 @@ def _device(loaded: Loaded, make: Callable[..., Pipeline | NativePipeline], seed
             **options: int) -> tuple[DeviceState, Pipeline | NativePipeline]:
     """A device state and its pipeline (`make`) as every side of a case starts them: the
     same rng, liveness and STF set-up."""
-    state = DeviceState.from_program(loaded.program.info, port_up=port_up, clock_us=clock_us,
-                                     rng=random.Random(seed))
+    state = DeviceState.from_program(loaded.program.info, port_up=port_states(),
+                                     clock_us=clock_us, rng=random.Random(seed))
     pipe = make(loaded.program, state, cpu_port=CPU_PORT, **options)
     if setup is not None:
         name, commands = setup

@@ -13,6 +13,7 @@ from p4emu.native.cgen import NativeSource, generate
 from p4emu.native.compiled_pipeline import CompiledPipeline, EntryPoints
 from p4emu.native.errors import NativeUnsupported
 from p4emu.native.sync import Mirror, share_counter, share_register
+from p4emu.runtime.port_states import PortStates
 
 log = logging.getLogger(__name__)
 
@@ -64,9 +65,10 @@ class NativePipeline(CompiledPipeline):
         for i, name in enumerate(native.source.counters):
             self.cstate.bind_counter(i, share_counter(state.counters[name]))
         self.mirror = Mirror(self.cstate, state, native.source.tables)
-        profile_port_up = state.port_up
-        self.cstate.set_callbacks(state.rng.randint, profile_port_up, self.mirror.refresh,
-                                  self.mirror.dirty, state.pre.replicas)
+        port_up = state.port_up
+        ports_down = port_up.down_bitmap if isinstance(port_up, PortStates) else None
+        self.cstate.set_callbacks(state.rng.randint, port_up, self.mirror.refresh,
+                                  self.mirror.dirty, state.pre.replicas, ports_down)
         self.mirror.refresh()
 
     def entry_points(self) -> EntryPoints:

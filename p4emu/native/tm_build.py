@@ -14,9 +14,9 @@ from pathlib import Path
 from p4emu.native.build import build
 
 _RT = Path(__file__).parent / "rt"
-# queues, a compiled pipeline's C entry points, port sockets, per-packet loops, Server,
+# growing arrays, queues, a compiled pipeline's C entry points, port sockets, per-packet loops, Server,
 # EventLoop, a simulator's SimLoop (its heap, wires, switches and host NICs) and the module
-_SOURCES = ("tm.c", "pipeline_api.h", "tm_ports.c", "tm_serve.c", "tm_server.c", "tm_loop.c",
+_SOURCES = ("grow.h", "tm.c", "pipeline_api.h", "tm_ports.c", "tm_serve.c", "tm_server.c", "tm_loop.c",
             "sim_loop.c", "sim_fabric.c", "sim_nic.c", "sim_run.c", "tm_module.c")
 
 

@@ -334,6 +334,7 @@ static void state_dealloc(st_t *st) {
     for (int i = 0; i <= NREGS; i++) if (st->reg[i]) PyBuffer_Release(&st->reg_buf[i]);
     for (int i = 0; i <= NCNTS; i++) if (st->cnt[i]) PyBuffer_Release(&st->cnt_buf[i]);
     if (st->dirty) PyBuffer_Release(&st->dirty_buf);
+    if (st->ports_down) PyBuffer_Release(&st->ports_buf);
     Py_XDECREF(st->randint); Py_XDECREF(st->port_up); Py_XDECREF(st->refresh);
     Py_XDECREF(st->replicas);
     Py_TYPE(st)->tp_free((PyObject *)st);
@@ -363,16 +364,23 @@ static PyObject *state_bind(st_t *st, PyObject *const *a, Py_ssize_t n, int coun
 static PyObject *state_bind_register(st_t *st, PyObject *const *a, Py_ssize_t n) { return state_bind(st, a, n, 0); }
 static PyObject *state_bind_counter(st_t *st, PyObject *const *a, Py_ssize_t n) { return state_bind(st, a, n, 1); }
 
-/* set_callbacks(randint, port_up, refresh, dirty: bytearray, replicas) */
+/* set_callbacks(randint, port_up, refresh, dirty: bytearray, replicas, ports_down):
+ * ports_down, port_up's bitmap of down ports (bytearray) when it keeps one, else None */
 static PyObject *state_set_callbacks(st_t *st, PyObject *const *a, Py_ssize_t n) {
-    if (n != 5) { PyErr_SetString(PyExc_TypeError, "5 arguments"); return NULL; }
+    if (n != 6) { PyErr_SetString(PyExc_TypeError, "6 arguments"); return NULL; }
     Py_XSETREF(st->randint, Py_NewRef(a[0]));
     Py_XSETREF(st->port_up, Py_NewRef(a[1]));
     Py_XSETREF(st->refresh, Py_NewRef(a[2]));
     Py_XSETREF(st->replicas, Py_NewRef(a[4]));
     if (st->dirty) { PyBuffer_Release(&st->dirty_buf); st->dirty = NULL; }
+    if (st->ports_down) { PyBuffer_Release(&st->ports_buf); st->ports_down = NULL; st->ports_nbits = 0; }
     if (PyObject_GetBuffer(a[3], &st->dirty_buf, PyBUF_WRITABLE) < 0) return NULL;
     st->dirty = st->dirty_buf.buf;
+    if (a[5] != Py_None) {
+        if (PyObject_GetBuffer(a[5], &st->ports_buf, PyBUF_SIMPLE) < 0) return NULL;
+        st->ports_down = st->ports_buf.buf;
+        st->ports_nbits = (uint64_t)st->ports_buf.len * 8;
+    }
     Py_RETURN_NONE;
 }
 

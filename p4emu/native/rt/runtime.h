@@ -11,22 +11,40 @@
 
 #define MAXA 8 /* action data values per entry */
 
+/* Header fields in and out of frame bytes. The parser and deparser call these with a
+ * constant offset and width per field, so the loops below unroll into a few loads or
+ * stores; the bytes of a field gather in a 64-bit word when they fit in one (all fields
+ * but one of 58 to 64 bits off a byte boundary), which is cheaper than 128-bit shifts. */
+
 static inline uint64_t p4_getbits(const uint8_t *b, uint32_t off, uint32_t w) {
     /* w bits MSB-first at bit offset off (w <= 64) */
-    uint32_t first = off >> 3, last = (off + w - 1) >> 3, i;
+    uint32_t first = off >> 3, last = (off + w - 1) >> 3, tail = (last + 1) * 8 - (off + w);
+    uint64_t mask = w == 64 ? ~UINT64_C(0) : (UINT64_C(1) << w) - 1;
+    if (last - first < 8) {
+        uint64_t acc = 0;
+#pragma GCC unroll 8
+        for (uint32_t i = first; i <= last; i++) acc = (acc << 8) | b[i];
+        return (acc >> tail) & mask;
+    }
     unsigned __int128 acc = 0;
-    for (i = first; i <= last; i++) acc = (acc << 8) | b[i];
-    uint32_t tail = (last + 1) * 8 - (off + w);
-    acc >>= tail;
-    return w == 64 ? (uint64_t)acc : (uint64_t)acc & ((UINT64_C(1) << w) - 1);
+#pragma GCC unroll 9
+    for (uint32_t i = first; i <= last; i++) acc = (acc << 8) | b[i];
+    return (uint64_t)(acc >> tail) & mask;
 }
 
 static inline void p4_putbits(uint8_t *b, uint32_t off, uint32_t w, uint64_t v) {
     /* OR the low w bits (0 < w <= 64) of v MSB-first at bit offset off; the buffer is
-     * zeroed first. With constant off and w (the deparser's) a few byte stores. */
-    uint32_t first = off >> 3, last = (off + w - 1) >> 3;
-    unsigned __int128 acc = (unsigned __int128)(w == 64 ? v : v & ((UINT64_C(1) << w) - 1))
-                            << ((last + 1) * 8 - (off + w));
+     * zeroed first */
+    uint32_t first = off >> 3, last = (off + w - 1) >> 3, shift = (last + 1) * 8 - (off + w);
+    uint64_t bits = w == 64 ? v : v & ((UINT64_C(1) << w) - 1);
+    if (last - first < 8) {
+        uint64_t acc = bits << shift;
+#pragma GCC unroll 8
+        for (uint32_t i = last + 1; i-- > first;) { b[i] |= (uint8_t)acc; acc >>= 8; }
+        return;
+    }
+    unsigned __int128 acc = (unsigned __int128)bits << shift;
+#pragma GCC unroll 9
     for (uint32_t i = last + 1; i-- > first;) { b[i] |= (uint8_t)acc; acc >>= 8; }
 }
 

@@ -180,16 +180,13 @@ static PyObject *sim_add_wire_m(sim_t *L, PyObject *const *a, Py_ssize_t n) {
     }
     PyObject *rng_random = PyObject_GetAttrString(a[3], "random");
     if (!rng_random) return NULL;
-    if (L->nwires == L->capw) {
-        int cap = L->capw ? L->capw * 2 : 64;
-        wire_t *w = PyMem_Realloc(L->wires, sizeof(wire_t) * (size_t)cap);
-        if (!w) { Py_DECREF(rng_random); return PyErr_NoMemory(); }
-        L->wires = w; L->capw = cap;
-    }
+    wire_t *wires = grow_items(L->wires, L->nwires, &L->capw, sizeof *wires, 64, INT_MAX);
+    if (!wires) { Py_DECREF(rng_random); return NULL; }
+    L->wires = wires;
     L->wires[L->nwires] = (wire_t){bit_time, delay, loss, rng_random,
                                    to_switch < 0 ? Py_NewRef(a[5]) : NULL, Py_NewRef(a[4]),
                                    1, to_switch, 0, 0, 0, 0};
-    return PyLong_FromLong(L->nwires++);
+    return PyLong_FromSsize_t(L->nwires++);
 }
 
 /* wire_send(index, frame, depart): Wire.send */
@@ -224,7 +221,7 @@ static PyObject *sim_wire_counters_m(sim_t *L, PyObject *index) {
 /* packet_hops(): frames carried by every wire so far */
 static PyObject *sim_packet_hops_m(sim_t *L, PyObject *unused) {
     unsigned long long total = 0;
-    for (int i = 0; i < L->nwires; i++) total += L->wires[i].frames;
+    for (Py_ssize_t i = 0; i < L->nwires; i++) total += L->wires[i].frames;
     return PyLong_FromUnsignedLongLong(total);
 }
 
@@ -244,19 +241,16 @@ static PyObject *sim_add_switch_m(sim_t *L, PyObject *const *a, Py_ssize_t n) {
     double epoch = as_double(a[1], &err);
     long long start_ns = err ? -1 : PyLong_AsLongLong(a[2]);
     if (err || (start_ns == -1 && PyErr_Occurred())) return NULL;
-    if (L->nswitches == L->caps) {
-        int cap = L->caps ? L->caps * 2 : 16;
-        fsw_t **sws = PyMem_Realloc(L->switches, sizeof(fsw_t *) * (size_t)cap);
-        if (!sws) return PyErr_NoMemory();
-        L->switches = sws; L->caps = cap;
-    }
+    fsw_t **sws = grow_items(L->switches, L->nswitches, &L->caps, sizeof *sws, 16, INT_MAX);
+    if (!sws) return NULL;
+    L->switches = sws;
     fsw_t *sw = PyMem_Calloc(1, sizeof(fsw_t));
     if (!sw) return PyErr_NoMemory();
     sw->sim = L; sw->server = (srv_t *)Py_NewRef(s); sw->epoch = epoch; sw->start_ns = start_ns;
     for (int p = 0; p < MAXPORT; p++) sw->wire_of_port[p] = -1;
     s->out.native_send = switch_send; s->out.native_ctx = sw;
     L->switches[L->nswitches] = sw;
-    return PyLong_FromLong(L->nswitches++);
+    return PyLong_FromSsize_t(L->nswitches++);
 }
 
 /* connect(switch, port, wire): the switch's frames to `port` go on `wire` */

@@ -51,9 +51,10 @@ struct sim_s {
     long long events_run;
     unsigned long long seq;
     ev_t *heap; Py_ssize_t len, cap;
-    wire_t *wires; int nwires, capw;
-    fsw_t **switches; int nswitches, caps;
-    nic_t **nics; int nnics, capn;
+    /* indexed by int (events, ports, wires' far ends): at most INT_MAX each */
+    wire_t *wires; Py_ssize_t nwires, capw;
+    fsw_t **switches; Py_ssize_t nswitches, caps;
+    nic_t **nics; Py_ssize_t nnics, capn;
     int python_ran;   /* Python code (not a P4 pipeline's) ran since stop() was asked */
 };
 
@@ -63,12 +64,9 @@ static int ev_less(const ev_t *a, const ev_t *b) {
 
 /* push an event at `when` (clamped to now, as EventLoop.at does); takes new references */
 static int sim_push(sim_t *L, double when, int kind, int idx, PyObject *obj, PyObject *args) {
-    if (L->len == L->cap) {
-        Py_ssize_t cap = L->cap ? L->cap * 2 : 1024;
-        ev_t *h = PyMem_Realloc(L->heap, sizeof(ev_t) * (size_t)cap);
-        if (!h) { PyErr_NoMemory(); return -1; }
-        L->heap = h; L->cap = cap;
-    }
+    ev_t *heap = grow_items(L->heap, L->len, &L->cap, sizeof *heap, 1024, PY_SSIZE_T_MAX);
+    if (!heap) return -1;
+    L->heap = heap;
     double now = L->now;
     ev_t e = {now > when ? now : when, L->seq++, kind, idx, obj, args};
     Py_XINCREF(obj); Py_XINCREF(args);

@@ -10,14 +10,9 @@
 typedef struct { PyObject **item; Py_ssize_t head, len, cap; } frames_t;
 
 static int frames_push(frames_t *f, PyObject *frame) {
-    if (f->len == f->cap) {
-        Py_ssize_t cap = f->cap ? f->cap * 2 : 8;
-        PyObject **b = PyMem_Malloc(sizeof(PyObject *) * (size_t)cap);
-        if (!b) { PyErr_NoMemory(); return -1; }
-        for (Py_ssize_t i = 0; i < f->len; i++) b[i] = f->item[(f->head + i) % f->cap];
-        PyMem_Free(f->item);
-        f->item = b; f->cap = cap; f->head = 0;
-    }
+    PyObject **item = grow_ring(f->item, f->head, f->len, &f->cap, sizeof *item, 8);
+    if (!item) return -1;
+    f->item = item;
     f->item[(f->head + f->len) % f->cap] = Py_NewRef(frame);
     f->len++;
     return 0;
@@ -46,21 +41,16 @@ struct nic_s {
     int pending;                    /* NicQueue._pending: an EV_NIC is scheduled */
     frames_t urgent;                /* NicQueue._urgent */
     PyObject *slot_of;              /* flow -> its slot (int): NicQueue._data's keys */
-    flowq_t *slots; int nslots;     /* _data's queues */
-    int *free_slots; int nfree;
-    int *turns; int thead, tlen, tcap;   /* NicQueue._turns, as slots */
+    flowq_t *slots; Py_ssize_t nslots, cap_slots;   /* _data's queues; slot numbers are int */
+    int *free_slots; Py_ssize_t nfree, cap_free;
+    int *turns; Py_ssize_t thead, tlen, tcap;        /* NicQueue._turns, as slots */
     Py_ssize_t data_count;
 };
 
 static int turns_push(nic_t *c, int slot) {
-    if (c->tlen == c->tcap) {
-        int cap = c->tcap ? c->tcap * 2 : 8;
-        int *b = PyMem_Malloc(sizeof(int) * (size_t)cap);
-        if (!b) { PyErr_NoMemory(); return -1; }
-        for (int i = 0; i < c->tlen; i++) b[i] = c->turns[(c->thead + i) % c->tcap];
-        PyMem_Free(c->turns);
-        c->turns = b; c->tcap = cap; c->thead = 0;
-    }
+    int *turns = grow_ring(c->turns, c->thead, c->tlen, &c->tcap, sizeof *turns, 8);
+    if (!turns) return -1;
+    c->turns = turns;
     c->turns[(c->thead + c->tlen) % c->tcap] = slot;
     c->tlen++;
     return 0;
@@ -70,13 +60,14 @@ static int turns_push(nic_t *c, int slot) {
 static int slot_new(nic_t *c, PyObject *flow) {
     int slot;
     if (c->nfree) slot = c->free_slots[--c->nfree];
-    else {
-        flowq_t *s = PyMem_Realloc(c->slots, sizeof(flowq_t) * (size_t)(c->nslots + 1));
-        int *f = s ? PyMem_Realloc(c->free_slots, sizeof(int) * (size_t)(c->nslots + 1)) : NULL;
-        if (s) c->slots = s;
-        if (!f) { PyErr_NoMemory(); return -1; }
+    else {  /* free_slots may come to hold every slot */
+        flowq_t *s = grow_items(c->slots, c->nslots, &c->cap_slots, sizeof *s, 8, INT_MAX);
+        if (!s) return -1;
+        c->slots = s;
+        int *f = grow_items(c->free_slots, c->nslots, &c->cap_free, sizeof *f, 8, INT_MAX);
+        if (!f) return -1;
         c->free_slots = f;
-        slot = c->nslots++;
+        slot = (int)c->nslots++;
         c->slots[slot] = (flowq_t){{0}, NULL};
     }
     PyObject *index = PyLong_FromLong(slot);
@@ -160,7 +151,7 @@ static int nic_send(sim_t *L, int index, PyObject *frame, int urgent, PyObject *
 
 static void nic_free(nic_t *c) {
     frames_clear(&c->urgent);
-    for (int s = 0; s < c->nslots; s++) {
+    for (Py_ssize_t s = 0; s < c->nslots; s++) {
         frames_clear(&c->slots[s].frames);
         Py_CLEAR(c->slots[s].flow);
     }
@@ -172,7 +163,7 @@ static void nic_free(nic_t *c) {
 static int nic_traverse(nic_t *c, visitproc visit, void *arg) {
     for (Py_ssize_t i = 0; i < c->urgent.len; i++)
         Py_VISIT(c->urgent.item[(c->urgent.head + i) % c->urgent.cap]);
-    for (int s = 0; s < c->nslots; s++) {
+    for (Py_ssize_t s = 0; s < c->nslots; s++) {
         frames_t *f = &c->slots[s].frames;
         for (Py_ssize_t i = 0; i < f->len; i++) Py_VISIT(f->item[(f->head + i) % f->cap]);
         Py_VISIT(c->slots[s].flow);
@@ -259,12 +250,9 @@ static PyObject *sim_add_nic_m(sim_t *L, PyObject *const *a, Py_ssize_t n) {
     double rate = as_double(a[1], &err);
     int veth = err ? -1 : PyObject_IsTrue(a[2]);
     if (veth < 0) return NULL;
-    if (L->nnics == L->capn) {
-        int cap = L->capn ? L->capn * 2 : 64;
-        nic_t **nics = PyMem_Realloc(L->nics, sizeof(nic_t *) * (size_t)cap);
-        if (!nics) return PyErr_NoMemory();
-        L->nics = nics; L->capn = cap;
-    }
+    nic_t **nics = grow_items(L->nics, L->nnics, &L->capn, sizeof *nics, 64, INT_MAX);
+    if (!nics) return NULL;
+    L->nics = nics;
     nic_t *c = PyMem_Calloc(1, sizeof(nic_t));
     if (!c) return PyErr_NoMemory();
     if (!(c->slot_of = PyDict_New())) { PyMem_Free(c); return NULL; }
@@ -272,7 +260,7 @@ static PyObject *sim_add_nic_m(sim_t *L, PyObject *const *a, Py_ssize_t n) {
     if (!h) { nic_free(c); return NULL; }
     c->wire = wire; c->veth = veth; c->rate_bps = rate;
     h->loop = (sim_t *)Py_NewRef(L);
-    h->index = L->nnics;
+    h->index = (int)L->nnics;
     L->nics[L->nnics++] = c;
     return (PyObject *)h;
 }

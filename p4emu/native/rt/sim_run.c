@@ -103,11 +103,11 @@ static PyObject *sim_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
 
 static int sim_traverse(sim_t *L, visitproc visit, void *arg) {
     for (Py_ssize_t i = 0; i < L->len; i++) { Py_VISIT(L->heap[i].obj); Py_VISIT(L->heap[i].args); }
-    for (int i = 0; i < L->nwires; i++) {
+    for (Py_ssize_t i = 0; i < L->nwires; i++) {
         Py_VISIT(L->wires[i].rng_random); Py_VISIT(L->wires[i].receive); Py_VISIT(L->wires[i].port);
     }
-    for (int i = 0; i < L->nswitches; i++) Py_VISIT(L->switches[i]->server);
-    for (int i = 0; i < L->nnics; i++) {
+    for (Py_ssize_t i = 0; i < L->nswitches; i++) Py_VISIT(L->switches[i]->server);
+    for (Py_ssize_t i = 0; i < L->nnics; i++) {
         int r = nic_traverse(L->nics[i], visit, arg);
         if (r) return r;
     }
@@ -116,11 +116,11 @@ static int sim_traverse(sim_t *L, visitproc visit, void *arg) {
 
 static int sim_clear(sim_t *L) {
     while (L->len) { ev_t e = L->heap[--L->len]; ev_release(&e); }
-    for (int i = 0; i < L->nwires; i++) {
+    for (Py_ssize_t i = 0; i < L->nwires; i++) {
         Py_CLEAR(L->wires[i].rng_random); Py_CLEAR(L->wires[i].receive); Py_CLEAR(L->wires[i].port);
     }
     L->nwires = 0;
-    for (int i = 0; i < L->nswitches; i++) {
+    for (Py_ssize_t i = 0; i < L->nswitches; i++) {
         fsw_t *sw = L->switches[i];
         if (sw->server) {  /* the server outlives the loop in its traffic manager: unhook */
             sw->server->out.native_send = NULL; sw->server->out.native_ctx = NULL;
@@ -129,7 +129,7 @@ static int sim_clear(sim_t *L) {
         PyMem_Free(sw);
     }
     L->nswitches = 0;
-    for (int i = 0; i < L->nnics; i++) nic_free(L->nics[i]);
+    for (Py_ssize_t i = 0; i < L->nnics; i++) nic_free(L->nics[i]);
     L->nnics = 0;
     return 0;
 }

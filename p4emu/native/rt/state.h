@@ -10,6 +10,9 @@ typedef struct {
     uint64_t *cnt[NCNTS + 1]; Py_ssize_t cnt_n[NCNTS + 1]; Py_buffer cnt_buf[NCNTS + 1];
     PyObject *randint, *port_up, *refresh, *replicas;
     Py_buffer dirty_buf; uint8_t *dirty;
+    /* the down ports below ports_nbits, a bitmap shared with the switch's Python
+     * PortStates (p4emu/runtime/port_states.py); NULL when port_up is another callable */
+    Py_buffer ports_buf; const uint8_t *ports_down; uint64_t ports_nbits;
 } st_t;
 
 /* v1model random(): the switch's Python rng (rng.randint), so a seeded run repeats.
@@ -26,7 +29,10 @@ static int p4_random(st_t *st, uint64_t lo, uint64_t hi, uint64_t *out) {
     return 1;
 }
 
+/* a watch port's state: 1 up, 0 down, -1 on error. The bitmap where it covers the port
+ * (selection then stays in C), else the Python port_up. */
 static int p4_port_up(st_t *st, uint64_t port) {
+    if (port < st->ports_nbits) return !((st->ports_down[port >> 3] >> (port & 7)) & 1);
     PyObject *p = PyLong_FromUnsignedLongLong(port);
     if (!p) return -1;
     PyObject *r = PyObject_CallOneArg(st->port_up, p);

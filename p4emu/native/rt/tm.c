@@ -29,14 +29,10 @@ static PyTypeObject QueuesType;
 static entry_t *fifo_at(fifo_t *f, Py_ssize_t i) { return &f->buf[(f->head + i) % f->cap]; }
 
 static int fifo_push(fifo_t *f, entry_t e) {
-    if (f->len == f->cap) {  /* grow: depth limits change at run time */
-        Py_ssize_t cap = f->cap ? f->cap * 2 : 16;
-        entry_t *b = PyMem_Malloc(sizeof(entry_t) * (size_t)cap);
-        if (!b) { PyErr_NoMemory(); return -1; }
-        for (Py_ssize_t i = 0; i < f->len; i++) b[i] = *fifo_at(f, i);
-        PyMem_Free(f->buf);
-        f->buf = b; f->cap = cap; f->head = 0;
-    }
+    /* grown as it fills: depth limits change at run time */
+    entry_t *buf = grow_ring(f->buf, f->head, f->len, &f->cap, sizeof *buf, 16);
+    if (!buf) return -1;
+    f->buf = buf;
     f->buf[(f->head + f->len) % f->cap] = e;
     f->len++;
     return 0;

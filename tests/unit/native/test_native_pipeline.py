@@ -22,6 +22,7 @@ from p4emu.runtime.action_profiles import GroupMember
 from p4emu.runtime.actions import ActionCall
 from p4emu.runtime.device import DeviceState
 from p4emu.runtime.match import Exact, Lpm
+from p4emu.runtime.port_states import PortStates
 from p4emu.runtime.tables import TableEntry
 from p4emu.v1model.pipeline import Pipeline
 
@@ -46,15 +47,27 @@ def with_src_port(frame: bytes, port: int) -> bytes:
 
 
 class Twins:
-    """A Python and a native pipeline of mrc.p4 with equal state."""
+    """A Python and a native pipeline of mrc.p4 with equal state. Watch ports' liveness:
+    a callable over `up` (the compiled side calls it), or with `bitmap` a `PortStates` per
+    side (the compiled side reads its bitmap)."""
 
-    def __init__(self, program, seed: int = 7):
+    def __init__(self, program, seed: int = 7, bitmap: bool = False):
         self.up = {p: True for p in UPLINKS}
+        self.port_states: list[PortStates] = []
         self.sides = []
         for make in (Pipeline, NativePipeline):
-            state = DeviceState.from_program(program.info, port_up=lambda p: self.up.get(p, True),
+            port_up = lambda p: self.up.get(p, True)  # noqa: E731
+            if bitmap:
+                port_up = PortStates()
+                self.port_states.append(port_up)
+            state = DeviceState.from_program(program.info, port_up=port_up,
                                              clock_us=lambda: 0, rng=random.Random(seed))
             self.sides.append((state, make(program, state)))
+
+    def set_port(self, port: int, up: bool) -> None:
+        self.up[port] = up
+        for states in self.port_states:
+            states.set_up(port, up)
 
     def each(self, fn) -> None:
         for state, _ in self.sides:
@@ -80,18 +93,38 @@ def set_up(state: DeviceState, mode: int = 0, watch: bool = True) -> None:
         TableEntry((Lpm(0x0A000000, 8),), group_id=1))
 
 
-def test_selector_with_watch_ports_matches_python(program):
-    t = Twins(program)
+@pytest.mark.parametrize("bitmap", [False, True], ids=["callable", "bitmap"])
+def test_selector_with_watch_ports_matches_python(program, bitmap):
+    t = Twins(program, bitmap=bitmap)
     t.each(set_up)
     frames = [with_src_port(mrc_packets()[0], 1000 + k) for k in range(200)]
     seen = {p for f in frames for p, _ in t.process(2, f)}
     assert seen == set(UPLINKS)  # every member is chosen by some flow
-    t.up[12] = False  # a watch port goes down: its member leaves the selection
+    t.set_port(12, False)  # a watch port goes down: its member leaves the selection
     seen = {p for f in frames for p, _ in t.process(2, f)}
     assert seen == set(UPLINKS) - {12}
-    t.up[12] = True
-    t.up.update({11: False, 13: False, 14: False})
+    t.set_port(12, True)
+    for port in (11, 13, 14):
+        t.set_port(port, False)
     assert {p for f in frames for p, _ in t.process(2, f)} == {12}
+    t.set_port(12, False)  # all down: both sides select nothing alike (process compares)
+    for f in frames[:5]:
+        t.process(2, f)
+
+
+def test_watch_ports_beyond_the_bitmap_are_asked_of_port_states(program):
+    """P4Runtime's ports are 32-bit; a watch port past v1model's 9 bits is not in the
+    bitmap, and the compiled side asks the PortStates for it."""
+    t = Twins(program, bitmap=True)
+    for state, _ in t.sides:
+        set_up(state)
+        members = [GroupMember(100 + i, 1, 70_000 + port) for i, port in enumerate(UPLINKS)]
+        state.action_profiles["MrcIngress.uplink_selector"].modify_group(1, members)
+    frames = [with_src_port(mrc_packets()[0], 1000 + k) for k in range(200)]
+    t.set_port(70_012, False)
+    assert {p for f in frames for p, _ in t.process(2, f)} == set(UPLINKS) - {12}
+    t.set_port(70_012, True)
+    assert {p for f in frames for p, _ in t.process(2, f)} == set(UPLINKS)
 
 
 def test_random_spraying_draws_like_python(program):

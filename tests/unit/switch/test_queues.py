@@ -114,6 +114,25 @@ def test_clear_discards_everything(make_queues):
     assert q.clear() == 2 and q.depth == 0
 
 
+def test_a_fifo_keeps_its_order_through_wrapping_and_growing(make_queues):
+    """The compiled FIFO is a ring that doubles when full: items that had wrapped to its
+    front must still come out in arrival order after it grows, again and again."""
+    q = make_queues(QueueConfig(depth=10_000))
+    sent, served = 0, []
+    for burst, drain in ((16, 10), (30, 25), (70, 60), (200, 150)):
+        for _ in range(burst):
+            q.offer(sent, priority=0, now_us=0)
+            sent += 1
+        for _ in range(drain):
+            d = q.pop(0)
+            q.charge(d, 0)
+            served.append(d.item)
+    while (d := q.pop(0)) is not None:
+        q.charge(d, 0)
+        served.append(d.item)
+    assert served == list(range(sent))
+
+
 def test_start_service_at_the_ready_time_is_pop(make_queues):
     """The traffic manager reads next_ready_us once and starts service at it: the same
     packet and metadata as pop at any later clock."""
