@@ -270,14 +270,29 @@ def test_trims_take_the_window_down_to_what_it_delivered_at_once():
 
 def test_quick_adapt_keeps_the_floors():
     w = DctcpWindow(cwnd=16, ssthresh=16)
-    for i in range(10):
-        w.on_feedback(False, now=0.01 * i, srtt=0.05, trimmed=True)
+    for i in range(20):  # the whole window out and trimmed
+        w.on_feedback(False, now=0.003 * i, srtt=0.05, trimmed=True)
     assert w.cwnd == w.min_cwnd
     w = DctcpWindow(cwnd=16, ssthresh=16)
     w.on_feedback(False, now=0.0, srtt=0.05, loss=True)
-    for i in range(10):
-        w.on_feedback(False, now=0.01 * i, srtt=0.05, trimmed=True)
-    assert w.cwnd >= w.loss_min_cwnd
+    for i in range(20):
+        w.on_feedback(False, now=0.003 * i, srtt=0.05, trimmed=True)
+    assert w.cwnd == w.loss_min_cwnd
+
+
+def test_a_window_short_of_data_is_not_taken_down_to_what_it_delivered():
+    # a message's tail: 6 packets out of a window of 100, 4 of them trimmed
+    w = DctcpWindow(cwnd=100, ssthresh=100, alpha=0.0, alpha_measured=True)
+    for i in range(6):
+        w.on_feedback(False, now=0.01 * i, srtt=0.05, trimmed=i < 4)
+    w.on_feedback(False, now=0.05, srtt=0.05)  # ends the window
+    assert w.cwnd > 90  # DCTCP's cut by alpha / 2 only, not down to 3 packets
+    # the same trims with the window out: the quick adapt
+    w = DctcpWindow(cwnd=100, ssthresh=100, alpha=0.0, alpha_measured=True)
+    for i in range(100):
+        w.on_feedback(False, now=0.0004 * i, srtt=0.05, trimmed=i >= 3)
+    w.on_feedback(False, now=0.05, srtt=0.05)
+    assert w.cwnd == 4
 
 
 def test_a_late_ack_of_an_older_packet_does_not_bring_back_an_ev_that_lost_a_newer_one():
