@@ -36,6 +36,10 @@ Trims get a quicker response (like UEC NSCC's quick adapt): a window with trims 
 delivered less than half the window per RTT takes the window down to what it delivered,
 however far that is, where DCTCP's cut is at most half per RTT.
 
+A window answered for under half of itself (a sender short of data: a message's tail, a
+connection between a collective's steps) measures alpha but cuts nothing, by marks or by
+trims: what it delivered says nothing of what the path would carry (RFC 7661's concern).
+
 Proportional increase (as UEC NSCC's is publicly described): with `delay_target`, an
 unmarked ACK whose packet queued less than the target grows the window by
 1 - delay / target on top of the additive 1 / cwnd, so a window of a BDP grows into the
@@ -156,33 +160,36 @@ class DctcpWindow:
 
     def _end_window(self, now: float, srtt: float) -> None:
         measured = self.ssthresh != float("inf")  # a whole window, not slow start's first
-        in_force = self.cwnd
+        elapsed = now - self._window_start
+        per_rtt = min(1.0, srtt / elapsed) if elapsed > 0 else 1.0
+        # Every packet out is answered (ACK, NACK or loss): a window answered for under
+        # half of itself was short of data (a message's tail), and what it delivered
+        # says nothing of what the path carries; its marks measure alpha but cut nothing.
+        # Cut there, a collective's connection kept the cut into its next step (8 planes
+        # of k=8, halving-doubling of 64 MiB: windows of 333 packets left at 24 by the
+        # quick adapt, ev at 59.2 % of the ideal busbw; 82.3 % without those cuts).
+        # Restoring instead the initial window of a connection quiet for an RTO did
+        # worse (71.8 %): every rank's window back at a BDP at once trims the next step.
+        # A loss may be a dead path: it always counts.
+        full = not measured or self._lost or self._acked * per_rtt >= self.cwnd / 2
         if self.draining:  # slow start's echo window: it neither cuts nor measures
             self.draining = self._cut_last = False
         else:
-            self._measure_and_cut()
-        if self._trimmed and measured:
-            self._quick_adapt(now - self._window_start, srtt, in_force)
+            self._measure_and_cut(full)
+        if self._trimmed and measured and full:
+            self._quick_adapt(self._delivered * per_rtt)
         self._window_start, self._acked, self._marked, self._lost = now, 0, 0, False
         self._delivered = self._trimmed = 0
 
-    def _quick_adapt(self, elapsed: float, srtt: float, in_force: float) -> None:
-        """A window with trims that delivered less than half the window: take the window
-        down to what it delivered per RTT, at once. Not when under half the window in
-        force (`in_force`) was out, as the answers tell (every packet out is answered:
-        ACK, NACK or loss): a sender short of data, at a message's tail, delivers little
-        whatever the path carries. Cut there, a collective's connection kept the cut into
-        its next step (8 planes of k=8, halving-doubling of 64 MiB: windows of 333
-        packets left at 24, and ev at 59.2 % of the ideal busbw instead of 79.7 %).
-        Restoring the initial window to a connection quiet for an RTO instead did worse
-        (71.8 %): every rank's window back at a BDP at once trims the next step."""
-        per_rtt = min(1.0, srtt / elapsed) if elapsed > 0 else 1.0
-        achieved = self._delivered * per_rtt
-        if achieved < self.cwnd / 2 and self._acked * per_rtt >= in_force / 2:
+    def _quick_adapt(self, achieved: float) -> None:
+        """A window with trims that delivered (`achieved` per RTT) less than half the
+        window: take the window down to that, at once."""
+        if achieved < self.cwnd / 2:
             floor = self.loss_min_cwnd if self._lost else self.min_cwnd
             self.cwnd = self.ssthresh = max(floor, achieved)
 
-    def _measure_and_cut(self) -> None:
+    def _measure_and_cut(self, cut: bool = True) -> None:
+        """Alpha from the window's marked fraction; with marks and `cut`, the cut."""
         fraction = self._marked / self._acked if self._acked else 0.0
         in_slow_start = self.ssthresh == float("inf")
         if self.alpha_measured:
@@ -191,7 +198,7 @@ class DctcpWindow:
             self.alpha, self.alpha_measured = fraction, True
         # (slow start's first mark cuts with the prior, alpha = 1: the window halves)
         echo, self._cut_last = self._cut_last and self.echo_window, False
-        if self._marked and not echo:
+        if self._marked and not echo and cut:
             self._cut_last = True
             self.draining = in_slow_start
             floor = self.loss_min_cwnd if self._lost else self.min_cwnd

@@ -280,6 +280,19 @@ def test_quick_adapt_keeps_the_floors():
     assert w.cwnd == w.loss_min_cwnd
 
 
+def test_marks_in_a_window_short_of_data_measure_alpha_but_cut_nothing():
+    w = DctcpWindow(cwnd=100, ssthresh=100, alpha=0.5, alpha_measured=True)
+    for i in range(6):  # 6 packets out of 100, every one marked
+        w.on_feedback(True, now=0.01 * i, srtt=0.05)
+    w.on_feedback(True, now=0.05, srtt=0.05)
+    assert w.cwnd == 100 and w.alpha > 0.5 and w.decreases == 0
+    w = DctcpWindow(cwnd=100, ssthresh=100, alpha=0.5, alpha_measured=True)
+    for i in range(100):  # the window out, every packet marked
+        w.on_feedback(True, now=0.0005 * i, srtt=0.05)
+    w.on_feedback(True, now=0.05, srtt=0.05)
+    assert w.cwnd < 80 and w.decreases == 1
+
+
 def test_a_window_short_of_data_is_not_taken_down_to_what_it_delivered():
     # a message's tail: 6 packets out of a window of 100, 4 of them trimmed
     w = DctcpWindow(cwnd=100, ssthresh=100, alpha=0.0, alpha_measured=True)

@@ -57,33 +57,38 @@ class Window:
     def _end_window(self, now: float, srtt: float) -> None:
         """One window of samples is over (once per RTT): measure it and cut."""
         measured = self.ssthresh != INF  # a whole window, not slow start's first
+        elapsed = now - self._window_start
+        per_rtt = min(1.0, srtt / elapsed) if elapsed > 0 else 1.0
+        # answered for under half of itself: short of data, a measure but no cut (given)
+        full = not measured or self._lost or self._acked * per_rtt >= self.cwnd / 2
         # TODO 6: the window after slow start's cut (self.draining) drains the overshoot:
         #         its marks are for packets sent before the cut. It neither measures nor
         #         cuts; it only ends the draining. Every other window measures and cuts.
-        self._measure_and_cut()
-        if self._trimmed and measured:
-            self._quick_adapt(now - self._window_start, srtt)
+        self._measure_and_cut(full)
+        if self._trimmed and measured and full:
+            self._quick_adapt(self._delivered * per_rtt)
         self._window_start, self._acked, self._marked, self._lost = now, 0, 0, False
         self._delivered = self._trimmed = 0
 
-    def _measure_and_cut(self) -> None:
-        """Once per window: update alpha from the window's marked fraction, and cut."""
+    def _measure_and_cut(self, cut: bool) -> None:
+        """Once per window: update alpha from the window's marked fraction, and cut
+        (when `cut`: the window was not short of data)."""
         fraction = self._marked / self._acked if self._acked else 0.0  # noqa: F841 (for TODO 4)
         in_slow_start = self.ssthresh == INF  # noqa: F841 (for TODOs 4-5)
         # TODO 4: alpha, the moving average of the marked fraction: once measured,
         #         alpha = (1 - gain) * alpha + gain * fraction. The first whole window after
         #         slow start (not slow start's own) replaces the prior alpha = 1 with its
         #         fraction and sets self.alpha_measured.
-        # TODO 5: a window with marks in it cuts the window once: cwnd * (1 - alpha / 2),
+        # TODO 5: a window with marks in it cuts the window once, when `cut` (False: the
+        #         window was short of data, see the README): cwnd * (1 - alpha / 2),
         #         but not below the floor (loss_min_cwnd when the window had a loss,
         #         min_cwnd otherwise); ssthresh follows cwnd, self.decreases counts the cut,
         #         and a cut that ends slow start sets self.draining (TODO 6).
 
     # ------------------------------------------------------------------ given, not yours
-    def _quick_adapt(self, elapsed: float, srtt: float) -> None:
-        """A window with trims that delivered less than half the window: take the window
-        down to what it delivered per RTT, at once."""
-        achieved = self._delivered * min(1.0, srtt / elapsed) if elapsed > 0 else self._delivered
+    def _quick_adapt(self, achieved: float) -> None:
+        """A window with trims that delivered (`achieved` per RTT) less than half the
+        window: take the window down to that, at once."""
         if achieved < self.cwnd / 2:
             floor = self.loss_min_cwnd if self._lost else self.min_cwnd
             self.cwnd = self.ssthresh = max(floor, achieved)

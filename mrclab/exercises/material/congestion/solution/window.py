@@ -63,18 +63,23 @@ class Window:
     def _end_window(self, now: float, srtt: float) -> None:
         """One window of samples is over (once per RTT): measure it and cut."""
         measured = self.ssthresh != INF  # a whole window, not slow start's first
+        elapsed = now - self._window_start
+        per_rtt = min(1.0, srtt / elapsed) if elapsed > 0 else 1.0
+        # answered for under half of itself: short of data, a measure but no cut (given)
+        full = not measured or self._lost or self._acked * per_rtt >= self.cwnd / 2
         if self.draining:
             # its marks are for packets sent before the cut: they would cut twice
             self.draining = False
         else:
-            self._measure_and_cut()
-        if self._trimmed and measured:
-            self._quick_adapt(now - self._window_start, srtt)
+            self._measure_and_cut(full)
+        if self._trimmed and measured and full:
+            self._quick_adapt(self._delivered * per_rtt)
         self._window_start, self._acked, self._marked, self._lost = now, 0, 0, False
         self._delivered = self._trimmed = 0
 
-    def _measure_and_cut(self) -> None:
-        """Once per window: update alpha from the window's marked fraction, and cut."""
+    def _measure_and_cut(self, cut: bool) -> None:
+        """Once per window: update alpha from the window's marked fraction, and cut
+        (when `cut`: the window was not short of data)."""
         fraction = self._marked / self._acked if self._acked else 0.0
         in_slow_start = self.ssthresh == INF
         if self.alpha_measured:
@@ -82,7 +87,7 @@ class Window:
         elif not in_slow_start:
             # the first window measured replaces the prior instead of fading it
             self.alpha, self.alpha_measured = fraction, True
-        if self._marked:
+        if self._marked and cut:
             self.draining = in_slow_start
             floor = self.loss_min_cwnd if self._lost else self.min_cwnd
             self.cwnd = max(floor, self.cwnd * (1 - self.alpha / 2))
@@ -90,10 +95,9 @@ class Window:
             self.decreases += 1
 
     # ------------------------------------------------------------------ given, not yours
-    def _quick_adapt(self, elapsed: float, srtt: float) -> None:
-        """A window with trims that delivered less than half the window: take the window
-        down to what it delivered per RTT, at once."""
-        achieved = self._delivered * min(1.0, srtt / elapsed) if elapsed > 0 else self._delivered
+    def _quick_adapt(self, achieved: float) -> None:
+        """A window with trims that delivered (`achieved` per RTT) less than half the
+        window: take the window down to that, at once."""
         if achieved < self.cwnd / 2:
             floor = self.loss_min_cwnd if self._lost else self.min_cwnd
             self.cwnd = self.ssthresh = max(floor, achieved)
