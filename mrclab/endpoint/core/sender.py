@@ -249,12 +249,7 @@ class MrcSender:
         lost_reorder, lost_timeout = self.loss.scan(self.board.inflight.values(), now)
         for tx in lost_reorder:
             self.stats.losses_by_reorder += 1
-            if (not self.cfg.dead_path_losses_spare_window
-                    or self.pool.delivered_since(tx.ev, tx.sent_at)):
-                # (a dead path's losses cut a connection's window for all its messages,
-                # and additive increase took ~20 RTTs a message to win it back: 8 planes
-                # of k=8, a core link failing, the iteration +62 % instead of +22 %)
-                self.cc.on_feedback(True, now, self.rtt.srtt, loss=True)
+            self.cc.on_feedback(True, now, self.rtt.srtt, loss=True)
             self._lose(tx, now)
         if lost_timeout:
             self.stats.timeouts += 1

@@ -45,11 +45,6 @@ class SenderConfig:
     # set aside the window's share of a plane left out (suspect) until it returns
     # (`congestion.PlaneShare`); the simulator's datacenter senders do
     window_follows_planes: bool = False
-    # a loss that its path answers with nothing sent after it (a dead path, not a queue:
-    # the fabric trims what congestion would drop) leaves the window alone; the
-    # simulator's datacenter senders do. The lab's CPU-bound switches drop for
-    # congestion, so there every loss is a mark.
-    dead_path_losses_spare_window: bool = False
     # seconds of queueing below which the window grows in proportion (DctcpWindow's
     # proportional increase); None: additive increase only
     delay_target: float | None = None

@@ -134,25 +134,3 @@ def test_messages_of_their_own_connections_each_fill_a_window():
     done, peaks, window = _send_at_once(share=False)
     assert len(done) == 4 and all(f.sender.done for f in done)
     assert max(peaks) > 2 * window
-
-
-def _window_after_a_dead_path(spare: bool):
-    loop, fabric, a, done = _pair(share=True)
-    path = [(0, FrameAddress.of("02:00:00:00:00:01", "02:00:00:00:00:02", "10.0.0.1",
-                                "10.0.0.2"))]
-    cfg = SenderConfig(mss=1000, evs_per_plane=16, min_rto=200e-6, initial_rto=200e-6,
-                       max_rto=0.01, idle_timeout=1.0, nonce=1, init_cwnd=32,
-                       init_ssthresh=32, dead_path_losses_spare_window=spare)
-    data = bytes(range(256)) * 200
-    a.add_flow(FlowSpec("a", "b", len(data)), path, data, cfg)
-    loop.run(0.5, stop=lambda: len(done) == 1)
-    sender = done[0].sender
-    assert sender.done and sender.stats.losses_by_reorder > 0  # the dead path's, found
-    return sender.cc
-
-
-def test_a_dead_paths_losses_leave_the_window_alone_where_congestion_trims():
-    spared = _window_after_a_dead_path(spare=True)
-    assert spared.decreases == 0 and spared.cwnd >= 32
-    cut = _window_after_a_dead_path(spare=False)  # the lab's: every loss is a mark
-    assert cut.decreases > 0
