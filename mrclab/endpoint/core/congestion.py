@@ -163,14 +163,9 @@ class DctcpWindow:
         elapsed = now - self._window_start
         per_rtt = min(1.0, srtt / elapsed) if elapsed > 0 else 1.0
         # Every packet out is answered (ACK, NACK or loss): a window answered for under
-        # half of itself was short of data (a message's tail), and what it delivered
-        # says nothing of what the path carries; its marks measure alpha but cut nothing.
-        # Cut there, a collective's connection kept the cut into its next step (8 planes
-        # of k=8, halving-doubling of 64 MiB: windows of 333 packets left at 24 by the
-        # quick adapt, ev at 59.2 % of the ideal busbw; 82.3 % without those cuts).
-        # Restoring instead the initial window of a connection quiet for an RTO did
-        # worse (71.8 %): every rank's window back at a BDP at once trims the next step.
-        # A loss may be a dead path: it always counts.
+        # half of itself was short of data, and what it delivered says nothing of what
+        # the path carries. A loss may be a dead path: it always counts. (The figures:
+        # mrclab/endpoint/README.md, "No cut in a window short of data".)
         full = not measured or self._lost or self._acked * per_rtt >= self.cwnd / 2
         if self.draining:  # slow start's echo window: it neither cuts nor measures
             self.draining = self._cut_last = False
@@ -188,7 +183,7 @@ class DctcpWindow:
             floor = self.loss_min_cwnd if self._lost else self.min_cwnd
             self.cwnd = self.ssthresh = max(floor, achieved)
 
-    def _measure_and_cut(self, cut: bool = True) -> None:
+    def _measure_and_cut(self, cut: bool) -> None:
         """Alpha from the window's marked fraction; with marks and `cut`, the cut."""
         fraction = self._marked / self._acked if self._acked else 0.0
         in_slow_start = self.ssthresh == float("inf")

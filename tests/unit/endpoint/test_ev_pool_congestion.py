@@ -299,7 +299,7 @@ def test_a_window_short_of_data_is_not_taken_down_to_what_it_delivered():
     for i in range(6):
         w.on_feedback(False, now=0.01 * i, srtt=0.05, trimmed=i < 4)
     w.on_feedback(False, now=0.05, srtt=0.05)  # ends the window
-    assert w.cwnd > 90  # DCTCP's cut by alpha / 2 only, not down to 3 packets
+    assert w.cwnd > 90  # no cut, not down to the 3 packets it delivered
     # the same trims with the window out: the quick adapt
     w = DctcpWindow(cwnd=100, ssthresh=100, alpha=0.0, alpha_measured=True)
     for i in range(100):
