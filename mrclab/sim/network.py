@@ -129,6 +129,13 @@ class SimSettings:
         at the link rate (32 frames of 4 KiB at 100 Gb/s: 10.7 us)."""
         return self.trim_threshold * (self.mtu + 14) * 8 / self.link_rate_bps
 
+    def fast_increase_delay(self) -> float:
+        """The queueing under which a datacenter sender's ACK counts as meeting no queue
+        (`DctcpWindow.fast_delay`): 3 full frames at the link rate (1 us at 100 Gb/s, UEC
+        NSCC's figure for its fast increase) and the 1 us tick of the `ts` its RTTs are
+        measured with."""
+        return 3 * (self.mtu + 14) * 8 / self.link_rate_bps + 1e-6
+
     def bdp_packets(self, switch_hops: int) -> int:
         """Full frames one link carries in a base RTT: the window a datacenter sender
         starts with (as NDP and UEC do), where the lab's start at 16 packets."""

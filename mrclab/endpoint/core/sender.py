@@ -484,8 +484,10 @@ class MrcSender:
             self._note_recoveries(now)
         elif not is_nack:
             self.stats.stale_acks += 1
-        # queue_delay only with a target: a window class may not take it (the exercise's)
-        extra: dict[str, float | None] = {} if self.cfg.delay_target is None else {
+        # queue_delay only for a window told to use it: a window class may not take it (the
+        # exercise's)
+        told = self.cfg.delay_target is not None or self.cfg.fast_delay is not None
+        extra: dict[str, float | None] = {} if not told else {
             "queue_delay": None if age is None or is_nack else age - self.rtt.min_rtt}
         self.cc.on_feedback(ecn or high_q, now, self.rtt.srtt, trimmed=is_nack, **extra)
         if self.board.complete:

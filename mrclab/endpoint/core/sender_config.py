@@ -48,6 +48,9 @@ class SenderConfig:
     # seconds of queueing below which the window grows in proportion (DctcpWindow's
     # proportional increase); None: additive increase only
     delay_target: float | None = None
+    # seconds of queueing under which a whole window of ACKs counts as meeting no queue,
+    # and the window then grows by a quarter per RTT (DctcpWindow's fast increase); None: off
+    fast_delay: float | None = None
     # the window after a cut measures but does not cut (DctcpWindow.echo_window)
     echo_window: bool | None = None
     # a marked ACK recycles its EV unless the marks steer it away (ev_pool.EvPool)
@@ -63,7 +66,7 @@ class SenderConfig:
         settings: dict[str, float | bool | None] = {
             "gain": self.dctcp_gain, "ssthresh": self.init_ssthresh,
             "alpha": self.dctcp_init_alpha, "delay_target": self.delay_target,
-            "echo_window": self.echo_window}
+            "fast_delay": self.fast_delay, "echo_window": self.echo_window}
         out: dict[str, float | bool] = {k: v for k, v in settings.items() if v is not None}
         if "alpha" in out:
             out["alpha_measured"] = True  # a prior to average with, not to replace

@@ -238,7 +238,8 @@ class SimSession:
             "init_cwnd": float(net.settings.bdp_packets(self.fabric.max_switch_hops())),
             "dctcp_gain": DCTCP_GAIN, "dctcp_init_alpha": DCTCP_INIT_ALPHA,
             "window_follows_planes": True, "delay_target": net.settings.queue_delay_target(),
-            "echo_window": True, "recycle_marked": True}
+            "fast_delay": net.settings.fast_increase_delay(), "echo_window": True,
+            "recycle_marked": True}
         if self.setup.figures == "lab":  # the lab agent's senders: its timers and window
             return None, LAB_IDLE_TIMEOUT_S
         return fabric, IDLE_TIMEOUT_RTOS * min_rto

@@ -249,18 +249,20 @@ def test_spurious_timeout_cut_is_undone_unless_a_resent_copy_confirmed_it():
 
 
 def test_trims_take_the_window_down_to_what_it_delivered_at_once():
-    w = DctcpWindow(cwnd=16, ssthresh=16, alpha=0.0, alpha_measured=True)
-    # one RTT: 2 packets delivered, 14 trimmed; DCTCP alone would cut by alpha / 2 <= half
-    for i in range(16):
+    w = DctcpWindow(cwnd=32, ssthresh=32, alpha=0.0, alpha_measured=True)
+    # one RTT: 2 packets delivered, 30 trimmed; DCTCP alone would cut by alpha / 2 <= half
+    for i in range(32):
         w.on_feedback(False, now=0.001 * i, srtt=0.1, trimmed=i >= 2)
     w.on_feedback(False, now=0.1, srtt=0.1)  # ends the window
     assert w.cwnd == w.ssthresh == 3  # the 2 it delivered in the window and this ACK
-    # a window with a trim that delivered more than half of it: only DCTCP's cut
-    w = DctcpWindow(cwnd=16, ssthresh=16, alpha=0.0, alpha_measured=True)
-    for i in range(16):
-        w.on_feedback(False, now=0.001 * i, srtt=0.1, trimmed=i == 0)
-    w.on_feedback(False, now=0.1, srtt=0.1)
-    assert w.cwnd > 15
+    # a window of trims that delivered more than an eighth of it (a burst among many
+    # senders, about to clear): only DCTCP's cut
+    for delivered in (31, 6):
+        w = DctcpWindow(cwnd=32, ssthresh=32, alpha=0.0, alpha_measured=True)
+        for i in range(32):
+            w.on_feedback(False, now=0.001 * i, srtt=0.1, trimmed=i >= delivered)
+        w.on_feedback(False, now=0.1, srtt=0.1)
+        assert w.cwnd > 32 * 0.75
     # ECN marks without trims never adapt quickly
     w = DctcpWindow(cwnd=16, ssthresh=16, alpha=0.0, alpha_measured=True)
     for i in range(17):

@@ -58,7 +58,46 @@ def test_proportional_increase_grows_the_window_by_how_far_the_queues_are_below_
     assert pi.cwnd <= before
 
 
-def test_only_a_source_routed_sender_gets_the_delay_target():
+def _rtts(w: DctcpWindow, n: int, queue_delay: float, start: float = 0.0) -> float:
+    """`n` RTTs of 10 us, each answering the whole window unmarked; the time after."""
+    now = start
+    for _ in range(n):
+        acks = int(w.cwnd)
+        for i in range(acks):
+            w.on_feedback(False, now=now + 10e-6 * (i + 1) / acks, srtt=10e-6,
+                          queue_delay=queue_delay)
+        now += 10e-6
+    return now
+
+
+def test_fast_increase_grows_a_window_a_quarter_per_rtt_once_a_whole_window_met_no_queue():
+    """After a cut the path may clear at once (the collective's others finished): at one
+    packet per RTT a window of 40 took 300 RTTs back to a BDP of 344."""
+    fast = DctcpWindow(cwnd=40, ssthresh=40, alpha=0.0, alpha_measured=True, fast_delay=1e-6)
+    _rtts(fast, 1, queue_delay=0.0)  # the first window only counts
+    assert fast.cwnd == pytest.approx(41, abs=0.1)
+    _rtts(fast, 4, queue_delay=0.0)
+    assert fast.cwnd > 41 * 1.25 ** 4 - 1
+    queued = DctcpWindow(cwnd=40, ssthresh=40, alpha=0.0, alpha_measured=True, fast_delay=1e-6)
+    queued.on_feedback(False, now=0.0, srtt=10e-6, queue_delay=3e-6)  # the least delay seen
+    _rtts(queued, 5, queue_delay=5e-6)  # packets that queued 2 us more: additive only
+    assert queued.cwnd == pytest.approx(45, abs=0.2)
+    # no queue is the least delay seen (a full frame's RTT over a header's), not 0
+    offset = DctcpWindow(cwnd=40, ssthresh=40, alpha=0.0, alpha_measured=True, fast_delay=1e-6)
+    _rtts(offset, 5, queue_delay=2e-6)
+    assert offset.cwnd > 41 * 1.25 ** 4 - 1
+    # a mark starts the count again: a whole window without one before growing fast
+    now = _rtts(fast, 1, queue_delay=0.0)
+    fast.on_feedback(True, now=now, srtt=10e-6, queue_delay=0.0)
+    before = fast.cwnd
+    fast.on_feedback(False, now=now + 1e-6, srtt=10e-6, queue_delay=0.0)
+    assert fast.cwnd == pytest.approx(before + 1 / before)
+    plain = DctcpWindow(cwnd=40, ssthresh=40, alpha=0.0, alpha_measured=True)
+    _rtts(plain, 5, queue_delay=0.0)  # off unless told (the lab's senders)
+    assert plain.cwnd == pytest.approx(45, abs=0.2)
+
+
+def test_only_a_source_routed_sender_gets_the_delay_target_every_one_the_fast_increase():
     """Hashed EVs load their paths unevenly: the growth filled the busiest one into marks
     (simulated permutation k=4: ev 83.8 -> 77.4 % with it)."""
     import argparse
@@ -66,11 +105,12 @@ def test_only_a_source_routed_sender_gets_the_delay_target():
     from mrclab.experiments.transfer import transfer_config
 
     fabric = {"min_rto": 20e-6, "initial_rto": 50e-6, "max_rto": 0.01, "init_cwnd": 43.0,
-              "delay_target": 5e-6}
+              "delay_target": 5e-6, "fast_delay": 1e-6}
     args = argparse.Namespace(evs=8, qmax_threshold=0, min_rto=None, route=[])
     common = {"mss": 4028, "planes": 1, "seed": 1, "nonce": 1, "idle_timeout": 1.0}
     hashed = transfer_config(args, fabric=fabric, **common)
     assert hashed.delay_target is None and "delay_target" not in hashed.window_settings()
+    assert MrcSender(b"x" * 5000, 1, hashed).cc.fast_delay == 1e-6  # every sender's
     args.route = ["1,2,3"]
     routed = transfer_config(args, fabric=fabric, **common)
     assert routed.delay_target == 5e-6

@@ -87,9 +87,9 @@ class Window:
 
     # ------------------------------------------------------------------ given, not yours
     def _quick_adapt(self, achieved: float) -> None:
-        """A window with trims that delivered (`achieved` per RTT) less than half the
-        window: take the window down to that, at once."""
-        if achieved < self.cwnd / 2:
+        """A window with trims that delivered (`achieved` per RTT) less than an eighth of
+        the window: take the window down to that, at once."""
+        if achieved < self.cwnd / 8:
             floor = self.loss_min_cwnd if self._lost else self.min_cwnd
             self.cwnd = self.ssthresh = max(floor, achieved)
 
