@@ -37,9 +37,7 @@ delivered less than an eighth of the window per RTT (NSCC's gate) takes the wind
 what it delivered, however far that is, where DCTCP's cut is at most half per RTT. Gated
 at half, a burst of trims among many senders' tails (a collective's step, after a link
 failed) took a connection's window from 352 packets to 44 while the path was about to
-clear (8 planes of k=8, halving-doubling of 16 MiB, a core link failing: the iteration
-took 34 % longer than the one before with the gate at half, 16 % at an eighth, both with
-the fast increase below).
+clear.
 
 A window answered for under half of itself (a sender short of data: a message's tail, a
 connection between a collective's steps) measures alpha but cuts nothing, by marks or by
@@ -63,8 +61,7 @@ of unmarked ACKs in a row queued less than `fast_delay` more than the least seen
 further one grows the window by `fast_gain`, a quarter per RTT. For every sender of the
 simulator's, hashed or routed: it needs empty queues, which the busiest path's are not.
 A window cut far below the path won it back at one packet per RTT once the path cleared:
-300 RTTs from 40 packets to a BDP of 344 (the failure above, quick adapt gated at half:
-+62 % without it, +34 % with it).
+300 RTTs from 40 packets to a BDP of 344.
 
 Two floors: marks (a queue somewhere) may take the window down to `min_cwnd` (1 packet: N
 incast senders then keep N packets queued, not 2N), but a window with a loss in it, or a
