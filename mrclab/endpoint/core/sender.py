@@ -108,6 +108,9 @@ class MrcSender:
         self.rtt = connection.rtt
         self.rtt_hi = connection.rtt_hi
         self.queue_delay = connection.queue_delay
+        # queue_delay goes only to a window told to use it: a window class may not take
+        # it (the congestion exercise's)
+        self._window_takes_delay = cfg.delay_target is not None or cfg.fast_delay is not None
         self.reorder = connection.reorder
         self.plane_share = connection.plane_share
         self.stats = SenderStats()
@@ -484,12 +487,12 @@ class MrcSender:
             self._note_recoveries(now)
         elif not is_nack:
             self.stats.stale_acks += 1
-        # queue_delay only for a window told to use it: a window class may not take it (the
-        # exercise's)
-        told = self.cfg.delay_target is not None or self.cfg.fast_delay is not None
-        extra: dict[str, float | None] = {} if not told else {
-            "queue_delay": None if age is None or is_nack else age - self.rtt.min_rtt}
-        self.cc.on_feedback(ecn or high_q, now, self.rtt.srtt, trimmed=is_nack, **extra)
+        if self._window_takes_delay:
+            delay = None if age is None or is_nack else age - self.rtt.min_rtt
+            self.cc.on_feedback(ecn or high_q, now, self.rtt.srtt, trimmed=is_nack,
+                                queue_delay=delay)
+        else:
+            self.cc.on_feedback(ecn or high_q, now, self.rtt.srtt, trimmed=is_nack)
         if self.board.complete:
             self.done = True
             self._leave_window()
