@@ -123,6 +123,9 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
                                       "straggler (default: all that apply)")
     c.add_argument("--flap-every", type=int, default=None,
                    help="flap scenario: iterations between the link's changes")
+    c.add_argument("--window", type=int, default=None,
+                   help="messages a rank has in flight at most, NCCL's buffer slots "
+                        "(default 8)")
     p.add_argument("-v", "--verbose", action="store_true")
 
 

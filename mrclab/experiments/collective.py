@@ -53,7 +53,7 @@ ENGINES = ("sim", "lab")
 TITLE = "Collective: training steps with barriers, failures and stragglers"
 MODES = ("ecmp", "ev", "random", "source")
 OWN_OPTIONS = ("pattern", "ranks", "size", "slice", "placement", "iterations", "compute",
-               "jitter", "straggler", "scenarios", "flap_every")
+               "jitter", "straggler", "scenarios", "flap_every", "window")
 SCENARIOS = ("baseline", "link-gray", "link-admin", "plane", "flap", "straggler")
 # each scenario's modes; --quick runs fewer. `plane` needs a multi-plane fabric.
 SCENARIO_MODES = {"baseline": MODES, "link-gray": ("ecmp", "ev", "source"),
@@ -133,11 +133,14 @@ def _job_params(opts: Options, fabric, size: int, iterations: int, mtu: int) -> 
         raise ExperimentError(f"bad job: {exc}") from None
     if flap < 1:
         raise ExperimentError(f"--flap-every {flap}: at least 1")
+    window = opts.window if opts.window is not None else DEFAULT_WINDOW
+    if window < 1:
+        raise ExperimentError(f"--window {window}: at least 1")
     compute = parse_seconds("--compute", opts.compute) if opts.compute is not None else None
     return {"pattern": pattern, "ranks": ranks, "size": size, "slice": slice_bytes,
             "placement": placement, "iterations": iterations, "compute_s": compute,
             "jitter": jitter, "straggler": straggler, "straggler_factor": factor,
-            "window": DEFAULT_WINDOW, "flap_every": flap,
+            "window": window, "flap_every": flap,
             "fail_iteration": iterations // 2, "fail_fraction": FAIL_FRACTION,
             "transfers": len(schedule.transfers), "first_hosts": hosts[:4],
             "planes": fabric.planes, "modes": list(MODES),

@@ -83,6 +83,7 @@ class Options:
     straggler: str | None = None  # "FACTOR" or "RANK:FACTOR"
     scenarios: tuple[str, ...] | None = None  # baseline, link-gray, ...
     flap_every: int | None = None  # iterations between a flapping link's changes
+    window: int | None = None  # messages a rank has in flight at most
 
 
 # the options only some experiments take, by the `Options` field; each module that takes
@@ -91,7 +92,8 @@ EXPERIMENT_OPTIONS = {"pattern": "--pattern", "ranks": "--ranks", "size": "--siz
                       "slice": "--slice", "placement": "--placement",
                       "iterations": "--iterations", "compute": "--compute",
                       "jitter": "--jitter", "straggler": "--straggler",
-                      "scenarios": "--scenarios", "flap_every": "--flap-every"}
+                      "scenarios": "--scenarios", "flap_every": "--flap-every",
+                      "window": "--window"}
 
 
 def parse_size(what: str, text: str) -> int:

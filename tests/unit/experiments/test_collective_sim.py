@@ -96,6 +96,17 @@ def test_a_flapping_link_and_the_other_patterns_complete(tmp_path):
         assert other["phases"]["ev"]["lost"] == 0
 
 
+def test_the_window_bounds_the_messages_a_rank_has_in_flight(tmp_path):
+    # an alltoall of one message per peer: one at a time waits a round trip per message
+    comm = {}
+    for window in (1, 8):
+        setup, _, a = _run(tmp_path, scenarios=("baseline",), modes=("ev",),
+                           pattern="alltoall", iterations=1, window=window)
+        assert setup.params["window"] == window
+        comm[window] = a["phases"]["ev"]["iterations"][0]["comm_s"]
+    assert comm[1] > 1.5 * comm[8], comm
+
+
 def test_one_seed_gives_the_same_job(tmp_path):
     first = _run(tmp_path, scenarios=("baseline",), modes=("ecmp",), iterations=2)[2]
     again = _run(tmp_path, scenarios=("baseline",), modes=("ecmp",), iterations=2)[2]
@@ -146,6 +157,7 @@ def test_the_command_writes_the_report_tables_and_plots(tmp_path, capsys):
     (["--scenarios", "plane"], "scenario plane: the fabric has one plane"),
     (["--straggler", "x:y"], "bad --straggler 'x:y'"),
     (["--size", "lots"], "bad --size 'lots'"),
+    (["--window", "0"], "--window 0: at least 1"),
 ])
 def test_bad_input_is_one_line_naming_it(argv, words, capsys, tmp_path):
     assert main(["sim", "collective", *argv, "--out", str(tmp_path)]) == 2
