@@ -130,15 +130,13 @@ def _job_params(opts: Options, fabric, size: int, iterations: int, mtu: int) -> 
     straggler, factor = _straggler(opts.straggler, ranks)
     jitter = opts.jitter if opts.jitter is not None else 0.0
     flap = opts.flap_every if opts.flap_every is not None else FLAP_EVERY
+    window = opts.window if opts.window is not None else DEFAULT_WINDOW
     try:
-        JobSpec(iterations, 0.0, jitter, straggler, factor).check(ranks)
+        JobSpec(iterations, 0.0, jitter, straggler, factor, window).check(ranks)
     except ValueError as exc:
         raise ExperimentError(f"bad job: {exc}") from None
     if flap < 1:
         raise ExperimentError(f"--flap-every {flap}: at least 1")
-    window = opts.window if opts.window is not None else DEFAULT_WINDOW
-    if window < 1:
-        raise ExperimentError(f"--window {window}: at least 1")
     compute = parse_seconds("--compute", opts.compute) if opts.compute is not None else None
     return {"pattern": pattern, "ranks": ranks, "size": size, "slice": slice_bytes,
             "placement": placement, "iterations": iterations, "compute_s": compute,

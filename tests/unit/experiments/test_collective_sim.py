@@ -157,7 +157,7 @@ def test_the_command_writes_the_report_tables_and_plots(tmp_path, capsys):
     (["--scenarios", "plane"], "scenario plane: the fabric has one plane"),
     (["--straggler", "x:y"], "bad --straggler 'x:y'"),
     (["--size", "lots"], "bad --size 'lots'"),
-    (["--window", "0"], "--window 0: at least 1"),
+    (["--window", "0"], "bad job: window 0: at least 1"),
 ])
 def test_bad_input_is_one_line_naming_it(argv, words, capsys, tmp_path):
     assert main(["sim", "collective", *argv, "--out", str(tmp_path)]) == 2
