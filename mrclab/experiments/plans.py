@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from mrclab.controller.next_hops import source_routes
+from mrclab.controller.next_hops import SourceRoutes
 from mrclab.fabric.model import Fabric
 from mrclab.fabric.traffic import (  # noqa: F401 (the experiments' plans, in one place)
     PlanError,
@@ -43,17 +43,18 @@ class Timed:
     action: Callable[[float], None]
 
 
-def with_source_routes(fabric: Fabric, flows: list[Flow]) -> list[Flow]:
+def with_source_routes(routes: SourceRoutes, flows: list[Flow]) -> list[Flow]:
     """`flows` with every shortest path to their destination as a source route for the
     sender (`--route PLANE:LABELS`, PLANE the position of the destination NIC as
     mrclab.experiments.lab_engine.flows passes them), for the fabric's `source` spray mode."""
+    fabric = routes.fabric
     out = []
     for flow in flows:
         src = {nic.plane: nic.ip for nic in fabric.hosts[flow.src].nics}
         dst = [n for n in fabric.hosts[flow.dst].nics
                if flow.planes is None or n.plane in flow.planes]
         args = [arg for position, nic in enumerate(dst)
-                for labels in source_routes(fabric, src[nic.plane], nic.ip)
+                for labels in routes.routes(src[nic.plane], nic.ip)
                 for arg in ("--route", f"{position}:" + ",".join(map(str, labels)))]
         out.append(replace(flow, send_args=flow.send_args + tuple(args)))
     return out

@@ -12,8 +12,10 @@ import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict
+from functools import cached_property
 from pathlib import Path
 
+from mrclab.controller.next_hops import SourceRoutes
 from mrclab.endpoint.report import ReceiverReport
 from mrclab.experiments import flowstats, plans, validity
 from mrclab.experiments.collective_plan import JobPlan
@@ -52,6 +54,11 @@ class Session:
     @property
     def fabric(self) -> Fabric:
         return self.lab.fabric
+
+    @cached_property
+    def source_routes(self) -> SourceRoutes:
+        """The fabric's source routes (spray mode `source`), searched once per session."""
+        return SourceRoutes(self.fabric)
 
     # --- configuration ------------------------------------------------------------------
     def set_spray(self, mode: str) -> None:
@@ -131,7 +138,7 @@ class Session:
         send_args = {}
         if self._spray == "source":
             flows = plans.with_source_routes(
-                self.fabric, [Flow(plan.hosts[a], plan.hosts[b], 1, seed=0) for a, b in sorted(pairs)])
+                self.source_routes, [Flow(plan.hosts[a], plan.hosts[b], 1, seed=0) for a, b in sorted(pairs)])
             send_args = {f"{a}>{b}": list(f.send_args) for (a, b), f in zip(sorted(pairs), flows,
                                                                             strict=True)}
         rank_job = RankJob(schedule.pattern, schedule.ranks, schedule.size, schedule.slice_bytes,
@@ -164,7 +171,7 @@ class Session:
         run and the machine's verdict on it. On a fabric in spray mode `source` each sender
         is given its source routes (a sender without them would fall back to hashed EVs)."""
         if self._spray == "source":
-            plan = plans.with_source_routes(self.fabric, plan)
+            plan = plans.with_source_routes(self.source_routes, plan)
         self._runs += 1
         before = self.counters()
         with machine.Monitor(self.lab) as monitor:

@@ -27,6 +27,7 @@ from mrclab.experiments.sim_engine.virtual_records import VIRTUAL_TIME, port_cou
 from mrclab.fabric.training_job import CollectiveJob
 
 if TYPE_CHECKING:
+    from mrclab.controller.next_hops import SourceRoutes
     from mrclab.experiments.plans import Flow
     from mrclab.fabric.model import Fabric
     from mrclab.sim.network import SimNetwork
@@ -37,6 +38,7 @@ class JobSession(Protocol):
     `run_job`: named by what is used, so that the two modules do not import each other)."""
 
     fabric: Fabric
+    source_routes: SourceRoutes
     interrupted: bool
     packet_hops: int
     wall_s: float
@@ -116,7 +118,7 @@ class _Driver:
         if cfg is None:
             flow = plans.Flow(src, dst, 1, seed=0)
             if self.session.spray == "source":
-                flow = plans.with_source_routes(self.session.fabric, [flow])[0]
+                flow = plans.with_source_routes(self.session.source_routes, [flow])[0]
             cfg = self._configs[(src, dst)] = self.session.sender_config(self.net, self.name,
                                                                           flow)[1]
         return cfg

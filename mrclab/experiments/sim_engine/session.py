@@ -15,9 +15,10 @@ import logging
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import replace
-from functools import partial
+from functools import cached_property, partial
 from pathlib import Path
 
+from mrclab.controller.next_hops import SourceRoutes
 from mrclab.endpoint.core.sender_config import EMULATED_MAX_CWND, SenderConfig
 from mrclab.endpoint.host import FlowSpec
 from mrclab.endpoint.kernel_routes import Plane
@@ -79,6 +80,11 @@ class SimSession:
     @property
     def fabric(self) -> Fabric:
         return self._fabric
+
+    @cached_property
+    def source_routes(self) -> SourceRoutes:
+        """The fabric's source routes (spray mode `source`), searched once per session."""
+        return SourceRoutes(self.fabric)
 
     # --- configuration (applies to the next phase's fabric) ------------------------------
     def set_spray(self, mode: str) -> None:
@@ -200,7 +206,7 @@ class SimSession:
         """The phase's network, programmed, with its flows and `schedule` added: (network,
         (flow, spec) pairs, virtual deadline, timed events not yet run)."""
         if self._spray == "source":
-            plan = plans.with_source_routes(self.fabric, plan)
+            plan = plans.with_source_routes(self.source_routes, plan)
         net = self.new_network()
         pending = list(schedule)
         for timed in pending:

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from mrclab.controller.next_hops import (
+    SourceRoutes,
     compute_next_hops,
     enumerate_paths,
     link_id,
-    source_routes,
     spread_order,
 )
 from mrclab.fabric.model import Fabric, LinkParams
@@ -83,13 +83,13 @@ def test_partition_leaves_no_route():
 
 def test_source_routes_name_each_hops_egress_port():
     fabric = parse_spec("fattree:k=4")
-    routes = source_routes(fabric, "10.0.0.1", "10.0.3.4")
+    routes = SourceRoutes(fabric).routes("10.0.0.1", "10.0.3.4")
     # e1 up to a1 (3) or a2 (4); each aggregation switch up to its two cores (3, 4); the
     # core down to pod 3 (4); a7/a8 down to e8 (2); e8 to the host (2)
     assert sorted(routes) == [(3, 3, 4, 2, 2), (3, 4, 4, 2, 2), (4, 3, 4, 2, 2),
                               (4, 4, 4, 2, 2)]
     dead = link_id(fabric.find_link("c1", "a7"))
-    assert (3, 3, 4, 2, 2) not in source_routes(fabric, "10.0.0.1", "10.0.3.4", {dead})
+    assert (3, 3, 4, 2, 2) not in SourceRoutes(fabric, {dead}).routes("10.0.0.1", "10.0.3.4")
 
 
 def _parallel_pair():
@@ -110,37 +110,39 @@ def test_parallel_links_are_all_next_hops_and_all_routes():
     hops = compute_next_hops(fabric)
     assert hops["l1"]["10.0.1.1"] == {1, 2}
     assert hops["l2"]["10.0.0.1"] == {1, 2}
-    assert source_routes(fabric, "10.0.0.1", "10.0.1.1") == [(1, 3), (2, 3)]
+    assert SourceRoutes(fabric).routes("10.0.0.1", "10.0.1.1") == [(1, 3), (2, 3)]
     one_down = {link_id(fabric.links[0])}
     assert compute_next_hops(fabric, one_down)["l1"]["10.0.1.1"] == {2}
-    assert source_routes(fabric, "10.0.0.1", "10.0.1.1", one_down) == [(2, 3)]
+    assert SourceRoutes(fabric, one_down).routes("10.0.0.1", "10.0.1.1") == [(2, 3)]
 
 
 @pytest.mark.parametrize("spec", ["fattree:k=4", "leafspine:leaves=3,spines=4,hosts=2",
                                   "multiplane:planes=2,base=fattree:k=4"])
 def test_source_routes_are_the_controllers_paths_in_spread_order(spec):
-    """source_routes searches the graph once per pair; it must give what walking the
-    controller's next hops gives, under failures too, in spread order."""
+    """SourceRoutes searches the graph once per pair of switches and keeps what it found; it
+    must give what walking the controller's next hops gives for every pair of hosts, under
+    failures too, in spread order."""
     fabric = parse_spec(spec)
     links = [link_id(lk) for lk in fabric.fabric_links()]
     ips = [nic.ip for host in fabric.hosts.values() for nic in host.nics]
     for down in (set(), set(links[::3]), set(links[:5])):
         hops = compute_next_hops(fabric, down)
+        table = SourceRoutes(fabric, down)
         for src in ips[:3] + ips[-2:]:
             for dst in ips:
                 walked = [tuple(h.out_port for h in path)
                           for path in enumerate_paths(fabric, hops, src, dst)]
-                assert source_routes(fabric, src, dst, down) == spread_order(walked), \
+                assert table.routes(src, dst) == spread_order(walked), \
                     (src, dst, down)
 
 
 def test_source_routes_to_an_unreachable_or_unknown_host_are_empty():
     fabric = parse_spec("leafspine:leaves=2,spines=1,hosts=1")
     dead = {link_id(fabric.find_link("l2", "s1"))}
-    assert source_routes(fabric, "10.0.0.1", "10.0.1.1", dead) == []
-    assert source_routes(fabric, "10.0.0.1", "10.9.9.9") == []
+    assert SourceRoutes(fabric, dead).routes("10.0.0.1", "10.0.1.1") == []
+    assert SourceRoutes(fabric).routes("10.0.0.1", "10.9.9.9") == []
     with pytest.raises(KeyError):
-        source_routes(fabric, "10.9.9.9", "10.0.1.1")
+        SourceRoutes(fabric).routes("10.9.9.9", "10.0.1.1")
 
 
 def test_consecutive_source_routes_leave_by_different_uplinks():
@@ -148,7 +150,7 @@ def test_consecutive_source_routes_leave_by_different_uplinks():
     one uplink at k=6 (and 9 from an edge switch's three hosts); spread, never 2."""
     fabric = parse_spec("fattree:k=6")
     src, dst = fabric.hosts["h1"].nics[0].ip, fabric.hosts["h54"].nics[0].ip
-    routes = source_routes(fabric, src, dst)
+    routes = SourceRoutes(fabric).routes(src, dst)
     assert len(routes) == 9 and sorted(routes) == sorted(set(routes))
     first_hops = [r[0] for r in routes]
     assert all(a != b for a, b in zip(first_hops, first_hops[1:], strict=False))

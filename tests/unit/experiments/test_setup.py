@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from mrclab.controller.next_hops import SourceRoutes
 from mrclab.experiments import permutation, plans, registry, runner
 from mrclab.experiments.config import (
     ExperimentError,
@@ -170,7 +171,7 @@ def test_mrclab_experiment_subcommand(capsys):
 def test_source_routed_flows_carry_every_path_per_destination_plane():
     fabric = parse_spec("multiplane:planes=2,base=fattree:k=4")
     flow = plans.Flow("h1", "h16", 1000, seed=1, send_args=("--min-rto", "0.2"))
-    both, second = plans.with_source_routes(fabric, [flow, replace(flow, planes=(1,))])
+    both, second = plans.with_source_routes(SourceRoutes(fabric), [flow, replace(flow, planes=(1,))])
     routes = list(both.send_args[3::2])
     assert both.send_args[:2] == ("--min-rto", "0.2") and len(routes) == 8
     assert {r.split(":")[0] for r in routes} == {"0", "1"}  # 4 paths on each plane
@@ -207,5 +208,5 @@ def test_a_session_on_a_source_spraying_fabric_gives_the_senders_their_routes(mo
             s.run_flows(mode, plan, timeout=1.0)
         sent[mode] = got.value.args[0][0].send_args
     assert sent["ev"] == ()
-    assert sent["source"] == plans.with_source_routes(lab.fabric, plan)[0].send_args
+    assert sent["source"] == plans.with_source_routes(SourceRoutes(lab.fabric), plan)[0].send_args
     assert sent["source"].count("--route") == 4
