@@ -228,6 +228,10 @@ class EvPool:
         # per plane, the send times of the latest packet delivered and declared lost
         self._plane_acked = [-1.0] * planes
         self._plane_lost = [-1.0] * planes
+        # `trusted_planes` under the pool's own rules, until either list above changes: it
+        # is asked on every packet, and a plane's verdict changes only with its losses
+        self._trusted: Container[int] | None = None
+        self._trusted_known = False
         self._next_plane = 0
         # (EV, until when it may be reused): a clean ACK recycles its EV for the next
         # packet, not for one sent after a pause; at a transfer's tail, entries from before
@@ -398,6 +402,7 @@ class EvPool:
         a late ACK of an older packet says nothing of the path since. True when put back."""
         st.acked_sent = max(st.acked_sent, sent_at)
         self._plane_acked[st.plane] = max(self._plane_acked[st.plane], sent_at)
+        self._trusted_known = False
         if st.usable:
             return False
         mates = self._route_mates(st)
@@ -426,8 +431,14 @@ class EvPool:
         answered, or a late ACK shows its loss was spurious."""
         if len(self.planes) == 1:  # the common case, on every packet: nothing to choose
             return None
+        if self._trusted_known:
+            return self._trusted
         rules: Any = self.plane_rules  # a frozenset from the pool's rules (see `EvPolicy`)
-        return rules.trusted_planes([self.plane_suspect(p) for p in range(len(self.planes))])
+        trusted = rules.trusted_planes([self.plane_suspect(p) for p in range(len(self.planes))])
+        # a student's rules may keep state of their own: asked every time
+        if rules is DEFAULT_PLANE_RULES:
+            self._trusted, self._trusted_known = trusted, True
+        return trusted
 
     def freshest(self, now: float, avoid: EvState | None = None) -> EvState | None:
         """Where a packet that timed out goes next: the usable EV (not `avoid`, not
@@ -461,6 +472,7 @@ class EvPool:
         """A packet sent on `st` at `sent_at` was declared lost (blamed or not)."""
         st.lost_sent = max(st.lost_sent, sent_at)
         self._plane_lost[st.plane] = max(self._plane_lost[st.plane], sent_at)
+        self._trusted_known = False
 
     def on_loss(self, st: EvState, now: float, probe_delay: float) -> bool:
         """A packet sent on this EV was lost and blamed on it; True when that retires the
