@@ -105,6 +105,35 @@ def test_the_loop_keeps_event_loop_s_order_and_clock():
     assert script(EventLoop()) == script(tm_module().SimLoop())
 
 
+def test_the_loop_pops_thousands_of_events_in_event_loop_s_order():
+    """The C loop's heap (4 children a node) against EventLoop's heapq: thousands of
+    events, many at the same time (their order is their scheduling order), some
+    scheduling more as they run."""
+    import random
+
+    from mrclab.endpoint.clock import EventLoop
+    from p4emu.switch.native_tm_module import tm_module
+
+    rng = random.Random(7)
+    times = [rng.choice((rng.random(), 0.25, 0.5, 0.5)) for _ in range(5000)]
+
+    def script(loop) -> list[tuple[float, int]]:
+        out: list[tuple[float, int]] = []
+
+        def fire(i: int) -> None:
+            out.append((loop.now, i))
+            if i < 1500:  # a third of them schedule one more, some at this very time
+                loop.after(times[-1 - i] if i % 3 else 0.0, fire, 5000 + i)
+        for i, when in enumerate(times):
+            loop.at(when, fire, i)
+        loop.run(10.0)
+        return out
+
+    expected = script(EventLoop())
+    assert len(expected) == 6500
+    assert script(tm_module().SimLoop()) == expected
+
+
 def test_the_native_nic_sends_as_nic_queue():
     """Control frames ahead of DATA, connections in turn, one frame at a time at the
     rate: the C NIC's frames reach the far end at the times `NicQueue`'s do."""
