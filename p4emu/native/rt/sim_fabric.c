@@ -107,7 +107,7 @@ static int switch_serve(sim_t *L, int index, double now, long long us) {
     fsw_t *sw = L->switches[index];
     srv_t *s = (srv_t *)Py_NewRef(sw->server);
     double ready;
-    int found = serve_due(s->queues, now, us, &s->out, &ready);
+    int found = serve_due(s->queues, &s->ports, now, us, &s->out, &ready);
     Py_DECREF(s);
     if (found < 0) return -1;
     return found ? switch_arm_at(sw, index, ready) : 0;

@@ -257,26 +257,49 @@ static int serve_one(q_t *q, double ready, long long now_us, const out_t *o) {
  * *next_ready, 0 when the queues are empty, -1 on error.
  * Any number of ports: a program may send to every 9-bit port (egress_spec from a
  * header field), each of which gets its queues, as in the Python traffic manager. */
-static int serve_due(PyObject *queues, double now, long long now_us, const out_t *o,
-                     double *next_ready) {
+/* A server's port queues in the order of its `queues` dict, held: a serve pass walks
+ * them at every hop, and the dict only grows (a port's queues are made when a packet first
+ * goes there, and never replaced), so its size says when to read it again. */
+typedef struct { q_t **items; Py_ssize_t n, cap; } qlist_t;
+
+static void qlist_clear(qlist_t *l) {
+    for (Py_ssize_t i = 0; i < l->n; i++) Py_DECREF(l->items[i]);
+    PyMem_Free(l->items);
+    *l = (qlist_t){NULL, 0, 0};
+}
+
+static int qlist_sync(qlist_t *l, PyObject *queues) {
+    Py_ssize_t size = PyDict_GET_SIZE(queues), pos = 0, n = 0;
+    if (size == l->n) return 0;
+    q_t **items = PyMem_Malloc(sizeof(q_t *) * (size_t)(size ? size : 1));
+    if (!items) { PyErr_NoMemory(); return -1; }
+    PyObject *key, *value;
+    while (PyDict_Next(queues, &pos, &key, &value)) {
+        if (!PyObject_TypeCheck(value, &QueuesType)) {
+            for (Py_ssize_t i = 0; i < n; i++) Py_DECREF(items[i]);
+            PyMem_Free(items);
+            PyErr_SetString(PyExc_TypeError, "not native queues"); return -1;
+        }
+        items[n++] = (q_t *)Py_NewRef(value);
+    }
+    qlist_clear(l);
+    *l = (qlist_t){items, n, n};
+    return 0;
+}
+
+static int serve_due(PyObject *queues, qlist_t *ports, double now, long long now_us,
+                     const out_t *o, double *next_ready) {
+    if (qlist_sync(ports, queues) < 0) return -1;
     q_t *small[MAXQ], **active = small;
-    Py_ssize_t na = 0, size = PyDict_GET_SIZE(queues);
+    Py_ssize_t na = 0, size = ports->n;
     int found = 0, rc = 0;
     double next = 0;
-    Py_ssize_t pos = 0;
-    PyObject *key, *value;
     if (size > MAXQ && !(active = PyMem_Malloc(sizeof(q_t *) * (size_t)size))) {
         PyErr_NoMemory(); return -1;
     }
     /* a snapshot with references: egress and send may call back into Python */
-    while (PyDict_Next(queues, &pos, &key, &value)) {
-        if (!PyObject_TypeCheck(value, &QueuesType)) {
-            for (Py_ssize_t i = 0; i < na; i++) Py_DECREF(active[i]);
-            if (active != small) PyMem_Free(active);
-            PyErr_SetString(PyExc_TypeError, "not native queues"); return -1;
-        }
-        if (((q_t *)value)->queued) active[na++] = (q_t *)Py_NewRef(value);
-    }
+    for (Py_ssize_t i = 0; i < size; i++)
+        if (ports->items[i]->queued) active[na++] = (q_t *)Py_NewRef(ports->items[i]);
     while (na) {
         Py_ssize_t still = 0;
         for (Py_ssize_t i = 0; i < na; i++) {
@@ -303,9 +326,10 @@ static int serve_due(PyObject *queues, double now, long long now_us, const out_t
 
 /* serve_due with the next ready time as TrafficManager._serve_egress returns it: a float,
  * or None when the queues are empty */
-static PyObject *serve_pass(PyObject *queues, double now, long long now_us, const out_t *o) {
+static PyObject *serve_pass(PyObject *queues, qlist_t *ports, double now, long long now_us,
+                            const out_t *o) {
     double next;
-    int found = serve_due(queues, now, now_us, o, &next);
+    int found = serve_due(queues, ports, now, now_us, o, &next);
     if (found < 0) return NULL;
     if (!found) Py_RETURN_NONE;
     return PyFloat_FromDouble(next);

@@ -7,6 +7,7 @@ typedef struct {
     PyObject *queues, *make_queue, *ingress, *on_ingress_error, *on_bad, *clock_ns;
     long long start_ns;
     out_t out;
+    qlist_t ports;  /* queues' values, for the serve pass */
 } srv_t;
 
 #define SRV_FIELDS(X) X(queues) X(make_queue) X(ingress) X(on_ingress_error) X(on_bad) X(clock_ns) \
@@ -15,12 +16,14 @@ typedef struct {
 static int srv_traverse(srv_t *s, visitproc visit, void *arg) {
 #define VISIT(f) Py_VISIT(s->f);
     SRV_FIELDS(VISIT)
+    for (Py_ssize_t i = 0; i < s->ports.n; i++) Py_VISIT(s->ports.items[i]);
     return 0;
 }
 
 static int srv_clear(srv_t *s) {
 #define CLEAR(f) Py_CLEAR(s->f);
     SRV_FIELDS(CLEAR)
+    qlist_clear(&s->ports);
     return 0;
 }
 
@@ -144,7 +147,7 @@ static PyObject *srv_receive_m(srv_t *s, PyObject *const *a, Py_ssize_t n) {
 static PyObject *srv_serve_m(srv_t *s, PyObject *unused) {
     double now; long long us;
     if (srv_clocks(s, &now, &us) < 0) return NULL;
-    return serve_pass(s->queues, now, us, &s->out);
+    return serve_pass(s->queues, &s->ports, now, us, &s->out);
 }
 
 /* hop(port, frame): receive, then serve, as of one reading of the clock */
@@ -152,7 +155,7 @@ static PyObject *srv_hop_m(srv_t *s, PyObject *const *a, Py_ssize_t n) {
     double now; long long us;
     if (n != 2) { PyErr_SetString(PyExc_TypeError, "hop(port, frame)"); return NULL; }
     if (srv_clocks(s, &now, &us) < 0 || srv_receive(s, a[0], a[1], now, us) < 0) return NULL;
-    return serve_pass(s->queues, now, us, &s->out);
+    return serve_pass(s->queues, &s->ports, now, us, &s->out);
 }
 
 /* bind_port(port, fd, counters): the port's frames go out on socket `fd` from C and
