@@ -252,20 +252,15 @@ static int serve_one(q_t *q, double ready, long long now_us, const out_t *o) {
     return rc;
 }
 
-/* the loop of _serve_egress: ports in the dict's order take turns, one packet each, as
- * of `now`, until none is due; 1 with the earliest ready time after the pass in
- * *next_ready, 0 when the queues are empty, -1 on error.
- * Any number of ports: a program may send to every 9-bit port (egress_spec from a
- * header field), each of which gets its queues, as in the Python traffic manager. */
 /* A server's port queues in the order of its `queues` dict, held: a serve pass walks
  * them at every hop, and the dict only grows (a port's queues are made when a packet first
  * goes there, and never replaced), so its size says when to read it again. */
-typedef struct { q_t **items; Py_ssize_t n, cap; } qlist_t;
+typedef struct { q_t **items; Py_ssize_t n; } qlist_t;
 
 static void qlist_clear(qlist_t *l) {
     for (Py_ssize_t i = 0; i < l->n; i++) Py_DECREF(l->items[i]);
     PyMem_Free(l->items);
-    *l = (qlist_t){NULL, 0, 0};
+    *l = (qlist_t){NULL, 0};
 }
 
 static int qlist_sync(qlist_t *l, PyObject *queues) {
@@ -283,10 +278,15 @@ static int qlist_sync(qlist_t *l, PyObject *queues) {
         items[n++] = (q_t *)Py_NewRef(value);
     }
     qlist_clear(l);
-    *l = (qlist_t){items, n, n};
+    *l = (qlist_t){items, n};
     return 0;
 }
 
+/* the loop of _serve_egress: ports in the dict's order take turns, one packet each, as
+ * of `now`, until none is due; 1 with the earliest ready time after the pass in
+ * *next_ready, 0 when the queues are empty, -1 on error.
+ * Any number of ports: a program may send to every 9-bit port (egress_spec from a
+ * header field), each of which gets its queues, as in the Python traffic manager. */
 static int serve_due(PyObject *queues, qlist_t *ports, double now, long long now_us,
                      const out_t *o, double *next_ready) {
     if (qlist_sync(ports, queues) < 0) return -1;
