@@ -282,13 +282,23 @@ class EvPool:
         fallback: EvState | None = None
         rules: Any = self.plane_rules  # untyped: see `EvPolicy`
         order = rules.plane_order(start, nplanes, planes)
-        if self.plane_load is not None and self.plane_rules is DEFAULT_PLANE_RULES \
-                and len(order) > 1:
+        load = self.plane_load
+        if load is not None and self.plane_rules is DEFAULT_PLANE_RULES and len(order) > 1:
             # the plane with the fewest packets in flight first: a plane whose paths are
             # congested or shrunk returns its packets later, so it gets fewer, and one window
-            # over all planes no longer runs every plane at the slowest one's pace
-            load = self.plane_load
-            order = sorted(order, key=lambda p: load.get(p, 0))
+            # over all planes no longer runs every plane at the slowest one's pace. The
+            # others, in that order too, are ranked only when it has no EV to give (per
+            # packet, a sort cost more than the pick).
+            least = order[0]
+            least_load = load.get(least, 0)
+            for plane in order:
+                if load.get(plane, 0) < least_load:
+                    least, least_load = plane, load.get(plane, 0)
+            self._next_plane = (least + 1) % nplanes
+            pick, fallback = self._choose_in_plane(least, now, avoid)
+            if pick is not None:
+                return self._use(pick)
+            order = sorted((p for p in order if p != least), key=lambda p: load.get(p, 0))
         for plane in order:
             self._next_plane = (plane + 1) % nplanes
             pick, soonest = self._choose_in_plane(plane, now, avoid)

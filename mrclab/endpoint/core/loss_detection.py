@@ -64,6 +64,14 @@ class LossDetector:
         return recovery.expected_rtt(st.rtt, self.rtt, self.rtt_hi, self.cfg.reorder_margin) \
             + self.reorder.extra
 
+    def _least_expected_rtt(self) -> float:
+        """No EV's `expected_rtt` is shorter: an EV's estimate only raises the
+        connection's (`recovery.expected_rtt` takes the larger of the two)."""
+        if not self.rtt.samples:
+            return self.cfg.initial_rto
+        return recovery.expected_rtt(self.rtt, self.rtt, self.rtt_hi, self.cfg.reorder_margin) \
+            + self.reorder.extra
+
     def timer_at(self, oldest: Transmission) -> float:
         """When the retransmission timer runs out, `oldest` being the oldest in flight."""
         return self._timer_from(oldest.sent_at, self.rto())
@@ -115,10 +123,16 @@ class LossDetector:
         lost_timeout: list[Transmission] = []
         next_check = math.inf
         self.reorder.decay(now, self.rtt.srtt)
+        least = min(self._least_expected_rtt(), rto)
         for tx in inflight:
             if tx.sent_at + floor > now:
                 next_check = min(next_check, tx.sent_at + floor)
                 break  # younger than the shortest RTT: nothing after it can be judged yet
+            if tx.sent_at + least >= next_check:
+                # no packet from here on has a deadline before `next_check` (> now), nor
+                # is any due: the scan, once per ACK, stays as short as the packets near
+                # their deadline rather than a window of them (the result is the same)
+                break
             if tx.seq < self.rack_seq:
                 deadline = tx.sent_at + min(self.expected_rtt(tx.ev), rto)
                 bucket = lost_reorder
