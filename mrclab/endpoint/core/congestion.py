@@ -278,6 +278,8 @@ class PlaneShare:
         """Resize `cc` for the planes in use now (`trusted`: None, all of them); True
         when that changed its size."""
         since = self.suspect_since
+        if trusted is None and not since and self.in_use == self.planes:
+            return False  # every plane in use and trusted: the common case, on every packet
         for plane in range(self.planes):
             if trusted is None or plane in trusted:
                 since.pop(plane, None)

@@ -411,8 +411,13 @@ class EvPool:
         back when that packet was sent no earlier than the latest packet its path lost:
         a late ACK of an older packet says nothing of the path since. True when put back."""
         st.acked_sent = max(st.acked_sent, sent_at)
-        self._plane_acked[st.plane] = max(self._plane_acked[st.plane], sent_at)
-        self._trusted_known = False
+        acked = self._plane_acked[st.plane]
+        if sent_at > acked:
+            self._plane_acked[st.plane] = sent_at
+            if self._plane_lost[st.plane] > acked:
+                # the plane was suspect (the pool's rule, the only one `_trusted` keeps) and
+                # may not be now; a later delivery on a plane not suspect changes nothing
+                self._trusted_known = False
         if st.usable:
             return False
         mates = self._route_mates(st)
