@@ -82,6 +82,21 @@ def test_a_core_link_failing_mid_job_loses_no_transfer(tmp_path, scenario, mode)
     assert goal is None or "on the fabric it left" in goal["measured"]
 
 
+def test_a_failure_costs_against_the_same_iteration_undisturbed(tmp_path):
+    # the baseline phase is the failing phase's twin: one run until the failure
+    setup, _, analysis = _run(tmp_path, scenarios=("baseline", "link-gray"), modes=("ev",))
+    base, hit = analysis["phases"]["ev"]["iterations"], analysis["phases"]["ev link-gray"]
+    assert hit["iterations"][0]["comm_s"] == base[0]["comm_s"]
+    failure = hit["failures"]
+    assert failure["undisturbed_comm_s"] == base[1]["comm_s"] != failure["comm_s"]
+    assert failure["cost"] == pytest.approx(failure["comm_s"] / base[1]["comm_s"] - 1)
+    assert failure["cost_vs_before"] == pytest.approx(
+        failure["comm_s"] / hit["iterations"][0]["comm_s"] - 1)
+    (goal,) = [g for g in collective.goals(setup, analysis) if "link-gray" in g["goal"]]
+    assert "undisturbed (the baseline's iteration 1" in goal["measured"]
+    assert goal["met"] == (failure["cost"] <= 0.02)
+
+
 def test_a_flapping_link_and_the_other_patterns_complete(tmp_path):
     _, _, flap = _run(tmp_path, scenarios=("flap",), modes=("ev",), iterations=5,
                       flap_every=1)
