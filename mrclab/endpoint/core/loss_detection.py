@@ -59,17 +59,14 @@ class LossDetector:
 
     def expected_rtt(self, st: EvState) -> float:
         """The latest a packet on `st` may be acknowledged before RACK counts it lost."""
-        if not self.rtt.samples:
-            return self.cfg.initial_rto
-        return recovery.expected_rtt(st.rtt, self.rtt, self.rtt_hi, self.cfg.reorder_margin) \
-            + self.reorder.extra
+        return self._expected(st.rtt)
 
-    def _least_expected_rtt(self) -> float:
-        """No EV's `expected_rtt` is shorter: an EV's estimate only raises the
-        connection's (`recovery.expected_rtt` takes the larger of the two)."""
+    def _expected(self, own: RttEstimator) -> float:
+        """`expected_rtt` of an EV whose estimator is `own`. The connection's own gives
+        the least of any EV's (`recovery.expected_rtt` takes the larger of the two)."""
         if not self.rtt.samples:
             return self.cfg.initial_rto
-        return recovery.expected_rtt(self.rtt, self.rtt, self.rtt_hi, self.cfg.reorder_margin) \
+        return recovery.expected_rtt(own, self.rtt, self.rtt_hi, self.cfg.reorder_margin) \
             + self.reorder.extra
 
     def timer_at(self, oldest: Transmission) -> float:
@@ -123,7 +120,7 @@ class LossDetector:
         lost_timeout: list[Transmission] = []
         next_check = math.inf
         self.reorder.decay(now, self.rtt.srtt)
-        least = min(self._least_expected_rtt(), rto)
+        least = min(self._expected(self.rtt), rto)
         for tx in inflight:
             if tx.sent_at + floor > now:
                 next_check = min(next_check, tx.sent_at + floor)
