@@ -128,7 +128,9 @@ class LossDetector:
             if tx.sent_at + least >= next_check:
                 # no packet from here on has a deadline before `next_check` (> now), nor
                 # is any due: the scan, once per ACK, stays as short as the packets near
-                # their deadline rather than a window of them (the result is the same)
+                # their deadline rather than a window of them. The same losses; only a
+                # young packet's shortest-RTT mark is no longer a wake-up, and at that
+                # mark none of its packets could be due.
                 break
             if tx.seq < self.rack_seq:
                 deadline = tx.sent_at + min(self.expected_rtt(tx.ev), rto)
