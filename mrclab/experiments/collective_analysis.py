@@ -106,20 +106,21 @@ def _failure_cost(rows: list[dict], first: int,
     reference = metrics.percentile([r["comm_s"] for r in before], 50) if before else None
     nxt = rows[first + 1] if first + 1 < len(rows) else None
     next_comm = nxt.get("comm_s") if nxt and nxt["ended"] and not nxt["events"] else None
-    cost_vs_before = None if reference is None or hit["comm_s"] is None \
-        else hit["comm_s"] / reference - 1
-    cost_vs_twin = None if twin_comm is None or hit["comm_s"] is None \
-        else hit["comm_s"] / twin_comm - 1
+    cost_vs_before = _longer(hit["comm_s"], reference)
     return {"iteration": first, "events": hit["events"], "reference_comm_s": reference,
             "comm_s": hit["comm_s"],
             "undisturbed_comm_s": twin_comm, "cost_vs_before": cost_vs_before,
-            "cost": cost_vs_before if twin_comm is None else cost_vs_twin,
+            "cost": cost_vs_before if twin_comm is None else _longer(hit["comm_s"], twin_comm),
             "next_comm_s": next_comm,
-            "cost_vs_next": None if next_comm is None or hit["comm_s"] is None
-            else hit["comm_s"] / next_comm - 1,
+            "cost_vs_next": _longer(hit["comm_s"], next_comm),
             "busbw_before_share": metrics.percentile([r["busbw_share"] for r in before], 50)
             if before else None,
             "busbw_after_share": metrics.percentile(after, 50) if after else None}
+
+
+def _longer(comm_s: float | None, reference_s: float | None) -> float | None:
+    """How much longer `comm_s` took than `reference_s` (a fraction); None without both."""
+    return None if comm_s is None or reference_s is None else comm_s / reference_s - 1
 
 
 def analyse(setup: Setup, raw: dict) -> dict:

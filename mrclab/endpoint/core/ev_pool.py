@@ -155,6 +155,13 @@ class PlaneRules(Protocol):
         """The planes to use, given which are suspect; None: any will do."""
 
 
+def _lost_since_delivered(lost_sent: float, acked_sent: float) -> bool:
+    """The pool's suspect plane: it lost a packet sent after the latest it delivered. Its
+    EVs share switches, so a failed plane shows this way before each of its EVs has lost
+    a packet."""
+    return lost_sent > acked_sent
+
+
 class _PoolPlaneRules:
     def plane_order(self, next_plane: int, nplanes: int,
                     trusted: frozenset[int] | None) -> list[int]:
@@ -163,9 +170,7 @@ class _PoolPlaneRules:
         return order if trusted is None else [p for p in order if p in trusted]
 
     def plane_suspect(self, lost_sent: float, acked_sent: float) -> bool:
-        # its EVs share switches, so a failed plane shows this way before each of its EVs
-        # has lost a packet
-        return lost_sent > acked_sent
+        return _lost_since_delivered(lost_sent, acked_sent)
 
     def trusted_planes(self, suspect: list[bool]) -> frozenset[int] | None:
         ok = frozenset(p for p, bad in enumerate(suspect) if not bad)
@@ -292,8 +297,9 @@ class EvPool:
             least = order[0]
             least_load = load.get(least, 0)
             for plane in order:
-                if load.get(plane, 0) < least_load:
-                    least, least_load = plane, load.get(plane, 0)
+                plane_load = load.get(plane, 0)
+                if plane_load < least_load:
+                    least, least_load = plane, plane_load
             self._next_plane = (least + 1) % nplanes
             pick, fallback = self._choose_in_plane(least, now, avoid)
             if pick is not None:
@@ -414,7 +420,7 @@ class EvPool:
         acked = self._plane_acked[st.plane]
         if sent_at > acked:
             self._plane_acked[st.plane] = sent_at
-            if self._plane_lost[st.plane] > acked:
+            if _lost_since_delivered(self._plane_lost[st.plane], acked):
                 # the plane was suspect (the pool's rule, the only one `_trusted` keeps) and
                 # may not be now; a later delivery on a plane not suspect changes nothing
                 self._trusted_known = False
