@@ -45,12 +45,37 @@ class Connection:
         self.pool.plane_load = self.inflight.by_plane
         self.cc: Window = window_class(cwnd=cfg.init_cwnd, min_cwnd=cfg.min_cwnd,
                                        max_cwnd=cfg.max_cwnd, **cfg.window_settings())
+        self.init_cwnd, self.resume_at_init_cwnd = cfg.init_cwnd, cfg.resume_at_init_cwnd
+        self.last_sent: float | None = None  # when its latest DATA left (None: none yet)
         self.rtt = RttEstimator()
         self.rtt_hi = RttQuantile()
         self.queue_delay = QueueExplainedDelay()
         self.reorder = ReorderWindow()
         self.plane_share = PlaneShare(planes)
         self.turns_held = 0  # trimmed packets of its messages waiting for their turn
+
+    def resume(self, now: float, rto: float) -> bool:
+        """A message is about to send its first DATA. With `resume_at_init_cwnd`, after an
+        RTO with nothing sent and nothing in flight, a window below a new connection's is
+        raised to it (for the planes in use): it was cut for congestion that has drained
+        since (the incast of a collective's last step), and a new connection would start
+        with more. A larger one, grown into the path's queues, is kept. True when raised.
+
+        Measured: on 8 planes of k=8, a halving-doubling of 64 MiB began its second
+        iteration with a few windows at 252 packets against 344; each of those pairs sent
+        its first step at 3/4 of its rate, and their lateness set the step and overlapped
+        the next steps at the receivers (busbw 64.9 % against 87.4 % in the first
+        iteration; 69.0 % raised)."""
+        last = self.last_sent
+        if (not self.resume_at_init_cwnd or last is None or now - last < rto
+                or self.inflight.total or self.turns_held):
+            return False
+        share = self.plane_share
+        fresh = self.init_cwnd * share.in_use / share.planes
+        if self.cc.cwnd >= fresh:
+            return False
+        self.cc.cwnd = fresh
+        return True
 
     def slots_used(self) -> int:
         """Window slots taken: packets in flight and trimmed ones held for their turn."""

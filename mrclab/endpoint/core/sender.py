@@ -138,6 +138,7 @@ class MrcSender:
         self._probe_seq = 0
         self._paced_until = 0.0  # no DATA before this (a trim at the one-packet window)
         self._turns: list[tuple[float, int]] = []  # (turn, PSN): trimmed, resent at its turn
+        self._resumed = False  # it asked its connection to `resume` before its first DATA
 
     # ----------------------------------------------------------------- timers and output
     def release(self, now: float) -> None:
@@ -178,6 +179,9 @@ class MrcSender:
             if self.board.release(psn):
                 out.append(self._data(psn, True, now))
         connection = self.connection
+        if not self._resumed:
+            self._resumed = True
+            connection.resume(now, self.loss.rto())
         window = connection.window()
         while connection.slots_used() < window and now >= self._paced_until:
             nxt = self.board.next_psn()
@@ -367,6 +371,7 @@ class MrcSender:
         hdr = self._header(MsgType.DATA, st, now, flags=flags, psn=psn, offset=offset,
                            length=length, reserved=self.crc if last else 0)
         self.board.on_sent(Transmission(psn, now, st, retx))
+        self.connection.last_sent = now
         if self._first_sent[psn] < 0:
             self._first_sent[psn] = now
         self.stats.data_sent += 1

@@ -53,6 +53,10 @@ class SenderConfig:
     fast_delay: float | None = None
     # the window after a cut measures but does not cut (DctcpWindow.echo_window)
     echo_window: bool | None = None
+    # after an RTO with nothing sent, a message's first DATA raises the connection's
+    # window to a new connection's if below it (`connection.Connection.resume`); the
+    # simulator's datacenter senders do
+    resume_at_init_cwnd: bool = False
     # a marked ACK recycles its EV unless the marks steer it away (ev_pool.EvPool)
     recycle_marked: bool = False
     # after ~2 RTTs of silence, resend the oldest packet in flight on an EV none of the

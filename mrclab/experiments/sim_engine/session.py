@@ -245,6 +245,7 @@ class SimSession:
             "dctcp_gain": DCTCP_GAIN, "dctcp_init_alpha": DCTCP_INIT_ALPHA,
             "window_follows_planes": True, "delay_target": net.settings.queue_delay_target(),
             "fast_delay": net.settings.fast_increase_delay(), "echo_window": True,
+            "resume_at_init_cwnd": True,
             "recycle_marked": True}
         if self.setup.figures == "lab":  # the lab agent's senders: its timers and window
             return None, LAB_IDLE_TIMEOUT_S

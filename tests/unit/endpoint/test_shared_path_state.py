@@ -134,3 +134,41 @@ def test_messages_of_their_own_connections_each_fill_a_window():
     done, peaks, window = _send_at_once(share=False)
     assert len(done) == 4 and all(f.sender.done for f in done)
     assert max(peaks) > 2 * window
+
+
+def _window_of_the_next_message(cut_to: float, gap: float,
+                                resume_at_init_cwnd: bool = True) -> float:
+    """A message, then its connection's window set to `cut_to` (as an incast at its end
+    would cut it), then `gap` seconds of silence, then a second message: the window its
+    first DATA went out with."""
+    loop, fabric, a, done = _pair(share=True)
+    fabric.dead_path = False
+    path = [(0, FrameAddress.of("02:00:00:00:00:01", "02:00:00:00:00:02", "10.0.0.1",
+                                "10.0.0.2"))]
+    cfg = SenderConfig(mss=1000, evs_per_plane=16, min_rto=200e-6, initial_rto=200e-6,
+                       max_rto=0.01, idle_timeout=1.0, init_cwnd=16, init_ssthresh=16,
+                       max_cwnd=64, nonce=1, resume_at_init_cwnd=resume_at_init_cwnd)
+    data = bytes(range(256)) * 100
+    a.add_flow(FlowSpec("a", "b", len(data)), path, data, cfg)
+    loop.run(0.5, stop=lambda: len(done) == 1)
+    connection = done[0].sender.connection
+    connection.cc.cwnd = cut_to
+    loop.run(loop.now + gap)
+    second = a.add_flow(FlowSpec("a", "b", len(data)), path, data, replace(cfg, nonce=2))
+    while second.sender.stats.data_sent == 0 and loop.now < 1.0:
+        loop.run(loop.now + HOP_S / 4)
+    assert second.sender.connection is connection
+    return connection.cc.cwnd
+
+
+def test_a_window_cut_before_an_idle_starts_again_at_a_new_connections():
+    assert _window_of_the_next_message(cut_to=3, gap=1e-3) == 16
+
+
+def test_a_window_is_not_raised_without_an_rto_of_silence_or_when_not_asked():
+    assert _window_of_the_next_message(cut_to=3, gap=0) == 3  # the congestion may be there
+    assert _window_of_the_next_message(cut_to=3, gap=1e-3, resume_at_init_cwnd=False) == 3
+
+
+def test_a_window_grown_past_a_new_connections_is_kept_after_an_idle():
+    assert _window_of_the_next_message(cut_to=40, gap=1e-3) == 40
