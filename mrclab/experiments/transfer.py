@@ -53,8 +53,8 @@ def transfer_config(args: argparse.Namespace, *, mss: int, planes: int, seed: in
     """The sender's configuration from its options. `fabric`: the simulator's figures for
     its links (min_rto, initial_rto, max_rto in microseconds, init_cwnd of a BDP, the
     window following the planes in use, a window after a cut that measures but does not
-    cut again, marked ACKs recycling their EVs, the queueing delay its window may grow
-    into when it has source routes);
+    cut again, marked ACKs recycling their EVs, a window resuming at init_cwnd after an
+    idle, the queueing delay its window may grow into when it has source routes);
     without them the lab's: the RTO floor `--min-rto` (default `EMULATED_MIN_RTO`) of an
     emulated fabric, a first window of 16 packets."""
     settings = {"mss": mss, "evs_per_plane": args.evs, "init_cwnd": 16.0,
