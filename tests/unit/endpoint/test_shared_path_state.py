@@ -17,6 +17,8 @@ from mrclab.endpoint.wire import MsgType
 PATHS = 4
 DEAD = 1  # the fabric hashes an EV onto path ev % PATHS; this one drops everything
 HOP_S = 5e-6
+# host a's one plane to host b
+PATH = [(0, FrameAddress.of("02:00:00:00:00:01", "02:00:00:00:00:02", "10.0.0.1", "10.0.0.2"))]
 
 
 class _HashedFabric:
@@ -59,15 +61,13 @@ def _pair(share: bool) -> tuple[EventLoop, _HashedFabric, EndpointHost, list]:
 def _send_two(share: bool) -> tuple[int, int, list]:
     """Two messages, one after the other; the DATA each sent into the dead path."""
     loop, fabric, a, done = _pair(share)
-    path = [(0, FrameAddress.of("02:00:00:00:00:01", "02:00:00:00:00:02", "10.0.0.1",
-                                "10.0.0.2"))]
     cfg = SenderConfig(mss=1000, evs_per_plane=16, min_rto=200e-6, initial_rto=200e-6,
                        max_rto=0.01, idle_timeout=1.0, nonce=1)
     data = bytes(range(256)) * 200
-    a.add_flow(FlowSpec("a", "b", len(data)), path, data, cfg)
+    a.add_flow(FlowSpec("a", "b", len(data)), PATH, data, cfg)
     loop.run(0.5, stop=lambda: len(done) == 1)
     first = fabric.data_on_dead
-    a.add_flow(FlowSpec("a", "b", len(data)), path, data, replace(cfg, nonce=2, seed=2))
+    a.add_flow(FlowSpec("a", "b", len(data)), PATH, data, replace(cfg, nonce=2, seed=2))
     loop.run(1.0, stop=lambda: len(done) == 2)
     return first, fabric.data_on_dead - first, done
 
@@ -109,12 +109,10 @@ def _send_at_once(share: bool, messages: int = 4) -> tuple[list, list[int], floa
     in flight at once (sent, not yet acknowledged) seen at each send, and the window."""
     loop, fabric, a, done = _pair(share)
     fabric.dead_path = False
-    path = [(0, FrameAddress.of("02:00:00:00:00:01", "02:00:00:00:00:02", "10.0.0.1",
-                                "10.0.0.2"))]
     cfg = SenderConfig(mss=1000, evs_per_plane=16, min_rto=200e-6, initial_rto=200e-6,
                        max_rto=0.01, idle_timeout=1.0, init_cwnd=8, max_cwnd=8)
     data = bytes(range(256)) * 100
-    flows = [a.add_flow(FlowSpec("a", "b", len(data)), path, data,
+    flows = [a.add_flow(FlowSpec("a", "b", len(data)), PATH, data,
                         replace(cfg, nonce=n + 1, seed=n + 1)) for n in range(messages)]
     peaks: list[int] = []
     while len(done) < messages and loop.now < 1.0:
@@ -143,18 +141,16 @@ def _window_of_the_next_message(cut_to: float, gap: float,
     first DATA went out with."""
     loop, fabric, a, done = _pair(share=True)
     fabric.dead_path = False
-    path = [(0, FrameAddress.of("02:00:00:00:00:01", "02:00:00:00:00:02", "10.0.0.1",
-                                "10.0.0.2"))]
     cfg = SenderConfig(mss=1000, evs_per_plane=16, min_rto=200e-6, initial_rto=200e-6,
                        max_rto=0.01, idle_timeout=1.0, init_cwnd=16, init_ssthresh=16,
                        max_cwnd=64, nonce=1, resume_at_init_cwnd=resume_at_init_cwnd)
     data = bytes(range(256)) * 100
-    a.add_flow(FlowSpec("a", "b", len(data)), path, data, cfg)
+    a.add_flow(FlowSpec("a", "b", len(data)), PATH, data, cfg)
     loop.run(0.5, stop=lambda: len(done) == 1)
     connection = done[0].sender.connection
     connection.cc.cwnd = cut_to
     loop.run(loop.now + gap)
-    second = a.add_flow(FlowSpec("a", "b", len(data)), path, data, replace(cfg, nonce=2))
+    second = a.add_flow(FlowSpec("a", "b", len(data)), PATH, data, replace(cfg, nonce=2))
     while second.sender.stats.data_sent == 0 and loop.now < 1.0:
         loop.run(loop.now + HOP_S / 4)
     assert second.sender.connection is connection
